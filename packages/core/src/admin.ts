@@ -1,0 +1,172 @@
+import { TidingsError } from './errors.js';
+import { newId } from './ids.js';
+import {
+  type AccountObject,
+  type ApiKeyObject,
+  accountObject,
+  apiKeyObject,
+  type ProjectObject,
+  projectObject,
+  type UsageObject,
+  usageObject,
+} from './objects.js';
+import type { ResolvedOptions } from './options.js';
+import type { Hub } from './ports/hub.js';
+import { apiKeyPrefix, generateApiKey, hashSecret } from './secrets.js';
+import type { KeyMode } from './types.js';
+import { utcDay } from './time.js';
+
+/**
+ * The operations SPEC.md places in the dashboard, as a typed API: the `tidings` CLI drives it,
+ * and a web dashboard can sit on top of it. Refusals throw {@link TidingsError} with the
+ * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
+ */
+export interface AdminApi {
+  createAccount(input: { email: string; verified?: boolean }): Promise<AccountObject>;
+  verifyAccount(accountId: string): Promise<AccountObject>;
+  getAccount(accountId: string): Promise<AccountObject>;
+  listAccounts(): Promise<AccountObject[]>;
+  createProject(input: { accountId: string; name: string }): Promise<ProjectObject>;
+  getProject(projectId: string): Promise<ProjectObject>;
+  listProjects(accountId: string): Promise<ProjectObject[]>;
+  /** Suspends a project: every request of it is refused with 403 and its open streams close. */
+  suspendProject(projectId: string): Promise<ProjectObject>;
+  resumeProject(projectId: string): Promise<ProjectObject>;
+  /** Creates a key; the answer is the only place its full value ever appears. */
+  createKey(input: { projectId: string; mode: KeyMode; name?: string }): Promise<ApiKeyObject>;
+  listKeys(projectId: string): Promise<ApiKeyObject[]>;
+  /** Revokes a key at once and for good. */
+  revokeKey(keyId: string): Promise<ApiKeyObject>;
+  /** Live usage per UTC day over the last `days` days, today included. @default days 30 */
+  getUsage(projectId: string, options?: { days?: number }): Promise<UsageObject>;
+}
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const DAY_MS = 86_400_000;
+
+function notFound(kind: string, id: string): TidingsError {
+  return new TidingsError('NOT_FOUND', `No ${kind} with id ${id}`);
+}
+
+function invalid(path: string, message: string): TidingsError {
+  return new TidingsError('VALIDATION_FAILED', message, { errors: [{ path, message }] });
+}
+
+/** Builds the admin API over the resolved options' store. */
+export function createAdminApi(options: ResolvedOptions, hub: Hub): AdminApi {
+  const { store, clock } = options;
+  return {
+    async createAccount({ email, verified = false }) {
+      if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {
+        throw invalid('email', 'must be an email address');
+      }
+      const now = clock.now();
+      return accountObject(await store.createAccount({ id: newId('acct', now), email, verified, now }));
+    },
+    async verifyAccount(accountId) {
+      const account = await store.setAccountVerified({ id: accountId, verified: true });
+      if (!account) throw notFound('account', accountId);
+      return accountObject(account);
+    },
+    async getAccount(accountId) {
+      const account = await store.getAccount(accountId);
+      if (!account) throw notFound('account', accountId);
+      return accountObject(account);
+    },
+    async listAccounts() {
+      return (await store.listAccounts()).map(accountObject);
+    },
+    async createProject({ accountId, name }) {
+      if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) {
+        throw invalid('name', 'must be 1 to 100 characters');
+      }
+      const now = clock.now();
+      const result = await store.createProject({
+        id: newId('proj', now),
+        accountId,
+        name: name.trim(),
+        now,
+        maxProjects: options.maxProjectsPerAccount,
+      });
+      switch (result.kind) {
+        case 'created':
+          return projectObject(result.project);
+        case 'account-not-found':
+          throw notFound('account', accountId);
+        case 'email-not-verified':
+          throw new TidingsError('EMAIL_NOT_VERIFIED', 'Verify the account email before creating a project');
+        case 'limit-reached':
+          throw new TidingsError(
+            'PROJECT_LIMIT_REACHED',
+            `An account holds at most ${options.maxProjectsPerAccount} projects`,
+          );
+      }
+    },
+    async getProject(projectId) {
+      const project = await store.getProject(projectId);
+      if (!project) throw notFound('project', projectId);
+      return projectObject(project);
+    },
+    async listProjects(accountId) {
+      if (!(await store.getAccount(accountId))) throw notFound('account', accountId);
+      return (await store.listProjects(accountId)).map(projectObject);
+    },
+    async suspendProject(projectId) {
+      const project = await store.setProjectSuspended({ id: projectId, suspended: true, now: clock.now() });
+      if (!project) throw notFound('project', projectId);
+      await hub.publish([{ type: 'close-project', projectId }]);
+      return projectObject(project);
+    },
+    async resumeProject(projectId) {
+      const project = await store.setProjectSuspended({ id: projectId, suspended: false, now: clock.now() });
+      if (!project) throw notFound('project', projectId);
+      return projectObject(project);
+    },
+    async createKey({ projectId, mode, name }) {
+      if (mode !== 'live' && mode !== 'test') throw invalid('mode', 'must be live or test');
+      if (name !== undefined && (typeof name !== 'string' || name.length > 100)) {
+        throw invalid('name', 'must be at most 100 characters');
+      }
+      const now = clock.now();
+      const fullKey = generateApiKey(mode);
+      const result = await store.createApiKey({
+        id: newId('key', now),
+        projectId,
+        hash: hashSecret(fullKey),
+        prefix: apiKeyPrefix(fullKey),
+        mode,
+        name: name ?? null,
+        now,
+        maxActive: options.maxActiveKeysPerProject,
+      });
+      switch (result.kind) {
+        case 'created':
+          return apiKeyObject(result.key, fullKey);
+        case 'project-not-found':
+          throw notFound('project', projectId);
+        case 'limit-reached':
+          throw new TidingsError(
+            'KEY_LIMIT_REACHED',
+            `A project holds at most ${options.maxActiveKeysPerProject} active keys; revoke one first`,
+          );
+      }
+    },
+    async listKeys(projectId) {
+      if (!(await store.getProject(projectId))) throw notFound('project', projectId);
+      return (await store.listApiKeys(projectId)).map((key) => apiKeyObject(key));
+    },
+    async revokeKey(keyId) {
+      const key = await store.revokeApiKey({ id: keyId, now: clock.now() });
+      if (!key) throw notFound('api key', keyId);
+      return apiKeyObject(key);
+    },
+    async getUsage(projectId, { days = 30 } = {}) {
+      if (!Number.isInteger(days) || days < 1 || days > 366) throw invalid('days', 'must be 1 to 366');
+      if (!(await store.getProject(projectId))) throw notFound('project', projectId);
+      const now = clock.now();
+      const from = utcDay(now - (days - 1) * DAY_MS);
+      const to = utcDay(now);
+      return usageObject(projectId, from, to, await store.getUsage({ projectId, fromDay: from, toDay: to }));
+    },
+  };
+}

@@ -1,0 +1,16 @@
+export * from './admin.js';
+export * from './errors.js';
+export * from './hub/memory-hub.js';
+export * from './ids.js';
+export * from './limiter/index.js';
+export * from './objects.js';
+export * from './options.js';
+export * from './ports/clock.js';
+export * from './ports/hub.js';
+export * from './ports/limiter.js';
+export * from './ports/logger.js';
+export * from './ports/store.js';
+export * from './secrets.js';
+export * from './tidings.js';
+export * from './time.js';
+export type * from './types.js';

@@ -1,0 +1,190 @@
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  AttemptRecord,
+  NotificationWithAttempts,
+  ProjectRecord,
+  UsageDay,
+} from './types.js';
+
+/** An epoch-milliseconds time as an RFC 3339 UTC string; null stays null. */
+export function isoTime(ms: number): string;
+export function isoTime(ms: number | null): string | null;
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** The public account object. */
+export interface AccountObject {
+  object: 'account';
+  id: string;
+  email: string;
+  verified: boolean;
+  created_at: string;
+}
+
+/** The public project object. */
+export interface ProjectObject {
+  object: 'project';
+  id: string;
+  account_id: string;
+  name: string;
+  suspended: boolean;
+  created_at: string;
+  suspended_at: string | null;
+}
+
+/** The public API key object. `key` is present only in the answer that created it. */
+export interface ApiKeyObject {
+  object: 'api_key';
+  id: string;
+  project_id: string;
+  key?: string;
+  prefix: string;
+  mode: 'live' | 'test';
+  name: string | null;
+  status: 'active' | 'revoked';
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The public attempt object (DECISIONS.md section 2). */
+export interface AttemptObject {
+  object: 'attempt';
+  id: string;
+  browser_id: string;
+  status: AttemptRecord['status'];
+  final: boolean;
+  accepted_at: string;
+  sent_at: string | null;
+  delivered_at: string | null;
+  failed_at: string | null;
+  expired_at: string | null;
+  reason: AttemptRecord['reason'];
+  displayed_at: string | null;
+  clicked_at: string | null;
+  dismissed_at: string | null;
+}
+
+/** The public notification object (DECISIONS.md section 2). */
+export interface NotificationObject {
+  object: 'notification';
+  id: string;
+  mode: 'live' | 'test';
+  recipient: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: Record<string, unknown> | null;
+  ttl: number;
+  created_at: string;
+  expires_at: string;
+  status: 'pending' | 'completed';
+  attempts: AttemptObject[];
+}
+
+/** The public usage object: live notifications and attempts per UTC day. */
+export interface UsageObject {
+  object: 'usage';
+  project_id: string;
+  from: string;
+  to: string;
+  days: { date: string; notifications: number; attempts: number }[];
+  total: { notifications: number; attempts: number };
+}
+
+export function accountObject(account: AccountRecord): AccountObject {
+  return {
+    object: 'account',
+    id: account.id,
+    email: account.email,
+    verified: account.verified,
+    created_at: isoTime(account.createdAt),
+  };
+}
+
+export function projectObject(project: ProjectRecord): ProjectObject {
+  return {
+    object: 'project',
+    id: project.id,
+    account_id: project.accountId,
+    name: project.name,
+    suspended: project.suspended,
+    created_at: isoTime(project.createdAt),
+    suspended_at: isoTime(project.suspendedAt),
+  };
+}
+
+export function apiKeyObject(key: ApiKeyRecord, fullKey?: string): ApiKeyObject {
+  return {
+    object: 'api_key',
+    id: key.id,
+    project_id: key.projectId,
+    ...(fullKey === undefined ? {} : { key: fullKey }),
+    prefix: key.prefix,
+    mode: key.mode,
+    name: key.name,
+    status: key.revokedAt === null ? 'active' : 'revoked',
+    created_at: isoTime(key.createdAt),
+    last_used_at: isoTime(key.lastUsedAt),
+    revoked_at: isoTime(key.revokedAt),
+  };
+}
+
+export function attemptObject(attempt: AttemptRecord): AttemptObject {
+  return {
+    object: 'attempt',
+    id: attempt.id,
+    browser_id: attempt.browserId,
+    status: attempt.status,
+    final: attempt.final,
+    accepted_at: isoTime(attempt.acceptedAt),
+    sent_at: isoTime(attempt.sentAt),
+    delivered_at: isoTime(attempt.deliveredAt),
+    failed_at: isoTime(attempt.failedAt),
+    expired_at: isoTime(attempt.expiredAt),
+    reason: attempt.reason,
+    displayed_at: isoTime(attempt.displayedAt),
+    clicked_at: isoTime(attempt.clickedAt),
+    dismissed_at: isoTime(attempt.dismissedAt),
+  };
+}
+
+export function notificationObject({ notification, attempts }: NotificationWithAttempts): NotificationObject {
+  return {
+    object: 'notification',
+    id: notification.id,
+    mode: notification.mode,
+    recipient: notification.recipient,
+    title: notification.title,
+    body: notification.body,
+    url: notification.url,
+    icon: notification.icon,
+    tag: notification.tag,
+    data: notification.data,
+    ttl: notification.ttl,
+    created_at: isoTime(notification.createdAt),
+    expires_at: isoTime(notification.expiresAt),
+    status: attempts.every((attempt) => attempt.final) ? 'completed' : 'pending',
+    attempts: attempts.map(attemptObject),
+  };
+}
+
+export function usageObject(projectId: string, from: string, to: string, days: UsageDay[]): UsageObject {
+  const total = { notifications: 0, attempts: 0 };
+  for (const day of days) {
+    total.notifications += day.notifications;
+    total.attempts += day.attempts;
+  }
+  return {
+    object: 'usage',
+    project_id: projectId,
+    from,
+    to,
+    days: days.map((day) => ({ date: day.day, notifications: day.notifications, attempts: day.attempts })),
+    total,
+  };
+}

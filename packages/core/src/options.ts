@@ -1,0 +1,156 @@
+import { type Clock, systemClock } from './ports/clock.js';
+import type { Hub } from './ports/hub.js';
+import type { Limiter } from './ports/limiter.js';
+import { createConsoleLogger, type Logger } from './ports/logger.js';
+import type { Store } from './ports/store.js';
+
+/** Request limits per window. The defaults are SPEC.md section 8's. */
+export interface LimitsOptions {
+  /** Length of the sliding window in milliseconds. @default 60000 */
+  windowMs?: number;
+  /** Requests per window with one API key. @default 60 */
+  perKey?: number;
+  /** Requests per window with all keys of one project. @default 300 */
+  perProject?: number;
+  /** Requests per window with all keys of one account. @default 600 */
+  perAccount?: number;
+  /** Requests per window with a missing or invalid key, per client IP. @default 120 */
+  invalidKeyPerIp?: number;
+  /** GET and POST /v1/connect/{token} per window, per client IP. @default 60 */
+  connectPerIp?: number;
+  /** POST /v1/events and /v1/browsers/{id}/disconnect together per window, per client IP. @default 300 */
+  eventsPerIp?: number;
+}
+
+/** Options of {@link createTidings}. */
+export interface TidingsOptions {
+  /** Where state is kept, e.g. `createSqliteStore({ path })` from `@tidings/store-sqlite`. */
+  store: Store;
+  /** Counts requests. @default createMemoryLimiter() */
+  limiter?: Limiter;
+  /** Fans deliveries out to open streams. @default createMemoryHub() */
+  hub?: Hub;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default createConsoleLogger() */
+  logger?: Logger;
+  /** @default SPEC.md section 8's limits */
+  limits?: LimitsOptions;
+  /**
+   * How many proxy hops to believe in `X-Forwarded-For`. With 0 the client IP is the socket
+   * address; with N, the N-th address from the right of the header. @default 0
+   */
+  trustProxy?: number;
+  /**
+   * The public base URL that `connect_url` and `stream_url` are built on, e.g.
+   * `https://api.example.com/notify`. @default the origin of each request plus its base path
+   */
+  publicUrl?: string;
+  /** Default notification ttl in seconds. @default 86400 */
+  defaultTtlSeconds?: number;
+  /** Default connect token lifetime in seconds. @default 3600 */
+  connectTokenTtlSeconds?: number;
+  /** Longest connect token lifetime a request may ask for, in seconds. @default 86400 */
+  maxConnectTokenTtlSeconds?: number;
+  /** Interval between heartbeat comments on an open stream. @default 15000 */
+  heartbeatMs?: number;
+  /** The `retry:` a stream advises, before jitter of up to 50%. @default 2000 */
+  retryMs?: number;
+  /** A browser with no open stream (and no poll) for this long is disconnected as stale. @default 120000 */
+  staleBrowserMs?: number;
+  /** Bytes a stream may hold for a slow reader before it is closed (the browser resumes later). @default 1048576 */
+  maxStreamBufferBytes?: number;
+  /** How often expiry and stale browsers are swept; 0 to sweep only when `sweep()` is called. @default 1000 */
+  sweepIntervalMs?: number;
+  /** How long idempotency results are kept. @default 86400000 */
+  idempotencyRetentionMs?: number;
+  /** After this long a claim whose request never finished (a crash) may be taken over. @default 60000 */
+  idempotencyLockMs?: number;
+  /** Projects per account. @default 10 */
+  maxProjectsPerAccount?: number;
+  /** Active keys per project. @default 10 */
+  maxActiveKeysPerProject?: number;
+  /** Largest accepted request body in bytes. @default 32768 */
+  maxBodyBytes?: number;
+}
+
+/** {@link LimitsOptions} with every default applied. */
+export type ResolvedLimits = Required<LimitsOptions>;
+
+/** {@link TidingsOptions} with every default applied. */
+export interface ResolvedOptions
+  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub'>> {
+  limits: ResolvedLimits;
+  publicUrl: string | null;
+  limiter: Limiter | null;
+  hub: Hub | null;
+}
+
+/** SPEC.md section 8's limits. */
+export const defaultLimits: ResolvedLimits = {
+  windowMs: 60_000,
+  perKey: 60,
+  perProject: 300,
+  perAccount: 600,
+  invalidKeyPerIp: 120,
+  connectPerIp: 60,
+  eventsPerIp: 300,
+};
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TypeError(`Tidings option ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function nonNegativeInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TypeError(`Tidings option ${name} must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Applies defaults once, and throws on bad configuration. */
+export function resolveOptions(options: TidingsOptions): ResolvedOptions {
+  if (!options || typeof options.store !== 'object' || options.store === null) {
+    throw new TypeError('Tidings needs a store, e.g. createSqliteStore({ path })');
+  }
+  const limits: ResolvedLimits = { ...defaultLimits };
+  for (const [name, value] of Object.entries(options.limits ?? {})) {
+    if (!(name in defaultLimits)) throw new TypeError(`Unknown Tidings limit ${name}`);
+    if (value === undefined) continue;
+    limits[name as keyof ResolvedLimits] = positiveInteger(`limits.${name}`, value);
+  }
+  let publicUrl: string | null = null;
+  if (options.publicUrl !== undefined) {
+    const parsed = new URL(options.publicUrl);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new TypeError('Tidings option publicUrl must be an http(s) URL');
+    }
+    publicUrl = parsed.href.replace(/\/+$/, '');
+  }
+  return {
+    store: options.store,
+    limiter: options.limiter ?? null,
+    hub: options.hub ?? null,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? createConsoleLogger(),
+    limits,
+    trustProxy: nonNegativeInteger('trustProxy', options.trustProxy ?? 0),
+    publicUrl,
+    defaultTtlSeconds: positiveInteger('defaultTtlSeconds', options.defaultTtlSeconds ?? 86_400),
+    connectTokenTtlSeconds: positiveInteger('connectTokenTtlSeconds', options.connectTokenTtlSeconds ?? 3_600),
+    maxConnectTokenTtlSeconds: positiveInteger('maxConnectTokenTtlSeconds', options.maxConnectTokenTtlSeconds ?? 86_400),
+    heartbeatMs: positiveInteger('heartbeatMs', options.heartbeatMs ?? 15_000),
+    retryMs: positiveInteger('retryMs', options.retryMs ?? 2_000),
+    staleBrowserMs: positiveInteger('staleBrowserMs', options.staleBrowserMs ?? 120_000),
+    maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes ?? 1_048_576),
+    sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1_000),
+    idempotencyRetentionMs: positiveInteger('idempotencyRetentionMs', options.idempotencyRetentionMs ?? 86_400_000),
+    idempotencyLockMs: positiveInteger('idempotencyLockMs', options.idempotencyLockMs ?? 60_000),
+    maxProjectsPerAccount: positiveInteger('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),
+    maxActiveKeysPerProject: positiveInteger('maxActiveKeysPerProject', options.maxActiveKeysPerProject ?? 10),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? 32_768),
+  };
+}

@@ -1,0 +1,184 @@
+import type {
+  AccountRecord,
+  ApiKeyLookup,
+  ApiKeyRecord,
+  BrowserLookup,
+  BrowserRecord,
+  ConnectTokenLookup,
+  Delivery,
+  DisconnectReason,
+  EndedAttempt,
+  KeyMode,
+  NotificationRecord,
+  NotificationWithAttempts,
+  ProjectRecord,
+  Receipt,
+  UsageDay,
+} from '../types.js';
+
+/** Outcome of {@link Store.createProject}: the limits are checked in the same transaction. */
+export type CreateProjectResult =
+  | { kind: 'created'; project: ProjectRecord }
+  | { kind: 'account-not-found' }
+  | { kind: 'email-not-verified' }
+  | { kind: 'limit-reached' };
+
+/** Outcome of {@link Store.createApiKey}. */
+export type CreateApiKeyResult =
+  | { kind: 'created'; key: ApiKeyRecord }
+  | { kind: 'project-not-found' }
+  | { kind: 'limit-reached' };
+
+/** Outcome of {@link Store.claimIdempotencyKey}. */
+export type IdempotencyClaim =
+  /** This request owns the key now and must execute. */
+  | { kind: 'claimed' }
+  /** A completed request with the same fingerprint: answer with its stored response. */
+  | { kind: 'replay'; status: number; body: string }
+  /** Another request with this key is still running. */
+  | { kind: 'in-progress' }
+  /** The key was used with another fingerprint (body or mode). */
+  | { kind: 'mismatch' };
+
+/** The stored response of a request, kept for idempotent replays. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+/** Input of {@link Store.createNotification}. */
+export interface CreateNotificationInput {
+  notification: NotificationRecord;
+  /** Makes the id of each attempt; called once per connected browser. */
+  newAttemptId: () => string;
+  /** The idempotency key this request claimed, completed in the same transaction. */
+  idempotencyKey: string | null;
+  /** Renders the response stored for replays, from what was recorded. */
+  render: (created: NotificationWithAttempts) => StoredResponse;
+}
+
+/** Outcome of {@link Store.createNotification}. */
+export type CreateNotificationResult =
+  | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse }
+  | { kind: 'no-connected-browser' };
+
+/** Outcome of {@link Store.disconnectBrowser}. */
+export type DisconnectBrowserResult =
+  | { kind: 'disconnected'; failedAttemptIds: string[] }
+  | { kind: 'already-disconnected' }
+  | { kind: 'not-found' };
+
+/**
+ * Where Tidings keeps its state. Every method is one atomic, domain-shaped operation (never
+ * get-then-set across calls), so that a network store can implement the same port. Times are
+ * epoch milliseconds passed in by the caller: the store never reads a clock of its own.
+ */
+export interface Store {
+  createAccount(input: { id: string; email: string; verified: boolean; now: number }): Promise<AccountRecord>;
+  getAccount(id: string): Promise<AccountRecord | null>;
+  listAccounts(): Promise<AccountRecord[]>;
+  setAccountVerified(input: { id: string; verified: boolean }): Promise<AccountRecord | null>;
+
+  /** Creates a project if the account exists, is verified and has fewer than `maxProjects`. */
+  createProject(input: {
+    id: string;
+    accountId: string;
+    name: string;
+    now: number;
+    maxProjects: number;
+  }): Promise<CreateProjectResult>;
+  getProject(id: string): Promise<ProjectRecord | null>;
+  listProjects(accountId: string): Promise<ProjectRecord[]>;
+  setProjectSuspended(input: { id: string; suspended: boolean; now: number }): Promise<ProjectRecord | null>;
+
+  /** Creates a key if the project exists and has fewer than `maxActive` keys not revoked. */
+  createApiKey(input: {
+    id: string;
+    projectId: string;
+    hash: string;
+    prefix: string;
+    mode: KeyMode;
+    name: string | null;
+    now: number;
+    maxActive: number;
+  }): Promise<CreateApiKeyResult>;
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  listApiKeys(projectId: string): Promise<ApiKeyRecord[]>;
+  /** Revokes a key for good; revoking twice keeps the first time. Null when unknown. */
+  revokeApiKey(input: { id: string; now: number }): Promise<ApiKeyRecord | null>;
+  /** Finds a key (revoked ones included) by the SHA-256 hex of its full value. */
+  findApiKeyByHash(hash: string): Promise<ApiKeyLookup | null>;
+  /** Sets last-used to `now` unless it was set less than `minIntervalMs` ago. */
+  touchApiKey(input: { id: string; now: number; minIntervalMs: number }): Promise<void>;
+  /** Usage per UTC day, oldest first, for days in [fromDay, toDay] (`YYYY-MM-DD`). */
+  getUsage(input: { projectId: string; fromDay: string; toDay: string }): Promise<UsageDay[]>;
+
+  /**
+   * Claims an idempotency key of a project. A completed record with the same fingerprint is a
+   * replay; another fingerprint is a mismatch; a running claim whose lock has not passed is in
+   * progress; a record past `expiresAt`, or a claim past its lock, is taken over.
+   */
+  claimIdempotencyKey(input: {
+    projectId: string;
+    key: string;
+    fingerprint: string;
+    now: number;
+    expiresAt: number;
+    lockExpiresAt: number;
+  }): Promise<IdempotencyClaim>;
+  /** Frees a claimed key whose request did not succeed, so that the client may retry. */
+  releaseIdempotencyKey(input: { projectId: string; key: string }): Promise<void>;
+
+  /**
+   * In one transaction: finds the connected browsers of the recipient, records the
+   * notification and one attempt per browser (final at once in test mode), completes the
+   * idempotency record with the rendered response, and counts live usage.
+   */
+  createNotification(input: CreateNotificationInput): Promise<CreateNotificationResult>;
+  getNotification(input: { projectId: string; id: string }): Promise<NotificationWithAttempts | null>;
+
+  /** Stores a connect token by hash; the recipient exists from then on. */
+  createConnectToken(input: {
+    hash: string;
+    projectId: string;
+    recipient: string;
+    now: number;
+    expiresAt: number;
+  }): Promise<void>;
+  findConnectToken(hash: string): Promise<ConnectTokenLookup | null>;
+
+  /** Registers a new connected browser of a recipient. */
+  registerBrowser(input: {
+    id: string;
+    projectId: string;
+    recipient: string;
+    secretHash: string;
+    now: number;
+  }): Promise<BrowserRecord>;
+  findBrowser(id: string): Promise<BrowserLookup | null>;
+  /** The browser's attempts that are not final and not past their expiry, in stream order. */
+  listDeliveries(input: { browserId: string; now: number }): Promise<Delivery[]>;
+  /** Moves the given attempts from `accepted` to `sent`; others are left as they are. */
+  markAttemptsSent(input: { attemptIds: string[]; now: number }): Promise<void>;
+  /**
+   * Applies receipts of one browser. Receipts for attempts of other browsers are ignored.
+   * Returns how many receipts named an attempt of this browser.
+   */
+  applyReceipts(input: { browserId: string; receipts: Receipt[]; now: number }): Promise<number>;
+  /** Disconnects a browser: its attempts that are not final become `failed` with the reason. */
+  disconnectBrowser(input: {
+    browserId: string;
+    reason: DisconnectReason;
+    now: number;
+  }): Promise<DisconnectBrowserResult>;
+  /** Records that these browsers were seen (an open stream or a poll) at `now`. */
+  touchBrowsers(input: { browserIds: string[]; now: number }): Promise<void>;
+  /** Disconnects (reason `browser_stale`) connected browsers last seen before `seenBefore`. */
+  reapStaleBrowsers(input: { seenBefore: number; now: number }): Promise<string[]>;
+  /** Moves attempts that are not final and whose notification expired to `expired`. */
+  expireAttempts(input: { now: number }): Promise<EndedAttempt[]>;
+  /** Deletes idempotency records and connect tokens past their expiry. */
+  purgeExpired(input: { now: number }): Promise<void>;
+
+  close(): Promise<void>;
+}

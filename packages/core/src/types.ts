@@ -1,0 +1,163 @@
+/** Times in records are epoch milliseconds; the HTTP layer renders them as RFC 3339 UTC strings. */
+
+/** The mode of an API key: live keys deliver and count toward usage, test keys only validate. */
+export type KeyMode = 'live' | 'test';
+
+/** An account holds up to ten projects. */
+export interface AccountRecord {
+  id: string;
+  email: string;
+  verified: boolean;
+  createdAt: number;
+}
+
+/** A project holds keys, recipients, browsers and notifications. */
+export interface ProjectRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  suspended: boolean;
+  createdAt: number;
+  suspendedAt: number | null;
+}
+
+/** An API key as stored: never the key itself, only its SHA-256 and its first 12 characters. */
+export interface ApiKeyRecord {
+  id: string;
+  projectId: string;
+  prefix: string;
+  mode: KeyMode;
+  name: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** What one hash lookup of a presented API key yields: the key and the project it belongs to. */
+export interface ApiKeyLookup {
+  key: ApiKeyRecord;
+  project: ProjectRecord;
+}
+
+/** The content a customer sends, after validation and defaults. */
+export interface NotificationContent {
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: Record<string, unknown> | null;
+  ttl: number;
+}
+
+/** A notification as stored. */
+export interface NotificationRecord extends NotificationContent {
+  id: string;
+  projectId: string;
+  mode: KeyMode;
+  recipient: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** The status of one delivery attempt (DECISIONS.md section 3). */
+export type AttemptStatus = 'accepted' | 'sent' | 'delivered' | 'expired' | 'failed';
+
+/** Why an attempt ended without a delivery receipt. */
+export type AttemptReason = 'browser_disconnected' | 'browser_stale' | 'ttl_expired';
+
+/** One delivery attempt: one per connected browser of the recipient, per notification. */
+export interface AttemptRecord {
+  id: string;
+  notificationId: string;
+  browserId: string;
+  /** Position of this attempt in its browser's stream; event ids are `<browser_id>.<seq>`. */
+  seq: number;
+  status: AttemptStatus;
+  final: boolean;
+  acceptedAt: number;
+  sentAt: number | null;
+  deliveredAt: number | null;
+  failedAt: number | null;
+  expiredAt: number | null;
+  reason: AttemptReason | null;
+  displayedAt: number | null;
+  clickedAt: number | null;
+  dismissedAt: number | null;
+}
+
+/** A notification with its attempts, as read back. */
+export interface NotificationWithAttempts {
+  notification: NotificationRecord;
+  attempts: AttemptRecord[];
+}
+
+/** Why a browser stopped being connected. */
+export type DisconnectReason = 'browser_disconnected' | 'browser_stale';
+
+/** A connected (or formerly connected) browser of a recipient. */
+export interface BrowserRecord {
+  id: string;
+  projectId: string;
+  recipient: string;
+  secretHash: string;
+  connected: boolean;
+  disconnectReason: DisconnectReason | null;
+  createdAt: number;
+  lastSeenAt: number;
+  disconnectedAt: number | null;
+}
+
+/** A browser and its project, from one lookup. */
+export interface BrowserLookup {
+  browser: BrowserRecord;
+  project: ProjectRecord;
+}
+
+/** A connect token, found by the SHA-256 of its value. */
+export interface ConnectTokenLookup {
+  projectId: string;
+  recipient: string;
+  expiresAt: number;
+  project: ProjectRecord;
+}
+
+/** What a browser's stream or poll receives for one attempt that is not final. */
+export interface Delivery {
+  attemptId: string;
+  browserId: string;
+  seq: number;
+  notificationId: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: Record<string, unknown> | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** The receipt kinds a browser posts to /v1/events. */
+export type ReceiptType = 'delivered' | 'displayed' | 'clicked' | 'dismissed';
+
+/** One receipt, with its time already clamped to the server's clock. */
+export interface Receipt {
+  type: ReceiptType;
+  attemptId: string;
+  at: number;
+}
+
+/** Usage of one project on one UTC day. */
+export interface UsageDay {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  notifications: number;
+  attempts: number;
+}
+
+/** An attempt that became final without a receipt, and the browser it belonged to. */
+export interface EndedAttempt {
+  attemptId: string;
+  browserId: string;
+}

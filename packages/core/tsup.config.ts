@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
+  format: ['esm'],
+  dts: true,
+  clean: true,
+  target: 'node20',
+  external: ['vitest'],
+});
