@@ -1,0 +1,55 @@
+import type { Tidings } from '@tidings/core';
+import { type Context, Hono } from 'hono';
+import { basePath as mountPath } from 'hono/route';
+
+/** Options of {@link tidingsHono}. */
+export interface TidingsHonoOptions {
+  /**
+   * The path Tidings answers under inside this sub-app, e.g. `/notify` for `/notify/v1/*`. A path
+   * the sub-app is routed under (`app.route('/notify', tidingsHono(tidings))`) is added to it.
+   * @default ''
+   */
+  basePath?: string;
+  /**
+   * The client's socket address, which the core uses for per-IP limits (and to which it applies
+   * `trustProxy`). @default the Node socket address on `@hono/node-server`, else undefined
+   */
+  getClientAddress?: (c: Context) => string | undefined;
+}
+
+/**
+ * A Hono sub-app that hands every request under `${basePath}/v1/*` that Tidings answers to
+ * `tidings.fetch`, untouched, and passes other paths on. Mount it with `app.route('/', …)`.
+ */
+export function tidingsHono(tidings: Tidings, options: TidingsHonoOptions = {}): Hono {
+  const ownBase = trimSlashes(options.basePath ?? '');
+  const getClientAddress = options.getClientAddress ?? nodeSocketAddress;
+  const app = new Hono();
+  app.all(`${ownBase}/v1/*`, async (c, next) => {
+    const basePath = trimSlashes(mountPath(c)) + ownBase;
+    if (!tidings.handles(c.req.path.slice(basePath.length))) return next();
+    return tidings.fetch(c.req.raw, { clientAddress: getClientAddress(c), basePath });
+  });
+  return app;
+}
+
+/** `''` or `/a/b`: a leading slash, no trailing one, so that paths join by concatenation. */
+function trimSlashes(path: string): string {
+  const inner = path.replace(/^\/+|\/+$/g, '');
+  return inner === '' ? '' : `/${inner}`;
+}
+
+/**
+ * Reads `c.env.incoming.socket.remoteAddress`, where `@hono/node-server` puts the Node request,
+ * without importing it: on other runtimes the shape is absent and the answer is undefined.
+ */
+function nodeSocketAddress(c: Context): string | undefined {
+  const env: unknown = c.env;
+  const bindings = readProperty(env, 'server') ?? env;
+  const address = readProperty(readProperty(readProperty(bindings, 'incoming'), 'socket'), 'remoteAddress');
+  return typeof address === 'string' ? address : undefined;
+}
+
+function readProperty(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
