@@ -1,0 +1,259 @@
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestContext, Tidings } from '@tidings/core';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tidingsExpress } from './index.js';
+
+interface Seen {
+  request: Request;
+  context: RequestContext | undefined;
+  body: string;
+}
+
+/** A Tidings that records what it receives and answers with `respond`. */
+function fakeTidings(respond: (request: Request) => Response = () => new Response('ok')) {
+  const seen: Seen[] = [];
+  const handled: string[] = [];
+  const tidings = {
+    async fetch(request: Request, context?: RequestContext) {
+      seen.push({ request, context, body: await request.text() });
+      return respond(request);
+    },
+    handles(pathname: string) {
+      handled.push(pathname);
+      return /^\/v1\/(notifications|connect|events|browsers|connect-tokens)/.test(pathname);
+    },
+    admin: {} as Tidings['admin'],
+    createConnectToken: () => Promise.reject(new Error('not used')),
+    sweep: async () => {},
+    close: async () => {},
+  } satisfies Tidings;
+  return { tidings, seen, handled };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function listen(app: express.Express): Promise<string> {
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A stream the test feeds by hand, and that reports its cancellation. */
+function manualStream() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let cancelled!: () => void;
+  const cancel = new Promise<void>((resolve) => {
+    cancelled = resolve;
+  });
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      cancelled();
+    },
+  });
+  const push = (text: string) => controller.enqueue(new TextEncoder().encode(text));
+  return { stream, push, close: () => controller.close(), cancel };
+}
+
+const sse = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+describe('tidingsExpress', () => {
+  it('hands method, absolute URL, headers, body and client address to the core', async () => {
+    const { tidings, seen } = fakeTidings();
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const base = await listen(app);
+    const body = JSON.stringify({ recipient: 'u1', title: 'Hi' });
+    const response = await fetch(`${base}/v1/notifications?x=1`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_x', 'content-type': 'application/json', 'idempotency-key': 'k1' },
+      body,
+    });
+    expect(await response.text()).toBe('ok');
+    const [{ request, context, body: received }] = seen as [Seen];
+    expect(request.method).toBe('POST');
+    expect(request.url).toBe(`${base}/v1/notifications?x=1`);
+    expect(request.headers.get('authorization')).toBe('Bearer sk_test_x');
+    expect(request.headers.get('idempotency-key')).toBe('k1');
+    expect(request.headers.get('content-type')).toBe('application/json');
+    expect(received).toBe(body);
+    expect(context).toEqual({ clientAddress: '127.0.0.1', basePath: '' });
+  });
+
+  it('writes status, headers (each Set-Cookie apart) and body back', async () => {
+    const { tidings } = fakeTidings(() => {
+      const headers = new Headers({ 'content-type': 'application/problem+json', 'retry-after': '7' });
+      headers.append('set-cookie', 'a=1; Path=/');
+      headers.append('set-cookie', 'b=2, c; Path=/');
+      return new Response('{"code":"RATE_LIMITED"}', { status: 429, headers });
+    });
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const response = await fetch(`${await listen(app)}/v1/notifications/ntf_1`);
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2, c; Path=/']);
+    expect(await response.text()).toBe('{"code":"RATE_LIMITED"}');
+  });
+
+  it('answers HEAD and bodiless statuses without a body', async () => {
+    const { tidings } = fakeTidings((request) =>
+      request.method === 'HEAD' ? new Response('ignored') : new Response(null, { status: 204 }),
+    );
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const base = await listen(app);
+    expect((await fetch(`${base}/v1/connect/ct_1`, { method: 'HEAD' })).status).toBe(200);
+    const disconnected = await fetch(`${base}/v1/browsers/brw_1/disconnect`, { method: 'POST' });
+    expect(disconnected.status).toBe(204);
+    expect(await disconnected.text()).toBe('');
+  });
+
+  it('streams an event stream: headers at once, each event as it is produced', async () => {
+    const feed = manualStream();
+    const { tidings } = fakeTidings(() => new Response(feed.stream, { headers: sse }));
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    // The headers arrive before any event exists.
+    const response = await fetch(`${await listen(app)}/v1/connect/ct_1`);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    feed.push('event: ready\ndata: {}\n\n');
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('event: ready\ndata: {}\n\n');
+    feed.push(': heartbeat\n\n');
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe(': heartbeat\n\n');
+    feed.close();
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it('cancels the stream and aborts the request when the client goes away', async () => {
+    const feed = manualStream();
+    const { tidings, seen } = fakeTidings(() => new Response(feed.stream, { headers: sse }));
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const client = new AbortController();
+    const response = await fetch(`${await listen(app)}/v1/connect/ct_1`, { signal: client.signal });
+    feed.push('event: ready\n\n');
+    await response.body!.getReader().read();
+    client.abort();
+    await feed.cancel;
+    const { signal } = seen[0]!.request;
+    if (!signal.aborted) await once(signal, 'abort');
+    expect(signal.aborted).toBe(true);
+  });
+
+  it('stops pulling from the body while the client does not read', async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let pulls = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      // Each chunk a macrotask later, so that a bridge that ignored backpressure would let the
+      // timers below run (and fail the test) rather than starve the event loop.
+      async pull(controller) {
+        await new Promise((resolve) => setImmediate(resolve));
+        pulls++;
+        controller.enqueue(chunk);
+      },
+    });
+    const bound = (32 * 1024 * 1024) / chunk.byteLength;
+    const { tidings } = fakeTidings(() => new Response(stream, { headers: sse }));
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const url = new URL(`${await listen(app)}/v1/connect/ct_1`);
+    const [incoming] = (await new Promise((resolve) => {
+      const request = httpRequest(url, (response) => resolve([response]));
+      request.end();
+    })) as [IncomingMessage];
+    incoming.pause();
+    // Wait until the socket buffers are full and pulling has stopped, or has gone past the bound.
+    let before = -1;
+    while (pulls !== before && pulls < bound) {
+      before = pulls;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // A few socket buffers hold a few MiB; unbounded pulling goes on for as long as memory lasts.
+    expect(pulls).toBeLessThan(bound);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pulls).toBe(before);
+    // Reading again lets the bridge pull again.
+    let received = 0;
+    incoming.on('data', (data: Buffer) => {
+      received += data.byteLength;
+    });
+    incoming.resume();
+    const stalledAt = pulls;
+    while (pulls < stalledAt + 20) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(received).toBeGreaterThan(0);
+    incoming.destroy();
+  });
+
+  it('takes the mount path as the base path', async () => {
+    const { tidings, seen, handled } = fakeTidings();
+    const app = express();
+    app.use('/notify', tidingsExpress(tidings));
+    const base = await listen(app);
+    expect((await fetch(`${base}/notify/v1/events`, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect(handled).toEqual(['/v1/events']);
+    expect(seen[0]?.context?.basePath).toBe('/notify');
+    expect(seen[0]?.request.url).toBe(`${base}/notify/v1/events`);
+  });
+
+  it('passes other paths to the next handler', async () => {
+    const { tidings, seen } = fakeTidings();
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    app.get('/', (_req, res) => {
+      res.send('home');
+    });
+    app.get('/v1/mine', (_req, res) => {
+      res.send('mine');
+    });
+    const base = await listen(app);
+    expect(await (await fetch(`${base}/`)).text()).toBe('home');
+    expect(await (await fetch(`${base}/v1/mine`)).text()).toBe('mine');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('still works after express.json(), from the parsed body', async () => {
+    const { tidings, seen } = fakeTidings();
+    const app = express();
+    app.use(express.json());
+    app.use(tidingsExpress(tidings));
+    const base = await listen(app);
+    await fetch(`${base}/v1/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{ "recipient": "u1",  "title": "Hé" }',
+    });
+    // A text/plain beacon is not the JSON parser's: it streams through as sent.
+    await fetch(`${base}/v1/browsers/brw_1/disconnect`, { method: 'POST', body: 'bs_secret' });
+    expect(seen.map((s) => s.body)).toEqual(['{"recipient":"u1","title":"Hé"}', 'bs_secret']);
+    const rebuilt = seen[0]!.request;
+    expect(rebuilt.headers.get('content-type')).toBe('application/json');
+    expect(rebuilt.headers.get('content-length')).toBeNull();
+  });
+
+  it('hands a core failure to Express’s error handling', async () => {
+    const { tidings } = fakeTidings(() => {
+      throw new Error('boom');
+    });
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).send('handled');
+    });
+    expect(await (await fetch(`${await listen(app)}/v1/events`, { method: 'POST' })).text()).toBe('handled');
+  });
+});

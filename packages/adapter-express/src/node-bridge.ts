@@ -1,0 +1,126 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/** What the bridge reads from a Node request, beyond `IncomingMessage`; Express adds both. */
+export interface BridgedIncomingMessage extends IncomingMessage {
+  /** The URL as the client sent it, before a router stripped its mount path. */
+  originalUrl?: string;
+  /** A body a parser mounted earlier (e.g. `express.json()`) has already read. */
+  body?: unknown;
+}
+
+/** Headers that described the bytes on the wire, and are wrong once a parsed body is re-serialized. */
+const WIRE_HEADERS = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
+
+/**
+ * Turns a Node request into a Web `Request`: absolute URL from Host and the original URL, every
+ * header, the body streamed, and a signal that aborts when the client goes away (`res` closes
+ * before the answer was finished).
+ */
+export function toWebRequest(req: BridgedIncomingMessage, res: ServerResponse): Request {
+  const method = req.method ?? 'GET';
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const body = method === 'GET' || method === 'HEAD' ? null : requestBody(req);
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    // HTTP/2 pseudo-headers (`:path`) are not headers of a Request.
+    if (name.startsWith(':')) continue;
+    if (body?.reserialized && WIRE_HEADERS.has(name.toLowerCase())) continue;
+    headers.append(name, raw[i + 1]!);
+  }
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: controller.signal };
+  if (body) {
+    init.body = body.stream;
+    // A streamed request body needs half duplex in Node's fetch.
+    init.duplex = 'half';
+  }
+  return new Request(requestUrl(req), init);
+}
+
+function requestUrl(req: BridgedIncomingMessage): string {
+  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+  const path = req.originalUrl ?? req.url ?? '/';
+  // Concatenated, not `new URL(path, base)`: a path such as `//evil.test/x` must stay a path.
+  try {
+    return new URL(`${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${path}`).href;
+  } catch {
+    return new URL(`${encrypted ? 'https' : 'http'}://localhost${path.startsWith('/') ? path : `/${path}`}`).href;
+  }
+}
+
+function requestBody(req: BridgedIncomingMessage): { stream: BodyInit; reserialized: boolean } {
+  // A body parser that ran first consumed the stream; rebuild the body from what it parsed.
+  if (req.readableEnded && req.body !== undefined) {
+    const { body } = req;
+    if (typeof body === 'string') return { stream: body, reserialized: true };
+    if (body instanceof Uint8Array) return { stream: new Uint8Array(body), reserialized: true };
+    return { stream: JSON.stringify(body), reserialized: true };
+  }
+  return { stream: Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>, reserialized: false };
+}
+
+/** True for answers that should reach the client as they are produced, such as an event stream. */
+function isLiveStream(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return type.startsWith('text/event-stream') || response.headers.get('x-accel-buffering') === 'no';
+}
+
+/**
+ * Writes a Web `Response` to a Node response: status, headers (each Set-Cookie kept apart), and
+ * the body streamed chunk by chunk. It reads the next chunk only once the socket took the last
+ * one (`write` returned true, or 'drain'), so a slow client never makes it buffer the stream, and
+ * it cancels the body when the client goes away.
+ */
+export async function writeWebResponse(response: Response, res: ServerResponse, method = 'GET'): Promise<void> {
+  res.statusCode = response.status;
+  if (response.statusText) res.statusMessage = response.statusText;
+  for (const [name, value] of response.headers) {
+    if (name !== 'set-cookie') res.setHeader(name, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+
+  if (response.body === null || method === 'HEAD') {
+    await response.body?.cancel();
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    reader.cancel().catch(() => {});
+  };
+  res.once('close', onClose);
+  if (isLiveStream(response)) res.flushHeaders();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || closed) break;
+      if (!res.write(value)) await drained(res);
+    }
+    if (!closed) res.end();
+  } catch {
+    // The body errored midway: the client cannot be told with a status any more, so cut it off.
+    if (!closed) res.destroy();
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
