@@ -13,8 +13,8 @@ import {
 import type { ResolvedOptions } from './options.js';
 import type { Hub } from './ports/hub.js';
 import { apiKeyPrefix, generateApiKey, hashSecret } from './secrets.js';
-import type { KeyMode } from './types.js';
 import { utcDay } from './time.js';
+import type { KeyMode } from './types.js';
 
 /**
  * The operations SPEC.md places in the dashboard, as a typed API: the `tidings` CLI drives it,

@@ -78,8 +78,7 @@ export interface TidingsOptions {
 export type ResolvedLimits = Required<LimitsOptions>;
 
 /** {@link TidingsOptions} with every default applied. */
-export interface ResolvedOptions
-  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub'>> {
+export interface ResolvedOptions extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub'>> {
   limits: ResolvedLimits;
   publicUrl: string | null;
   limiter: Limiter | null;
@@ -141,7 +140,10 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     publicUrl,
     defaultTtlSeconds: positiveInteger('defaultTtlSeconds', options.defaultTtlSeconds ?? 86_400),
     connectTokenTtlSeconds: positiveInteger('connectTokenTtlSeconds', options.connectTokenTtlSeconds ?? 3_600),
-    maxConnectTokenTtlSeconds: positiveInteger('maxConnectTokenTtlSeconds', options.maxConnectTokenTtlSeconds ?? 86_400),
+    maxConnectTokenTtlSeconds: positiveInteger(
+      'maxConnectTokenTtlSeconds',
+      options.maxConnectTokenTtlSeconds ?? 86_400,
+    ),
     heartbeatMs: positiveInteger('heartbeatMs', options.heartbeatMs ?? 15_000),
     retryMs: positiveInteger('retryMs', options.retryMs ?? 2_000),
     staleBrowserMs: positiveInteger('staleBrowserMs', options.staleBrowserMs ?? 120_000),

@@ -1,0 +1,31 @@
+import type { ResolvedOptions } from './options.js';
+import type { Hub } from './ports/hub.js';
+import type { Limiter } from './ports/limiter.js';
+import type { StreamRegistry } from './stream/stream-registry.js';
+
+/** The parts of an instance that routes use, resolved once at construction. */
+export interface Services {
+  options: ResolvedOptions;
+  limiter: Limiter;
+  hub: Hub;
+  streams: StreamRegistry;
+}
+
+/** One request as routes see it. */
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  /** Path parameters of the matched route, e.g. `{ id }`. */
+  params: Record<string, string>;
+  requestId: string;
+  /** The client IP grouped for limits (IPv6 by /64). */
+  clientIpKey: string;
+  now: number;
+  /** Where public URLs of this instance start, e.g. `https://api.example.com/notify`. */
+  publicBase: string;
+  /** Headers added to whatever answer the route gives, errors included (RateLimit…). */
+  responseHeaders: Record<string, string>;
+}
+
+/** A route handler. Refusals are thrown as TidingsError and rendered at the edge. */
+export type RouteHandler = (ctx: RouteContext, services: Services) => Promise<Response>;

@@ -1,0 +1,86 @@
+import { TidingsError } from '../errors.js';
+
+/** Which media types a route accepts for its JSON body. */
+export type BodyMediaTypes = 'json' | 'json-or-text';
+
+/** The media type of a request, lowercase, without parameters. */
+export function mediaTypeOf(request: Request): string {
+  return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function acceptsMediaType(mediaType: string, accepted: BodyMediaTypes): boolean {
+  if (mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) return true;
+  return accepted === 'json-or-text' && mediaType === 'text/plain';
+}
+
+/**
+ * Reads a request body of at most `maxBytes`, counting the bytes as they arrive (a
+ * Content-Length is not trusted), and parses it as JSON. An optional body may be empty
+ * (`undefined`); a required one must come with a JSON media type (415) and be present (400).
+ */
+export async function readJsonBody(
+  request: Request,
+  options: { maxBytes: number; accepted: BodyMediaTypes; required: boolean },
+): Promise<unknown> {
+  const mediaTypeOk = acceptsMediaType(mediaTypeOf(request), options.accepted);
+  if (options.required && !mediaTypeOk) throw unsupportedMediaType(options.accepted);
+  const text = await readBodyText(request, options.maxBytes);
+  if (text.trim().length === 0) {
+    if (!options.required) return undefined;
+    throw new TidingsError('VALIDATION_FAILED', 'A JSON body is required', {
+      errors: [{ path: '', message: 'required' }],
+    });
+  }
+  if (!mediaTypeOk) throw unsupportedMediaType(options.accepted);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TidingsError('VALIDATION_FAILED', 'The body is not valid JSON', {
+      errors: [{ path: '', message: 'invalid JSON' }],
+    });
+  }
+}
+
+function unsupportedMediaType(accepted: BodyMediaTypes): TidingsError {
+  return new TidingsError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    accepted === 'json' ? 'Send the body as application/json' : 'Send the body as application/json or text/plain',
+  );
+}
+
+function tooLarge(maxBytes: number): TidingsError {
+  return new TidingsError('PAYLOAD_TOO_LARGE', `The body must be at most ${maxBytes} bytes`);
+}
+
+/** Reads a body as UTF-8 text, refusing more than `maxBytes` (413) whatever Content-Length says. */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new TidingsError('VALIDATION_FAILED', 'The body is not valid UTF-8', {
+      errors: [{ path: '', message: 'invalid UTF-8' }],
+    });
+  }
+}

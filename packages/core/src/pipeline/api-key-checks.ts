@@ -1,0 +1,119 @@
+/**
+ * The order of checks for every request that carries an API key (DECISIONS.md section 5), as
+ * one explicit sequence. Each step is a small function; `runApiKeyChecks` is the only place
+ * that decides their order, and its test pins it step by step.
+ */
+import { TidingsError } from '../errors.js';
+import { rateLimitHeaders, retryAfterSeconds } from '../limiter/index.js';
+import type { ResolvedLimits } from '../options.js';
+import type { LimitDecision, Limiter, LimitScope } from '../ports/limiter.js';
+import type { Store } from '../ports/store.js';
+import { hashSecret, isWellFormedApiKey } from '../secrets.js';
+import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '../types.js';
+
+/** What the checks need from the instance. */
+export interface ApiKeyCheckDeps {
+  store: Store;
+  limiter: Limiter;
+  limits: ResolvedLimits;
+  /** The key's last-used time is written at most this often. */
+  lastUsedIntervalMs: number;
+}
+
+/** What the checks read from one request. */
+export interface ApiKeyCheckInput {
+  authorization: string | null;
+  origin: string | null;
+  /** Step 1, done by the caller: the client IP already grouped for limits (IPv6 by /64). */
+  clientIpKey: string;
+  now: number;
+}
+
+/** The outcome: an authenticated key with the headers every answer must carry, or a refusal. */
+export type ApiKeyCheckOutcome =
+  | { kind: 'authenticated'; key: ApiKeyRecord; project: ProjectRecord; headers: Record<string, string> }
+  | { kind: 'refused'; error: TidingsError };
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+/** Step 2: the presented key, if the header is `Bearer <well-formed key>`; no lookup happens otherwise. */
+export function presentedApiKey(authorization: string | null): string | null {
+  const match = authorization === null ? null : BEARER.exec(authorization);
+  const value = match?.[1];
+  return value !== undefined && isWellFormedApiKey(value) ? value : null;
+}
+
+/** Step 3: the key and its project, when the key is known and not revoked. */
+export async function findActiveKey(store: Store, presented: string): Promise<ApiKeyLookup | null> {
+  const found = await store.findApiKeyByHash(hashSecret(presented));
+  return found && found.key.revokedAt === null ? found : null;
+}
+
+/** The per-IP scope of requests with a missing or invalid key. */
+export function invalidKeyScope(limits: ResolvedLimits, clientIpKey: string): LimitScope {
+  return { name: 'ip', id: `ip-invalid:${clientIpKey}`, limit: limits.invalidKeyPerIp, windowMs: limits.windowMs };
+}
+
+/** Step 4: an invalid key counts against its IP: 401, or 429 once the IP is over its limit. */
+export async function refuseInvalidKey(deps: ApiKeyCheckDeps, input: ApiKeyCheckInput): Promise<TidingsError> {
+  const decision = await deps.limiter.consume([invalidKeyScope(deps.limits, input.clientIpKey)], input.now);
+  if (!decision.allowed) return rateLimited(decision);
+  return new TidingsError('UNAUTHORIZED', 'Send a valid API key as Authorization: Bearer sk_live_… or sk_test_…', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="tidings"' },
+  });
+}
+
+/** Step 5: a live key is never accepted from a browser (a request with an Origin header). */
+export function browserGuard(key: ApiKeyRecord, origin: string | null): TidingsError | null {
+  if (key.mode !== 'live' || origin === null) return null;
+  return new TidingsError(
+    'FORBIDDEN',
+    'Live keys must not be used from a browser; call Tidings from your server, or use a test key',
+  );
+}
+
+/** Step 6: a suspended project is refused before any limit is counted. */
+export function suspensionGuard(project: ProjectRecord): TidingsError | null {
+  return project.suspended ? new TidingsError('PROJECT_SUSPENDED', 'This project is suspended') : null;
+}
+
+/** The three scopes a request with a valid key counts against. */
+export function apiKeyScopes(limits: ResolvedLimits, key: ApiKeyRecord, project: ProjectRecord): LimitScope[] {
+  const { windowMs } = limits;
+  return [
+    { name: 'key', id: `key:${key.id}`, limit: limits.perKey, windowMs },
+    { name: 'project', id: `project:${project.id}`, limit: limits.perProject, windowMs },
+    { name: 'account', id: `account:${project.accountId}`, limit: limits.perAccount, windowMs },
+  ];
+}
+
+/** The 429 of a refused decision, with Retry-After and the RateLimit headers. */
+export function rateLimited(decision: Extract<LimitDecision, { allowed: false }>): TidingsError {
+  const seconds = retryAfterSeconds(decision.retryAfterMs);
+  return new TidingsError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
+    headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes) },
+  });
+}
+
+/** Step 8: whether the last-used time is due for a write (at most once per interval). */
+export function lastUsedIsDue(key: ApiKeyRecord, now: number, intervalMs: number): boolean {
+  return key.lastUsedAt === null || now - key.lastUsedAt >= intervalMs;
+}
+
+/** Runs steps 2 to 8 in order. Step 9, the endpoint's own work, follows in the route. */
+export async function runApiKeyChecks(deps: ApiKeyCheckDeps, input: ApiKeyCheckInput): Promise<ApiKeyCheckOutcome> {
+  const presented = presentedApiKey(input.authorization); // 2
+  const found = presented === null ? null : await findActiveKey(deps.store, presented); // 3
+  if (found === null) return { kind: 'refused', error: await refuseInvalidKey(deps, input) }; // 4
+  const { key, project } = found;
+  const forbidden = browserGuard(key, input.origin); // 5
+  if (forbidden) return { kind: 'refused', error: forbidden };
+  const suspended = suspensionGuard(project); // 6
+  if (suspended) return { kind: 'refused', error: suspended };
+  const decision = await deps.limiter.consume(apiKeyScopes(deps.limits, key, project), input.now); // 7
+  if (!decision.allowed) return { kind: 'refused', error: rateLimited(decision) };
+  if (lastUsedIsDue(key, input.now, deps.lastUsedIntervalMs)) {
+    await deps.store.touchApiKey({ id: key.id, now: input.now, minIntervalMs: deps.lastUsedIntervalMs }); // 8
+  }
+  return { kind: 'authenticated', key, project, headers: rateLimitHeaders(decision.scopes) };
+}

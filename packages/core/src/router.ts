@@ -1,0 +1,27 @@
+import type { RouteHandler } from './context.js';
+import type { CorsKind } from './http/cors.js';
+
+/** One path of the API, the handler of each method, and its CORS answer. */
+export interface Route {
+  pattern: RegExp;
+  params: readonly string[];
+  methods: Partial<Record<'GET' | 'POST', RouteHandler>>;
+  cors: CorsKind;
+}
+
+/** The route a path matches, with its parameters. */
+export function matchRoute(
+  routes: readonly Route[],
+  pathname: string,
+): { route: Route; params: Record<string, string> } | null {
+  for (const route of routes) {
+    const match = route.pattern.exec(pathname);
+    if (!match) continue;
+    const params: Record<string, string> = {};
+    route.params.forEach((name, index) => {
+      params[name] = decodeURIComponent(match[index + 1] ?? '');
+    });
+    return { route, params };
+  }
+  return null;
+}

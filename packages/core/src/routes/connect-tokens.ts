@@ -1,0 +1,25 @@
+import { mintConnectToken } from '../connect-tokens.js';
+import type { RouteContext, Services } from '../context.js';
+import { readJsonBody } from '../http/body.js';
+import { jsonResponse } from '../http/responses.js';
+import { connectTokenBodySchema, parseBody } from '../schemas.js';
+import { authenticate } from './authenticate.js';
+
+/** POST /v1/connect-tokens: checked and limited exactly like the notification endpoints. */
+export function createConnectTokenRoute(maxTtlSeconds: number) {
+  const schema = connectTokenBodySchema(maxTtlSeconds);
+  return async (ctx: RouteContext, services: Services): Promise<Response> => {
+    const { project } = await authenticate(ctx, services);
+    const { options } = services;
+    const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });
+    const body = parseBody(schema, raw);
+    const token = await mintConnectToken(options, {
+      projectId: project.id,
+      recipient: body.recipient,
+      ttlSeconds: body.ttl_seconds ?? null,
+      now: ctx.now,
+      publicBase: ctx.publicBase,
+    });
+    return jsonResponse(201, token);
+  };
+}

@@ -1,0 +1,144 @@
+import type { RouteContext, Services } from '../context.js';
+import { TidingsError } from '../errors.js';
+import { readJsonBody } from '../http/body.js';
+import { jsonResponse } from '../http/responses.js';
+import { newId } from '../ids.js';
+import { checkConnectToken, resolveBrowser } from '../pipeline/browser-checks.js';
+import { connectPollBodySchema, parseBody } from '../schemas.js';
+import { generateBrowserSecret, hashSecret } from '../secrets.js';
+import { BrowserStream } from '../stream/browser-stream.js';
+import { deliveryPayload } from '../stream/delivery.js';
+import { parseResumePosition, SSE_HEADERS, sseEventId } from '../stream/sse.js';
+import type { BrowserRecord, ConnectTokenLookup } from '../types.js';
+
+function tokenChecks(ctx: RouteContext, services: Services): Promise<ConnectTokenLookup> {
+  return checkConnectToken(
+    { store: services.options.store, limiter: services.limiter, limits: services.options.limits },
+    { token: ctx.params.token ?? '', clientIpKey: ctx.clientIpKey, now: ctx.now },
+  );
+}
+
+async function registerBrowser(
+  ctx: RouteContext,
+  services: Services,
+  token: ConnectTokenLookup,
+): Promise<{ browser: BrowserRecord; secret: string }> {
+  const secret = generateBrowserSecret();
+  const browser = await services.options.store.registerBrowser({
+    id: newId('brw', ctx.now),
+    projectId: token.projectId,
+    recipient: token.recipient,
+    secretHash: hashSecret(secret),
+    now: ctx.now,
+  });
+  return { browser, secret };
+}
+
+/** A browser a token may resume: the same project and recipient. */
+function belongsToToken(browser: BrowserRecord, token: ConnectTokenLookup): boolean {
+  return browser.projectId === token.projectId && browser.recipient === token.recipient;
+}
+
+/** The URL a polling browser can switch to, resuming itself rather than registering again. */
+function streamUrl(ctx: RouteContext, browserId: string): string {
+  return `${ctx.publicBase}/v1/connect/${ctx.params.token}?last_event_id=${sseEventId(browserId, 0)}`;
+}
+
+/**
+ * GET /v1/connect/{token}: the event stream. A resume position of this recipient's connected
+ * browser resumes it; of a browser disconnected by request, 204 (a native EventSource then
+ * stops for good); anything else registers a new browser.
+ */
+export async function openStream(ctx: RouteContext, services: Services): Promise<Response> {
+  const token = await tokenChecks(ctx, services);
+  const { store } = services.options;
+  const position = parseResumePosition(
+    ctx.request.headers.get('last-event-id') ?? ctx.url.searchParams.get('last_event_id'),
+  );
+  let browser: BrowserRecord | null = null;
+  if (position) {
+    const found = await store.findBrowser(position.browserId);
+    if (found && belongsToToken(found.browser, token)) {
+      if (found.browser.disconnectReason === 'browser_disconnected') return new Response(null, { status: 204 });
+      if (found.browser.connected) browser = found.browser;
+    }
+  }
+  let secret: string | null = null;
+  if (!browser) ({ browser, secret } = await registerBrowser(ctx, services, token));
+
+  const { streams, options } = services;
+  const stream = new BrowserStream({
+    browserId: browser.id,
+    projectId: browser.projectId,
+    maxBufferBytes: options.maxStreamBufferBytes,
+    onWritten: (attemptIds) => streams.written(attemptIds),
+    onEnd: (ended) => streams.remove(ended),
+  });
+  // Registered before the backlog is read, so that nothing published meanwhile is missed.
+  streams.add(stream);
+  const retryMs = options.retryMs * (1 + Math.random() / 2);
+  stream.open(
+    {
+      browser_id: browser.id,
+      browser_secret: secret,
+      recipient: browser.recipient,
+      heartbeat_ms: options.heartbeatMs,
+      resumed: secret === null,
+    },
+    retryMs,
+    secret === null && position ? position.sequence : 0,
+  );
+  try {
+    stream.replay(await store.listDeliveries({ browserId: browser.id, now: ctx.now }));
+    if (secret === null) await store.touchBrowsers({ browserIds: [browser.id], now: ctx.now });
+  } catch (error) {
+    stream.close();
+    throw error;
+  }
+  return new Response(stream.body, { status: 200, headers: SSE_HEADERS });
+}
+
+/**
+ * POST /v1/connect/{token}: without a body, registers a browser (201); with the browser's
+ * credentials, answers its pending notifications and marks them sent (the polling fallback).
+ */
+export async function connectPoll(ctx: RouteContext, services: Services): Promise<Response> {
+  const token = await tokenChecks(ctx, services);
+  const { options } = services;
+  const raw = await readJsonBody(ctx.request, {
+    maxBytes: options.maxBodyBytes,
+    accepted: 'json-or-text',
+    required: false,
+  });
+  if (raw === undefined) return registered(ctx, services, token);
+  const body = parseBody(connectPollBodySchema, raw);
+  const found = await options.store.findBrowser(body.browser_id);
+  if (!found || !belongsToToken(found.browser, token)) return registered(ctx, services, token);
+  const resolved = await resolveBrowser(options.store, body.browser_id, body.browser_secret);
+  if (!resolved) throw new TidingsError('UNAUTHORIZED', 'The browser secret is not valid');
+  const { browser } = resolved;
+  if (browser.disconnectReason === 'browser_disconnected') return new Response(null, { status: 204 });
+  if (!browser.connected) return registered(ctx, services, token);
+
+  const deliveries = await options.store.listDeliveries({ browserId: browser.id, now: ctx.now });
+  if (deliveries.length > 0) {
+    await options.store.markAttemptsSent({ attemptIds: deliveries.map((d) => d.attemptId), now: ctx.now });
+  }
+  await options.store.touchBrowsers({ browserIds: [browser.id], now: ctx.now });
+  return jsonResponse(200, {
+    object: 'list',
+    browser_id: browser.id,
+    notifications: deliveries.map(deliveryPayload),
+  });
+}
+
+async function registered(ctx: RouteContext, services: Services, token: ConnectTokenLookup): Promise<Response> {
+  const { browser, secret } = await registerBrowser(ctx, services, token);
+  return jsonResponse(201, {
+    object: 'browser',
+    browser_id: browser.id,
+    browser_secret: secret,
+    recipient: browser.recipient,
+    stream_url: streamUrl(ctx, browser.id),
+  });
+}

@@ -1,0 +1,73 @@
+import type { RouteContext, Services } from '../context.js';
+import { TidingsError } from '../errors.js';
+import { readBodyText, readJsonBody } from '../http/body.js';
+import { jsonResponse } from '../http/responses.js';
+import { checkBrowserSecret } from '../pipeline/browser-checks.js';
+import { disconnectBodySchema, eventsBodySchema, parseBody } from '../schemas.js';
+import { isWellFormedBrowserSecret } from '../secrets.js';
+import type { Receipt } from '../types.js';
+
+function field(raw: unknown, name: string): unknown {
+  return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[name] : undefined;
+}
+
+/** POST /v1/events: receipts of one browser; another browser's attempts are ignored. */
+export async function postEvents(ctx: RouteContext, services: Services): Promise<Response> {
+  const { options } = services;
+  const raw = await readJsonBody(ctx.request, {
+    maxBytes: options.maxBodyBytes,
+    accepted: 'json-or-text',
+    required: true,
+  });
+  const lookup = await checkBrowserSecret(
+    { store: options.store, limiter: services.limiter, limits: options.limits },
+    {
+      browserId: field(raw, 'browser_id'),
+      secret: field(raw, 'browser_secret'),
+      clientIpKey: ctx.clientIpKey,
+      now: ctx.now,
+    },
+  );
+  const body = parseBody(eventsBodySchema, raw);
+  const receipts: Receipt[] = body.events.map((event) => {
+    // A browser's clock may run ahead: a receipt is never later than the server's now.
+    const at = event.at ? Math.min(Date.parse(event.at), ctx.now) : ctx.now;
+    return { type: event.type, attemptId: event.attempt_id, at };
+  });
+  const accepted = await options.store.applyReceipts({ browserId: lookup.browser.id, receipts, now: ctx.now });
+  return jsonResponse(202, { object: 'receipt_batch', accepted });
+}
+
+/** Reads the secret of a disconnect: JSON `{ browser_secret }`, or the bare secret as text/plain (sendBeacon). */
+async function disconnectSecret(request: Request, maxBytes: number): Promise<unknown> {
+  const text = (await readBodyText(request, maxBytes)).trim();
+  if (isWellFormedBrowserSecret(text)) return text;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new TidingsError('VALIDATION_FAILED', 'Send { "browser_secret": "bs_…" } as JSON or text/plain', {
+      errors: [{ path: 'browser_secret', message: 'required' }],
+    });
+  }
+  return typeof raw === 'string' ? raw : parseBody(disconnectBodySchema, raw).browser_secret;
+}
+
+/** POST /v1/browsers/{id}/disconnect: the browser ends for good; its open attempts fail. */
+export async function disconnectBrowser(ctx: RouteContext, services: Services): Promise<Response> {
+  const { options } = services;
+  const secret = await disconnectSecret(ctx.request, options.maxBodyBytes);
+  const lookup = await checkBrowserSecret(
+    { store: options.store, limiter: services.limiter, limits: options.limits },
+    { browserId: ctx.params.id, secret, clientIpKey: ctx.clientIpKey, now: ctx.now },
+  );
+  const result = await options.store.disconnectBrowser({
+    browserId: lookup.browser.id,
+    reason: 'browser_disconnected',
+    now: ctx.now,
+  });
+  if (result.kind === 'disconnected') {
+    await services.hub.publish([{ type: 'close-browser', browserId: lookup.browser.id }]);
+  }
+  return new Response(null, { status: 204 });
+}

@@ -1,0 +1,121 @@
+import type { RouteContext, Services } from '../context.js';
+import { TidingsError } from '../errors.js';
+import { readJsonBody } from '../http/body.js';
+import { jsonResponse } from '../http/responses.js';
+import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
+import { isId, newId } from '../ids.js';
+import { notificationObject } from '../objects.js';
+import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
+import { toDelivery } from '../stream/delivery.js';
+import type { ApiKeyRecord, NotificationRecord, ProjectRecord } from '../types.js';
+import { authenticate } from './authenticate.js';
+
+/** POST /v1/notifications: validate, claim the idempotency key, record, hand live attempts to the hub. */
+export async function sendNotification(ctx: RouteContext, services: Services): Promise<Response> {
+  const { key, project } = await authenticate(ctx, services);
+  const { options } = services;
+  const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });
+  const body = parseBody(notificationBodySchema, raw);
+  const idempotencyKey = parseIdempotencyKey(ctx.request.headers.get('idempotency-key'));
+
+  if (idempotencyKey !== null) {
+    const claim = await options.store.claimIdempotencyKey({
+      projectId: project.id,
+      key: idempotencyKey,
+      fingerprint: requestFingerprint(raw, key.mode),
+      now: ctx.now,
+      expiresAt: ctx.now + options.idempotencyRetentionMs,
+      lockExpiresAt: ctx.now + options.idempotencyLockMs,
+    });
+    switch (claim.kind) {
+      case 'replay':
+        return new Response(claim.body, {
+          status: claim.status,
+          headers: { 'Content-Type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' },
+        });
+      case 'in-progress':
+        throw new TidingsError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running', {
+          headers: { 'Retry-After': '1' },
+        });
+      case 'mismatch':
+        throw new TidingsError(
+          'IDEMPOTENCY_MISMATCH',
+          'This Idempotency-Key was used with another body or another mode; use a new key',
+        );
+      case 'claimed':
+        break;
+    }
+  }
+
+  let recorded = false;
+  try {
+    const notification = buildNotification(body, key, project, ctx.now, options.defaultTtlSeconds);
+    const result = await options.store.createNotification({
+      notification,
+      newAttemptId: () => newId('att', ctx.now),
+      idempotencyKey,
+      render: (created) => ({ status: 201, body: JSON.stringify(notificationObject(created)) }),
+    });
+    if (result.kind === 'no-connected-browser') {
+      throw new TidingsError('NO_CONNECTED_BROWSER', `Recipient ${body.recipient} has no connected browser`);
+    }
+    recorded = true;
+    if (notification.mode === 'live') {
+      await services.hub.publish(
+        result.created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
+      );
+    }
+    return new Response(result.response.body, {
+      status: result.response.status,
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    });
+  } catch (error) {
+    // Only a recorded success is kept for replays; any failure leaves the key free for a retry.
+    if (idempotencyKey !== null && !recorded) {
+      await options.store.releaseIdempotencyKey({ projectId: project.id, key: idempotencyKey });
+    }
+    if (recorded) {
+      // The notification is stored and its attempts reach open streams on resume or poll.
+      services.options.logger.error('hub publish failed after a send was recorded', {
+        request_id: ctx.requestId,
+        error: String(error),
+      });
+      throw new TidingsError('INTERNAL_ERROR', 'The notification was recorded but could not be handed on');
+    }
+    throw error;
+  }
+}
+
+function buildNotification(
+  body: NotificationBody,
+  key: ApiKeyRecord,
+  project: ProjectRecord,
+  now: number,
+  defaultTtlSeconds: number,
+): NotificationRecord {
+  const ttl = body.ttl ?? defaultTtlSeconds;
+  return {
+    id: newId('ntf', now),
+    projectId: project.id,
+    mode: key.mode,
+    recipient: body.recipient,
+    title: body.title,
+    body: body.body ?? null,
+    url: body.url ?? null,
+    icon: body.icon ?? null,
+    tag: body.tag ?? null,
+    data: body.data ?? null,
+    ttl,
+    createdAt: now,
+    expiresAt: now + ttl * 1000,
+  };
+}
+
+/** GET /v1/notifications/{id}: another project's id is as unknown as a made-up one (404). */
+export async function readNotification(ctx: RouteContext, services: Services): Promise<Response> {
+  const { project } = await authenticate(ctx, services);
+  const id = ctx.params.id ?? '';
+  const found = isId('ntf', id) ? await services.options.store.getNotification({ projectId: project.id, id }) : null;
+  if (!found) throw new TidingsError('NOT_FOUND', `No notification with id ${id}`);
+  return jsonResponse(200, notificationObject(found));
+}

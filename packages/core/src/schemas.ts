@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { type FieldError, TidingsError } from './errors.js';
+
+/** A recipient id: the customer's own, 1–128 characters of `A-Z a-z 0-9 _ - . : @`. */
+export const recipientSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_\-.:@]{1,128}$/, 'must be 1 to 128 characters of A-Z a-z 0-9 _ - . : @');
+
+const MAX_URL_LENGTH = 2048;
+const MAX_DATA_BYTES = 4096;
+
+/** An absolute http(s) URL, or a path on the customer's site (`/inbox/42`). */
+const linkSchema = z
+  .string()
+  .max(MAX_URL_LENGTH)
+  .refine((value) => {
+    if (value.startsWith('/')) return !value.startsWith('//') && !/\s/.test(value);
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL or a path starting with /');
+
+const dataSchema = z
+  .record(z.string(), z.unknown())
+  .refine(
+    (value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_DATA_BYTES,
+    `must serialize to at most ${MAX_DATA_BYTES} bytes`,
+  );
+
+/** The body of POST /v1/notifications (DECISIONS.md section 2). Unknown fields are refused. */
+export const notificationBodySchema = z.strictObject({
+  recipient: recipientSchema,
+  title: z.string().min(1).max(200),
+  body: z.string().max(2000).nullish(),
+  url: linkSchema.nullish(),
+  icon: linkSchema.nullish(),
+  tag: z.string().max(64).nullish(),
+  data: dataSchema.nullish(),
+  ttl: z.int().min(1).max(604_800).nullish(),
+});
+
+/** A validated notification body. */
+export type NotificationBody = z.infer<typeof notificationBodySchema>;
+
+/** The body of POST /v1/connect-tokens; the longest ttl is an option of the instance. */
+export function connectTokenBodySchema(maxTtlSeconds: number) {
+  return z.strictObject({
+    recipient: recipientSchema,
+    ttl_seconds: z.int().min(1).max(maxTtlSeconds).nullish(),
+  });
+}
+
+const browserIdSchema = z.string().regex(/^brw_[0-9a-z]{26}$/, 'must be a browser id');
+const browserSecretSchema = z.string().min(1).max(100);
+
+/** The body of POST /v1/connect/{token} when polling: the browser's credentials. */
+export const connectPollBodySchema = z.strictObject({
+  browser_id: browserIdSchema,
+  browser_secret: browserSecretSchema,
+});
+
+/** One receipt in POST /v1/events. */
+export const receiptSchema = z.strictObject({
+  type: z.enum(['delivered', 'displayed', 'clicked', 'dismissed']),
+  attempt_id: z.string().min(1).max(64),
+  at: z.iso.datetime({ offset: true }).nullish(),
+});
+
+/** The body of POST /v1/events: at most 100 receipts. */
+export const eventsBodySchema = z.strictObject({
+  browser_id: browserIdSchema,
+  browser_secret: browserSecretSchema,
+  events: z.array(receiptSchema).min(1).max(100),
+});
+
+/** The body of POST /v1/browsers/{id}/disconnect. */
+export const disconnectBodySchema = z.strictObject({
+  browser_secret: browserSecretSchema,
+});
+
+/** Parses with a schema, or throws VALIDATION_FAILED listing every invalid field. */
+export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors: FieldError[] = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+  const first = errors[0];
+  const detail = first ? `${first.path || 'body'}: ${first.message}` : 'The request is not valid';
+  throw new TidingsError('VALIDATION_FAILED', detail, { errors });
+}

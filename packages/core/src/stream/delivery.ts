@@ -1,0 +1,50 @@
+import { isoTime } from '../objects.js';
+import type { AttemptRecord, Delivery, NotificationRecord } from '../types.js';
+
+/** The delivery of one attempt, as a stream or a poll hands it to the browser. */
+export function toDelivery(notification: NotificationRecord, attempt: AttemptRecord): Delivery {
+  return {
+    attemptId: attempt.id,
+    browserId: attempt.browserId,
+    seq: attempt.seq,
+    notificationId: notification.id,
+    title: notification.title,
+    body: notification.body,
+    url: notification.url,
+    icon: notification.icon,
+    tag: notification.tag,
+    data: notification.data,
+    createdAt: notification.createdAt,
+    expiresAt: notification.expiresAt,
+  };
+}
+
+/** The JSON payload of a `notification` event (DECISIONS.md section 4). */
+export interface DeliveryPayload {
+  attempt_id: string;
+  notification_id: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: Record<string, unknown> | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** The payload the browser receives for a delivery. */
+export function deliveryPayload(delivery: Delivery): DeliveryPayload {
+  return {
+    attempt_id: delivery.attemptId,
+    notification_id: delivery.notificationId,
+    title: delivery.title,
+    body: delivery.body,
+    url: delivery.url,
+    icon: delivery.icon,
+    tag: delivery.tag,
+    data: delivery.data,
+    created_at: isoTime(delivery.createdAt),
+    expires_at: isoTime(delivery.expiresAt),
+  };
+}

@@ -1,0 +1,130 @@
+import type { Clock } from '../ports/clock.js';
+import type { Hub, HubMessage } from '../ports/hub.js';
+import type { Logger } from '../ports/logger.js';
+import type { Store } from '../ports/store.js';
+import type { BrowserStream } from './browser-stream.js';
+import { SentMarker } from './sent-marker.js';
+
+/** What the registry needs. */
+export interface StreamRegistryDeps {
+  store: Store;
+  hub: Hub;
+  clock: Clock;
+  logger: Logger;
+  heartbeatMs: number;
+  /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
+  staleBrowserMs: number;
+}
+
+function unrefTimer(timer: ReturnType<typeof setInterval>): void {
+  if (typeof timer === 'object' && timer !== null && 'unref' in timer) timer.unref();
+}
+
+/**
+ * The open streams of this process, by browser. It receives every hub message and routes it to
+ * the streams it concerns; one timer writes heartbeats to all streams, and another records that
+ * their browsers are still there.
+ */
+export class StreamRegistry {
+  readonly #byBrowser = new Map<string, Set<BrowserStream>>();
+  readonly #sent: SentMarker;
+  readonly #unsubscribe: () => void;
+  readonly #timers: ReturnType<typeof setInterval>[] = [];
+  #size = 0;
+  #lastTouchAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly deps: StreamRegistryDeps) {
+    this.#sent = new SentMarker({ store: deps.store, clock: deps.clock, logger: deps.logger, delayMs: 5 });
+    this.#unsubscribe = deps.hub.subscribe((message) => this.#route(message));
+  }
+
+  /** Starts the heartbeat timer. */
+  start(): void {
+    const heartbeat = setInterval(() => this.heartbeat(), this.deps.heartbeatMs);
+    unrefTimer(heartbeat);
+    this.#timers.push(heartbeat);
+  }
+
+  /** Number of open streams. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Records attempts written by a stream as sent (batched). */
+  written(attemptIds: string[]): void {
+    this.#sent.add(attemptIds);
+  }
+
+  add(stream: BrowserStream): void {
+    let set = this.#byBrowser.get(stream.browserId);
+    if (!set) {
+      set = new Set();
+      this.#byBrowser.set(stream.browserId, set);
+    }
+    set.add(stream);
+    this.#size++;
+  }
+
+  /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
+  remove(stream: BrowserStream): void {
+    const set = this.#byBrowser.get(stream.browserId);
+    if (!set?.delete(stream)) return;
+    this.#size--;
+    if (set.size === 0) this.#byBrowser.delete(stream.browserId);
+    this.deps.store
+      .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
+      .catch((error: unknown) => this.deps.logger.error('recording a closed stream failed', { error: String(error) }));
+  }
+
+  /** Writes a heartbeat comment to every open stream. */
+  heartbeat(): void {
+    for (const set of this.#byBrowser.values()) for (const stream of set) stream.heartbeat();
+  }
+
+  /**
+   * Records that every browser with an open stream here was seen now, when a quarter of the
+   * stale timeout has passed since the last time: often enough that none ever looks stale, and
+   * one write for all of them.
+   */
+  async touchOpenBrowsers(): Promise<void> {
+    const now = this.deps.clock.now();
+    if (now - this.#lastTouchAt < this.deps.staleBrowserMs / 4) return;
+    this.#lastTouchAt = now;
+    if (this.#byBrowser.size === 0) return;
+    await this.deps.store.touchBrowsers({ browserIds: [...this.#byBrowser.keys()], now });
+  }
+
+  /** Writes pending `sent` records. */
+  flush(): Promise<void> {
+    return this.#sent.flush();
+  }
+
+  /** Closes every stream and stops the timers and the hub subscription. */
+  async close(): Promise<void> {
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#unsubscribe();
+    for (const set of [...this.#byBrowser.values()]) for (const stream of [...set]) stream.close();
+    await this.#sent.flush();
+  }
+
+  #route(message: HubMessage): void {
+    switch (message.type) {
+      case 'deliver': {
+        const set = this.#byBrowser.get(message.delivery.browserId);
+        if (set) for (const stream of set) stream.deliver(message.delivery);
+        break;
+      }
+      case 'close-browser': {
+        const set = this.#byBrowser.get(message.browserId);
+        if (set) for (const stream of [...set]) stream.close();
+        break;
+      }
+      case 'close-project': {
+        for (const set of [...this.#byBrowser.values()]) {
+          for (const stream of [...set]) if (stream.projectId === message.projectId) stream.close();
+        }
+        break;
+      }
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import type { ResolvedOptions } from './options.js';
+import type { Hub } from './ports/hub.js';
+import type { StreamRegistry } from './stream/stream-registry.js';
+
+const PURGE_INTERVAL_MS = 60_000;
+
+/**
+ * Moves time-driven states: attempts past their ttl become `expired`, browsers unseen for
+ * `staleBrowserMs` are disconnected as stale (their open attempts `failed`), and idempotency
+ * records and connect tokens past their expiry are deleted.
+ */
+export function createSweeper(options: ResolvedOptions, hub: Hub, streams: StreamRegistry) {
+  let lastPurge = Number.NEGATIVE_INFINITY;
+  let running: Promise<void> | null = null;
+
+  async function sweepOnce(): Promise<void> {
+    const { store, clock } = options;
+    const now = clock.now();
+    await store.expireAttempts({ now });
+    // Browsers with an open stream in this process are seen now, whatever the touch timer did.
+    await streams.touchOpenBrowsers();
+    const reaped = await store.reapStaleBrowsers({ seenBefore: now - options.staleBrowserMs, now });
+    if (reaped.length > 0) await hub.publish(reaped.map((browserId) => ({ type: 'close-browser', browserId })));
+    if (now - lastPurge >= PURGE_INTERVAL_MS) {
+      await store.purgeExpired({ now });
+      lastPurge = now;
+    }
+  }
+
+  return {
+    /** Runs one sweep; concurrent calls share the sweep under way. */
+    sweep(): Promise<void> {
+      running ??= sweepOnce().finally(() => {
+        running = null;
+      });
+      return running;
+    },
+  };
+}
