@@ -80,7 +80,6 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
 
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
   if (options.sweepIntervalMs > 0) {
-    streams.start();
     sweepTimer = setInterval(() => {
       sweeper.sweep().catch((error: unknown) => logger.error('sweep failed', { error: String(error) }));
     }, options.sweepIntervalMs);

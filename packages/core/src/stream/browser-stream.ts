@@ -26,11 +26,20 @@ export interface BrowserStreamInit {
 
 const HIGH_WATER_MARK = 16 * 1024;
 
+/** An event waiting for the reader: encoded once, with the attempt it carries. */
+interface PendingEvent {
+  attemptId: string;
+  bytes: Uint8Array;
+  /** Live events count toward the buffer limit; the backlog is the store's and is paced by the reader. */
+  live: boolean;
+}
+
 /**
- * One open event stream of one browser. Writes go into a ReadableStream whose queue is
- * measured in bytes; when the reader lags so far that the queue passes `maxBufferBytes`, the
- * stream is errored (its queue dropped) instead of growing: the browser resumes later and gets
- * every attempt that is not final again.
+ * One open event stream of one browser. Events are handed to the reader as it pulls (the
+ * ReadableStream's queue is measured in bytes), so a large backlog on resume is written at the
+ * reader's pace. Live events that pile up for a reader that does not keep up count against
+ * `maxBufferBytes`; past it the stream is errored and its queue dropped instead of growing:
+ * the browser resumes later and gets every attempt that is not final again.
  */
 export class BrowserStream {
   readonly browserId: string;
@@ -40,6 +49,9 @@ export class BrowserStream {
   #ended = false;
   /** While the backlog is read from the store, live deliveries wait here. */
   #held: Delivery[] | null = [];
+  #pending: PendingEvent[] = [];
+  #pendingHead = 0;
+  #pendingLiveBytes = 0;
   readonly #init: BrowserStreamInit;
 
   constructor(init: BrowserStreamInit) {
@@ -51,6 +63,7 @@ export class BrowserStream {
         start: (controller) => {
           this.#controller = controller;
         },
+        pull: () => this.#pump(),
         cancel: () => this.#end(),
       },
       new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER_MARK }),
@@ -62,71 +75,96 @@ export class BrowserStream {
     return this.#ended;
   }
 
-  /** Bytes written but not yet taken by the reader. */
+  /** Bytes of live events held for the reader: in the stream's queue and waiting behind it. */
   get bufferedBytes(): number {
-    return this.#ended ? 0 : HIGH_WATER_MARK - (this.#controller.desiredSize ?? 0);
+    if (this.#ended) return 0;
+    return HIGH_WATER_MARK - (this.#controller.desiredSize ?? 0) + this.#pendingLiveBytes;
   }
 
   /** Writes the `retry:` advice and the `ready` event. */
   open(ready: ReadyPayload, retryMs: number, sequence: number): void {
-    this.#write(sseRetry(retryMs));
-    this.#write(sseEvent('ready', sseEventId(this.browserId, sequence), ready));
+    this.#enqueue(sseRetry(retryMs));
+    this.#enqueue(sseEvent('ready', sseEventId(this.browserId, sequence), ready));
   }
 
-  /** Writes the backlog read from the store, then what arrived live meanwhile (without repeats). */
+  /** Queues the backlog read from the store, then what arrived live meanwhile (without repeats). */
   replay(backlog: readonly Delivery[]): void {
     const held = this.#held ?? [];
     this.#held = null;
     const seen = new Set<string>();
-    for (const delivery of backlog) seen.add(delivery.attemptId);
-    this.#writeDeliveries([...backlog, ...held.filter((delivery) => !seen.has(delivery.attemptId))]);
+    for (const delivery of backlog) {
+      seen.add(delivery.attemptId);
+      this.#queue(delivery, false);
+    }
+    for (const delivery of held) if (!seen.has(delivery.attemptId)) this.#queue(delivery, true);
+    this.#afterQueue();
   }
 
-  /** Writes one live delivery (or holds it while the backlog is being read). */
+  /** Queues one live delivery (or holds it while the backlog is being read). */
   deliver(delivery: Delivery): void {
-    if (this.#held) this.#held.push(delivery);
-    else this.#writeDeliveries([delivery]);
+    if (this.#ended) return;
+    if (this.#held) {
+      this.#held.push(delivery);
+      return;
+    }
+    this.#queue(delivery, true);
+    this.#afterQueue();
   }
 
   /** Writes a heartbeat comment. */
   heartbeat(): void {
-    this.#write(SSE_HEARTBEAT);
+    this.#enqueue(SSE_HEARTBEAT);
   }
 
-  /** Ends the stream cleanly; the reader gets what was written first. */
+  /** Ends the stream cleanly; the reader gets what was already in the stream's queue first. */
   close(): void {
     if (this.#ended) return;
     this.#controller.close();
     this.#end();
   }
 
-  #writeDeliveries(deliveries: readonly Delivery[]): void {
-    if (this.#ended || deliveries.length === 0) return;
+  #queue(delivery: Delivery, live: boolean): void {
+    const bytes = sseEvent('notification', sseEventId(this.browserId, delivery.seq), deliveryPayload(delivery));
+    this.#pending.push({ attemptId: delivery.attemptId, bytes, live });
+    if (live) this.#pendingLiveBytes += bytes.byteLength;
+  }
+
+  #afterQueue(): void {
+    if (this.#ended) return;
+    if (this.bufferedBytes > this.#init.maxBufferBytes) {
+      this.#controller.error(new Error('slow reader: stream buffer limit reached'));
+      this.#end();
+      return;
+    }
+    this.#pump();
+  }
+
+  /** Moves pending events into the stream while its queue has room. */
+  #pump(): void {
+    if (this.#ended) return;
     const written: string[] = [];
-    for (const delivery of deliveries) {
-      if (!this.#write(sseEvent('notification', sseEventId(this.browserId, delivery.seq), deliveryPayload(delivery)))) {
-        break;
-      }
-      written.push(delivery.attemptId);
+    while (this.#pendingHead < this.#pending.length && (this.#controller.desiredSize ?? 0) > 0) {
+      const event = this.#pending[this.#pendingHead++]!;
+      this.#controller.enqueue(event.bytes);
+      if (event.live) this.#pendingLiveBytes -= event.bytes.byteLength;
+      written.push(event.attemptId);
+    }
+    if (this.#pendingHead === this.#pending.length) {
+      this.#pending = [];
+      this.#pendingHead = 0;
     }
     if (written.length > 0) this.#init.onWritten(written);
   }
 
-  #write(bytes: Uint8Array): boolean {
-    if (this.#ended) return false;
-    this.#controller.enqueue(bytes);
-    if (this.bufferedBytes > this.#init.maxBufferBytes) {
-      this.#controller.error(new Error('slow reader: stream buffer limit reached'));
-      this.#end();
-      return false;
-    }
-    return true;
+  #enqueue(bytes: Uint8Array): void {
+    if (!this.#ended) this.#controller.enqueue(bytes);
   }
 
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#held = null;
+    this.#pending = [];
     this.#init.onEnd(this);
   }
 }

@@ -29,20 +29,14 @@ export class StreamRegistry {
   readonly #byBrowser = new Map<string, Set<BrowserStream>>();
   readonly #sent: SentMarker;
   readonly #unsubscribe: () => void;
-  readonly #timers: ReturnType<typeof setInterval>[] = [];
+  /** Runs while at least one stream is open, so that an idle instance holds no timer. */
+  #heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   #size = 0;
   #lastTouchAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: StreamRegistryDeps) {
     this.#sent = new SentMarker({ store: deps.store, clock: deps.clock, logger: deps.logger, delayMs: 5 });
     this.#unsubscribe = deps.hub.subscribe((message) => this.#route(message));
-  }
-
-  /** Starts the heartbeat timer. */
-  start(): void {
-    const heartbeat = setInterval(() => this.heartbeat(), this.deps.heartbeatMs);
-    unrefTimer(heartbeat);
-    this.#timers.push(heartbeat);
   }
 
   /** Number of open streams. */
@@ -63,6 +57,10 @@ export class StreamRegistry {
     }
     set.add(stream);
     this.#size++;
+    if (this.#heartbeatTimer === null) {
+      this.#heartbeatTimer = setInterval(() => this.heartbeat(), this.deps.heartbeatMs);
+      unrefTimer(this.#heartbeatTimer);
+    }
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
@@ -71,6 +69,10 @@ export class StreamRegistry {
     if (!set?.delete(stream)) return;
     this.#size--;
     if (set.size === 0) this.#byBrowser.delete(stream.browserId);
+    if (this.#size === 0 && this.#heartbeatTimer !== null) {
+      clearInterval(this.#heartbeatTimer);
+      this.#heartbeatTimer = null;
+    }
     this.deps.store
       .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
       .catch((error: unknown) => this.deps.logger.error('recording a closed stream failed', { error: String(error) }));
@@ -101,7 +103,6 @@ export class StreamRegistry {
 
   /** Closes every stream and stops the timers and the hub subscription. */
   async close(): Promise<void> {
-    for (const timer of this.#timers) clearInterval(timer);
     this.#unsubscribe();
     for (const set of [...this.#byBrowser.values()]) for (const stream of [...set]) stream.close();
     await this.#sent.flush();
