@@ -1,0 +1,103 @@
+/** One dispatched Server-Sent Event. */
+export interface SseEvent {
+  /** The `event:` field, or `message` when none was given. */
+  type: string;
+  /** The `data:` lines joined with `\n`. */
+  data: string;
+  /** The last event id at dispatch time (it persists across events, as in EventSource). */
+  id: string;
+}
+
+/** Callbacks of {@link createSseParser}. */
+export interface SseParserOptions {
+  onEvent: (event: SseEvent) => void;
+  /** A valid `retry:` field, in milliseconds. */
+  onRetry?: (milliseconds: number) => void;
+  /** A comment line (a heartbeat), without its leading colon. */
+  onComment?: (text: string) => void;
+  /**
+   * The last event id to start from, as an EventSource keeps it across reconnects.
+   * @default ''
+   */
+  lastEventId?: string;
+}
+
+/** An incremental parser of a decoded `text/event-stream`. */
+export interface SseParser {
+  /** Feeds the next piece of decoded text; a piece may end anywhere, even between CR and LF. */
+  feed(text: string): void;
+  /** The last event id, updated when an event block is dispatched (even one without data). */
+  readonly lastEventId: string;
+}
+
+/**
+ * Creates a parser that follows the WHATWG rules for `text/event-stream`: CRLF, CR and LF line
+ * endings, one leading BOM skipped, comments, a field without a colon, `id` with NUL ignored,
+ * `retry` of ASCII digits only, and an unterminated block at the end discarded (by never
+ * being dispatched).
+ */
+export function createSseParser(options: SseParserOptions): SseParser {
+  let pending = '';
+  let started = false;
+  let skipLineFeed = false;
+  let data = '';
+  let eventType = '';
+  let idBuffer = options.lastEventId ?? '';
+  let lastEventId = idBuffer;
+
+  const dispatch = () => {
+    lastEventId = idBuffer;
+    if (data === '') {
+      eventType = '';
+      return;
+    }
+    const event = { type: eventType || 'message', data: data.slice(0, -1), id: lastEventId };
+    data = '';
+    eventType = '';
+    options.onEvent(event);
+  };
+
+  const processLine = (line: string) => {
+    if (line === '') return dispatch();
+    if (line[0] === ':') return options.onComment?.(line.slice(1));
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value[0] === ' ') value = value.slice(1);
+    if (field === 'event') eventType = value;
+    else if (field === 'data') data += `${value}\n`;
+    else if (field === 'id') {
+      if (!value.includes('\0')) idBuffer = value;
+    } else if (field === 'retry' && /^\d+$/.test(value)) options.onRetry?.(Number(value));
+  };
+
+  return {
+    get lastEventId() {
+      return lastEventId;
+    },
+    feed(text) {
+      if (text === '') return;
+      if (!started) {
+        started = true;
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      }
+      // A CR ended the previous piece: an LF opening this one belongs to the same line break.
+      if (skipLineFeed && text[0] === '\n') text = text.slice(1);
+      skipLineFeed = false;
+      const scanFrom = pending.length;
+      const buffer = pending + text;
+      let lineStart = 0;
+      for (let index = scanFrom; index < buffer.length; index++) {
+        const char = buffer[index];
+        if (char !== '\r' && char !== '\n') continue;
+        processLine(buffer.slice(lineStart, index));
+        if (char === '\r') {
+          if (index + 1 === buffer.length) skipLineFeed = true;
+          else if (buffer[index + 1] === '\n') index++;
+        }
+        lineStart = index + 1;
+      }
+      pending = buffer.slice(lineStart);
+    },
+  };
+}
