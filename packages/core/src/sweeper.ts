@@ -5,9 +5,21 @@ import type { StreamRegistry } from './stream/stream-registry.js';
 const PURGE_INTERVAL_MS = 60_000;
 
 /**
+ * Closes the open streams of projects suspended by another process (the operator CLI on the
+ * same store): this process's hub never heard of it, but the store knows.
+ */
+async function closeSuspendedStreams(options: ResolvedOptions, hub: Hub, streams: StreamRegistry): Promise<void> {
+  for (const projectId of streams.openProjectIds()) {
+    const project = await options.store.getProject(projectId);
+    if (project === null || project.suspended) await hub.publish([{ type: 'close-project', projectId }]);
+  }
+}
+
+/**
  * Moves time-driven states: attempts past their ttl become `expired`, browsers unseen for
  * `staleBrowserMs` are disconnected as stale (their open attempts `failed`), and idempotency
- * records and connect tokens past their expiry are deleted.
+ * records and connect tokens past their expiry are deleted; streams of projects suspended
+ * elsewhere are closed.
  */
 export function createSweeper(options: ResolvedOptions, hub: Hub, streams: StreamRegistry) {
   let lastPurge = Number.NEGATIVE_INFINITY;
@@ -21,6 +33,7 @@ export function createSweeper(options: ResolvedOptions, hub: Hub, streams: Strea
     await streams.touchOpenBrowsers();
     const reaped = await store.reapStaleBrowsers({ seenBefore: now - options.staleBrowserMs, now });
     if (reaped.length > 0) await hub.publish(reaped.map((browserId) => ({ type: 'close-browser', browserId })));
+    await closeSuspendedStreams(options, hub, streams);
     if (now - lastPurge >= PURGE_INTERVAL_MS) {
       await store.purgeExpired({ now });
       lastPurge = now;

@@ -178,6 +178,16 @@ describe('GET /v1/connect/{token}', () => {
     expect(h.tidings.openStreams()).toBe(0);
   });
 
+  it('a suspension written by another process (straight to the store) closes the streams at the next sweep', async () => {
+    const stream = readEvents(await open());
+    await stream.next('ready');
+    await h.store.setProjectSuspended({ id: h.project.id, suspended: true, now: h.clock.now() });
+    expect(h.tidings.openStreams()).toBe(1);
+    await h.tidings.sweep();
+    await stream.end();
+    expect(h.tidings.openStreams()).toBe(0);
+  });
+
   it('a slow reader is cut at the buffer limit instead of growing memory, and resumes without loss', async () => {
     await h.close();
     h = await createHarness({

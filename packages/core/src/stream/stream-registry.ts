@@ -78,6 +78,13 @@ export class StreamRegistry {
       .catch((error: unknown) => this.deps.logger.error('recording a closed stream failed', { error: String(error) }));
   }
 
+  /** The projects that have open streams here. */
+  openProjectIds(): string[] {
+    const ids = new Set<string>();
+    for (const set of this.#byBrowser.values()) for (const stream of set) ids.add(stream.projectId);
+    return [...ids];
+  }
+
   /** Writes a heartbeat comment to every open stream. */
   heartbeat(): void {
     for (const set of this.#byBrowser.values()) for (const stream of set) stream.heartbeat();
