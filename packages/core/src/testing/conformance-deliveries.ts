@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../ports/store.js';
+import type { AttemptRecord, BrowserRecord } from '../types.js';
+import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
+
+/** Sends one live notification to a recipient and returns the attempt of the given browser. */
+async function attemptFor(store: Store, projectId: string, browser: BrowserRecord, now = T0): Promise<AttemptRecord> {
+  const created = await sendCreated(store, { projectId, recipient: browser.recipient, now });
+  const attempt = created.attempts.find((candidate) => candidate.browserId === browser.id);
+  if (!attempt) throw new Error('no attempt for the browser');
+  return attempt;
+}
+
+async function reread(store: Store, projectId: string, attempt: AttemptRecord): Promise<AttemptRecord> {
+  const read = await readBack(store, projectId, attempt.notificationId);
+  const found = read.attempts.find((candidate) => candidate.id === attempt.id);
+  if (!found) throw new Error(`attempt ${attempt.id} not found`);
+  return found;
+}
+
+/** What a browser's stream receives, how attempts move to sent, and receipts. */
+export function deliveryConformance(getStore: GetStore): void {
+  describe('deliveries', () => {
+    it('lists the browser’s attempts that are not final and not expired, in seq order', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const other = await seedBrowser(store, project.id, 'user-2');
+      const first = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 1, ttl: 60 });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', mode: 'test', now: T0 + 2 });
+      const third = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 3, ttl: 120 });
+      const delivered = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 4 });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-2', now: T0 + 5 });
+      await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [{ type: 'delivered', attemptId: delivered.attempts[0]!.id, at: T0 + 6 }],
+        now: T0 + 6,
+      });
+      await store.markAttemptsSent({ attemptIds: [third.attempts[0]!.id], now: T0 + 7 });
+
+      const deliveries = await store.listDeliveries({ browserId: browser.id, now: T0 + 10 });
+      expect(deliveries.map((delivery) => delivery.attemptId)).toEqual([first.attempts[0]!.id, third.attempts[0]!.id]);
+      const n = first.notification;
+      expect(deliveries[0]).toEqual({
+        attemptId: first.attempts[0]!.id,
+        browserId: browser.id,
+        seq: first.attempts[0]!.seq,
+        notificationId: n.id,
+        title: n.title,
+        body: n.body,
+        url: n.url,
+        icon: n.icon,
+        tag: n.tag,
+        data: n.data,
+        createdAt: n.createdAt,
+        expiresAt: n.expiresAt,
+      });
+      expect(deliveries[0]!.seq).toBeLessThan(deliveries[1]!.seq);
+      expect((await store.listDeliveries({ browserId: other.id, now: T0 + 10 })).map((d) => d.browserId)).toEqual([
+        other.id,
+      ]);
+      const beforeExpiry = await store.listDeliveries({ browserId: browser.id, now: first.notification.expiresAt - 1 });
+      expect(beforeExpiry).toHaveLength(2);
+      const atExpiry = await store.listDeliveries({ browserId: browser.id, now: first.notification.expiresAt });
+      expect(atExpiry.map((delivery) => delivery.attemptId)).toEqual([third.attempts[0]!.id]);
+      expect(await store.listDeliveries({ browserId: 'brw_unknown', now: T0 })).toEqual([]);
+    });
+
+    it('marks only accepted attempts that are not final as sent', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const accepted = await attemptFor(store, project.id, browser, T0 + 1);
+      const delivered = await attemptFor(store, project.id, browser, T0 + 2);
+      const test = await sendCreated(store, { projectId: project.id, recipient: 'user-1', mode: 'test', now: T0 + 3 });
+      await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [{ type: 'delivered', attemptId: delivered.id, at: T0 + 4 }],
+        now: T0 + 4,
+      });
+      const ids = [accepted.id, delivered.id, test.attempts[0]!.id, 'att_unknown'];
+      await store.markAttemptsSent({ attemptIds: ids, now: T0 + 5 });
+      expect(await reread(store, project.id, accepted)).toMatchObject({ status: 'sent', final: false, sentAt: T0 + 5 });
+      expect(await reread(store, project.id, delivered)).toMatchObject({ status: 'delivered', sentAt: null });
+      expect(await reread(store, project.id, test.attempts[0]!)).toEqual(test.attempts[0]);
+      await store.markAttemptsSent({ attemptIds: [accepted.id], now: T0 + 9 });
+      expect(await reread(store, project.id, accepted)).toMatchObject({ status: 'sent', sentAt: T0 + 5 });
+      await expect(store.markAttemptsSent({ attemptIds: [], now: T0 })).resolves.toBeUndefined();
+    });
+  });
+
+  describe('receipts', () => {
+    it('delivers accepted and sent attempts, final, with the receipt time', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const accepted = await attemptFor(store, project.id, browser, T0 + 1);
+      const sent = await attemptFor(store, project.id, browser, T0 + 2);
+      await store.markAttemptsSent({ attemptIds: [sent.id], now: T0 + 3 });
+      const count = await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [
+          { type: 'delivered', attemptId: accepted.id, at: T0 + 4 },
+          { type: 'delivered', attemptId: sent.id, at: T0 + 5 },
+        ],
+        now: T0 + 6,
+      });
+      expect(count).toBe(2);
+      expect(await reread(store, project.id, accepted)).toEqual({
+        ...accepted,
+        status: 'delivered',
+        final: true,
+        deliveredAt: T0 + 4,
+      });
+      expect(await reread(store, project.id, sent)).toEqual({
+        ...sent,
+        status: 'delivered',
+        final: true,
+        sentAt: T0 + 3,
+        deliveredAt: T0 + 5,
+      });
+    });
+
+    it('sets displayed, clicked and dismissed once, never changing the status', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const accepted = await attemptFor(store, project.id, browser, T0 + 1);
+      const delivered = await attemptFor(store, project.id, browser, T0 + 2);
+      await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [{ type: 'delivered', attemptId: delivered.id, at: T0 + 3 }],
+        now: T0 + 3,
+      });
+      const engagement = (attemptId: string, at: number) =>
+        (['displayed', 'clicked', 'dismissed'] as const).map((type, index) => ({ type, attemptId, at: at + index }));
+      const count = await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [...engagement(accepted.id, T0 + 10), ...engagement(delivered.id, T0 + 20)],
+        now: T0 + 30,
+      });
+      expect(count).toBe(6);
+      expect(await reread(store, project.id, accepted)).toEqual({
+        ...accepted,
+        displayedAt: T0 + 10,
+        clickedAt: T0 + 11,
+        dismissedAt: T0 + 12,
+      });
+      expect(await reread(store, project.id, delivered)).toEqual({
+        ...delivered,
+        status: 'delivered',
+        final: true,
+        deliveredAt: T0 + 3,
+        displayedAt: T0 + 20,
+        clickedAt: T0 + 21,
+        dismissedAt: T0 + 22,
+      });
+      await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [...engagement(accepted.id, T0 + 40), { type: 'delivered', attemptId: delivered.id, at: T0 + 43 }],
+        now: T0 + 43,
+      });
+      expect(await reread(store, project.id, accepted)).toMatchObject({
+        status: 'accepted',
+        final: false,
+        displayedAt: T0 + 10,
+        clickedAt: T0 + 11,
+        dismissedAt: T0 + 12,
+      });
+      expect((await reread(store, project.id, delivered)).deliveredAt).toBe(T0 + 3);
+    });
+
+    it('ignores receipts for attempts of other browsers, and does not count them', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const stranger = await seedBrowser(store, project.id, 'user-2');
+      const mine = await attemptFor(store, project.id, browser);
+      const theirs = await attemptFor(store, project.id, stranger);
+      const count = await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [
+          { type: 'delivered', attemptId: theirs.id, at: T0 + 1 },
+          { type: 'clicked', attemptId: theirs.id, at: T0 + 1 },
+          { type: 'displayed', attemptId: mine.id, at: T0 + 1 },
+          { type: 'delivered', attemptId: 'att_unknown', at: T0 + 1 },
+        ],
+        now: T0 + 1,
+      });
+      expect(count).toBe(1);
+      expect(await reread(store, project.id, theirs)).toEqual(theirs);
+      expect((await reread(store, project.id, mine)).displayedAt).toBe(T0 + 1);
+    });
+
+    it('leaves a failed attempt failed', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const attempt = await attemptFor(store, project.id, browser);
+      await store.disconnectBrowser({ browserId: browser.id, reason: 'browser_disconnected', now: T0 + 1 });
+      const failed = await reread(store, project.id, attempt);
+      const count = await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [{ type: 'delivered', attemptId: attempt.id, at: T0 + 2 }],
+        now: T0 + 2,
+      });
+      expect(count).toBe(1);
+      expect(await reread(store, project.id, attempt)).toEqual(failed);
+      expect(failed).toMatchObject({ status: 'failed', final: true, deliveredAt: null });
+    });
+
+    it('is idempotent: the same receipts twice leave the same state', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const attempt = await attemptFor(store, project.id, browser);
+      const receipts = [
+        { type: 'delivered', attemptId: attempt.id, at: T0 + 1 },
+        { type: 'displayed', attemptId: attempt.id, at: T0 + 2 },
+      ] as const;
+      expect(await store.applyReceipts({ browserId: browser.id, receipts: [...receipts], now: T0 + 2 })).toBe(2);
+      const once = await reread(store, project.id, attempt);
+      expect(await store.applyReceipts({ browserId: browser.id, receipts: [...receipts], now: T0 + 9 })).toBe(2);
+      expect(await reread(store, project.id, attempt)).toEqual(once);
+      expect(once).toMatchObject({ status: 'delivered', deliveredAt: T0 + 1, displayedAt: T0 + 2 });
+    });
+  });
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { hashSecret } from '../secrets.js';
+import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
+
+/** The sweeps: attempts past their notification's expiry, and expired tokens and idempotency records. */
+export function maintenanceConformance(getStore: GetStore): void {
+  describe('expireAttempts', () => {
+    it('expires the attempts that are not final of notifications whose expiresAt <= now', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const a = await seedBrowser(store, project.id, 'user-1');
+      const b = await seedBrowser(store, project.id, 'user-1');
+      const short = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0, ttl: 60 });
+      const long = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0, ttl: 120 });
+      const test = await sendCreated(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        mode: 'test',
+        now: T0,
+        ttl: 1,
+      });
+      const deliveredId = short.attempts.find((attempt) => attempt.browserId === a.id)!.id;
+      const pending = short.attempts.find((attempt) => attempt.browserId === b.id)!;
+      await store.applyReceipts({
+        browserId: a.id,
+        receipts: [{ type: 'delivered', attemptId: deliveredId, at: T0 + 1 }],
+        now: T0 + 1,
+      });
+      await store.markAttemptsSent({ attemptIds: [pending.id], now: T0 + 2 });
+
+      expect(await store.expireAttempts({ now: T0 + 59_999 })).toEqual([]);
+      const expiredAt = T0 + 60_000;
+      expect(await store.expireAttempts({ now: expiredAt })).toEqual([{ attemptId: pending.id, browserId: b.id }]);
+
+      const read = await readBack(store, project.id, short.notification.id);
+      expect(read.attempts.find((attempt) => attempt.id === pending.id)).toEqual({
+        ...pending,
+        status: 'expired',
+        final: true,
+        sentAt: T0 + 2,
+        expiredAt,
+        reason: 'ttl_expired',
+      });
+      expect(read.attempts.find((attempt) => attempt.id === deliveredId)).toMatchObject({
+        status: 'delivered',
+        expiredAt: null,
+        reason: null,
+      });
+      expect(await readBack(store, project.id, long.notification.id)).toEqual(long);
+      expect(await readBack(store, project.id, test.notification.id)).toEqual(test);
+      expect(await store.expireAttempts({ now: expiredAt + 1 })).toEqual([]);
+
+      const later = await store.expireAttempts({ now: T0 + 120_000 });
+      expect(later.map((ended) => ended.attemptId).sort()).toEqual(long.attempts.map((attempt) => attempt.id).sort());
+      expect(later.map((ended) => ended.browserId).sort()).toEqual([a.id, b.id].sort());
+    });
+  });
+
+  describe('purgeExpired', () => {
+    it('deletes connect tokens past their expiry and keeps the others', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const old = hashSecret('ct_old');
+      const fresh = hashSecret('ct_fresh');
+      await store.createConnectToken({ hash: old, projectId: project.id, recipient: 'u', now: T0, expiresAt: T0 + 10 });
+      await store.createConnectToken({
+        hash: fresh,
+        projectId: project.id,
+        recipient: 'u',
+        now: T0,
+        expiresAt: T0 + 1000,
+      });
+      await store.purgeExpired({ now: T0 + 10 });
+      expect(await store.findConnectToken(old)).toBeNull();
+      expect((await store.findConnectToken(fresh))?.expiresAt).toBe(T0 + 1000);
+    });
+
+    it('keeps idempotency records that have not expired, running or completed', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      await seedBrowser(store, project.id, 'user-1');
+      const claim = (key: string, now: number) =>
+        store.claimIdempotencyKey({
+          projectId: project.id,
+          key,
+          fingerprint: 'fp',
+          now,
+          expiresAt: now + DAY_MS,
+          lockExpiresAt: now + 60_000,
+        });
+      await claim('done', T0);
+      const result = await send(store, { projectId: project.id, recipient: 'user-1', now: T0, idempotencyKey: 'done' });
+      if (result.kind !== 'created') throw new Error(result.kind);
+      await claim('running', T0 + 1);
+      await store.purgeExpired({ now: T0 + 2 });
+      expect(await claim('done', T0 + 3)).toEqual({ kind: 'replay', status: 201, body: result.response.body });
+      expect(await claim('running', T0 + 3)).toEqual({ kind: 'in-progress' });
+      await store.purgeExpired({ now: T0 + DAY_MS + 1 });
+      expect(await claim('running', T0 + DAY_MS + 2)).toEqual({ kind: 'claimed' });
+    });
+  });
+}

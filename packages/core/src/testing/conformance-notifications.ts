@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../ports/store.js';
+import { utcDay } from '../time.js';
+import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
+
+/** Usage days that counted anything: whether a store also lists empty days is left open. */
+async function usage(store: Store, projectId: string, fromDay: string, toDay: string) {
+  const days = await store.getUsage({ projectId, fromDay, toDay });
+  return days.filter((day) => day.notifications > 0 || day.attempts > 0);
+}
+
+/** Creating and reading notifications: attempts per connected browser, modes, seq, usage. */
+export function notificationConformance(getStore: GetStore): void {
+  describe('notifications', () => {
+    it('refuses a recipient without a connected browser, recording nothing', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store);
+      await seedBrowser(store, project.id, 'someone-else');
+      await seedBrowser(store, other.id, 'user-1');
+      const gone = await seedBrowser(store, project.id, 'user-1');
+      await store.disconnectBrowser({ browserId: gone.id, reason: 'browser_disconnected', now: T0 });
+      for (const mode of ['live', 'test'] as const) {
+        expect(await send(store, { projectId: project.id, recipient: 'user-1', mode })).toEqual({
+          kind: 'no-connected-browser',
+        });
+      }
+      expect(await usage(store, project.id, '2025-12-01', '2026-02-01')).toEqual([]);
+    });
+
+    it('records one live attempt per connected browser, accepted and not final', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const first = await seedBrowser(store, project.id, 'user-1', T0 - 2000);
+      const second = await seedBrowser(store, project.id, 'user-1', T0 - 1000);
+      const result = await send(store, { projectId: project.id, recipient: 'user-1', now: T0, ttl: 600 });
+      if (result.kind !== 'created') throw new Error(result.kind);
+      const { notification, attempts } = result.created;
+      expect(notification).toMatchObject({
+        projectId: project.id,
+        mode: 'live',
+        recipient: 'user-1',
+        title: 'Hello',
+        body: 'Body text',
+        url: 'https://example.com/a',
+        icon: null,
+        tag: 'greeting',
+        data: { order: 42, nested: { ok: true } },
+        ttl: 600,
+        createdAt: T0,
+        expiresAt: T0 + 600_000,
+      });
+      expect(attempts.map((attempt) => attempt.browserId).sort()).toEqual([first.id, second.id].sort());
+      expect(new Set(attempts.map((attempt) => attempt.id)).size).toBe(2);
+      for (const attempt of attempts) {
+        expect(attempt).toEqual({
+          id: attempt.id,
+          notificationId: notification.id,
+          browserId: attempt.browserId,
+          seq: 1,
+          status: 'accepted',
+          final: false,
+          acceptedAt: T0,
+          sentAt: null,
+          deliveredAt: null,
+          failedAt: null,
+          expiredAt: null,
+          reason: null,
+          displayedAt: null,
+          clickedAt: null,
+          dismissedAt: null,
+        });
+      }
+      expect(await readBack(store, project.id, notification.id)).toEqual(result.created);
+    });
+
+    it('records test-mode attempts accepted and final at once', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      await seedBrowser(store, project.id, 'user-1');
+      await seedBrowser(store, project.id, 'user-1');
+      const created = await sendCreated(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        mode: 'test',
+        data: null,
+      });
+      expect(created.notification.mode).toBe('test');
+      expect(created.notification.data).toBeNull();
+      expect(created.attempts).toHaveLength(2);
+      for (const attempt of created.attempts) {
+        expect(attempt).toMatchObject({ status: 'accepted', final: true, acceptedAt: T0, reason: null });
+      }
+      expect(await readBack(store, project.id, created.notification.id)).toEqual(created);
+    });
+
+    it('numbers attempts per browser from 1, in creation order', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const first = await seedBrowser(store, project.id, 'user-1');
+      const a = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 1 });
+      const b = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 2 });
+      const second = await seedBrowser(store, project.id, 'user-1', T0 + 3);
+      const c = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 4 });
+      const seqOf = (created: typeof a, browserId: string) =>
+        created.attempts.find((attempt) => attempt.browserId === browserId)?.seq;
+      expect([seqOf(a, first.id), seqOf(b, first.id), seqOf(c, first.id)]).toEqual([1, 2, 3]);
+      expect(seqOf(c, second.id)).toBe(1);
+      expect(a.attempts).toHaveLength(1);
+      expect(c.attempts).toHaveLength(2);
+    });
+
+    it('reads a notification only within its project', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store);
+      await seedBrowser(store, project.id, 'user-1');
+      const created = await sendCreated(store, { projectId: project.id, recipient: 'user-1' });
+      expect(await store.getNotification({ projectId: other.id, id: created.notification.id })).toBeNull();
+      expect(await store.getNotification({ projectId: project.id, id: 'ntf_unknown' })).toBeNull();
+      expect(await store.getNotification({ projectId: project.id, id: created.notification.id })).toEqual(created);
+    });
+
+    it('counts live notifications and attempts per UTC day of creation, never test mode', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store);
+      await seedBrowser(store, project.id, 'user-1');
+      await seedBrowser(store, project.id, 'user-1');
+      await seedBrowser(store, other.id, 'user-1');
+      const endOfDay = Date.UTC(2026, 0, 1, 23, 59, 59, 999);
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: endOfDay });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: endOfDay + 1 });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', mode: 'test', now: T0 });
+      await sendCreated(store, { projectId: other.id, recipient: 'user-1', now: T0 });
+      const day1 = utcDay(T0);
+      const day2 = utcDay(T0 + DAY_MS);
+      expect(await usage(store, project.id, '2025-12-01', '2026-02-01')).toEqual([
+        { day: day1, notifications: 2, attempts: 4 },
+        { day: day2, notifications: 1, attempts: 2 },
+      ]);
+      expect(await usage(store, project.id, day2, day2)).toEqual([{ day: day2, notifications: 1, attempts: 2 }]);
+      expect(await usage(store, project.id, '2025-12-01', day1)).toEqual([
+        { day: day1, notifications: 2, attempts: 4 },
+      ]);
+      expect(await usage(store, other.id, day1, day2)).toEqual([{ day: day1, notifications: 1, attempts: 1 }]);
+    });
+  });
+}

@@ -1,0 +1,108 @@
+import { newId } from '../ids.js';
+import type { CreateNotificationResult, Store, StoredResponse } from '../ports/store.js';
+import { hashSecret } from '../secrets.js';
+import type { BrowserRecord, KeyMode, NotificationWithAttempts, ProjectRecord } from '../types.js';
+
+/** Gives each group of tests the store of the test being run. */
+export type GetStore = () => Store;
+
+/** A fixed instant (2026-01-01T12:00:00Z), so that UTC days in assertions are known. */
+export const T0 = Date.UTC(2026, 0, 1, 12);
+
+/** A day is long enough for any ttl or lock the tests use to pass. */
+export const DAY_MS = 86_400_000;
+
+/** The response the tests store for replays: it names what was recorded, so a replay can be checked. */
+export function renderForTest(created: NotificationWithAttempts): StoredResponse {
+  return {
+    status: 201,
+    body: JSON.stringify({ id: created.notification.id, attempts: created.attempts.map((attempt) => attempt.id) }),
+  };
+}
+
+/** A verified account with one project. */
+export async function seedProject(store: Store, now = T0): Promise<ProjectRecord> {
+  const account = await store.createAccount({
+    id: newId('acct', now),
+    email: 'owner@example.com',
+    verified: true,
+    now,
+  });
+  const result = await store.createProject({
+    id: newId('proj', now),
+    accountId: account.id,
+    name: 'App',
+    now,
+    maxProjects: 10,
+  });
+  if (result.kind !== 'created') throw new Error(`seedProject: ${result.kind}`);
+  return result.project;
+}
+
+/** Registers a connected browser of a recipient; the secret is `bs_` and a fixed tail. */
+export async function seedBrowser(
+  store: Store,
+  projectId: string,
+  recipient: string,
+  now = T0,
+): Promise<BrowserRecord> {
+  return store.registerBrowser({
+    id: newId('brw', now),
+    projectId,
+    recipient,
+    secretHash: hashSecret(`bs_${recipient}_secret`),
+    now,
+  });
+}
+
+/** What {@link send} records; everything but the project and recipient has a default. */
+export interface SendInput {
+  projectId: string;
+  recipient: string;
+  mode?: KeyMode;
+  now?: number;
+  ttl?: number;
+  title?: string;
+  data?: Record<string, unknown> | null;
+  idempotencyKey?: string | null;
+}
+
+/** Calls `createNotification` as the pipeline would, with a fresh notification record. */
+export function send(store: Store, input: SendInput): Promise<CreateNotificationResult> {
+  const now = input.now ?? T0;
+  const ttl = input.ttl ?? 3600;
+  return store.createNotification({
+    notification: {
+      id: newId('ntf', now),
+      projectId: input.projectId,
+      mode: input.mode ?? 'live',
+      recipient: input.recipient,
+      title: input.title ?? 'Hello',
+      body: 'Body text',
+      url: 'https://example.com/a',
+      icon: null,
+      tag: 'greeting',
+      data: input.data === undefined ? { order: 42, nested: { ok: true } } : input.data,
+      ttl,
+      createdAt: now,
+      expiresAt: now + ttl * 1000,
+    },
+    newAttemptId: () => newId('att', now),
+    idempotencyKey: input.idempotencyKey ?? null,
+    render: renderForTest,
+  });
+}
+
+/** Like {@link send}, but fails the test unless the notification was created. */
+export async function sendCreated(store: Store, input: SendInput): Promise<NotificationWithAttempts> {
+  const result = await send(store, input);
+  if (result.kind !== 'created') throw new Error(`expected created, got ${result.kind}`);
+  return result.created;
+}
+
+/** Reads a notification back, failing the test if it is missing. */
+export async function readBack(store: Store, projectId: string, id: string): Promise<NotificationWithAttempts> {
+  const found = await store.getNotification({ projectId, id });
+  if (!found) throw new Error(`notification ${id} not found`);
+  return found;
+}

@@ -1,0 +1,2 @@
+/** `@tidings/core/testing`: helpers for testing Tidings stores and embeddings (needs vitest). */
+export { runStoreConformance } from './store-conformance.js';

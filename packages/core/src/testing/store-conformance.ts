@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe } from 'vitest';
+import type { Store } from '../ports/store.js';
+import { accountConformance } from './conformance-accounts.js';
+import { apiKeyConformance } from './conformance-api-keys.js';
+import { browserConformance } from './conformance-browsers.js';
+import { deliveryConformance } from './conformance-deliveries.js';
+import { idempotencyConformance } from './conformance-idempotency.js';
+import { maintenanceConformance } from './conformance-maintenance.js';
+import { notificationConformance } from './conformance-notifications.js';
+
+/**
+ * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store
+ * implementation. `makeStore` is called before every test and must return an empty store; the
+ * suite closes it afterwards. Every store (SQLite now, PostgreSQL later) runs the same suite, so
+ * the pipeline can rely on the port's contract rather than on one implementation.
+ *
+ * @example
+ * runStoreConformance('sqlite :memory:', async () => createSqliteStore({ path: ':memory:' }));
+ */
+export function runStoreConformance(name: string, makeStore: () => Promise<Store>): void {
+  describe(`Store conformance: ${name}`, () => {
+    let store: Store | undefined;
+    const getStore = (): Store => {
+      if (!store) throw new Error('the store is only available inside a test');
+      return store;
+    };
+
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store?.close();
+      store = undefined;
+    });
+
+    accountConformance(getStore);
+    apiKeyConformance(getStore);
+    idempotencyConformance(getStore);
+    notificationConformance(getStore);
+    browserConformance(getStore);
+    deliveryConformance(getStore);
+    maintenanceConformance(getStore);
+  });
+}
