@@ -1,0 +1,82 @@
+import type { CreateApiKeyResult, KeyMode, Store } from '@tidings/core';
+import type Database from 'better-sqlite3';
+import { type ApiKeyRow, apiKeyFromRow, JOINED_PROJECT_COLUMNS, type JoinedProjectRow, joinedProject } from './rows.js';
+
+type ApiKeyOperations = Pick<
+  Store,
+  'createApiKey' | 'getApiKey' | 'listApiKeys' | 'revokeApiKey' | 'findApiKeyByHash' | 'touchApiKey'
+>;
+
+interface CreateApiKeyInput {
+  id: string;
+  projectId: string;
+  hash: string;
+  prefix: string;
+  mode: KeyMode;
+  name: string | null;
+  now: number;
+  maxActive: number;
+}
+
+/**
+ * API keys. Nothing is cached: the operator CLI may revoke a key or suspend a project from
+ * another process, and the server's next lookup must see it.
+ */
+export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
+  const projectExists = db.prepare<[string], number>('SELECT 1 FROM projects WHERE id = ?').pluck();
+  const countActive = db
+    .prepare<[string], number>('SELECT count(*) FROM api_keys WHERE project_id = ? AND revoked_at IS NULL')
+    .pluck();
+  const insertKey = db.prepare<CreateApiKeyInput, ApiKeyRow>(
+    `INSERT INTO api_keys (id, project_id, hash, prefix, mode, name, created_at)
+     VALUES (@id, @projectId, @hash, @prefix, @mode, @name, @now)
+     RETURNING *`,
+  );
+  const selectKey = db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?');
+  const selectKeys = db.prepare<[string], ApiKeyRow>(
+    'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id',
+  );
+  const revoke = db.prepare<[number, string], ApiKeyRow>(
+    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *',
+  );
+  const selectByHash = db.prepare<[string], ApiKeyRow & JoinedProjectRow>(
+    `SELECT k.*, ${JOINED_PROJECT_COLUMNS}
+       FROM api_keys AS k JOIN projects AS p ON p.id = k.project_id
+      WHERE k.hash = ?`,
+  );
+  // One conditional statement, so that concurrent requests cannot both decide to write.
+  const touch = db.prepare<{ id: string; now: number; minIntervalMs: number }>(
+    `UPDATE api_keys SET last_used_at = @now
+      WHERE id = @id AND (last_used_at IS NULL OR last_used_at <= @now - @minIntervalMs)`,
+  );
+
+  const createApiKey = db.transaction((input: CreateApiKeyInput): CreateApiKeyResult => {
+    if (!projectExists.get(input.projectId)) return { kind: 'project-not-found' };
+    if (countActive.get(input.projectId)! >= input.maxActive) return { kind: 'limit-reached' };
+    return { kind: 'created', key: apiKeyFromRow(insertKey.get(input)!) };
+  });
+
+  return {
+    async createApiKey(input) {
+      return createApiKey.immediate(input);
+    },
+    async getApiKey(id) {
+      const row = selectKey.get(id);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async listApiKeys(projectId) {
+      return selectKeys.all(projectId).map(apiKeyFromRow);
+    },
+    async revokeApiKey({ id, now }) {
+      const row = revoke.get(now, id);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async findApiKeyByHash(hash) {
+      const row = selectByHash.get(hash);
+      return row ? { key: apiKeyFromRow(row), project: joinedProject(row) } : null;
+    },
+    async touchApiKey(input) {
+      touch.run(input);
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import type { DisconnectBrowserResult, DisconnectReason, Store } from '@tidings/core';
+import type Database from 'better-sqlite3';
+import {
+  type BrowserRow,
+  browserFromRow,
+  JOINED_PROJECT_COLUMNS,
+  type JoinedProjectRow,
+  joinedProject,
+} from './rows.js';
+
+type BrowserOperations = Pick<
+  Store,
+  | 'createConnectToken'
+  | 'findConnectToken'
+  | 'registerBrowser'
+  | 'findBrowser'
+  | 'disconnectBrowser'
+  | 'touchBrowsers'
+  | 'reapStaleBrowsers'
+>;
+
+interface ConnectTokenRow extends JoinedProjectRow {
+  project_id: string;
+  recipient: string;
+  expires_at: number;
+}
+
+/** Connect tokens, browsers, and the end of a browser's connection. */
+export function browserOperations(db: Database.Database): BrowserOperations {
+  const ensureRecipient = db.prepare<[string, string, number]>(
+    'INSERT INTO recipients (project_id, recipient, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const insertToken = db.prepare<[string, string, string, number, number]>(
+    'INSERT INTO connect_tokens (hash, project_id, recipient, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectToken = db.prepare<[string], ConnectTokenRow>(
+    `SELECT t.project_id, t.recipient, t.expires_at, ${JOINED_PROJECT_COLUMNS}
+       FROM connect_tokens AS t JOIN projects AS p ON p.id = t.project_id
+      WHERE t.hash = ?`,
+  );
+  const insertBrowser = db.prepare<[string, string, string, string, number, number], BrowserRow>(
+    `INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at)
+     VALUES (?, ?, ?, ?, 1, ?, ?)
+     RETURNING *`,
+  );
+  const selectBrowser = db.prepare<[string], BrowserRow & JoinedProjectRow>(
+    `SELECT b.*, ${JOINED_PROJECT_COLUMNS}
+       FROM browsers AS b JOIN projects AS p ON p.id = b.project_id
+      WHERE b.id = ?`,
+  );
+  const selectConnected = db.prepare<[string], number>('SELECT connected FROM browsers WHERE id = ?').pluck();
+  const markDisconnected = db.prepare<[string, number, string]>(
+    'UPDATE browsers SET connected = 0, disconnect_reason = ?, disconnected_at = ? WHERE id = ?',
+  );
+  const pendingAttempts = db
+    .prepare<[string], string>('SELECT id FROM attempts WHERE browser_id = ? AND final = 0 ORDER BY seq')
+    .pluck();
+  const failPending = db.prepare<[string, number, string]>(
+    "UPDATE attempts SET status = 'failed', final = 1, reason = ?, failed_at = ? WHERE browser_id = ? AND final = 0",
+  );
+  const touch = db.prepare<[number, string]>(
+    'UPDATE browsers SET last_seen_at = max(last_seen_at, ?) WHERE id = ? AND connected = 1',
+  );
+  const staleBrowsers = db
+    .prepare<[number], string>(
+      'SELECT id FROM browsers WHERE connected = 1 AND last_seen_at < ? ORDER BY last_seen_at, id',
+    )
+    .pluck();
+
+  /** The disconnection itself; callers run it inside their write transaction. */
+  function disconnect(browserId: string, reason: DisconnectReason, now: number): DisconnectBrowserResult {
+    const connected = selectConnected.get(browserId);
+    if (connected === undefined) return { kind: 'not-found' };
+    if (connected === 0) return { kind: 'already-disconnected' };
+    const failedAttemptIds = pendingAttempts.all(browserId);
+    failPending.run(reason, now, browserId);
+    markDisconnected.run(reason, now, browserId);
+    return { kind: 'disconnected', failedAttemptIds };
+  }
+
+  const createToken = db.transaction(
+    (input: { hash: string; projectId: string; recipient: string; now: number; expiresAt: number }) => {
+      ensureRecipient.run(input.projectId, input.recipient, input.now);
+      insertToken.run(input.hash, input.projectId, input.recipient, input.now, input.expiresAt);
+    },
+  );
+  const register = db.transaction(
+    (input: { id: string; projectId: string; recipient: string; secretHash: string; now: number }) => {
+      ensureRecipient.run(input.projectId, input.recipient, input.now);
+      return insertBrowser.get(input.id, input.projectId, input.recipient, input.secretHash, input.now, input.now)!;
+    },
+  );
+  const disconnectOne = db.transaction(disconnect);
+  const touchAll = db.transaction((browserIds: string[], now: number) => {
+    for (const id of browserIds) touch.run(now, id);
+  });
+  const reap = db.transaction((seenBefore: number, now: number) => {
+    const ids = staleBrowsers.all(seenBefore);
+    for (const id of ids) disconnect(id, 'browser_stale', now);
+    return ids;
+  });
+
+  return {
+    async createConnectToken(input) {
+      createToken.immediate(input);
+    },
+    async findConnectToken(hash) {
+      const row = selectToken.get(hash);
+      if (!row) return null;
+      return {
+        projectId: row.project_id,
+        recipient: row.recipient,
+        expiresAt: row.expires_at,
+        project: joinedProject(row),
+      };
+    },
+    async registerBrowser(input) {
+      return browserFromRow(register.immediate(input));
+    },
+    async findBrowser(id) {
+      const row = selectBrowser.get(id);
+      return row ? { browser: browserFromRow(row), project: joinedProject(row) } : null;
+    },
+    async disconnectBrowser({ browserId, reason, now }) {
+      return disconnectOne.immediate(browserId, reason, now);
+    },
+    async touchBrowsers({ browserIds, now }) {
+      if (browserIds.length > 0) touchAll.immediate(browserIds, now);
+    },
+    async reapStaleBrowsers({ seenBefore, now }) {
+      return reap.immediate(seenBefore, now);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
+import type Database from 'better-sqlite3';
+import { parseData } from './rows.js';
+
+type DeliveryOperations = Pick<Store, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
+
+interface DeliveryRow {
+  attempt_id: string;
+  browser_id: string;
+  seq: number;
+  notification_id: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+function deliveryFromRow(row: DeliveryRow): Delivery {
+  return {
+    attemptId: row.attempt_id,
+    browserId: row.browser_id,
+    seq: row.seq,
+    notificationId: row.notification_id,
+    title: row.title,
+    body: row.body,
+    url: row.url,
+    icon: row.icon,
+    tag: row.tag,
+    data: parseData(row.data),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+/** What a browser's stream or poll receives, and what the browser reports back. */
+export function deliveryOperations(db: Database.Database): DeliveryOperations {
+  // `final = 0` leaves out test mode's attempts (accepted, but final) and reads through the
+  // partial index of pending attempts, already in stream order.
+  const selectDeliveries = db.prepare<[string, number], DeliveryRow>(
+    `SELECT a.id AS attempt_id, a.browser_id, a.seq, n.id AS notification_id, n.title, n.body, n.url,
+            n.icon, n.tag, n.data, n.created_at, n.expires_at
+       FROM attempts AS a JOIN notifications AS n ON n.id = a.notification_id
+      WHERE a.browser_id = ? AND a.final = 0 AND n.expires_at > ?
+      ORDER BY a.seq`,
+  );
+  const markSent = db.prepare<[number, string]>(
+    "UPDATE attempts SET status = 'sent', sent_at = ? WHERE id = ? AND status = 'accepted' AND final = 0",
+  );
+  const isOwnAttempt = db
+    .prepare<[string, string], number>('SELECT 1 FROM attempts WHERE id = ? AND browser_id = ?')
+    .pluck();
+  // Receipt times are written once: a repeated or late receipt never moves them.
+  const apply: Record<ReceiptType, Database.Statement<[number, string]>> = {
+    delivered: db.prepare(
+      "UPDATE attempts SET status = 'delivered', final = 1, delivered_at = ? WHERE id = ? AND final = 0",
+    ),
+    displayed: db.prepare('UPDATE attempts SET displayed_at = ? WHERE id = ? AND displayed_at IS NULL'),
+    clicked: db.prepare('UPDATE attempts SET clicked_at = ? WHERE id = ? AND clicked_at IS NULL'),
+    dismissed: db.prepare('UPDATE attempts SET dismissed_at = ? WHERE id = ? AND dismissed_at IS NULL'),
+  };
+
+  const markAll = db.transaction((attemptIds: string[], now: number) => {
+    for (const id of attemptIds) markSent.run(now, id);
+  });
+  const applyAll = db.transaction((browserId: string, receipts: Receipt[]) => {
+    let named = 0;
+    for (const receipt of receipts) {
+      if (!isOwnAttempt.get(receipt.attemptId, browserId)) continue;
+      named++;
+      apply[receipt.type].run(receipt.at, receipt.attemptId);
+    }
+    return named;
+  });
+
+  return {
+    async listDeliveries({ browserId, now }) {
+      return selectDeliveries.all(browserId, now).map(deliveryFromRow);
+    },
+    async markAttemptsSent({ attemptIds, now }) {
+      if (attemptIds.length > 0) markAll.immediate(attemptIds, now);
+    },
+    async applyReceipts({ browserId, receipts }) {
+      return receipts.length > 0 ? applyAll.immediate(browserId, receipts) : 0;
+    },
+  };
+}

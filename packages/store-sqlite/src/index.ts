@@ -1,0 +1,3 @@
+/** `@tidings/store-sqlite`: the embedded default store of Tidings, on better-sqlite3. */
+export type { SqliteStoreOptions } from './options.js';
+export { createSqliteStore } from './sqlite-store.js';

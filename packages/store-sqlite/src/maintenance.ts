@@ -1,0 +1,45 @@
+import type { EndedAttempt, Store } from '@tidings/core';
+import type Database from 'better-sqlite3';
+
+type MaintenanceOperations = Pick<Store, 'expireAttempts' | 'purgeExpired'>;
+
+interface PendingRow {
+  attempt_id: string;
+  browser_id: string;
+}
+
+/** The periodic sweeps: attempts past their notification's expiry, and expired records. */
+export function maintenanceOperations(db: Database.Database): MaintenanceOperations {
+  // Reads through the partial index of attempts that are not final, so the sweep costs what is
+  // pending, not what the store has ever held.
+  const selectExpired = db.prepare<[number], PendingRow>(
+    `SELECT a.id AS attempt_id, a.browser_id
+       FROM attempts AS a JOIN notifications AS n ON n.id = a.notification_id
+      WHERE a.final = 0 AND n.expires_at <= ?
+      ORDER BY a.notification_id, a.browser_id`,
+  );
+  const expire = db.prepare<[number, string]>(
+    "UPDATE attempts SET status = 'expired', final = 1, reason = 'ttl_expired', expired_at = ? WHERE id = ? AND final = 0",
+  );
+  const purgeIdempotency = db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+  const purgeTokens = db.prepare<[number]>('DELETE FROM connect_tokens WHERE expires_at <= ?');
+
+  const expireAll = db.transaction((now: number): EndedAttempt[] => {
+    const rows = selectExpired.all(now);
+    for (const row of rows) expire.run(now, row.attempt_id);
+    return rows.map((row) => ({ attemptId: row.attempt_id, browserId: row.browser_id }));
+  });
+  const purge = db.transaction((now: number) => {
+    purgeIdempotency.run(now);
+    purgeTokens.run(now);
+  });
+
+  return {
+    async expireAttempts({ now }) {
+      return expireAll.immediate(now);
+    },
+    async purgeExpired({ now }) {
+      purge.immediate(now);
+    },
+  };
+}

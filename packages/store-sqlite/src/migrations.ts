@@ -1,0 +1,163 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The schema, one step per version: step `i` moves a database from `user_version` i to i + 1.
+ * Steps are append-only; a released step is never edited, a change is a new step.
+ *
+ * Conventions: times are integer epoch milliseconds, booleans 0/1, `data` JSON text.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL,
+    verified INTEGER NOT NULL CHECK (verified IN (0, 1)),
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    name TEXT NOT NULL,
+    suspended INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
+    created_at INTEGER NOT NULL,
+    suspended_at INTEGER
+  );
+  CREATE INDEX projects_by_account ON projects (account_id, created_at);
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    hash TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+    name TEXT,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at INTEGER
+  );
+  CREATE UNIQUE INDEX api_keys_by_hash ON api_keys (hash);
+  CREATE INDEX api_keys_by_project ON api_keys (project_id, revoked_at);
+
+  CREATE TABLE recipients (
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    recipient TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (project_id, recipient)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE connect_tokens (
+    hash TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    FOREIGN KEY (project_id, recipient) REFERENCES recipients (project_id, recipient)
+  );
+  CREATE INDEX connect_tokens_by_expiry ON connect_tokens (expires_at);
+
+  CREATE TABLE browsers (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    secret_hash TEXT NOT NULL,
+    connected INTEGER NOT NULL CHECK (connected IN (0, 1)),
+    disconnect_reason TEXT CHECK (disconnect_reason IN ('browser_disconnected', 'browser_stale')),
+    created_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    disconnected_at INTEGER,
+    -- The seq of the browser's latest attempt: attempts number 1, 2, 3… per browser.
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    FOREIGN KEY (project_id, recipient) REFERENCES recipients (project_id, recipient)
+  );
+  CREATE INDEX browsers_by_recipient ON browsers (project_id, recipient, connected);
+  CREATE INDEX browsers_by_last_seen ON browsers (connected, last_seen_at);
+
+  CREATE TABLE notifications (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+    recipient TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body TEXT,
+    url TEXT,
+    icon TEXT,
+    tag TEXT,
+    data TEXT,
+    ttl INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX notifications_by_project ON notifications (project_id, id);
+
+  CREATE TABLE attempts (
+    id TEXT PRIMARY KEY,
+    notification_id TEXT NOT NULL REFERENCES notifications (id),
+    browser_id TEXT NOT NULL REFERENCES browsers (id),
+    seq INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('accepted', 'sent', 'delivered', 'expired', 'failed')),
+    final INTEGER NOT NULL CHECK (final IN (0, 1)),
+    accepted_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    delivered_at INTEGER,
+    failed_at INTEGER,
+    expired_at INTEGER,
+    reason TEXT CHECK (reason IN ('browser_disconnected', 'browser_stale', 'ttl_expired')),
+    displayed_at INTEGER,
+    clicked_at INTEGER,
+    dismissed_at INTEGER
+  );
+  CREATE UNIQUE INDEX attempts_by_browser_seq ON attempts (browser_id, seq);
+  CREATE INDEX attempts_by_notification ON attempts (notification_id);
+  -- The hot paths read only attempts that are not final, a small set however long a browser
+  -- lives or old the store: a browser's pending attempts in stream order (resume, poll,
+  -- disconnect), and the pending attempts the expiry sweep checks.
+  CREATE INDEX attempts_pending_by_browser ON attempts (browser_id, seq) WHERE final = 0;
+  CREATE INDEX attempts_pending ON attempts (notification_id) WHERE final = 0;
+
+  CREATE TABLE idempotency_keys (
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('running', 'completed')),
+    response_status INTEGER,
+    response_body TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    lock_expires_at INTEGER NOT NULL,
+    PRIMARY KEY (project_id, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+
+  CREATE TABLE usage_days (
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    day TEXT NOT NULL,
+    notifications INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    PRIMARY KEY (project_id, day)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/**
+ * Brings a database up to the latest schema. Each step runs in its own IMMEDIATE transaction
+ * and re-reads `user_version` inside it, so two processes opening a new file at once apply each
+ * step exactly once. A database newer than this package is refused rather than misread.
+ */
+export function migrate(db: Database.Database, steps: readonly string[] = migrations): number {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const found = version();
+  if (found > steps.length) {
+    throw new Error(
+      `The database schema is version ${found}, newer than this @tidings/store-sqlite supports (${steps.length})`,
+    );
+  }
+  steps.forEach((sql, index) => {
+    db.transaction(() => {
+      if (version() > index) return;
+      db.exec(sql);
+      db.pragma(`user_version = ${index + 1}`);
+    }).immediate();
+  });
+  return version();
+}

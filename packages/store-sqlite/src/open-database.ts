@@ -1,0 +1,24 @@
+import Database from 'better-sqlite3';
+import { migrate } from './migrations.js';
+import type { ResolvedSqliteStoreOptions } from './options.js';
+
+/** Opens the database with the store's pragmas and brings its schema up to date. */
+export function openDatabase(options: ResolvedSqliteStoreOptions): Database.Database {
+  const db = new Database(options.path);
+  try {
+    // The busy timeout comes first: switching to WAL itself may wait for another process.
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
+    // WAL lets readers (the server) proceed while a writer (the CLI) commits; an in-memory
+    // database has no file and stays in its own `memory` mode.
+    db.pragma('journal_mode = WAL');
+    // NORMAL is durable across application crashes in WAL mode; only a power loss may drop the
+    // last commits, never corrupt the file.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

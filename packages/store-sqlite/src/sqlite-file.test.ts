@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashSecret, newId, type Store } from '@tidings/core';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrate, migrations } from './migrations.js';
+import { createSqliteStore } from './sqlite-store.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12);
+const KEY = `sk_live_${'A'.repeat(32)}`;
+
+let dir: string;
+let path: string;
+const opened: Store[] = [];
+
+function open(): Store {
+  const store = createSqliteStore({ path });
+  opened.push(store);
+  return store;
+}
+
+async function seedKey(store: Store) {
+  const account = await store.createAccount({ id: newId('acct', T0), email: 'a@example.com', verified: true, now: T0 });
+  const project = await store.createProject({
+    id: newId('proj', T0),
+    accountId: account.id,
+    name: 'P',
+    now: T0,
+    maxProjects: 10,
+  });
+  if (project.kind !== 'created') throw new Error(project.kind);
+  const key = await store.createApiKey({
+    id: newId('key', T0),
+    projectId: project.project.id,
+    hash: hashSecret(KEY),
+    prefix: KEY.slice(0, 12),
+    mode: 'live',
+    name: null,
+    now: T0,
+    maxActive: 10,
+  });
+  if (key.kind !== 'created') throw new Error(key.kind);
+  return { project: project.project, key: key.key };
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tidings-sqlite-'));
+  path = join(dir, 'tidings.db');
+});
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a store on a file', () => {
+  it('uses WAL, NORMAL sync, foreign keys, and records the schema version', () => {
+    open();
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(migrations.length);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('reopens a file without re-applying migrations, keeping its data', async () => {
+    const first = open();
+    const { key } = await seedKey(first);
+    await first.close();
+    const second = open();
+    const third = open();
+    expect(await second.getApiKey(key.id)).toEqual(key);
+    expect((await third.findApiKeyByHash(hashSecret(KEY)))?.key).toEqual(key);
+  });
+
+  it('refuses a file whose schema is newer than this package', () => {
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${migrations.length + 1}`);
+    raw.close();
+    expect(() => createSqliteStore({ path })).toThrow(/newer than this @tidings\/store-sqlite supports/);
+  });
+
+  it('shows a revocation or suspension by another instance (the CLI) to the next lookup', async () => {
+    const server = open();
+    const cli = open();
+    const { project, key } = await seedKey(cli);
+    expect(await server.findApiKeyByHash(hashSecret(KEY))).toEqual({ key, project });
+
+    await cli.setProjectSuspended({ id: project.id, suspended: true, now: T0 + 1 });
+    expect((await server.findApiKeyByHash(hashSecret(KEY)))?.project).toMatchObject({ suspended: true });
+    await cli.setProjectSuspended({ id: project.id, suspended: false, now: T0 + 2 });
+    expect((await server.findApiKeyByHash(hashSecret(KEY)))?.project.suspended).toBe(false);
+
+    await cli.revokeApiKey({ id: key.id, now: T0 + 3 });
+    expect((await server.findApiKeyByHash(hashSecret(KEY)))?.key.revokedAt).toBe(T0 + 3);
+  });
+});
+
+describe('migrate', () => {
+  it('applies only the steps a database lacks, in order', () => {
+    const db = new Database(':memory:');
+    try {
+      expect(migrate(db, ['CREATE TABLE a (x)'])).toBe(1);
+      expect(migrate(db, ['CREATE TABLE a (x)', 'CREATE TABLE b (y)'])).toBe(2);
+      expect(migrate(db, ['CREATE TABLE a (x)', 'CREATE TABLE b (y)'])).toBe(2);
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(['a', 'b']);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('rolls a failing step back whole, leaving the version where it was', () => {
+    const db = new Database(':memory:');
+    try {
+      migrate(db, ['CREATE TABLE a (x)']);
+      expect(() => migrate(db, ['CREATE TABLE a (x)', 'CREATE TABLE b (y); CREATE TABLE a (z)'])).toThrow();
+      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'b'").pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('createSqliteStore options', () => {
+  it('refuses a bad configuration at construction', () => {
+    expect(() => createSqliteStore({ path: '' })).toThrow(TypeError);
+    expect(() => createSqliteStore({ path: ':memory:', busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
+    expect(() => createSqliteStore({ path: ':memory:', busyTimeoutMs: 1.5 })).toThrow(/busyTimeoutMs/);
+  });
+
+  it('waits busyTimeoutMs for another connection’s write lock, then fails', async () => {
+    const store = createSqliteStore({ path, busyTimeoutMs: 100 });
+    opened.push(store);
+    const other = new Database(path);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const started = performance.now();
+      await expect(
+        store.createAccount({ id: newId('acct', T0), email: 'a@example.com', verified: true, now: T0 }),
+      ).rejects.toThrow(/locked|busy/i);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(90);
+      other.exec('ROLLBACK');
+      await expect(store.listAccounts()).resolves.toEqual([]);
+    } finally {
+      other.close();
+    }
+  });
+});

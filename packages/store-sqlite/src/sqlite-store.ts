@@ -1,0 +1,39 @@
+import type { Store } from '@tidings/core';
+import { accountOperations } from './accounts.js';
+import { apiKeyOperations } from './api-keys.js';
+import { browserOperations } from './browsers.js';
+import { deliveryOperations } from './deliveries.js';
+import { idempotencyOperations } from './idempotency.js';
+import { maintenanceOperations } from './maintenance.js';
+import { notificationOperations } from './notifications.js';
+import { openDatabase } from './open-database.js';
+import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
+
+/**
+ * A {@link Store} on an embedded SQLite file (better-sqlite3). Every multi-step write is one
+ * IMMEDIATE transaction, so several processes sharing the file (the server and the operator
+ * CLI) serialize their writes instead of failing; nothing is cached between calls, so a key
+ * revoked or a project suspended by another process is seen by the very next lookup.
+ *
+ * The port is async; better-sqlite3 is synchronous, so each method runs to completion within
+ * the call and resolves at once.
+ *
+ * @example
+ * const store = createSqliteStore({ path: './tidings.db' });
+ */
+export function createSqliteStore(options: SqliteStoreOptions): Store {
+  const resolved = resolveSqliteStoreOptions(options);
+  const db = openDatabase(resolved);
+  return {
+    ...accountOperations(db),
+    ...apiKeyOperations(db),
+    ...idempotencyOperations(db),
+    ...notificationOperations(db),
+    ...browserOperations(db),
+    ...deliveryOperations(db),
+    ...maintenanceOperations(db),
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * One process of the multi-process test (multi-process.test.ts): it opens the shared file and,
+ * once the common start time has come, races the others to claim the same idempotency keys and
+ * to create keys up to the project's limit. It prints what it got as one JSON line.
+ */
+import { createSqliteStore } from '../sqlite-store.js';
+
+async function main(): Promise<void> {
+  const [path, projectId, startAt, rounds, worker] = process.argv.slice(2) as [string, string, string, string, string];
+  const store = createSqliteStore({ path, busyTimeoutMs: 10_000 });
+  const tally = { claimed: 0, inProgress: 0, keysCreated: 0, keysRefused: 0, errors: [] as string[] };
+
+  // Start together, so that the processes' transactions overlap rather than run one after another.
+  while (Date.now() < Number(startAt)) {}
+
+  for (let round = 0; round < Number(rounds); round++) {
+    const now = Date.now();
+    try {
+      const claim = await store.claimIdempotencyKey({
+        projectId,
+        key: `key-${round}`,
+        fingerprint: 'same',
+        now,
+        expiresAt: now + 86_400_000,
+        lockExpiresAt: now + 600_000,
+      });
+      if (claim.kind === 'claimed') tally.claimed++;
+      else tally.inProgress++;
+      const created = await store.createApiKey({
+        id: `key_${worker}_${round}`,
+        projectId,
+        hash: `hash-${worker}-${round}`,
+        prefix: 'sk_live_xxxx',
+        mode: 'live',
+        name: null,
+        now,
+        maxActive: 10,
+      });
+      if (created.kind === 'created') tally.keysCreated++;
+      else tally.keysRefused++;
+    } catch (error) {
+      tally.errors.push(String(error));
+    }
+  }
+  await store.close();
+  process.stdout.write(`${JSON.stringify(tally)}\n`);
+}
+
+// Bundled as CommonJS for plain Node (see multi-process.test.ts), where top-level await is not allowed.
+void main();
