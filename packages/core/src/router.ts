@@ -19,9 +19,18 @@ export function matchRoute(
     if (!match) continue;
     const params: Record<string, string> = {};
     route.params.forEach((name, index) => {
-      params[name] = decodeURIComponent(match[index + 1] ?? '');
+      params[name] = safeDecode(match[index + 1] ?? '');
     });
     return { route, params };
   }
   return null;
+}
+
+/** Decodes a path segment; a malformed escape (`%zz`) stays as sent and simply matches nothing. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
