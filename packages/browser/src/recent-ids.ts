@@ -1,0 +1,25 @@
+/** A set of the most recent ids, bounded so that a long-lived page does not grow without end. */
+export interface RecentIds {
+  /** Adds an id; returns false when it was already there (a duplicate). */
+  add(id: string): boolean;
+  has(id: string): boolean;
+  /** The newest `count` ids, oldest first. */
+  newest(count: number): string[];
+}
+
+/** Creates a {@link RecentIds} that forgets the oldest id once it holds `limit`. */
+export function createRecentIds(limit: number, initial: readonly string[] = []): RecentIds {
+  const ids = new Set<string>();
+  const add = (id: string) => {
+    if (ids.has(id)) return false;
+    ids.add(id);
+    if (ids.size > limit) ids.delete(ids.values().next().value as string);
+    return true;
+  };
+  for (const id of initial) add(id);
+  return {
+    add,
+    has: (id) => ids.has(id),
+    newest: (count) => (count > 0 ? [...ids].slice(-count) : []),
+  };
+}
