@@ -23,6 +23,7 @@ function fakeTidings(respond: (request: Request) => Response = () => new Respons
     admin: {} as Tidings['admin'],
     createConnectToken: () => Promise.reject(new Error('not used')),
     sweep: async () => {},
+    openStreams: () => 0,
     close: async () => {},
   } satisfies Tidings;
   return { tidings, seen };
