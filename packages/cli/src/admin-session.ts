@@ -1,0 +1,20 @@
+import { type AdminApi, createTidings } from '@tidings/core';
+import { createSqliteStore } from '@tidings/store-sqlite';
+
+/**
+ * Opens the database, runs `work` on the admin API of a Tidings without timers, and closes
+ * both, whatever happens: an operator command is one short session on the shared file.
+ */
+export async function withAdmin<T>(db: string, work: (admin: AdminApi) => Promise<T>): Promise<T> {
+  const store = createSqliteStore({ path: db });
+  try {
+    const tidings = createTidings({ store, sweepIntervalMs: 0 });
+    try {
+      return await work(tidings.admin);
+    } finally {
+      await tidings.close();
+    }
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,64 @@
+import { readFile } from 'node:fs/promises';
+import { TidingsError, type TidingsOptions } from '@tidings/core';
+
+/** The Tidings options a JSON config file may set: every one that JSON can express. */
+export const configKeys = [
+  'limits',
+  'trustProxy',
+  'publicUrl',
+  'defaultTtlSeconds',
+  'connectTokenTtlSeconds',
+  'maxConnectTokenTtlSeconds',
+  'heartbeatMs',
+  'retryMs',
+  'staleBrowserMs',
+  'maxStreamBufferBytes',
+  'sweepIntervalMs',
+  'idempotencyRetentionMs',
+  'idempotencyLockMs',
+  'maxProjectsPerAccount',
+  'maxActiveKeysPerProject',
+  'maxBodyBytes',
+] as const satisfies readonly (keyof TidingsOptions)[];
+
+/** The options of a config file, e.g. `{ "trustProxy": 1, "limits": { "perKey": 120 } }`. */
+export type ServerConfig = Pick<TidingsOptions, (typeof configKeys)[number]>;
+
+function configError(path: string, message: string): TidingsError {
+  return new TidingsError('VALIDATION_FAILED', `config ${path}: ${message}`);
+}
+
+/**
+ * Reads a JSON config file. Unknown keys are refused rather than ignored, so that a typo does
+ * not silently leave a default in place; the values themselves are checked by `createTidings`.
+ */
+export async function loadConfig(path: string): Promise<ServerConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw configError(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw configError(path, `is not JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw configError(path, 'must hold a JSON object');
+  }
+  const unknown = Object.keys(parsed).filter((key) => !(configKeys as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    const names = unknown.map((key) => `"${key}"`).join(', ');
+    throw configError(
+      path,
+      `unknown key${unknown.length > 1 ? 's' : ''} ${names}; known keys: ${configKeys.join(', ')}`,
+    );
+  }
+  const { limits } = parsed as { limits?: unknown };
+  if (limits !== undefined && (typeof limits !== 'object' || limits === null || Array.isArray(limits))) {
+    throw configError(path, '"limits" must be an object');
+  }
+  return parsed as ServerConfig;
+}

@@ -1,0 +1,54 @@
+import { adminCommands } from './admin-commands.js';
+
+/** The serve command's usage lines (its flags are parsed in serve-command.ts). */
+export const serveUsage = {
+  synopsis: '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--demo]',
+  summary: 'Run the Tidings server on the database',
+  details: [
+    '--port N         port to listen on; 0 picks a free one (default 8787)',
+    '--host HOST      address to bind (default 127.0.0.1)',
+    '--trust-proxy N  proxy hops to believe in X-Forwarded-For (default 0)',
+    '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',
+    '--demo           create a demo account, project and keys on first run, print a curl',
+  ],
+};
+
+const common = [
+  'Every command takes:',
+  '  --db PATH   the SQLite database (default: $TIDINGS_DB, else ./tidings.db)',
+  '  --json      print results, and errors as problem details, as JSON on stdout',
+];
+
+/** The usage of one command, or of all when `command` is undefined or unknown. */
+export function usage(command?: string): string {
+  if (command === 'serve') {
+    return [`usage: tidings serve ${serveUsage.synopsis}`, '', serveUsage.summary, '', ...serveUsage.details].join(
+      '\n',
+    );
+  }
+  const matching = adminCommands.filter(
+    (c) => command !== undefined && (c.name === command || c.name.startsWith(`${command} `)),
+  );
+  if (matching.length > 0) {
+    return [
+      ...matching.map((c) => `usage: tidings ${c.name} ${c.synopsis}`.trimEnd()),
+      '',
+      ...matching.map((c) => `  ${c.name.padEnd(16)} ${c.summary}`),
+      '',
+      ...common,
+    ].join('\n');
+  }
+  const rows = [
+    ['serve', serveUsage.synopsis, serveUsage.summary],
+    ...adminCommands.map((c) => [c.name, c.synopsis, c.summary]),
+  ];
+  return [
+    'usage: tidings <command> [flags]',
+    '',
+    'Commands:',
+    ...rows.map(([name, synopsis, summary]) => `  ${`${name} ${synopsis}`.trimEnd()}\n      ${summary}`),
+    '  help [COMMAND]\n      Show this help, or a command’s',
+    '',
+    ...common,
+  ].join('\n');
+}

@@ -1,0 +1,66 @@
+import { type AdminCommand, adminCommands } from './admin-commands.js';
+import { withAdmin } from './admin-session.js';
+import { databasePath, parseCommand, UsageError } from './args.js';
+import { usage } from './help.js';
+import { type CliIo, processIo, reportFailure, reportSuccess } from './io.js';
+import { serveCommand } from './serve-command.js';
+
+const groups = new Set(adminCommands.map((command) => command.name.split(' ')[0]));
+
+/** The admin command named by the first words of `argv`, if any. */
+function findAdminCommand(words: string[]): AdminCommand | undefined {
+  return (
+    adminCommands.find((command) => command.name === words.slice(0, 2).join(' ')) ??
+    adminCommands.find((command) => command.name === words[0])
+  );
+}
+
+/** The words before the first flag: the command's name and, maybe, positionals. */
+function leadingWords(argv: string[]): string[] {
+  const end = argv.findIndex((arg) => arg.startsWith('-'));
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
+/**
+ * Runs one `tidings` command line and resolves with its exit code: 0 done, 1 refused or failed,
+ * 2 a command line that does not make sense (the usage goes to stderr). `serve` resolves when
+ * the server has shut down.
+ */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === 'help' || first === '--help' || first === '-h') {
+    io.stdout(usage(rest.length > 0 ? rest.join(' ') : undefined));
+    return 0;
+  }
+  try {
+    const words = leadingWords(argv);
+    if (words[0] === undefined) throw new UsageError('a command is required');
+    if (words[0] === 'serve') return await serveCommand(argv.slice(1), io);
+    const command = findAdminCommand(words);
+    if (!command) {
+      const group = groups.has(words[0]) ? words[0] : undefined;
+      if (group && words[1] === undefined) throw new UsageError(`${group} needs a subcommand`, group);
+      throw new UsageError(`unknown command: ${words.slice(0, group ? 2 : 1).join(' ')}`, group);
+    }
+    const parsed = parseCommand(command.name, argv.slice(command.name.split(' ').length), command.options);
+    if (parsed.values.help === true) {
+      io.stdout(usage(command.name));
+      return 0;
+    }
+    const json = parsed.values.json === true;
+    try {
+      return reportSuccess(
+        io,
+        await withAdmin(databasePath(parsed, io.env), (admin) => command.run(admin, parsed)),
+        json,
+      );
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      return reportFailure(io, error, json);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`error: ${error.message}\n\n${usage(error.command)}`);
+    return 2;
+  }
+}

@@ -1,0 +1,96 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI: these tests run it as a user does, as a process. */
+export const binPath = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+export function assertBuilt(): void {
+  if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `tidings ...args` to completion. */
+export function runTidings(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binPath, ...args], { env: { ...process.env, TIDINGS_DB: '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data: Buffer) => {
+      stdout += data;
+    });
+    child.stderr.on('data', (data: Buffer) => {
+      stderr += data;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a `--json` command that must succeed, and returns its parsed output. */
+export async function tidingsJson<T = Record<string, unknown>>(args: string[]): Promise<T> {
+  const result = await runTidings([...args, '--json']);
+  if (result.code !== 0)
+    throw new Error(`tidings ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** A temporary directory, removed by the returned function. */
+export async function tempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'tidings-cli-'));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A `tidings serve` process, once it printed its `listening on` line. */
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  /** Everything printed on stdout so far. */
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with stdout once it matches `pattern`. */
+  waitForStdout: (pattern: RegExp) => Promise<string>;
+  /** Resolves with the exit code once the process ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `tidings serve ...args` and waits for `listening on`. */
+export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [binPath, 'serve', ...args], { env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const waitForStdout = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(stdout)) return;
+        child.stdout.off('data', check);
+        resolve(stdout);
+      };
+      child.stdout.on('data', check);
+      exited.then(() => reject(new Error(`tidings serve exited before printing ${pattern}:\n${stdout}${stderr}`)));
+      check();
+    });
+  child.stdout.on('data', (data: Buffer) => {
+    stdout += data;
+  });
+  child.stderr.on('data', (data: Buffer) => {
+    stderr += data;
+  });
+  return waitForStdout(/^listening on http:\/\/\S+$/m).then((out) => ({
+    child,
+    url: /^listening on (http:\/\/\S+)$/m.exec(out)![1]!,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForStdout,
+    exited,
+  }));
+}

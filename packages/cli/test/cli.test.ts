@@ -1,0 +1,228 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runTidings, tempDir, tidingsJson } from './cli-process.js';
+
+let dir: string;
+let remove: () => Promise<void>;
+let db: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  ({ dir, remove } = await tempDir());
+  db = join(dir, 'cli.db');
+});
+afterAll(async () => remove());
+
+interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  request_id: string;
+}
+
+/** Runs a `--json` command that must fail with exit 1, and returns the problem it printed. */
+async function failingJson(args: string[]): Promise<Problem> {
+  const result = await runTidings([...args, '--db', db, '--json']);
+  expect(result.code).toBe(1);
+  return JSON.parse(result.stdout) as Problem;
+}
+
+async function verifiedAccount(email: string): Promise<string> {
+  const account = await tidingsJson<{ id: string }>(['account', 'create', '--email', email, '--verified', '--db', db]);
+  return account.id;
+}
+
+async function project(accountId: string, name = 'P'): Promise<string> {
+  const created = await tidingsJson<{ id: string }>([
+    'project',
+    'create',
+    '--account',
+    accountId,
+    '--name',
+    name,
+    '--db',
+    db,
+  ]);
+  return created.id;
+}
+
+describe('tidings help and usage errors', () => {
+  it('prints the help on stdout for --help and help, exit 0', async () => {
+    for (const args of [['--help'], ['help'], ['-h']]) {
+      const result = await runTidings(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('usage: tidings <command>');
+      expect(result.stdout).toContain('key create --project PROJECT_ID --mode live|test [--name NAME]');
+    }
+    const one = await runTidings(['help', 'key']);
+    expect(one.stdout).toContain('usage: tidings key revoke KEY_ID');
+    expect(one.stdout).not.toContain('account create');
+    const flag = await runTidings(['key', 'create', '--help']);
+    expect(flag.code).toBe(0);
+    expect(flag.stdout).toContain('usage: tidings key create');
+  });
+
+  it.each([
+    [[], 'a command is required'],
+    [['frobnicate'], 'unknown command: frobnicate'],
+    [['account'], 'account needs a subcommand'],
+    [['account', 'delete'], 'unknown command: account delete'],
+    [['account', 'list', '--bogus'], "Unknown option '--bogus'"],
+    [['account', 'create'], '--email is required'],
+    [['account', 'verify'], 'expected ACCOUNT_ID'],
+    [['key', 'create', '--project', 'proj_x', '--mode', 'prod'], '--mode must be live or test'],
+    [['usage', '--project', 'proj_x', '--days', 'many'], '--days must be a whole number'],
+    [['serve', '--port', '99999'], '--port must be a whole number'],
+  ])('refuses %j with the usage on stderr, exit 2', async (args, message) => {
+    const result = await runTidings([...args, '--db', join(dir, 'usage.db')]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`error: ${message}`);
+    expect(result.stderr).toContain('usage: tidings');
+  });
+});
+
+describe('tidings account, project and key', () => {
+  it('creates, lists and verifies accounts', async () => {
+    const account = await tidingsJson(['account', 'create', '--email', 'ops@example.com', '--db', db]);
+    expect(account).toEqual({
+      object: 'account',
+      id: expect.stringMatching(/^acct_[0-9a-z]{26}$/),
+      email: 'ops@example.com',
+      verified: false,
+      created_at: expect.stringMatching(/Z$/),
+    });
+    const text = await runTidings(['account', 'verify', account.id as string, '--db', db]);
+    expect(text).toEqual({ code: 0, stdout: `verified account ${account.id} (ops@example.com)\n`, stderr: '' });
+    const listed = await tidingsJson<{ id: string; verified: boolean }[]>(['account', 'list', '--db', db]);
+    expect(listed.find((a) => a.id === account.id)?.verified).toBe(true);
+    const lines = await runTidings(['account', 'list', '--db', db]);
+    expect(lines.stdout).toMatch(new RegExp(`^${account.id}  ops@example.com  verified`, 'm'));
+  });
+
+  it('refuses a project on an unverified account: EMAIL_NOT_VERIFIED', async () => {
+    const account = await tidingsJson<{ id: string }>(['account', 'create', '--email', 'new@example.com', '--db', db]);
+    const problem = await failingJson(['project', 'create', '--account', account.id, '--name', 'P']);
+    expect(problem).toEqual({
+      type: 'urn:tidings:problem:email-not-verified',
+      title: expect.any(String),
+      status: 403,
+      detail: expect.stringContaining('Verify the account'),
+      code: 'EMAIL_NOT_VERIFIED',
+      request_id: expect.stringMatching(/^req_[0-9a-z]{26}$/),
+    });
+    const text = await runTidings(['project', 'create', '--account', account.id, '--name', 'P', '--db', db]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toMatch(/^error: EMAIL_NOT_VERIFIED: Verify the account/);
+  });
+
+  it('refuses an invalid email with the field that is wrong', async () => {
+    const problem = await failingJson(['account', 'create', '--email', 'not-an-email']);
+    expect(problem).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    const text = await runTidings(['account', 'create', '--email', 'not-an-email', '--db', db]);
+    expect(text.stderr).toContain('email: must be an email address');
+  });
+
+  it('holds at most 10 projects per account: PROJECT_LIMIT_REACHED', async () => {
+    const accountId = await verifiedAccount('many@example.com');
+    for (let i = 1; i <= 10; i++) await project(accountId, `P${i}`);
+    const problem = await failingJson(['project', 'create', '--account', accountId, '--name', 'P11']);
+    expect(problem).toMatchObject({ status: 409, code: 'PROJECT_LIMIT_REACHED' });
+    expect(await tidingsJson<unknown[]>(['project', 'list', '--account', accountId, '--db', db])).toHaveLength(10);
+  });
+
+  it('suspends and resumes a project', async () => {
+    const projectId = await project(await verifiedAccount('suspend@example.com'));
+    const suspended = await tidingsJson(['project', 'suspend', projectId, '--db', db]);
+    expect(suspended).toMatchObject({ object: 'project', id: projectId, suspended: true });
+    expect(suspended.suspended_at).toEqual(expect.any(String));
+    const resumed = await runTidings(['project', 'resume', projectId, '--db', db]);
+    expect(resumed.stdout).toBe(`resumed project ${projectId}\n`);
+    const [listed] = await tidingsJson<{ suspended: boolean }[]>([
+      'project',
+      'list',
+      '--account',
+      suspended.account_id as string,
+      '--db',
+      db,
+    ]);
+    expect(listed?.suspended).toBe(false);
+  });
+
+  it('shows a key once, lists prefixes only, and frees the slot of a revoked key', async () => {
+    const projectId = await project(await verifiedAccount('keys@example.com'));
+    const created = await runTidings([
+      'key',
+      'create',
+      '--project',
+      projectId,
+      '--mode',
+      'live',
+      '--name',
+      'ci',
+      '--db',
+      db,
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(
+      /^created api_key key_[0-9a-z]{26} \(live\)\n {2}key: sk_live_[A-Za-z0-9]{32} {2}\(shown once; store it now\)\n$/,
+    );
+    const keys = [];
+    for (let i = 2; i <= 10; i++) {
+      keys.push(
+        await tidingsJson(['key', 'create', '--project', projectId, '--mode', i % 2 ? 'live' : 'test', '--db', db]),
+      );
+    }
+    const second = keys[0]!;
+    expect(second).toMatchObject({ object: 'api_key', mode: 'test', status: 'active', project_id: projectId });
+    expect(second.key).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
+    expect(second.prefix).toBe(String(second.key).slice(0, 12));
+
+    const limit = await failingJson(['key', 'create', '--project', projectId, '--mode', 'live']);
+    expect(limit).toMatchObject({ status: 409, code: 'KEY_LIMIT_REACHED' });
+
+    const revoked = await tidingsJson(['key', 'revoke', second.id as string, '--db', db]);
+    expect(revoked).toMatchObject({ id: second.id, status: 'revoked', revoked_at: expect.any(String) });
+    expect(revoked).not.toHaveProperty('key');
+    await tidingsJson(['key', 'create', '--project', projectId, '--mode', 'test', '--db', db]);
+
+    const listed = await tidingsJson<Record<string, unknown>[]>(['key', 'list', '--project', projectId, '--db', db]);
+    expect(listed).toHaveLength(11);
+    expect(listed.filter((key) => key.status === 'active')).toHaveLength(10);
+    for (const key of listed) expect(key).not.toHaveProperty('key');
+    const lines = await runTidings(['key', 'list', '--project', projectId, '--db', db]);
+    expect(lines.stdout).not.toMatch(/sk_(live|test)_[A-Za-z0-9]{13}/);
+    expect(lines.stdout).toContain('  ci');
+  });
+
+  it.each([
+    [['account', 'verify', 'acct_unknown']],
+    [['project', 'suspend', 'proj_unknown']],
+    [['project', 'list', '--account', 'acct_unknown']],
+    [['key', 'create', '--project', 'proj_unknown', '--mode', 'test']],
+    [['key', 'list', '--project', 'proj_unknown']],
+    [['key', 'revoke', 'key_unknown']],
+    [['usage', '--project', 'proj_unknown']],
+  ])('answers NOT_FOUND for %j', async (args) => {
+    expect(await failingJson(args)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const text = await runTidings([...args, '--db', db]);
+    expect(text.stderr).toMatch(/^error: NOT_FOUND: /);
+  });
+
+  it('reports usage per project', async () => {
+    const projectId = await project(await verifiedAccount('usage@example.com'));
+    const usage = await tidingsJson(['usage', '--project', projectId, '--days', '7', '--db', db]);
+    expect(usage).toMatchObject({ object: 'usage', project_id: projectId, total: { notifications: 0, attempts: 0 } });
+    const text = await runTidings(['usage', '--project', projectId, '--db', db]);
+    expect(text.stdout).toContain(`usage of ${projectId}`);
+  });
+
+  it('uses TIDINGS_DB when there is no --db', async () => {
+    const accountId = await verifiedAccount('env@example.com');
+    const listed = await runTidings(['account', 'list', '--json'], { TIDINGS_DB: db });
+    expect(JSON.parse(listed.stdout).map((a: { id: string }) => a.id)).toContain(accountId);
+  });
+});

@@ -1,0 +1,230 @@
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runTidings, type ServeProcess, startServe, tempDir, tidingsJson } from './cli-process.js';
+
+let dir: string;
+let remove: () => Promise<void>;
+const started: ServeProcess[] = [];
+
+beforeAll(async () => {
+  assertBuilt();
+  ({ dir, remove } = await tempDir());
+});
+afterEach(() => {
+  for (const server of started.splice(0)) if (server.child.exitCode === null) server.child.kill('SIGKILL');
+});
+afterAll(async () => remove());
+
+async function serve(args: string[]): Promise<ServeProcess> {
+  const server = await startServe(args);
+  started.push(server);
+  return server;
+}
+
+/** Sets up an account, a project and a live key through the CLI. */
+async function liveKey(db: string): Promise<{ projectId: string; keyId: string; key: string }> {
+  const account = await tidingsJson<{ id: string }>([
+    'account',
+    'create',
+    '--email',
+    'a@example.com',
+    '--verified',
+    '--db',
+    db,
+  ]);
+  const project = await tidingsJson<{ id: string }>([
+    'project',
+    'create',
+    '--account',
+    account.id,
+    '--name',
+    'P',
+    '--db',
+    db,
+  ]);
+  const key = await tidingsJson<{ id: string; key: string }>([
+    'key',
+    'create',
+    '--project',
+    project.id,
+    '--mode',
+    'live',
+    '--db',
+    db,
+  ]);
+  return { projectId: project.id, keyId: key.id, key: key.key };
+}
+
+function notify(url: string, key: string): Promise<Response> {
+  return fetch(`${url}/v1/notifications`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ recipient: 'nobody-yet', title: 'Hi' }),
+  });
+}
+
+async function code(response: Response): Promise<string> {
+  return ((await response.json()) as { code: string }).code;
+}
+
+describe('tidings serve', () => {
+  it('prints exactly `listening on`, answers /healthz, and exits 0 on SIGTERM', async () => {
+    const server = await serve(['--db', join(dir, 'health.db'), '--port', '0']);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.url).not.toBe('http://127.0.0.1:0');
+    expect(server.stdout()).toBe(`listening on ${server.url}\n`);
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${server.url}/elsewhere`)).status).toBe(404);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('refuses, on its next request, a key revoked and a project suspended by another process', async () => {
+    const db = join(dir, 'shared.db');
+    const server = await serve(['--db', db, '--port', '0']);
+    const { projectId, keyId, key } = await liveKey(db);
+    // The key works: the request gets as far as the recipient check.
+    expect(await code(await notify(server.url, key))).toBe('NO_CONNECTED_BROWSER');
+
+    await tidingsJson(['project', 'suspend', projectId, '--db', db]);
+    const suspended = await notify(server.url, key);
+    expect(suspended.status).toBe(403);
+    expect(await code(suspended)).toBe('PROJECT_SUSPENDED');
+    await tidingsJson(['project', 'resume', projectId, '--db', db]);
+    expect(await code(await notify(server.url, key))).toBe('NO_CONNECTED_BROWSER');
+
+    await tidingsJson(['key', 'revoke', keyId, '--db', db]);
+    const revoked = await notify(server.url, key);
+    expect(revoked.status).toBe(401);
+    expect(await code(revoked)).toBe('UNAUTHORIZED');
+  });
+
+  it('closes open event streams and exits 0 on SIGINT', async () => {
+    const db = join(dir, 'streams.db');
+    const server = await serve(['--db', db, '--port', '0']);
+    const { key } = await liveKey(db);
+    const token = await fetch(`${server.url}/v1/connect-tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ recipient: 'u1' }),
+    });
+    expect(token.status).toBe(201);
+    const { connect_url } = (await token.json()) as { connect_url: string };
+    const stream = await fetch(connect_url);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('ready');
+
+    const since = Date.now();
+    server.child.kill('SIGINT');
+    // The stream ends (or is cut) rather than holding the shutdown open.
+    await reader
+      .read()
+      .then(async function drain(chunk): Promise<void> {
+        if (!chunk.done) return reader.read().then(drain);
+      })
+      .catch(() => {});
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - since).toBeLessThan(1500);
+  });
+
+  it('applies --trust-proxy and a config file', async () => {
+    const db = join(dir, 'config.db');
+    const config = join(dir, 'limits.json');
+    await writeFile(config, JSON.stringify({ limits: { invalidKeyPerIp: 2 } }));
+    const server = await serve(['--db', db, '--port', '0', '--config', config, '--trust-proxy', '1']);
+    const from = (ip: string) =>
+      fetch(`${server.url}/v1/notifications/ntf_x`, { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
+    expect([await from('198.51.100.1'), await from('198.51.100.1'), await from('198.51.100.1')]).toEqual([
+      401, 401, 429,
+    ]);
+    // Another forwarded address is another client: the proxy hop is believed.
+    expect(await from('198.51.100.2')).toBe(401);
+  });
+
+  it.each([
+    [{ limitz: {} }, 'unknown key "limitz"'],
+    [{ limits: { perKey: -1 } }, 'perKey'],
+    [{ limits: { perMinute: 1 } }, 'perMinute'],
+  ])('refuses the config %j: exit 1 with a clear error', async (config, message) => {
+    const file = join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify(config));
+    const result = await runTidings(['serve', '--db', join(dir, 'bad.db'), '--port', '0', '--config', file]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: VALIDATION_FAILED: /);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('refuses a missing or malformed config file', async () => {
+    const missing = await runTidings([
+      'serve',
+      '--db',
+      join(dir, 'bad.db'),
+      '--config',
+      join(dir, 'nope.json'),
+      '--json',
+    ]);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: expect.stringContaining('ENOENT'),
+    });
+    const file = join(dir, 'broken.json');
+    await writeFile(file, '{ "trustProxy": ');
+    const broken = await runTidings(['serve', '--db', join(dir, 'bad.db'), '--config', file]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('is not JSON');
+  });
+
+  describe('--demo', () => {
+    it('creates the demo once, saves it 0600 beside the db, and prints keys, page and a curl that works', async () => {
+      const db = join(dir, 'demo.db');
+      const first = await serve(['--db', db, '--port', '0', '--demo']);
+      const out = await first.waitForStdout(/curl .*\n/);
+      const projectId = /^demo project (proj_\w+)/m.exec(out)?.[1];
+      const liveKey = /live key: (sk_live_\w{32})$/m.exec(out)?.[1];
+      expect(projectId).toBeDefined();
+      expect(out).toMatch(/test key: sk_test_\w{32}$/m);
+      expect(out).toContain(`demo page: ${first.url}/demo`);
+      const curl = out
+        .split('\n')
+        .find((line) => line.trim().startsWith('curl '))!
+        .trim();
+      expect(curl).toBe(
+        `curl -X POST ${first.url}/v1/notifications -H "Authorization: Bearer ${liveKey}" -H "Content-Type: application/json" -d '{"recipient":"demo-user","title":"Hello from Tidings"}'`,
+      );
+      // The curl's request is authenticated: it stops only at "no connected browser" yet.
+      expect(await code(await notify(first.url, liveKey!))).toBe('NO_CONNECTED_BROWSER');
+      const page = await fetch(`${first.url}/demo`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+
+      const saved = `${db}.demo.json`;
+      expect((await stat(saved)).mode & 0o777).toBe(0o600);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+
+      const second = await serve(['--db', db, '--port', '0', '--demo']);
+      const again = await second.waitForStdout(/curl .*\n/);
+      expect(again).toContain(`demo project ${projectId}`);
+      expect(again).toContain(`live key: ${liveKey}`);
+      const accounts = await tidingsJson<unknown[]>(['account', 'list', '--db', db]);
+      expect(accounts).toHaveLength(1);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    });
+
+    it('leaves a store with accounts of its own alone', async () => {
+      const db = join(dir, 'not-demo.db');
+      await tidingsJson(['account', 'create', '--email', 'mine@example.com', '--db', db]);
+      const server = await serve(['--db', db, '--port', '0', '--demo']);
+      while (!server.stderr().includes('already holds accounts')) await new Promise((r) => setTimeout(r, 20));
+      expect(server.stdout()).toBe(`listening on ${server.url}\n`);
+      expect(server.stderr()).toContain('already holds accounts');
+    });
+  });
+});

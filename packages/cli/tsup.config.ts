@@ -1,0 +1,18 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig([
+  {
+    entry: ['src/index.ts'],
+    format: ['esm'],
+    dts: true,
+    // The bin build below writes into the same folder at the same time: leave its files alone.
+    clean: ['!bin.js'],
+    target: 'node20',
+  },
+  {
+    entry: ['src/bin.ts'],
+    format: ['esm'],
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);
