@@ -1,0 +1,58 @@
+/**
+ * Codes of a {@link TidingsError}. The server's problem codes (`UNAUTHORIZED`, `FORBIDDEN`,
+ * `PROJECT_SUSPENDED`, `RATE_LIMITED`, …) pass through unchanged; the rest are the SDK's own.
+ */
+export type TidingsErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'PROJECT_SUSPENDED'
+  | 'RATE_LIMITED'
+  /** `fetch` rejected: offline, DNS, CORS, or the connection dropped. */
+  | 'NETWORK_ERROR'
+  /** An HTTP status without a problem body the SDK understands. */
+  | 'HTTP_ERROR'
+  /** The server answered something the protocol does not allow (wrong content type, bad JSON). */
+  | 'PROTOCOL_ERROR'
+  /** Nothing, not even a heartbeat, arrived for 2.5 heartbeats: the stream was dropped. */
+  | 'STREAM_STALLED'
+  /** `getToken()` threw or returned no token. */
+  | 'TOKEN_FAILED'
+  /** A batch of receipts could not be sent after its retries. */
+  | 'RECEIPTS_FAILED'
+  | (string & {});
+
+/** Facts of a failure, as the server or the SDK reports them. */
+export interface TidingsErrorInit {
+  status?: number | null;
+  requestId?: string | null;
+  retryAfterSeconds?: number | null;
+  cause?: unknown;
+}
+
+/**
+ * Every failure the SDK reports through `onError` and in a `closed` status. `fatal` is true when
+ * the failure stopped the connection for good; otherwise the SDK is already retrying.
+ */
+export class TidingsError extends Error {
+  // `declare` fields are assigned in the constructor: no class-field helper in the ES2020 build.
+  /** A stable code to branch on; see {@link TidingsErrorCode}. */
+  declare readonly code: TidingsErrorCode;
+  /** The HTTP status, when the failure was an HTTP answer. */
+  declare readonly status: number | null;
+  /** The server's `request_id`, to quote in a support request. */
+  declare readonly requestId: string | null;
+  /** `Retry-After` of a 429, in seconds. */
+  declare readonly retryAfterSeconds: number | null;
+  /** True when the connection stopped because of this error. */
+  declare fatal: boolean;
+
+  constructor(code: TidingsErrorCode, message: string, init: TidingsErrorInit = {}) {
+    super(message, { cause: init.cause });
+    this.name = 'TidingsError';
+    this.code = code;
+    this.status = init.status ?? null;
+    this.requestId = init.requestId ?? null;
+    this.retryAfterSeconds = init.retryAfterSeconds ?? null;
+    this.fatal = false;
+  }
+}

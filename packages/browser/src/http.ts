@@ -1,0 +1,51 @@
+import { TidingsError } from './errors.js';
+
+/** What a request turned into: a response, or the failure to get one. */
+export type FetchResult = { response: Response } | { error: TidingsError };
+
+/** `fetch` that turns a rejection into a `NETWORK_ERROR` value. */
+export async function tryFetch(fetchFunction: typeof fetch, url: string, init: RequestInit): Promise<FetchResult> {
+  try {
+    return { response: await fetchFunction(url, { credentials: 'omit', cache: 'no-store', ...init }) };
+  } catch (cause) {
+    return { error: new TidingsError('NETWORK_ERROR', 'Network request failed', { cause }) };
+  }
+}
+
+/** `Retry-After` as whole seconds; an HTTP date or garbage reads as null. */
+export function retryAfterSeconds(response: Response): number | null {
+  const value = response.headers.get('retry-after');
+  return value && /^\d+$/.test(value.trim()) ? Number(value) : null;
+}
+
+/** Turns a non-2xx answer into an error, reading the problem details body when there is one. */
+export async function problemError(response: Response): Promise<TidingsError> {
+  let problem: { code?: unknown; detail?: unknown; title?: unknown; request_id?: unknown } = {};
+  try {
+    problem = (await response.json()) ?? {};
+  } catch {
+    // Not JSON (a proxy's HTML page): the status alone tells what to do.
+  }
+  const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
+  return new TidingsError(
+    text(problem.code) ?? 'HTTP_ERROR',
+    text(problem.detail) ?? text(problem.title) ?? `HTTP ${response.status}`,
+    {
+      status: response.status,
+      requestId: text(problem.request_id) ?? response.headers.get('request-id'),
+      retryAfterSeconds: retryAfterSeconds(response),
+    },
+  );
+}
+
+/** Reads a JSON body; null when it is not JSON. */
+export async function readJson(response: Response): Promise<unknown> {
+  try {
+    return await response.json();
+  } catch {
+    return null;
+  }
+}
+
+/** True for failures worth retrying: rate limits, timeouts, server errors. */
+export const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
