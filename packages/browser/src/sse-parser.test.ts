@@ -113,9 +113,9 @@ describe('createSseParser, WHATWG cases', () => {
 const lineBreak = fc.constantFrom('\n', '\r', '\r\n');
 const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ':', 'é', '😀', '{', '"', '\0') });
 const line = fc.oneof(
-  fc.tuple(fc.constantFrom('data', 'event', 'id', 'retry', ':', 'foo', 'data:', 'event:'), text).map(([field, value]) =>
-    field.endsWith(':') ? `${field}${value}` : `${field}: ${value}`,
-  ),
+  fc
+    .tuple(fc.constantFrom('data', 'event', 'id', 'retry', ':', 'foo', 'data:', 'event:'), text)
+    .map(([field, value]) => (field.endsWith(':') ? `${field}${value}` : `${field}: ${value}`)),
   fc.constant('data'),
   fc.constant(''),
   fc.integer({ min: 0, max: 99_999 }).map((milliseconds) => `retry: ${milliseconds}`),

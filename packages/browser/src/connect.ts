@@ -1,0 +1,362 @@
+import { backoffDelay } from './backoff.js';
+import { sendDisconnect, sendReceipts } from './browser-requests.js';
+import { TidingsError } from './errors.js';
+import { watchLifecycle } from './lifecycle.js';
+import { type ConnectOptions, resolveOptions } from './options.js';
+import { pollOnce } from './poll.js';
+import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
+import { createRecentIds } from './recent-ids.js';
+import type { SseEvent } from './sse-parser.js';
+import type { Step } from './step.js';
+import { loadState, saveState, storageKey } from './stored-state.js';
+import { openStream, type StreamHandle } from './stream.js';
+import { showSystemNotification } from './system-notification.js';
+import type {
+  TidingsCloseReason,
+  TidingsConnection,
+  TidingsNotification,
+  TidingsReceiptType,
+  TidingsStatus,
+  TidingsStatusDetail,
+  TidingsTransport,
+} from './types.js';
+
+const defaultHeartbeatMs = 15_000;
+/** The watchdog's allowance: 2.5 heartbeats of silence mean a dead stream. */
+const watchdogFactor = 2.5;
+/** A connection that stayed open this long resets the backoff; a shorter one keeps it growing. */
+const healthyAfterMs = 10_000;
+/** Stalls before the first event that make `auto` give up streaming (a buffering proxy). */
+const stallsBeforeFallback = 2;
+const rememberedIds = 1000;
+const persistedIds = 50;
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Connects this page to Tidings as one browser of the token's recipient, and keeps it connected:
+ * reconnects with backoff, resumes after a reload, drops duplicate deliveries and sends receipts.
+ * Throws a `TypeError` at once on a misuse (no `onNotification`, no token source, a bad URL).
+ */
+export function connect(options: ConnectOptions): TidingsConnection {
+  const config = resolveOptions(options);
+  const { environment } = config;
+  const key = storageKey(config.baseUrl);
+  const stored = loadState(config.storage, key);
+  const seen = createRecentIds(rememberedIds, stored?.seen);
+  let browser: BrowserCredentials | null =
+    stored?.browserId && stored.browserSecret
+      ? { browserId: stored.browserId, browserSecret: stored.browserSecret }
+      : null;
+  let lastEventId = stored?.lastEventId ?? '';
+  let token = config.token;
+  let transport: TidingsTransport = config.transport === 'poll' ? 'poll' : 'sse';
+  let heartbeatMs = defaultHeartbeatMs;
+  let retryBaseMs = 1000;
+  let status: TidingsStatus = 'connecting';
+  let closed = false;
+  let paused = false;
+  let wakeNow = false;
+  let openedAt = 0;
+  let tokenRefreshed = false;
+  let stalls = 0;
+  let stream: StreamHandle | null = null;
+  let abortCurrent: (() => void) | null = null;
+  let endSleep: (() => void) | null = null;
+  let sleepingForRetryAfter = false;
+
+  // The app's callbacks must not break the loop; their errors surface as uncaught ones instead.
+  const safely = <A extends unknown[]>(callback: (...args: A) => void, ...args: A) => {
+    try {
+      callback(...args);
+    } catch (error) {
+      environment.setTimeout(() => {
+        throw error;
+      }, 0);
+    }
+  };
+  const report = (error: TidingsError) => safely(config.onError, error);
+  const setStatus = (next: TidingsStatus, detail?: TidingsStatusDetail) => {
+    status = next;
+    safely(config.onStatus, next, detail);
+  };
+  const save = () =>
+    saveState(config.storage, key, {
+      browserId: browser?.browserId ?? null,
+      browserSecret: browser?.browserSecret ?? null,
+      lastEventId,
+      seen: seen.newest(persistedIds),
+    });
+  const forgetBrowser = () => {
+    browser = null;
+    lastEventId = '';
+    save();
+  };
+
+  const receipts = createReceiptBatcher({
+    send: (target, events) => sendReceipts(config.fetch, config.baseUrl, target, events),
+    environment,
+    onError: report,
+  });
+  const receipt = (type: TidingsReceiptType, attemptId: string) => {
+    if (typeof attemptId !== 'string' || !attemptId) throw new TypeError(`Tidings ${type}(): give an attempt id`);
+    if (browser) receipts.add(browser, { type, attempt_id: attemptId, at: new Date(environment.now()).toISOString() });
+  };
+
+  const handleNotification = (payload: unknown) => {
+    const notification = payload as TidingsNotification | null;
+    const attemptId = notification?.attempt_id;
+    if (typeof attemptId !== 'string' || !notification) {
+      return report(new TidingsError('PROTOCOL_ERROR', 'A notification without attempt_id'));
+    }
+    if (seen.add(attemptId)) {
+      safely(config.onNotification, notification);
+      if (config.systemNotifications) {
+        showSystemNotification(environment.host, notification, {
+          displayed: () => receipt('displayed', attemptId),
+          clicked: () => receipt('clicked', attemptId),
+        });
+      }
+    }
+    // A duplicate still gets its receipt: the server sends again only what it has no receipt for.
+    if (config.autoDelivered) receipt('delivered', attemptId);
+  };
+
+  const opened = (resumed: boolean, via: TidingsTransport) => {
+    openedAt = environment.now();
+    tokenRefreshed = false;
+    stalls = 0;
+    save();
+    if (status !== 'open' && browser) setStatus('open', { browserId: browser.browserId, resumed, transport: via });
+  };
+
+  const onReady = (payload: unknown): Step | undefined => {
+    const ready = payload as {
+      browser_id?: unknown;
+      browser_secret?: unknown;
+      heartbeat_ms?: unknown;
+      resumed?: unknown;
+    } | null;
+    const protocolError = (message: string): Step => ({
+      kind: 'retry',
+      error: new TidingsError('PROTOCOL_ERROR', message),
+    });
+    if (typeof ready?.browser_id !== 'string') return protocolError('A ready event without browser_id');
+    if (typeof ready.browser_secret === 'string') {
+      // A new browser: the first connection, or a resume position the server no longer knew.
+      browser = { browserId: ready.browser_id, browserSecret: ready.browser_secret };
+    } else if (browser?.browserId !== ready.browser_id) {
+      forgetBrowser(); // resumed a browser whose secret is lost: start a new one
+      return protocolError('A resumed browser whose secret is unknown');
+    }
+    const heartbeat = ready.heartbeat_ms;
+    heartbeatMs = typeof heartbeat === 'number' && heartbeat > 0 ? heartbeat : defaultHeartbeatMs;
+    opened(ready.resumed === true, 'sse');
+    return undefined;
+  };
+
+  const onStreamEvent = (event: SseEvent): Step | undefined => {
+    if (event.type === 'ready') return onReady(parseJson(event.data));
+    if (event.type === 'notification') handleNotification(parseJson(event.data));
+    return undefined;
+  };
+
+  const connectUrl = () => `${config.baseUrl}/v1/connect/${encodeURIComponent(token ?? '')}`;
+
+  const streamOnce = (): Promise<Step> => {
+    const position = lastEventId || (browser ? `${browser.browserId}.0` : '');
+    const handle = openStream({
+      url: position ? `${connectUrl()}?last_event_id=${encodeURIComponent(position)}` : connectUrl(),
+      fetch: config.fetch,
+      environment,
+      lastEventId: position,
+      watchdogMs: () => heartbeatMs * watchdogFactor,
+      onEvent: onStreamEvent,
+      onRetry: (milliseconds) => {
+        retryBaseMs = Math.min(Math.max(milliseconds, 250), 30_000);
+      },
+      onChunk: (id) => {
+        lastEventId = id;
+        save();
+      },
+    });
+    stream = handle;
+    abortCurrent = handle.abort;
+    return handle.done.finally(() => {
+      stream = null;
+    });
+  };
+
+  const pollNow = (): Promise<Step> => {
+    const controller = new AbortController();
+    abortCurrent = () => controller.abort();
+    return pollOnce({
+      url: connectUrl(),
+      fetch: config.fetch,
+      environment,
+      controller,
+      pollIntervalMs: config.pollIntervalMs,
+      browser,
+      onRegistered: (registered) => {
+        browser = registered;
+        lastEventId = '';
+        opened(false, 'poll');
+      },
+      onPolled: (notifications) => {
+        for (const notification of notifications) handleNotification(notification);
+        opened(true, 'poll');
+      },
+    });
+  };
+
+  const sleep = (milliseconds: number, forRetryAfter: boolean) =>
+    new Promise<void>((resolve) => {
+      if (milliseconds <= 0) return resolve();
+      let timer: unknown = null;
+      endSleep = () => {
+        if (timer !== null) environment.clearTimeout(timer);
+        endSleep = null;
+        resolve();
+      };
+      if (Number.isFinite(milliseconds)) timer = environment.setTimeout(endSleep, milliseconds);
+      sleepingForRetryAfter = forRetryAfter;
+    });
+
+  const stop = (reason: TidingsCloseReason, error?: TidingsError) => {
+    if (closed) return;
+    closed = true;
+    abortCurrent?.();
+    endSleep?.();
+    stopWatching();
+    receipts.flush();
+    if (reason === 'disconnected') forgetBrowser();
+    if (error) {
+      error.fatal = true;
+      report(error);
+    }
+    setStatus('closed', { reason, error });
+  };
+
+  const refreshToken = async (): Promise<boolean> => {
+    try {
+      const fresh = config.getToken ? await config.getToken() : null;
+      if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() gave no token');
+      token = fresh;
+      return true;
+    } catch (cause) {
+      stop('error', new TidingsError('TOKEN_FAILED', 'Could not get a connect token', { cause }));
+      return false;
+    }
+  };
+
+  /** Decides what a step means: the wait before the next try, or null when the loop ends. */
+  const afterStep = async (step: Step, attempt: number): Promise<{ delayMs: number; retryAfter: boolean } | null> => {
+    const now = { delayMs: 0, retryAfter: false };
+    switch (step.kind) {
+      case 'stop':
+        stop(step.reason, step.error);
+        return null;
+      case 'again':
+        return { delayMs: step.delayMs, retryAfter: false };
+      case 'fallback':
+        if (config.transport === 'sse') {
+          stop('error', new TidingsError('PROTOCOL_ERROR', 'Streaming is not available here'));
+          return null;
+        }
+        transport = 'poll';
+        return now;
+      case 'unauthorized':
+        if (config.getToken && !tokenRefreshed) {
+          tokenRefreshed = true;
+          return (await refreshToken()) ? now : null;
+        }
+        // 401 on a poll with a browser may be about the browser's secret, not the token: start anew once.
+        if (step.withBrowser) {
+          forgetBrowser();
+          return now;
+        }
+        stop('error', step.error);
+        return null;
+    }
+    const { error } = step;
+    if (step.beforeReady && config.transport === 'auto' && ++stalls >= stallsBeforeFallback) transport = 'poll';
+    const retryAfterSeconds = error?.retryAfterSeconds ?? null;
+    let delayMs = backoffDelay(attempt, environment.random, { baseMs: retryBaseMs });
+    // Retry-After plus up to a second of jitter, so that the tabs it held back do not return at once.
+    if (retryAfterSeconds !== null) delayMs = retryAfterSeconds * 1000 + Math.floor(environment.random() * 1000);
+    else if (wakeNow) delayMs = 0;
+    if (error) report(error);
+    setStatus('reconnecting', { attempt: attempt + 1, delayMs, error });
+    return { delayMs, retryAfter: retryAfterSeconds !== null };
+  };
+
+  const run = async () => {
+    if (!token && !(await refreshToken())) return;
+    let attempt = 0;
+    while (!closed) {
+      if (paused) {
+        await sleep(Number.POSITIVE_INFINITY, false);
+        continue;
+      }
+      openedAt = 0;
+      const step = await (transport === 'sse' ? streamOnce() : pollNow());
+      abortCurrent = null;
+      if (closed || paused) continue;
+      if (openedAt && environment.now() - openedAt >= healthyAfterMs) attempt = 0;
+      const next = await afterStep(step, attempt);
+      wakeNow = false;
+      if (!next) return;
+      attempt = step.kind === 'retry' ? attempt + 1 : 0;
+      await sleep(next.delayMs, next.retryAfter);
+    }
+  };
+
+  const stopWatching = watchLifecycle(environment.host, {
+    wake: () => {
+      if (closed || paused) return;
+      if (stream?.isStale()) {
+        wakeNow = true;
+        stream.stall();
+      } else if (!sleepingForRetryAfter) endSleep?.();
+    },
+    hidden: receipts.flush,
+    pause: () => {
+      paused = true;
+      abortCurrent?.();
+      receipts.flush();
+    },
+    resume: () => {
+      paused = false;
+      endSleep?.();
+    },
+  });
+
+  // Started after connect() returns, so that no callback runs before the page holds the handle.
+  Promise.resolve()
+    .then(() => {
+      setStatus('connecting');
+      return run();
+    })
+    .catch((cause) => stop('error', new TidingsError('INTERNAL_ERROR', 'Unexpected failure', { cause })));
+
+  return {
+    browserId: () => browser?.browserId ?? null,
+    delivered: (attemptId) => receipt('delivered', attemptId),
+    displayed: (attemptId) => receipt('displayed', attemptId),
+    clicked: (attemptId) => receipt('clicked', attemptId),
+    dismissed: (attemptId) => receipt('dismissed', attemptId),
+    close: () => stop('close'),
+    disconnect: () => {
+      const gone = browser;
+      stop('disconnect');
+      forgetBrowser();
+      if (gone) sendDisconnect(environment.host, config.fetch, config.baseUrl, gone);
+    },
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * `@tidings/browser`: connects a page to Tidings and hands it the recipient's notifications.
+ * @packageDocumentation
+ */
+export { connect } from './connect.js';
+export { TidingsError, type TidingsErrorCode, type TidingsErrorInit } from './errors.js';
+export type { ConnectOptions } from './options.js';
+export type {
+  TidingsCloseReason,
+  TidingsConnection,
+  TidingsNotification,
+  TidingsReceiptType,
+  TidingsStatus,
+  TidingsStatusDetail,
+  TidingsTransport,
+} from './types.js';

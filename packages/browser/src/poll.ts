@@ -1,0 +1,58 @@
+import { TidingsError } from './errors.js';
+import { readJson, tryFetch } from './http.js';
+import type { TidingsEnvironment } from './options.js';
+import type { BrowserCredentials } from './receipts.js';
+import { type Step, stepForFailure } from './step.js';
+import type { TidingsNotification } from './types.js';
+
+/** What one poll needs from the connection. */
+export interface PollContext {
+  url: string;
+  fetch: typeof fetch;
+  environment: Pick<TidingsEnvironment, 'setTimeout' | 'clearTimeout'>;
+  /** Aborts the poll: the connection's to close it, and the poll's own timeout. */
+  controller: AbortController;
+  pollIntervalMs: number;
+  /** The browser to poll for, or null to register one first. */
+  browser: BrowserCredentials | null;
+  onRegistered: (browser: BrowserCredentials) => void;
+  onPolled: (notifications: TidingsNotification[]) => void;
+}
+
+/** A poll that has not answered in this long is abandoned and retried. */
+const pollTimeoutMs = 30_000;
+
+/**
+ * One step of the polling fallback on `POST /v1/connect/{token}`: without a browser, register
+ * one (201 with its id and secret); with one, fetch its pending notifications (200), which the
+ * server then marks `sent`.
+ */
+export async function pollOnce(context: PollContext): Promise<Step> {
+  const { browser, environment, controller } = context;
+  const timer = environment.setTimeout(() => controller.abort(), pollTimeoutMs);
+  try {
+    const result = await tryFetch(context.fetch, context.url, {
+      method: 'POST',
+      signal: controller.signal,
+      ...(browser && {
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret }),
+      }),
+    });
+    if ('error' in result) return { kind: 'retry', error: result.error };
+    const { response } = result;
+    if (!response.ok) return stepForFailure(response, browser !== null);
+    const body = (await readJson(response)) as Record<string, unknown> | null;
+    if (browser && Array.isArray(body?.notifications)) {
+      context.onPolled(body.notifications);
+      return { kind: 'again', delayMs: context.pollIntervalMs };
+    }
+    if (!browser && typeof body?.browser_id === 'string' && typeof body.browser_secret === 'string') {
+      context.onRegistered({ browserId: body.browser_id, browserSecret: body.browser_secret });
+      return { kind: 'again', delayMs: 0 };
+    }
+    return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'Unexpected poll answer') };
+  } finally {
+    environment.clearTimeout(timer);
+  }
+}
