@@ -55,8 +55,7 @@ describe('connect: streaming', () => {
     ]);
     expect(connection.browserId()).toBe('brw_1');
     expect(stored()).toEqual({
-      browserId: 'brw_1',
-      browserSecret: 'bs_1',
+      browser: { browserId: 'brw_1', browserSecret: 'bs_1' },
       lastEventId: 'brw_1.2',
       seen: ['att_1', 'att_2'],
     });
@@ -121,7 +120,7 @@ describe('connect: streaming', () => {
     server.stream.notification('brw_2.1', notification('att_9'));
     await tick(50);
     expect(connection.browserId()).toBe('brw_2');
-    expect(stored()).toMatchObject({ browserId: 'brw_2', browserSecret: 'bs_2', lastEventId: 'brw_2.1' });
+    expect(stored()).toMatchObject({ browser: { browserId: 'brw_2', browserSecret: 'bs_2' }, lastEventId: 'brw_2.1' });
     expect(server.receipts()).toMatchObject([{ browser_id: 'brw_2', browser_secret: 'bs_2', attempt_id: 'att_9' }]);
     connection.close();
   });
@@ -256,7 +255,7 @@ describe('connect: failures', () => {
     const storage = memoryStorage();
     storage.setItem(
       storageKey(baseUrl),
-      JSON.stringify({ browserId: 'brw_1', browserSecret: 'bs_1', lastEventId: 'brw_1.2', seen: [] }),
+      JSON.stringify({ browser: { browserId: 'brw_1', browserSecret: 'bs_1' }, lastEventId: 'brw_1.2', seen: [] }),
     );
     const server = createFakeServer();
     server.answers.connect.push(() => problem(403, 'PROJECT_SUSPENDED'));
@@ -267,7 +266,7 @@ describe('connect: failures', () => {
       'closed',
       { reason: 'error', error: { code: 'PROJECT_SUSPENDED', status: 403 } },
     ]);
-    expect(stored()).toMatchObject({ browserId: 'brw_1' });
+    expect(stored()).toMatchObject({ browser: { browserId: 'brw_1' } });
   });
 
   it('waits out Retry-After on 429 (plus under a second of jitter)', async () => {
@@ -291,7 +290,7 @@ describe('connect: failures', () => {
     const storage = memoryStorage();
     storage.setItem(
       storageKey(baseUrl),
-      JSON.stringify({ browserId: 'brw_1', browserSecret: 'bs_1', lastEventId: 'brw_1.2', seen: [] }),
+      JSON.stringify({ browser: { browserId: 'brw_1', browserSecret: 'bs_1' }, lastEventId: 'brw_1.2', seen: [] }),
     );
     const server = createFakeServer();
     server.answers.connect.push(() => new Response(null, { status: 204 }));
@@ -462,7 +461,7 @@ describe('connect: polling', () => {
     const storage = memoryStorage();
     storage.setItem(
       storageKey(baseUrl),
-      JSON.stringify({ browserId: 'brw_old', browserSecret: 'bs_old', lastEventId: '', seen: [] }),
+      JSON.stringify({ browser: { browserId: 'brw_old', browserSecret: 'bs_old' }, lastEventId: '', seen: [] }),
     );
     const server = createFakeServer();
     server.answers.poll.push(
@@ -521,7 +520,7 @@ describe('connect: the handle', () => {
     connection.close();
     await tick();
     expect(statuses.at(-1)).toEqual(['closed', { reason: 'close', error: undefined }]);
-    expect(stored()).toMatchObject({ browserId: 'brw_1', browserSecret: 'bs_1' });
+    expect(stored()).toMatchObject({ browser: { browserId: 'brw_1', browserSecret: 'bs_1' } });
     expect(server.stream.closed).toBe(true);
     await tick(60_000);
     expect(server.connects()).toHaveLength(1);

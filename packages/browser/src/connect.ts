@@ -50,10 +50,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
   const key = storageKey(config.baseUrl);
   const stored = loadState(config.storage, key);
   const seen = createRecentIds(rememberedIds, stored?.seen);
-  let browser: BrowserCredentials | null =
-    stored?.browserId && stored.browserSecret
-      ? { browserId: stored.browserId, browserSecret: stored.browserSecret }
-      : null;
+  let browser: BrowserCredentials | null = stored?.browser ?? null;
   let lastEventId = stored?.lastEventId ?? '';
   let token = config.token;
   let transport: TidingsTransport = config.transport === 'poll' ? 'poll' : 'sse';
@@ -88,8 +85,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
   };
   const save = () =>
     saveState(config.storage, key, {
-      browserId: browser?.browserId ?? null,
-      browserSecret: browser?.browserSecret ?? null,
+      browser,
       lastEventId,
       seen: seen.newest(persistedIds),
     });

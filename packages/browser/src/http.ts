@@ -20,12 +20,8 @@ export function retryAfterSeconds(response: Response): number | null {
 
 /** Turns a non-2xx answer into an error, reading the problem details body when there is one. */
 export async function problemError(response: Response): Promise<TidingsError> {
-  let problem: { code?: unknown; detail?: unknown; title?: unknown; request_id?: unknown } = {};
-  try {
-    problem = (await response.json()) ?? {};
-  } catch {
-    // Not JSON (a proxy's HTML page): the status alone tells what to do.
-  }
+  // Not JSON (a proxy's HTML page) reads as {}: the status alone tells what to do.
+  const problem = ((await readJson(response)) ?? {}) as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
   return new TidingsError(
     text(problem.code) ?? 'HTTP_ERROR',

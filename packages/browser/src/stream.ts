@@ -72,7 +72,7 @@ export function openStream(context: StreamContext): StreamHandle {
     const { response } = result;
     if (response.status !== 200) return stepForFailure(response, false);
     if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
-      void response.body?.cancel().catch(() => {});
+      controller.abort();
       return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'The answer is not an event stream') };
     }
     if (!response.body) return { kind: 'fallback' };
