@@ -1,0 +1,3 @@
+export * from './client-ip.js';
+export * from './memory-limiter.js';
+export * from './rate-limit-headers.js';
