@@ -457,6 +457,41 @@ describe('connect: polling', () => {
     connection.close();
   });
 
+  it('takes the new browser when the server answers a poll with a registration', async () => {
+    const storage = memoryStorage();
+    storage.setItem(
+      storageKey(baseUrl),
+      JSON.stringify({ browser: { browserId: 'brw_stale', browserSecret: 'bs_stale' }, lastEventId: '', seen: [] }),
+    );
+    const server = createFakeServer();
+    server.answers.poll.push(() => json(201, { browser_id: 'brw_new', browser_secret: 'bs_new', stream_url: 'x' }));
+    const { connection, errors, stored } = start({ transport: 'poll' }, server, storage);
+    await tick();
+    const polls = server.requests.filter((request) => request.method === 'POST');
+    expect(polls.map((request) => request.body && JSON.parse(request.body).browser_id)).toEqual([
+      'brw_stale',
+      'brw_new',
+    ]);
+    expect(polls[0]?.headers.get('content-type')).toBe('text/plain');
+    expect(errors).toEqual([]);
+    expect(stored()).toMatchObject({ browser: { browserId: 'brw_new', browserSecret: 'bs_new' } });
+    connection.close();
+  });
+
+  it('stops as disconnected when a poll is answered 204', async () => {
+    const storage = memoryStorage();
+    storage.setItem(
+      storageKey(baseUrl),
+      JSON.stringify({ browser: { browserId: 'brw_1', browserSecret: 'bs_1' }, lastEventId: '', seen: [] }),
+    );
+    const server = createFakeServer();
+    server.answers.poll.push(() => new Response(null, { status: 204 }));
+    const { statuses } = start({ transport: 'poll' }, server, storage);
+    await tick(60_000);
+    expect(statuses.at(-1)).toEqual(['closed', { reason: 'disconnected', error: undefined }]);
+    expect(storage.length).toBe(0);
+  });
+
   it('registers a new browser when a poll with the old one is refused twice', async () => {
     const storage = memoryStorage();
     storage.setItem(

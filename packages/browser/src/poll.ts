@@ -25,7 +25,7 @@ const pollTimeoutMs = 30_000;
 /**
  * One step of the polling fallback on `POST /v1/connect/{token}`: without a browser, register
  * one (201 with its id and secret); with one, fetch its pending notifications (200), which the
- * server then marks `sent`.
+ * server then marks `sent`, or take the new browser the server registered instead (201).
  */
 export async function pollOnce(context: PollContext): Promise<Step> {
   const { browser, environment, controller } = context;
@@ -35,21 +35,24 @@ export async function pollOnce(context: PollContext): Promise<Step> {
       method: 'POST',
       signal: controller.signal,
       ...(browser && {
-        headers: { 'Content-Type': 'application/json' },
+        headers: { 'Content-Type': 'text/plain' }, // JSON, but a CORS simple request: no preflight
         body: JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret }),
       }),
     });
     if ('error' in result) return { kind: 'retry', error: result.error };
     const { response } = result;
-    if (!response.ok) return stepForFailure(response, browser !== null);
+    // 204: the browser was disconnected by request, for good.
+    if (!response.ok || response.status === 204) return stepForFailure(response, browser !== null);
     const body = (await readJson(response)) as Record<string, unknown> | null;
+    // 201 registers a browser: asked for, or because the server no longer knew ours (stale,
+    // or another recipient's).
+    if (response.status === 201 && typeof body?.browser_id === 'string' && typeof body.browser_secret === 'string') {
+      context.onRegistered({ browserId: body.browser_id, browserSecret: body.browser_secret });
+      return { kind: 'again', delayMs: 0 };
+    }
     if (browser && Array.isArray(body?.notifications)) {
       context.onPolled(body.notifications);
       return { kind: 'again', delayMs: context.pollIntervalMs };
-    }
-    if (!browser && typeof body?.browser_id === 'string' && typeof body.browser_secret === 'string') {
-      context.onRegistered({ browserId: body.browser_id, browserSecret: body.browser_secret });
-      return { kind: 'again', delayMs: 0 };
     }
     return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'Unexpected poll answer') };
   } finally {
