@@ -4,7 +4,6 @@ import {
   createTidings,
   type LimitsOptions,
   silentLogger,
-  type Tidings,
   type TidingsOptions,
 } from '../src/index.js';
 
