@@ -200,6 +200,45 @@ describe('tidingsExpress', () => {
     incoming.destroy();
   });
 
+  it('gets a refusal out, and keeps serving, when the core reads a large body partly or not at all', async () => {
+    const limit = 32 * 1024;
+    const app = express();
+    app.use(
+      tidingsExpress({
+        ...fakeTidings().tidings,
+        // As the core does: refuse on a declared length at once, else read up to the limit.
+        async fetch(request) {
+          if (Number(request.headers.get('content-length')) > limit) return new Response('too large', { status: 413 });
+          const reader = request.body!.getReader();
+          let size = 0;
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+            size += chunk.value.byteLength;
+            if (size > limit) {
+              await reader.cancel();
+              return new Response('too large', { status: 413 });
+            }
+          }
+          return new Response(String(size));
+        },
+      }),
+    );
+    const url = `${await listen(app)}/v1/notifications`;
+    const statuses = [];
+    for (const size of [40_000, 1_000_000, 20_000_000]) {
+      const body = new Uint8Array(size).fill(97);
+      const sized = await fetch(url, { method: 'POST', body });
+      statuses.push(`${sized.status} ${await sized.text()}`);
+      const streamed = await fetch(url, {
+        method: 'POST',
+        body: new Blob([body]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      statuses.push(`${streamed.status} ${await streamed.text()}`);
+    }
+    expect(statuses).toEqual(Array(6).fill('413 too large'));
+    expect(await (await fetch(url, { method: 'POST', body: 'small' })).text()).toBe('5');
+  });
+
   it('takes the mount path as the base path', async () => {
     const { tidings, seen, handled } = fakeTidings();
     const app = express();

@@ -1,8 +1,8 @@
 import type { Tidings } from '@tidings/core';
 import type { Request as ExpressRequest, RequestHandler } from 'express';
-import { toWebRequest, writeWebResponse } from './node-bridge.js';
+import { discardUnreadBody, toWebRequest, writeWebResponse } from './node-bridge.js';
 
-export { type BridgedIncomingMessage, toWebRequest, writeWebResponse } from './node-bridge.js';
+export { type BridgedIncomingMessage, discardUnreadBody, toWebRequest, writeWebResponse } from './node-bridge.js';
 
 /** Options of {@link tidingsExpress}. */
 export interface TidingsExpressOptions {
@@ -27,6 +27,6 @@ export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions 
     tidings
       .fetch(request, { clientAddress: getClientAddress(req), basePath: req.baseUrl })
       .then((response) => writeWebResponse(response, res, req.method))
-      .catch(next);
+      .then(() => discardUnreadBody(req), next);
   };
 }

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 
 /** What the bridge reads from a Node request, beyond `IncomingMessage`; Express adds both. */
 export interface BridgedIncomingMessage extends IncomingMessage {
@@ -45,9 +44,10 @@ export function toWebRequest(req: BridgedIncomingMessage, res: ServerResponse): 
 function requestUrl(req: BridgedIncomingMessage): string {
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
   const path = req.originalUrl ?? req.url ?? '/';
+  const host = req.headers.host ?? req.headers[':authority'] ?? 'localhost';
   // Concatenated, not `new URL(path, base)`: a path such as `//evil.test/x` must stay a path.
   try {
-    return new URL(`${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${path}`).href;
+    return new URL(`${encrypted ? 'https' : 'http'}://${host}${path}`).href;
   } catch {
     return new URL(`${encrypted ? 'https' : 'http'}://localhost${path.startsWith('/') ? path : `/${path}`}`).href;
   }
@@ -61,7 +61,40 @@ function requestBody(req: BridgedIncomingMessage): { stream: BodyInit; reseriali
     if (body instanceof Uint8Array) return { stream: new Uint8Array(body), reserialized: true };
     return { stream: JSON.stringify(body), reserialized: true };
   }
-  return { stream: Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>, reserialized: false };
+  return { stream: lazyBodyStream(req), reserialized: false };
+}
+
+/**
+ * The request body as a Web stream that reads from `req` only when pulled (high water mark 0).
+ * Unlike `Readable.toWeb(req)`, it neither starts reading a body nobody asked for nor destroys
+ * the socket when cancelled: a core that refuses a body (413) unread or midway still gets its
+ * answer out, and {@link discardUnreadBody} drains the rest.
+ */
+function lazyBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let chunks: AsyncIterator<Buffer | string> | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        chunks ??= req.iterator({ destroyOnReturn: false });
+        const { done, value } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === 'string' ? new TextEncoder().encode(value) : new Uint8Array(value));
+      },
+      async cancel() {
+        await chunks?.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * Lets the rest of a request body the core did not read flow away once the answer is written,
+ * so that the client's upload completes and the connection can be reused. (Node does this by
+ * itself only for a body nobody started to read.)
+ */
+export function discardUnreadBody(req: IncomingMessage): void {
+  if (!req.readableEnded && !req.destroyed) req.resume();
 }
 
 /** True for answers that should reach the client as they are produced, such as an event stream. */
