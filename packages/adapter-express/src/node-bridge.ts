@@ -88,13 +88,38 @@ function lazyBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
+/** How much of an unread request body is drained, and for how long, before the connection is cut. */
+const drainLimits = { bytes: 64 * 1024 * 1024, ms: 5000 };
+
 /**
  * Lets the rest of a request body the core did not read flow away once the answer is written,
- * so that the client's upload completes and the connection can be reused. (Node does this by
- * itself only for a body nobody started to read.)
+ * so that the client's upload completes, it reads the answer, and the connection can be reused.
+ * (Node does this by itself only for a body nobody started to read.) A body that goes on past
+ * {@link drainLimits} is cut off with its connection, so that it cannot hold the server forever.
  */
 export function discardUnreadBody(req: IncomingMessage): void {
-  if (!req.readableEnded && !req.destroyed) req.resume();
+  if (req.readableEnded || req.destroyed) return;
+  let drained = 0;
+  const cutOff = () => {
+    cleanup();
+    req.socket.destroy();
+  };
+  const onData = (chunk: Buffer | string) => {
+    drained += chunk.length;
+    if (drained > drainLimits.bytes) cutOff();
+  };
+  const timer = setTimeout(cutOff, drainLimits.ms);
+  timer.unref();
+  const cleanup = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', cleanup);
+    req.off('close', cleanup);
+  };
+  req.on('data', onData);
+  req.on('end', cleanup);
+  req.on('close', cleanup);
+  req.resume();
 }
 
 /** True for answers that should reach the client as they are produced, such as an event stream. */
