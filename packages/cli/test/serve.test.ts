@@ -218,6 +218,22 @@ describe('tidings serve', () => {
       expect(await second.exited).toBe(0);
     });
 
+    it('prints the demo as one JSON line with --json', async () => {
+      const db = join(dir, 'demo-json.db');
+      const server = await serve(['--db', db, '--port', '0', '--demo', '--json']);
+      const out = await server.waitForStdout(/^\{.*\}\n/m);
+      const demo = JSON.parse(out.split('\n')[1]!);
+      expect(demo).toEqual({
+        object: 'demo',
+        accountId: expect.stringMatching(/^acct_/),
+        projectId: expect.stringMatching(/^proj_/),
+        liveKey: expect.stringMatching(/^sk_live_[A-Za-z0-9]{32}$/),
+        testKey: expect.stringMatching(/^sk_test_[A-Za-z0-9]{32}$/),
+        url: server.url,
+        file: `${db}.demo.json`,
+      });
+    });
+
     it('leaves a store with accounts of its own alone', async () => {
       const db = join(dir, 'not-demo.db');
       await tidingsJson(['account', 'create', '--email', 'mine@example.com', '--db', db]);
