@@ -1,0 +1,272 @@
+// Shared helpers of the benchmarks: options from the environment, child processes that are
+// always killed, temp dirs, RSS, number formatting and result reporting to bench/run.js.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+export const repoDir = dirname(benchDir);
+export const cliBin = join(repoDir, 'packages/cli/dist/bin.js');
+
+/** A number from the environment, or the default. */
+export function envNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got ${raw}`);
+  return value;
+}
+
+/** Options shared by every benchmark (see bench/README.md). */
+export const settings = {
+  /** Seconds per measured autocannon run. */
+  duration: envNumber('BENCH_DURATION', 4),
+  /** Measured runs of each server, alternating with its baseline; the median run counts. */
+  rounds: Math.max(1, Math.round(envNumber('BENCH_ROUNDS', 3))),
+  /** Seconds of unmeasured load on each server before its first measured run. */
+  warmup: envNumber('BENCH_WARMUP', 1),
+  connections: envNumber('BENCH_CONNECTIONS', 50),
+  streams: envNumber('BENCH_STREAMS', 10_000),
+  browsersPerRecipient: envNumber('BENCH_BROWSERS_PER_RECIPIENT', 10),
+  /** Sends per second during fan-out. */
+  fanoutRate: envNumber('BENCH_FANOUT_RATE', 100),
+  fanoutSeconds: envNumber('BENCH_FANOUT_SECONDS', 10),
+  /** Seconds per in-process measurement (core). */
+  coreSeconds: envNumber('BENCH_CORE_SECONDS', 3),
+  /** Where temp dirs (and so the database files) go. */
+  tmpDir: process.env.BENCH_TMPDIR || tmpdir(),
+  /** Write a CPU profile of every Tidings server process into this directory. */
+  cpuProfDir: process.env.BENCH_CPU_PROF ?? '',
+};
+
+/** Limits high enough never to refuse, with the limiter still deciding every request. */
+export const highLimits = {
+  perKey: 1_000_000_000,
+  perProject: 1_000_000_000,
+  perAccount: 1_000_000_000,
+  connectPerIp: 1_000_000_000,
+  eventsPerIp: 1_000_000_000,
+};
+
+const cleanups = [];
+let cleaning = null;
+
+/** Runs `fn` at exit, in reverse order of registration, whatever ends the benchmark. */
+export function onCleanup(fn) {
+  cleanups.push(fn);
+}
+
+export async function cleanup() {
+  cleaning ??= (async () => {
+    while (cleanups.length > 0) {
+      const fn = cleanups.pop();
+      try {
+        await fn();
+      } catch (error) {
+        console.error('cleanup failed:', error);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+/** A temp dir removed at cleanup. */
+export function tempDir(label) {
+  const dir = mkdtempSync(join(settings.tmpDir, `tidings-bench-${label}-`));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Starts a server process (a node script, through bash so that `ulimit -n` can be raised to the
+ * hard limit) and resolves with its URL once it prints `listening on URL`. It is killed at cleanup.
+ */
+export function startServer(label, script, args, { env = {}, cpuProf = false } = {}) {
+  const nodeFlags = [];
+  if (cpuProf && settings.cpuProfDir) {
+    nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
+  }
+  const quoted = [...nodeFlags, script, ...args].map((a) => `'${String(a).replaceAll("'", "'\\''")}'`).join(' ');
+  const child = spawn('bash', ['-c', `ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec node ${quoted}`], {
+    cwd: repoDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const server = {
+    label,
+    child,
+    pid: child.pid,
+    url: null,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  onCleanup(() => server.stop());
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => reject(new Error(`${label} did not start in 30 s: ${stderr}`)), 30_000);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match && server.url === null) {
+        server.url = match[1];
+        clearTimeout(timer);
+        resolve(server);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (server.url === null) reject(new Error(`${label} exited (${code ?? signal}) before listening: ${stderr}`));
+    });
+  });
+}
+
+/** Resident set size of a process in bytes (VmRSS in /proc/PID/status). */
+export function rssBytes(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  if (!match) throw new Error(`no VmRSS for ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** The node process behind a `startServer` (bash execs node, so it is the same pid). */
+export function serverPid(server) {
+  return server.pid;
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable between processes. */
+export function wallNow() {
+  return performance.timeOrigin + performance.now();
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+export function formatCount(n) {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function formatMs(n) {
+  return `${n.toFixed(n < 10 ? 2 : 1)} ms`;
+}
+
+export function formatBytes(n) {
+  if (Math.abs(n) >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return `${(n / 1024).toFixed(1)} KB`;
+}
+
+/**
+ * One line of the final table. `ratio` is figure / baseline for throughputs; `higherIsBetter`
+ * says which way the target points. `target` is null when the issue sets none.
+ */
+export function row({ benchmark, figure, figureText, baseline, baselineText, baselineName, unit, target, note }) {
+  const ratio = baseline ? figure / baseline : null;
+  let met = null;
+  if (target) {
+    const value = target.on === 'figure' ? figure : ratio;
+    met = target.op === '>=' ? value >= target.value : value < target.value;
+  }
+  return {
+    benchmark,
+    figure,
+    figureText,
+    baseline: baseline ?? null,
+    baselineText: baselineText ?? null,
+    baselineName: baselineName ?? null,
+    unit,
+    ratio,
+    target: target ?? null,
+    targetText: target ? targetText(target) : null,
+    met,
+    note: note ?? null,
+  };
+}
+
+function targetText(target) {
+  if (target.on === 'figure') return `${target.op === '>=' ? '≥' : '<'} ${target.text ?? target.value}`;
+  return `${target.op === '>=' ? '≥' : '<'} ${target.value}×`;
+}
+
+/** `send (hono adapter): 4,210 req/s | baseline bare hono 9,800 req/s | 0.43× | target ≥ 0.5× | MISSED` */
+export function rowLine(r) {
+  const parts = [`${r.benchmark}: ${r.figureText}`];
+  parts.push(r.baselineText ? `baseline ${r.baselineName} ${r.baselineText}` : 'no baseline');
+  parts.push(r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`);
+  parts.push(r.targetText ? `target ${r.targetText}` : 'no target');
+  parts.push(r.met === null ? '—' : r.met ? 'met' : 'MISSED');
+  return parts.join(' | ');
+}
+
+/** Prints a row, and hands it to bench/run.js when this script runs under it. */
+export function report(r) {
+  console.log(rowLine(r));
+  if (r.note) console.log(`    ${r.note}`);
+  process.send?.({ type: 'row', row: r });
+}
+
+/**
+ * Starts a Node script as a child with an IPC channel, through bash so that `ulimit -n` can be
+ * raised to the hard limit; it is killed at cleanup. `request(message, replyType)` sends a
+ * message and resolves with the first reply of that type.
+ */
+export function forkHelper(script, args = []) {
+  const child = spawn('bash', ['-c', `ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec node "$0" "$@"`, script, ...args], {
+    cwd: repoDir,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  onCleanup(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return {
+    child,
+    pid: child.pid,
+    request(message, replyType) {
+      return new Promise((resolve, reject) => {
+        const onMessage = (reply) => {
+          if (reply?.type !== replyType) return;
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          resolve(reply);
+        };
+        const onExit = (code) => reject(new Error(`${script} exited (${code}) while waiting for ${replyType}`));
+        child.on('message', onMessage);
+        child.once('exit', onExit);
+        child.send(message);
+      });
+    },
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'close' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
