@@ -1,0 +1,182 @@
+// core: sends (and reads) per second in-process, without HTTP: `tidings.fetch` with a Web
+// Request, on the SQLite file store, with the recipient's one browser connected through an
+// event stream that is read in the same process. Baseline: the store's own `createNotification`
+// (and `getNotification`) called directly with the same notification, which is the floor that
+// every send pays (one write transaction); the ratio is the share of a send left to that floor.
+//
+// Run after `npm run build`: node bench/core.js
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTidings, newId, notificationObject } from '@tidings/core';
+import { createSqliteStore } from '@tidings/store-sqlite';
+import { cleanup, formatCount, highLimits, report, row, settings, tempDir } from './lib/common.js';
+import { prepareDatabase, sendBody } from './lib/setup.js';
+
+const ORIGIN = 'http://bench.local';
+
+/** Calls `fn` repeatedly (awaiting each) for `seconds` after a warm-up; returns calls per second. */
+async function rate(seconds, fn) {
+  const warmupEnd = performance.now() + Math.min(1000, seconds * 300);
+  while (performance.now() < warmupEnd) for (let i = 0; i < 100; i++) await fn();
+  let calls = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  while (performance.now() < end) {
+    for (let i = 0; i < 100; i++) await fn();
+    calls += 100;
+  }
+  return calls / ((performance.now() - start) / 1000);
+}
+
+/** Reads an event stream body to its end in the background; counts notification events. */
+function drain(body) {
+  const state = { events: 0, done: false };
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      for (let at = text.indexOf('event: notification'); at !== -1; at = text.indexOf('event: notification', at + 1)) {
+        state.events++;
+      }
+    }
+    state.done = true;
+  })().catch(() => {
+    state.done = true;
+  });
+  return state;
+}
+
+async function measureTidings(dir) {
+  const setup = await prepareDatabase(dir, { recipients: 1 });
+  const store = createSqliteStore({ path: setup.db });
+  const tidings = createTidings({ store, limits: highLimits });
+  const context = { clientAddress: '127.0.0.1' };
+  const stream = await tidings.fetch(new Request(`${ORIGIN}/v1/connect/${setup.tokens[0].token}`), context);
+  if (stream.status !== 200) throw new Error(`connect answered ${stream.status}`);
+  const reading = drain(stream.body);
+
+  const body = JSON.stringify(sendBody(setup.tokens[0].recipient));
+  const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
+  let lastId = null;
+  const send = async () => {
+    const response = await tidings.fetch(
+      new Request(`${ORIGIN}/v1/notifications`, { method: 'POST', headers, body }),
+      context,
+    );
+    if (response.status !== 201) throw new Error(`send answered ${response.status}: ${await response.text()}`);
+    lastId = (await response.json()).id;
+  };
+  const sends = await rate(settings.coreSeconds, send);
+  // Let the stream catch up, so that the count below is of sends that reached the browser.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const events = reading.events;
+
+  const readHeaders = { authorization: headers.authorization };
+  const read = async () => {
+    const response = await tidings.fetch(
+      new Request(`${ORIGIN}/v1/notifications/${lastId}`, { headers: readHeaders }),
+      context,
+    );
+    if (response.status !== 200) throw new Error(`read answered ${response.status}`);
+    await response.arrayBuffer();
+  };
+  const reads = await rate(settings.coreSeconds, read);
+  const openStreams = tidings.openStreams();
+  await tidings.close();
+  await store.close();
+  return { sends, reads, events, openStreams };
+}
+
+async function measureStore(dir) {
+  const setup = await prepareDatabase(dir, { recipients: 1 });
+  const store = createSqliteStore({ path: setup.db });
+  // A browser for the recipient, registered as a connect would.
+  await store.registerBrowser({
+    id: newId('brw'),
+    projectId: setup.projectId,
+    recipient: setup.tokens[0].recipient,
+    secretHash: '0'.repeat(64),
+    now: Date.now(),
+  });
+  const content = sendBody(setup.tokens[0].recipient);
+  let lastId = null;
+  const send = async () => {
+    const now = Date.now();
+    const notification = {
+      id: newId('ntf', now),
+      projectId: setup.projectId,
+      mode: 'live',
+      recipient: content.recipient,
+      title: content.title,
+      body: content.body,
+      url: content.url,
+      icon: null,
+      tag: null,
+      data: content.data,
+      ttl: 86_400,
+      createdAt: now,
+      expiresAt: now + 86_400_000,
+    };
+    const result = await store.createNotification({
+      notification,
+      newAttemptId: () => newId('att', now),
+      idempotencyKey: null,
+      render: (created) => ({ status: 201, body: JSON.stringify(notificationObject(created)) }),
+    });
+    if (result.kind !== 'created') throw new Error(`createNotification: ${result.kind}`);
+    lastId = notification.id;
+  };
+  const sends = await rate(settings.coreSeconds, send);
+  const read = async () => {
+    const found = await store.getNotification({ projectId: setup.projectId, id: lastId });
+    if (!found) throw new Error('getNotification found nothing');
+    JSON.stringify(notificationObject(found));
+  };
+  const reads = await rate(settings.coreSeconds, read);
+  await store.close();
+  return { sends, reads };
+}
+
+try {
+  const root = tempDir('core');
+  mkdirSync(join(root, 'tidings'));
+  mkdirSync(join(root, 'store'));
+  console.log(`core: in-process, ${settings.coreSeconds} s per measurement, one request at a time`);
+  const floor = await measureStore(join(root, 'store'));
+  const core = await measureTidings(join(root, 'tidings'));
+  const streamNote =
+    core.openStreams === 1
+      ? `the browser's stream read ${formatCount(core.events)} events`
+      : 'the stream ENDED during the run';
+  report(
+    row({
+      benchmark: 'core send (in-process, sqlite)',
+      figure: core.sends,
+      figureText: `${formatCount(core.sends)} sends/s`,
+      baseline: floor.sends,
+      baselineText: `${formatCount(floor.sends)} /s`,
+      baselineName: 'store.createNotification alone',
+      unit: 'sends/s',
+      target: null,
+      note: `${(1e6 / core.sends).toFixed(0)} µs per send, of which the store ${(1e6 / floor.sends).toFixed(0)} µs; ${streamNote}`,
+    }),
+  );
+  report(
+    row({
+      benchmark: 'core read (in-process, sqlite)',
+      figure: core.reads,
+      figureText: `${formatCount(core.reads)} reads/s`,
+      baseline: floor.reads,
+      baselineText: `${formatCount(floor.reads)} /s`,
+      baselineName: 'store.getNotification alone',
+      unit: 'reads/s',
+      target: null,
+      note: `${(1e6 / core.reads).toFixed(0)} µs per read, of which the store ${(1e6 / floor.reads).toFixed(0)} µs`,
+    }),
+  );
+} finally {
+  await cleanup();
+}
