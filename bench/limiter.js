@@ -1,9 +1,10 @@
 // Three-scope consume throughput: Tidings' exact sliding log against rate-limiter-flexible's
 // RateLimiterMemory (a fixed window) doing the same key + project + account checks.
-// Run after `npm run build`: node bench/limiter.js
+// Run after `npm run build`: node bench/limiter.js (bench/run.js runs it as part of `npm run bench`).
 // Prints figures only; it gates nothing (STYLE.md: benchmarks are not tests).
+import { createMemoryLimiter } from '@tidings/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { createMemoryLimiter } from '../packages/core/dist/index.js';
+import { formatCount, report, row } from './lib/common.js';
 
 const KEYS = 5_000;
 const PROJECTS = 500;
@@ -118,5 +119,18 @@ for (const [index, scenario] of scenarios.entries()) {
   const ratio = (x) => `${x.toFixed(2)}x`;
   console.log(
     `  ${'ratio'.padEnd(34)} ${ratio(median(tidings) / median(flexible)).padStart(12)} median ${ratio(best(tidings) / best(flexible)).padStart(12)} best`,
+  ); // One row of the `npm run bench` table per scenario: medians, and the three-scope target.
+  report(
+    row({
+      benchmark: `limiter three-scope consume (${scenario.name})`,
+      figure: median(tidings),
+      figureText: `${formatCount(median(tidings))} ops/s`,
+      baseline: median(flexible),
+      baselineText: `${formatCount(median(flexible))} ops/s`,
+      baselineName: 'rate-limiter-flexible Memory ×3',
+      unit: 'ops/s',
+      target: { op: '>=', value: 3 },
+      note: `median of ${ROUNDS} rounds; best ${ratio(best(tidings) / best(flexible))}; ${format(allowedTidings)} vs ${format(allowedFlexible)} admitted per round`,
+    }),
   );
 }
