@@ -1,6 +1,10 @@
-import type { Tidings } from '@tidings/core';
-import type { Hono } from 'hono';
-import type { DemoCredentials } from './demo-setup.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { newId, type Tidings, TidingsError, toProblem } from '@tidings/core';
+import type { Context, Hono } from 'hono';
+import { demoPageHtml, demoScript, demoStyle } from './demo-page.js';
+import { type DemoCredentials, demoRecipient } from './demo-setup.js';
 
 /** What the demo page may use: the running Tidings (to mint connect tokens) and the demo project. */
 export interface DemoPageContext {
@@ -8,18 +12,76 @@ export interface DemoPageContext {
   demo: DemoCredentials;
 }
 
+/** The SDK's script-tag build, as the installed `@tidings/browser` ships it. */
+function readBrowserSdk(): string {
+  const path = createRequire(import.meta.url).resolve('@tidings/browser/tidings.global.js');
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new TidingsError(
+      'INTERNAL_ERROR',
+      `demo: cannot read ${path} (${(error as NodeJS.ErrnoException).code}); build @tidings/browser first`,
+    );
+  }
+}
+
+// Only this server's own scripts and the one inline stylesheet: the page shows a live key, so it
+// runs nothing that another origin supplies.
+const securityHeaders = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'sha256-${createHash('sha256').update(demoStyle).digest('base64')}'`,
+    "connect-src 'self'",
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
+
+const javascript = (c: Context, source: string) =>
+  c.body(source, 200, {
+    'Content-Type': 'text/javascript; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+  });
+
 /**
- * Registers `GET /demo`, the page `tidings serve --demo` points to.
- *
- * PLACEHOLDER: the real page (it connects as recipient `demo-user` with `@tidings/browser` and
- * shows what arrives) comes with the browser SDK and replaces this function's body. Keep the
- * name and signature, which `server.ts` calls.
+ * Registers the demo that `tidings serve --demo` points to: `GET /demo`, a page that connects as
+ * recipient `demo-user` with `@tidings/browser` and lists what arrives, with a curl that sends to
+ * it; `GET /demo/token`, which mints the page's connect token as a customer's server would for
+ * its signed-in user; and the page's two scripts. The SDK is read once, here.
  */
-export function registerDemoPage(app: Hono, _context: DemoPageContext): void {
-  app.get('/demo', (c) =>
-    c.html(
-      '<!doctype html><html lang="en"><meta charset="utf-8"><title>Tidings demo</title>' +
-        '<h1>Tidings demo</h1><p>The demo page comes with the browser SDK (<code>@tidings/browser</code>).</p>',
-    ),
-  );
+export function registerDemoPage(app: Hono, { tidings, demo }: DemoPageContext): void {
+  const sdk = readBrowserSdk();
+  const page = (c: Context) => {
+    const origin = new URL(c.req.url).origin;
+    return c.html(demoPageHtml({ origin, recipient: demoRecipient, liveKey: demo.liveKey }), 200, securityHeaders);
+  };
+  app.get('/demo', page);
+  app.get('/demo/', page);
+  app.get('/demo/tidings.global.js', (c) => javascript(c, sdk));
+  app.get('/demo/demo.js', (c) => javascript(c, demoScript));
+  app.get('/demo/token', async (c) => {
+    try {
+      const token = await tidings.createConnectToken({
+        projectId: demo.projectId,
+        recipient: demoRecipient,
+        baseUrl: new URL(c.req.url).origin,
+      });
+      return c.json(token, 200, { 'Cache-Control': 'no-store' });
+    } catch (error) {
+      // A suspended or deleted demo project: the page shows the problem instead of retrying blindly.
+      if (!(error instanceof TidingsError)) throw error;
+      const problem = toProblem(error, newId('req'));
+      return new Response(JSON.stringify(problem), {
+        status: problem.status,
+        headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' },
+      });
+    }
+  });
 }
