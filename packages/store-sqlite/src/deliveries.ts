@@ -54,13 +54,16 @@ export function deliveryOperations(db: Database.Database): DeliveryOperations {
     .prepare<[string, string], number>('SELECT 1 FROM attempts WHERE id = ? AND browser_id = ?')
     .pluck();
   // Receipt times are written once: a repeated or late receipt never moves them.
-  const apply: Record<ReceiptType, Database.Statement<[number, string]>> = {
+  // A delivered receipt proves the attempt was sent, even when the batched record of sending
+  // has not landed yet.
+  const apply: Record<ReceiptType, Database.Statement<[{ at: number; id: string }]>> = {
     delivered: db.prepare(
-      "UPDATE attempts SET status = 'delivered', final = 1, delivered_at = ? WHERE id = ? AND final = 0",
+      `UPDATE attempts SET status = 'delivered', final = 1, delivered_at = @at, sent_at = COALESCE(sent_at, @at)
+        WHERE id = @id AND final = 0`,
     ),
-    displayed: db.prepare('UPDATE attempts SET displayed_at = ? WHERE id = ? AND displayed_at IS NULL'),
-    clicked: db.prepare('UPDATE attempts SET clicked_at = ? WHERE id = ? AND clicked_at IS NULL'),
-    dismissed: db.prepare('UPDATE attempts SET dismissed_at = ? WHERE id = ? AND dismissed_at IS NULL'),
+    displayed: db.prepare('UPDATE attempts SET displayed_at = @at WHERE id = @id AND displayed_at IS NULL'),
+    clicked: db.prepare('UPDATE attempts SET clicked_at = @at WHERE id = @id AND clicked_at IS NULL'),
+    dismissed: db.prepare('UPDATE attempts SET dismissed_at = @at WHERE id = @id AND dismissed_at IS NULL'),
   };
 
   const markAll = db.transaction((attemptIds: string[], now: number) => {
@@ -71,7 +74,7 @@ export function deliveryOperations(db: Database.Database): DeliveryOperations {
     for (const receipt of receipts) {
       if (!isOwnAttempt.get(receipt.attemptId, browserId)) continue;
       named++;
-      apply[receipt.type].run(receipt.at, receipt.attemptId);
+      apply[receipt.type].run({ at: receipt.at, id: receipt.attemptId });
     }
     return named;
   });

@@ -161,7 +161,9 @@ export interface Store {
   /** Moves the given attempts from `accepted` to `sent`; others are left as they are. */
   markAttemptsSent(input: { attemptIds: string[]; now: number }): Promise<void>;
   /**
-   * Applies receipts of one browser. Receipts for attempts of other browsers are ignored.
+   * Applies receipts of one browser. Receipts for attempts of other browsers are ignored. A
+   * `delivered` receipt also sets `sentAt` when the record of sending has not landed yet
+   * (sending is recorded in batches, and a fast browser can answer first).
    * Returns how many receipts named an attempt of this browser.
    */
   applyReceipts(input: { browserId: string; receipts: Receipt[]; now: number }): Promise<number>;

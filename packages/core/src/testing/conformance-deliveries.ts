@@ -81,7 +81,8 @@ export function deliveryConformance(getStore: GetStore): void {
       const ids = [accepted.id, delivered.id, test.attempts[0]!.id, 'att_unknown'];
       await store.markAttemptsSent({ attemptIds: ids, now: T0 + 5 });
       expect(await reread(store, project.id, accepted)).toMatchObject({ status: 'sent', final: false, sentAt: T0 + 5 });
-      expect(await reread(store, project.id, delivered)).toMatchObject({ status: 'delivered', sentAt: null });
+      // Sending a delivered attempt is a late record: it keeps the time its receipt set.
+      expect(await reread(store, project.id, delivered)).toMatchObject({ status: 'delivered', sentAt: T0 + 4 });
       expect(await reread(store, project.id, test.attempts[0]!)).toEqual(test.attempts[0]);
       await store.markAttemptsSent({ attemptIds: [accepted.id], now: T0 + 9 });
       expect(await reread(store, project.id, accepted)).toMatchObject({ status: 'sent', sentAt: T0 + 5 });
@@ -90,7 +91,7 @@ export function deliveryConformance(getStore: GetStore): void {
   });
 
   describe('receipts', () => {
-    it('delivers accepted and sent attempts, final, with the receipt time', async () => {
+    it('delivers accepted and sent attempts, final, with the receipt time (sentAt filled if unset)', async () => {
       const store = getStore();
       const project = await seedProject(store);
       const browser = await seedBrowser(store, project.id, 'user-1');
@@ -110,6 +111,7 @@ export function deliveryConformance(getStore: GetStore): void {
         ...accepted,
         status: 'delivered',
         final: true,
+        sentAt: T0 + 4,
         deliveredAt: T0 + 4,
       });
       expect(await reread(store, project.id, sent)).toEqual({
@@ -150,6 +152,7 @@ export function deliveryConformance(getStore: GetStore): void {
         ...delivered,
         status: 'delivered',
         final: true,
+        sentAt: T0 + 3,
         deliveredAt: T0 + 3,
         displayedAt: T0 + 20,
         clickedAt: T0 + 21,
