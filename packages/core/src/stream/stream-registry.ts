@@ -3,6 +3,7 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { BrowserStream } from './browser-stream.js';
+import { HeartbeatRing } from './heartbeat-ring.js';
 import { SentMarker } from './sent-marker.js';
 
 /** What the registry needs. */
@@ -16,26 +17,23 @@ export interface StreamRegistryDeps {
   staleBrowserMs: number;
 }
 
-function unrefTimer(timer: ReturnType<typeof setInterval>): void {
-  if (typeof timer === 'object' && timer !== null && 'unref' in timer) timer.unref();
-}
-
 /**
  * The open streams of this process, by browser. It receives every hub message and routes it to
- * the streams it concerns; one timer writes heartbeats to all streams, and another records that
- * their browsers are still there.
+ * the streams it concerns; a heartbeat ring writes each stream's heartbeats, spread over the
+ * interval, and the sweeper records that their browsers are still there.
  */
 export class StreamRegistry {
   readonly #byBrowser = new Map<string, Set<BrowserStream>>();
   readonly #sent: SentMarker;
   readonly #unsubscribe: () => void;
-  /** Runs while at least one stream is open, so that an idle instance holds no timer. */
-  #heartbeatTimer: ReturnType<typeof setInterval> | null = null;
+  /** Its timer runs while at least one stream is open, so that an idle instance holds none. */
+  readonly #heartbeats: HeartbeatRing<BrowserStream>;
   #size = 0;
   #lastTouchAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: StreamRegistryDeps) {
     this.#sent = new SentMarker({ store: deps.store, clock: deps.clock, logger: deps.logger, delayMs: 5 });
+    this.#heartbeats = new HeartbeatRing(deps.heartbeatMs);
     this.#unsubscribe = deps.hub.subscribe((message) => this.#route(message));
   }
 
@@ -57,10 +55,7 @@ export class StreamRegistry {
     }
     set.add(stream);
     this.#size++;
-    if (this.#heartbeatTimer === null) {
-      this.#heartbeatTimer = setInterval(() => this.heartbeat(), this.deps.heartbeatMs);
-      unrefTimer(this.#heartbeatTimer);
-    }
+    this.#heartbeats.add(stream);
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
@@ -69,10 +64,7 @@ export class StreamRegistry {
     if (!set?.delete(stream)) return;
     this.#size--;
     if (set.size === 0) this.#byBrowser.delete(stream.browserId);
-    if (this.#size === 0 && this.#heartbeatTimer !== null) {
-      clearInterval(this.#heartbeatTimer);
-      this.#heartbeatTimer = null;
-    }
+    this.#heartbeats.delete(stream);
     this.deps.store
       .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
       .catch((error: unknown) => this.deps.logger.error('recording a closed stream failed', { error: String(error) }));
