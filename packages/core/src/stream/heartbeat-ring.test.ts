@@ -22,7 +22,8 @@ describe('HeartbeatRing', () => {
     vi.advanceTimersByTime(60_000);
     for (const item of items) {
       expect(item.beats[0]! - start).toBeLessThanOrEqual(15_000);
-      for (let i = 1; i < item.beats.length; i++) expect(item.beats[i]! - item.beats[i - 1]!).toBeLessThanOrEqual(15_000);
+      for (let i = 1; i < item.beats.length; i++)
+        expect(item.beats[i]! - item.beats[i - 1]!).toBeLessThanOrEqual(15_000);
       expect(item.beats.length).toBeGreaterThanOrEqual(4);
     }
   });
