@@ -153,9 +153,9 @@ afterEach(async () => {
  * A test page of the customer's origin, connected as `recipient`. `ack: 'manual'` turns
  * `autoDelivered` off; `beforeLoad` sees the page before it loads.
  */
-async function openPage(recipient: string, options: { ack?: 'manual'; beforeLoad?: (page: Page) => void } = {}) {
+async function openPage(recipient: string, options: { ack?: 'manual'; beforeLoad?: (page: Page) => unknown } = {}) {
   const page = await context.newPage();
-  options.beforeLoad?.(page);
+  await options.beforeLoad?.(page);
   const watcher = watchPage(page);
   watchers.push(watcher);
   /** Waits until `condition` holds in the page; a timeout says what the page saw. */
@@ -326,6 +326,35 @@ describe('the browser SDK in Chromium, against tidings serve', () => {
     // The tab forgot the browser: a reload would start a new one rather than resume a dead one.
     const stored = await page.evaluate((url) => sessionStorage.getItem(`tidings:${url}`), tidingsUrl);
     expect(stored).toBeNull();
+  });
+
+  it('a duplicated tab resumes the same browser: both tabs get each notification, and disconnect() in one ends both', async () => {
+    const original = await openPage('frank');
+    // "Duplicate tab" starts the new tab with a copy of the original's sessionStorage.
+    const storage = await original.page.evaluate(() => Object.entries(sessionStorage));
+    const duplicate = await openPage('frank', {
+      beforeLoad: (page) =>
+        page.addInitScript((entries) => {
+          for (const [key, value] of entries) sessionStorage.setItem(key, value);
+        }, storage),
+    });
+    expect(duplicate.browserId).toBe(original.browserId);
+    expect(await statuses(duplicate.page)).toContainEqual(expect.objectContaining({ status: 'open', resumed: true }));
+
+    const sent = await send('frank', 'to both tabs');
+    expect(sent.attempts).toHaveLength(1);
+    for (const tab of [original, duplicate]) {
+      await tab.waitFor(() => window.__received.length >= 1, 'the notification in each tab');
+      expect((await received(tab.page)).map((notification) => notification.attempt_id)).toEqual([sent.attempts[0]!.id]);
+    }
+    await waitForNotification(sent.id, allAttempts('delivered'), 'the shared attempt delivered');
+
+    await duplicate.page.evaluate(() => window.__connection.disconnect());
+    // The server ends the original's stream too; its reconnect is answered 204.
+    await original.waitFor(
+      () => window.__statuses.some((entry) => entry.status === 'closed' && entry.reason === 'disconnected'),
+      'the original tab to learn that its browser was disconnected',
+    );
   });
 
   it('a test key works from the page (CORS preflight passes) and a live key gets 403 with a readable problem', async () => {
