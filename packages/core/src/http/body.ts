@@ -52,11 +52,32 @@ function tooLarge(maxBytes: number): TidingsError {
   return new TidingsError('PAYLOAD_TOO_LARGE', `The body must be at most ${maxBytes} bytes`);
 }
 
+/** Fatal: a body that is not UTF-8 is refused, not patched with replacement characters. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Reads a body as UTF-8 text, refusing more than `maxBytes` (413) whatever Content-Length says. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) return '';
+  // With a declared length the HTTP layer ends the body there, so reading it whole reads at most
+  // maxBytes, and hosts answer arrayBuffer() without building a stream (@hono/node-server reads
+  // the Node request directly). The size is still checked, not assumed.
+  const bytes = Number.isFinite(declared)
+    ? new Uint8Array(await request.arrayBuffer())
+    : await readCountingBytes(request, maxBytes);
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new TidingsError('VALIDATION_FAILED', 'The body is not valid UTF-8', {
+      errors: [{ path: '', message: 'invalid UTF-8' }],
+    });
+  }
+}
+
+/** Reads a body of undeclared length chunk by chunk, cancelling it past `maxBytes` (413). */
+async function readCountingBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -76,11 +97,5 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new TidingsError('VALIDATION_FAILED', 'The body is not valid UTF-8', {
-      errors: [{ path: '', message: 'invalid UTF-8' }],
-    });
-  }
+  return bytes;
 }
