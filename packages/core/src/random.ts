@@ -1,4 +1,19 @@
-const BYTES_PER_BATCH = 64;
+/**
+ * Bytes drawn from the CSPRNG at a time. Every id and secret needs a few dozen bytes, and one
+ * `getRandomValues` call per id cost more than the rest of making it; each byte of the pool is
+ * still used once, for one character, and never again.
+ */
+const POOL_BYTES = 4096;
+const pool = new Uint8Array(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function randomByte(): number {
+  if (poolOffset === POOL_BYTES) {
+    crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
 
 /**
  * Draws `length` characters uniformly from `alphabet` with the platform CSPRNG. Bytes at or
@@ -8,15 +23,10 @@ export function randomString(length: number, alphabet: string): string {
   const size = alphabet.length;
   if (size < 2 || size > 256) throw new RangeError('alphabet must have 2 to 256 symbols');
   const ceiling = 256 - (256 % size);
-  const bytes = new Uint8Array(BYTES_PER_BATCH);
   let out = '';
   while (out.length < length) {
-    crypto.getRandomValues(bytes);
-    for (const byte of bytes) {
-      if (byte >= ceiling) continue;
-      out += alphabet[byte % size];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < ceiling) out += alphabet[byte % size];
   }
   return out;
 }
