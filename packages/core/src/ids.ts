@@ -19,7 +19,15 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   return `${prefix}_${time}${randomString(16, CROCKFORD)}`;
 }
 
+/** Compiled once per prefix, not per call: a read checks its id on every request. */
+const ID_PATTERNS = new Map<IdPrefix, RegExp>();
+
 /** True when `value` has the shape of an id with this prefix. */
 export function isId(prefix: IdPrefix, value: string): boolean {
-  return new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`).test(value);
+  let pattern = ID_PATTERNS.get(prefix);
+  if (pattern === undefined) {
+    pattern = new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`);
+    ID_PATTERNS.set(prefix, pattern);
+  }
+  return pattern.test(value);
 }
