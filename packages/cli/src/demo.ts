@@ -14,13 +14,14 @@ export interface DemoPageContext {
 
 /** The SDK's script-tag build, as the installed `@tidings/browser` ships it. */
 function readBrowserSdk(): string {
-  const path = createRequire(import.meta.url).resolve('@tidings/browser/tidings.global.js');
+  const specifier = '@tidings/browser/tidings.global.js';
   try {
-    return readFileSync(path, 'utf8');
+    // resolve() throws too when the file is missing: an unbuilt SDK in a checkout.
+    return readFileSync(createRequire(import.meta.url).resolve(specifier), 'utf8');
   } catch (error) {
     throw new TidingsError(
       'INTERNAL_ERROR',
-      `demo: cannot read ${path} (${(error as NodeJS.ErrnoException).code}); build @tidings/browser first`,
+      `demo: cannot read ${specifier} (${(error as NodeJS.ErrnoException).code}); build @tidings/browser first`,
     );
   }
 }
