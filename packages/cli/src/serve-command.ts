@@ -46,6 +46,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
 
   io.stdout(`listening on ${server.url}`);
   if (parsed.values.demo === true) {
+    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/.test(host)) {
+      io.stderr(
+        `warning: --demo on ${host} shows the demo's live key at /demo and mints tokens for anyone who reaches it`,
+      );
+    }
     // The URLs to paste: a wildcard bind address is not one a client can reach.
     const reachable = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
     if (!server.demo) {

@@ -242,5 +242,14 @@ describe('tidings serve', () => {
       expect(server.stdout()).toBe(`listening on ${server.url}\n`);
       expect(server.stderr()).toContain('already holds accounts');
     });
+
+    it('warns that the demo exposes its live key when bound beyond loopback, and not on loopback', async () => {
+      const wide = await serve(['--db', join(dir, 'wide.db'), '--port', '0', '--host', '0.0.0.0', '--demo']);
+      while (!wide.stdout().includes('curl')) await new Promise((r) => setTimeout(r, 20));
+      expect(wide.stderr()).toContain('warning: --demo on 0.0.0.0 shows the demo');
+      const local = await serve(['--db', join(dir, 'local.db'), '--port', '0', '--demo']);
+      while (!local.stdout().includes('curl')) await new Promise((r) => setTimeout(r, 20));
+      expect(local.stderr()).not.toContain('warning');
+    });
   });
 });
