@@ -1,0 +1,94 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { createTidings, silentLogger, type Tidings } from '@tidings/core';
+import { tidingsExpress } from '@tidings/express';
+import { tidingsHono } from '@tidings/hono';
+import { createSqliteStore } from '@tidings/store-sqlite';
+import express from 'express';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readEvents } from '../../packages/core/test/sse-client.js';
+
+/** Both adapters with the real core, over real HTTP: the event stream included. */
+let tidings: Tidings;
+let server: Server;
+const store = () => createSqliteStore({ path: ':memory:' });
+
+afterEach(async () => {
+  await tidings.close();
+  server.closeAllConnections();
+  server.close();
+});
+
+async function setUp(mount: (tidings: Tidings) => Promise<{ server: Server; base: string }>) {
+  tidings = createTidings({ store: store(), logger: silentLogger, sweepIntervalMs: 0 });
+  const account = await tidings.admin.createAccount({ email: 'a@example.com', verified: true });
+  const project = await tidings.admin.createProject({ accountId: account.id, name: 'P' });
+  const key = (await tidings.admin.createKey({ projectId: project.id, mode: 'live' })).key!;
+  const mounted = await mount(tidings);
+  server = mounted.server;
+  return { key, base: mounted.base };
+}
+
+async function deliverThroughStream(base: string, key: string) {
+  const tokenResponse = await fetch(`${base}/v1/connect-tokens`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ recipient: 'r1' }),
+  });
+  expect(tokenResponse.status).toBe(201);
+  const token = await tokenResponse.json();
+  expect(token.connect_url.startsWith(`${base}/v1/connect/`)).toBe(true);
+  const controller = new AbortController();
+  const stream = readEvents(await fetch(token.connect_url, { signal: controller.signal }));
+  await stream.next('ready');
+  expect(tidings.openStreams()).toBe(1);
+  const sent = await fetch(`${base}/v1/notifications`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ recipient: 'r1', title: 'through the adapter' }),
+  });
+  expect(sent.status).toBe(201);
+  const event = JSON.parse((await stream.next('notification')).data);
+  expect(event.title).toBe('through the adapter');
+  // The client going away ends the stream on the server.
+  controller.abort();
+  const deadline = Date.now() + 5000;
+  while (tidings.openStreams() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(tidings.openStreams()).toBe(0);
+}
+
+describe('adapters with the real core', () => {
+  it('Express, mounted under a path after express.json(): send, stream, client abort', async () => {
+    const { key, base } = await setUp(async (t) => {
+      const app = express();
+      app.use(express.json());
+      app.get('/', (_req, res) => {
+        res.send('host app');
+      });
+      app.use('/notify', tidingsExpress(t));
+      const listening = app.listen(0, '127.0.0.1');
+      await once(listening, 'listening');
+      const { port } = listening.address() as AddressInfo;
+      return { server: listening, base: `http://127.0.0.1:${port}/notify` };
+    });
+    await deliverThroughStream(base, key);
+    expect(await (await fetch(base.replace('/notify', '/'))).text()).toBe('host app');
+  });
+
+  it('Hono on @hono/node-server: send, stream, client abort', async () => {
+    const { key, base } = await setUp(async (t) => {
+      const app = new Hono();
+      app.get('/', (c) => c.text('host app'));
+      app.route('/', tidingsHono(t));
+      let listening!: ReturnType<typeof serve>;
+      const port = await new Promise<number>((resolve) => {
+        listening = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
+      });
+      return { server: listening as Server, base: `http://127.0.0.1:${port}` };
+    });
+    await deliverThroughStream(base, key);
+  });
+});
