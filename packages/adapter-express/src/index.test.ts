@@ -110,6 +110,45 @@ describe('tidingsExpress', () => {
     expect(await response.text()).toBe('{"code":"RATE_LIMITED"}');
   });
 
+  it('writes a body that comes in one piece with a Content-Length, and a streamed one whole', async () => {
+    const { tidings } = fakeTidings((request) => {
+      if (request.url.endsWith('/one')) return new Response('{"id":"ntf_1"}', { status: 201 });
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          for (const part of ['a', 'b', 'c']) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            controller.enqueue(new TextEncoder().encode(part));
+          }
+          controller.close();
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'application/octet-stream' } });
+    });
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const base = await listen(app);
+    const rawHeaders = (path: string) =>
+      new Promise<{ headers: IncomingMessage['headers']; body: string }>((resolve, reject) => {
+        httpRequest(`${base}${path}`, (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            body += chunk;
+          });
+          response.on('end', () => resolve({ headers: response.headers, body }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    const one = await rawHeaders('/v1/notifications/one');
+    expect(one.headers['content-length']).toBe('14');
+    expect(one.headers['transfer-encoding']).toBeUndefined();
+    expect(one.body).toBe('{"id":"ntf_1"}');
+    const streamed = await rawHeaders('/v1/notifications/streamed');
+    expect(streamed.headers['transfer-encoding']).toBe('chunked');
+    expect(streamed.body).toBe('abc');
+  });
+
   it('answers HEAD and bodiless statuses without a body', async () => {
     const { tidings } = fakeTidings((request) =>
       request.method === 'HEAD' ? new Response('ignored') : new Response(null, { status: 204 }),

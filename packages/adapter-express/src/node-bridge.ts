@@ -23,14 +23,16 @@ export function toWebRequest(req: BridgedIncomingMessage, res: ServerResponse): 
     if (!res.writableFinished) controller.abort();
   });
   const body = method === 'GET' || method === 'HEAD' ? null : requestBody(req);
-  const headers = new Headers();
+  // Pairs, not a Headers object: the Request validates and copies its init headers anyway, so
+  // building a Headers first did that work twice.
+  const headers: [string, string][] = [];
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
     // HTTP/2 pseudo-headers (`:path`) are not headers of a Request.
     if (name.startsWith(':')) continue;
     if (body?.reserialized && WIRE_HEADERS.has(name.toLowerCase())) continue;
-    headers.append(name, raw[i + 1]!);
+    headers.push([name, raw[i + 1]!]);
   }
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: controller.signal };
   if (body) {
@@ -130,7 +132,7 @@ function isLiveStream(response: Response): boolean {
 
 /**
  * Writes a Web `Response` to a Node response: status, headers (each Set-Cookie kept apart), and
- * the body streamed chunk by chunk. It reads the next chunk only once the socket took the last
+ * the body streamed chunk by chunk (a body of one chunk in one write). It reads the next chunk only once the socket took the last
  * one (`write` returned true, or 'drain'), so a slow client never makes it buffer the stream, and
  * it cancels the body when the client goes away.
  */
@@ -155,12 +157,24 @@ export async function writeWebResponse(response: Response, res: ServerResponse, 
     reader.cancel().catch(() => {});
   };
   res.once('close', onClose);
-  if (isLiveStream(response)) res.flushHeaders();
+  const live = isLiveStream(response);
+  if (live) res.flushHeaders();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || closed) break;
-      if (!res.write(value)) await drained(res);
+    let next = await reader.read();
+    if (!live && !next.done && !closed) {
+      // A body that comes in one piece (every JSON answer) is written with res.end(chunk): one
+      // write with a Content-Length, not a chunked body and its terminator. Looking one chunk
+      // ahead holds at most one chunk, so a streamed body is still paced by the socket.
+      const first = next.value;
+      next = await reader.read();
+      if (next.done) {
+        if (!closed) res.end(first);
+        return;
+      }
+      if (!closed && !res.write(first)) await drained(res);
+    }
+    for (; !next.done && !closed; next = await reader.read()) {
+      if (!res.write(next.value)) await drained(res);
     }
     if (!closed) res.end();
   } catch {
