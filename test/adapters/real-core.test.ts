@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { connect as connectSocket } from 'node:net';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -22,8 +23,17 @@ afterEach(async () => {
   server.close();
 });
 
-async function setUp(mount: (tidings: Tidings) => Promise<{ server: Server; base: string }>) {
-  tidings = createTidings({ store: store(), logger: silentLogger, sweepIntervalMs: 0 });
+async function setUp(
+  mount: (tidings: Tidings) => Promise<{ server: Server; base: string }>,
+  options: { maxStreamBufferBytes?: number } = {},
+) {
+  tidings = createTidings({
+    store: store(),
+    logger: silentLogger,
+    sweepIntervalMs: 0,
+    limits: { perKey: 1e6, perProject: 1e6, perAccount: 1e6 },
+    ...options,
+  });
   const account = await tidings.admin.createAccount({ email: 'a@example.com', verified: true });
   const project = await tidings.admin.createProject({ accountId: account.id, name: 'P' });
   const key = (await tidings.admin.createKey({ projectId: project.id, mode: 'live' })).key!;
@@ -60,6 +70,17 @@ async function deliverThroughStream(base: string, key: string) {
   expect(tidings.openStreams()).toBe(0);
 }
 
+async function honoServer(t: Tidings) {
+  const app = new Hono();
+  app.get('/', (c) => c.text('host app'));
+  app.route('/', tidingsHono(t));
+  let listening!: ReturnType<typeof serve>;
+  const port = await new Promise<number>((resolve) => {
+    listening = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
+  });
+  return { server: listening as Server, base: `http://127.0.0.1:${port}` };
+}
+
 describe('adapters with the real core', () => {
   it('Express, mounted under a path after express.json(): send, stream, client abort', async () => {
     const { key, base } = await setUp(async (t) => {
@@ -79,16 +100,41 @@ describe('adapters with the real core', () => {
   });
 
   it('Hono on @hono/node-server: send, stream, client abort', async () => {
-    const { key, base } = await setUp(async (t) => {
-      const app = new Hono();
-      app.get('/', (c) => c.text('host app'));
-      app.route('/', tidingsHono(t));
-      let listening!: ReturnType<typeof serve>;
-      const port = await new Promise<number>((resolve) => {
-        listening = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
-      });
-      return { server: listening as Server, base: `http://127.0.0.1:${port}` };
-    });
+    const { key, base } = await setUp(honoServer);
     await deliverThroughStream(base, key);
+  });
+
+  it('a client that stops reading is cut once the socket, Node and stream buffers are full: memory stays bounded', async () => {
+    const { key, base } = await setUp(honoServer, { maxStreamBufferBytes: 256 * 1024 });
+    const token = await (
+      await fetch(`${base}/v1/connect-tokens`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ recipient: 'slow' }),
+      })
+    ).json();
+    // A raw socket that sends the request and then never reads: the kernel buffers fill, Node's
+    // write() returns false, the adapter stops pulling, and the stream's own buffer takes the rest.
+    const url = new URL(token.connect_url);
+    const socket = connectSocket(Number(url.port), url.hostname);
+    await once(socket, 'connect');
+    socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n\r\n`);
+    socket.pause();
+    while (tidings.openStreams() === 0) await new Promise((r) => setTimeout(r, 10));
+    const body = 'x'.repeat(1900);
+    let sent = 0;
+    while (tidings.openStreams() > 0 && sent < 20_000) {
+      const response = await fetch(`${base}/v1/notifications`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ recipient: 'slow', title: `n${sent}`, body }),
+      });
+      expect(response.status).toBe(201);
+      sent++;
+    }
+    // Cut after a few MB of socket buffers plus 256 KiB, never after all 20 000 (40 MB).
+    expect(tidings.openStreams()).toBe(0);
+    expect(sent).toBeLessThan(20_000);
+    socket.destroy();
   });
 });

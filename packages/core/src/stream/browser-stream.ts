@@ -132,7 +132,14 @@ export class BrowserStream {
   #afterQueue(): void {
     if (this.#ended) return;
     if (this.bufferedBytes > this.#init.maxBufferBytes) {
-      this.#controller.error(new Error('slow reader: stream buffer limit reached'));
+      // Erroring (not closing) drops the queue and lets the host destroy the socket at once. The
+      // code marks it as a cut connection, which hosts such as @hono/node-server treat as one
+      // rather than as a server fault to log and answer.
+      this.#controller.error(
+        Object.assign(new Error('slow reader: stream buffer limit reached'), {
+          code: 'ERR_STREAM_PREMATURE_CLOSE',
+        }),
+      );
       this.#end();
       return;
     }
