@@ -4,10 +4,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
+  createKeyWithCli,
+  createProjectWithCli,
   type ServeProcess,
   startServe,
   tempDir,
-  tidingsJson,
 } from '../../packages/cli/test/cli-process.js';
 import { launchChromium, type PageServer, startPageServer, until, watchPage } from './harness.js';
 
@@ -58,27 +59,8 @@ beforeAll(async () => {
   assertBuilt();
   workspace = await tempDir();
   db = join(workspace.dir, 'tidings.db');
-  const account = await tidingsJson<{ id: string }>([
-    'account',
-    'create',
-    '--email',
-    'a@example.com',
-    '--verified',
-    '--db',
-    db,
-  ]);
-  const project = await tidingsJson<{ id: string }>([
-    'project',
-    'create',
-    '--account',
-    account.id,
-    '--name',
-    'Shop',
-    '--db',
-    db,
-  ]);
-  const key = async (mode: 'live' | 'test') =>
-    (await tidingsJson<{ key: string }>(['key', 'create', '--project', project.id, '--mode', mode, '--db', db])).key;
+  const { projectId } = await createProjectWithCli(db, 'Shop');
+  const key = async (mode: 'live' | 'test') => (await createKeyWithCli(db, projectId, mode)).key;
   keys.token = await key('live');
   keys.send = await key('live');
   keys.read = await key('test');

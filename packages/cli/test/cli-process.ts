@@ -94,3 +94,45 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
     exited,
   }));
 }
+
+/** Creates a verified account and a project in it through the CLI. */
+export async function createProjectWithCli(db: string, name = 'P'): Promise<{ accountId: string; projectId: string }> {
+  const account = await tidingsJson<{ id: string }>([
+    'account',
+    'create',
+    '--email',
+    'a@example.com',
+    '--verified',
+    '--db',
+    db,
+  ]);
+  const project = await tidingsJson<{ id: string }>([
+    'project',
+    'create',
+    '--account',
+    account.id,
+    '--name',
+    name,
+    '--db',
+    db,
+  ]);
+  return { accountId: account.id, projectId: project.id };
+}
+
+/** Creates an API key through the CLI: the only answer that holds the full key. */
+export function createKeyWithCli(
+  db: string,
+  projectId: string,
+  mode: 'live' | 'test',
+): Promise<{ id: string; key: string }> {
+  return tidingsJson<{ id: string; key: string }>([
+    'key',
+    'create',
+    '--project',
+    projectId,
+    '--mode',
+    mode,
+    '--db',
+    db,
+  ]);
+}

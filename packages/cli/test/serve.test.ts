@@ -1,7 +1,16 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runTidings, type ServeProcess, startServe, tempDir, tidingsJson } from './cli-process.js';
+import {
+  assertBuilt,
+  createKeyWithCli,
+  createProjectWithCli,
+  runTidings,
+  type ServeProcess,
+  startServe,
+  tempDir,
+  tidingsJson,
+} from './cli-process.js';
 
 let dir: string;
 let remove: () => Promise<void>;
@@ -24,36 +33,9 @@ async function serve(args: string[]): Promise<ServeProcess> {
 
 /** Sets up an account, a project and a live key through the CLI. */
 async function liveKey(db: string): Promise<{ projectId: string; keyId: string; key: string }> {
-  const account = await tidingsJson<{ id: string }>([
-    'account',
-    'create',
-    '--email',
-    'a@example.com',
-    '--verified',
-    '--db',
-    db,
-  ]);
-  const project = await tidingsJson<{ id: string }>([
-    'project',
-    'create',
-    '--account',
-    account.id,
-    '--name',
-    'P',
-    '--db',
-    db,
-  ]);
-  const key = await tidingsJson<{ id: string; key: string }>([
-    'key',
-    'create',
-    '--project',
-    project.id,
-    '--mode',
-    'live',
-    '--db',
-    db,
-  ]);
-  return { projectId: project.id, keyId: key.id, key: key.key };
+  const { projectId } = await createProjectWithCli(db);
+  const key = await createKeyWithCli(db, projectId, 'live');
+  return { projectId, keyId: key.id, key: key.key };
 }
 
 function notify(url: string, key: string): Promise<Response> {
@@ -244,12 +226,18 @@ describe('tidings serve', () => {
     });
 
     it('warns that the demo exposes its live key when bound beyond loopback, and not on loopback', async () => {
-      const wide = await serve(['--db', join(dir, 'wide.db'), '--port', '0', '--host', '0.0.0.0', '--demo']);
-      while (!wide.stdout().includes('curl')) await new Promise((r) => setTimeout(r, 20));
-      expect(wide.stderr()).toContain('warning: --demo on 0.0.0.0 shows the demo');
-      const local = await serve(['--db', join(dir, 'local.db'), '--port', '0', '--demo']);
-      while (!local.stdout().includes('curl')) await new Promise((r) => setTimeout(r, 20));
-      expect(local.stderr()).not.toContain('warning');
+      // stdout and stderr are separate pipes: read stderr only once the process has exited.
+      const stderrAfterExit = async (args: string[]) => {
+        const server = await serve(args);
+        while (!server.stdout().includes('curl')) await new Promise((r) => setTimeout(r, 20));
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+        return server.stderr();
+      };
+      expect(
+        await stderrAfterExit(['--db', join(dir, 'wide.db'), '--port', '0', '--host', '0.0.0.0', '--demo']),
+      ).toContain('warning: --demo on 0.0.0.0 shows the demo');
+      expect(await stderrAfterExit(['--db', join(dir, 'local.db'), '--port', '0', '--demo'])).not.toContain('warning');
     });
   });
 });
