@@ -7,11 +7,27 @@ import type {
   UsageDay,
 } from './types.js';
 
+/**
+ * The last few instants formatted. A send formats its created_at and expires_at for its answer
+ * and again for the event of each of the recipient's browsers, and toISOString was one of the
+ * dearer steps of a send and a read; the same few values recur, so they are formatted once.
+ */
+const ISO_SLOTS = 4;
+const isoMs = new Float64Array(ISO_SLOTS).fill(Number.NaN);
+const isoText: string[] = new Array(ISO_SLOTS).fill('');
+let isoNext = 0;
+
 /** An epoch-milliseconds time as an RFC 3339 UTC string; null stays null. */
 export function isoTime(ms: number): string;
 export function isoTime(ms: number | null): string | null;
 export function isoTime(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
+  if (ms === null) return null;
+  for (let i = 0; i < ISO_SLOTS; i++) if (isoMs[i] === ms) return isoText[i]!;
+  const text = new Date(ms).toISOString();
+  isoMs[isoNext] = ms;
+  isoText[isoNext] = text;
+  isoNext = (isoNext + 1) % ISO_SLOTS;
+  return text;
 }
 
 /** The public account object. */
