@@ -25,6 +25,8 @@ export interface RouteContext {
   publicBase: string;
   /** Headers added to whatever answer the route gives, errors included (RateLimit…). */
   responseHeaders: Record<string, string>;
+  /** Headers the edge adds to every answer of this route after `responseHeaders` (CORS, Request-Id). */
+  edgeHeaders: Record<string, string>;
 }
 
 /** A route handler. Refusals are thrown as TidingsError and rendered at the edge. */

@@ -3,7 +3,7 @@ import { type ConnectTokenObject, mintConnectToken } from './connect-tokens.js';
 import type { RouteContext, Services } from './context.js';
 import { TidingsError } from './errors.js';
 import { type CorsKind, corsHeaders, preflightResponse } from './http/cors.js';
-import { problemResponse } from './http/responses.js';
+import { isFinishedResponse, problemResponse } from './http/responses.js';
 import { createMemoryHub } from './hub/memory-hub.js';
 import { newId } from './ids.js';
 import { createMemoryLimiter, ipScopeKey, resolveClientIp } from './limiter/index.js';
@@ -105,6 +105,9 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     const matched = match(pathname);
     const responseHeaders: Record<string, string> = {};
     const cors: CorsKind | null = matched?.route.cors ?? null;
+    const edgeHeaders: Record<string, string> = cors ? { ...corsHeaders } : {};
+    if (cors === 'browser') edgeHeaders['Referrer-Policy'] = 'no-referrer';
+    edgeHeaders['Request-Id'] = requestId;
     let response: Response;
     try {
       if (!matched) throw new TidingsError('NOT_FOUND', `No route ${request.method} ${redactPath(pathname)}`);
@@ -132,18 +135,18 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
           now: options.clock.now(),
           publicBase: options.publicUrl ?? `${url.origin}${basePath}`,
           responseHeaders,
+          edgeHeaders,
         };
         response = await matched.route.methods[request.method as 'GET' | 'POST']!(ctx, services);
       }
     } catch (error) {
       response = problemResponse(asTidingsError(error, request, pathname, requestId), requestId);
     }
+    if (isFinishedResponse(response)) return response;
     const headers = response.headers;
     for (const [name, value] of Object.entries(responseHeaders)) headers.set(name, value);
-    if (cors) for (const [name, value] of Object.entries(corsHeaders)) headers.set(name, value);
-    if (cors === 'browser') headers.set('Referrer-Policy', 'no-referrer');
     if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
-    headers.set('Request-Id', requestId);
+    for (const [name, value] of Object.entries(edgeHeaders)) headers.set(name, value);
     return response;
   }
 

@@ -136,6 +136,31 @@ describe('POST /v1/notifications', () => {
     expect((await problem(huge)).code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('a send, its replay and a read carry every header of the edge, set once with the answer', async () => {
+    await h.connectBrowser('alice');
+    const sent = await h.send({ recipient: 'alice', title: 'Hi' }, h.liveKey, { 'Idempotency-Key': 'headers' });
+    const replayed = await h.send({ recipient: 'alice', title: 'Hi' }, h.liveKey, { 'Idempotency-Key': 'headers' });
+    const read = await h.request(`/v1/notifications/${(await sent.clone().json()).id}`, { key: h.liveKey });
+    for (const [response, status] of [
+      [sent, 201],
+      [replayed, 201],
+      [read, 200],
+    ] as const) {
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('request-id')).toMatch(/^req_[0-9a-z]{26}$/);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-expose-headers')).toContain('RateLimit');
+      expect(response.headers.get('ratelimit-policy')).toBe('"key";q=60;w=60');
+      expect(response.headers.get('ratelimit')).toMatch(/^"key";r=\d+;t=\d+$/);
+      expect(response.headers.get('referrer-policy')).toBeNull();
+    }
+    expect(sent.headers.get('idempotent-replayed')).toBeNull();
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replayed.text()).toBe(await sent.text());
+  });
+
   it('every answer has a Request-Id, and problems carry it as request_id', async () => {
     const response = await h.send({ recipient: 'ghost', title: 'x' });
     const requestId = response.headers.get('request-id');
