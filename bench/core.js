@@ -140,17 +140,36 @@ async function measureStore(dir) {
   return { sends, reads };
 }
 
+/** The median of some numbers (the lower middle one for an even count). */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
 try {
   const root = tempDir('core');
-  mkdirSync(join(root, 'tidings'));
-  mkdirSync(join(root, 'store'));
-  console.log(`core: in-process, ${settings.coreSeconds} s per measurement, one request at a time`);
-  const floor = await measureStore(join(root, 'store'));
-  const core = await measureTidings(join(root, 'tidings'));
+  console.log(
+    `core: in-process, one request at a time; ${settings.rounds} rounds of ${settings.coreSeconds} s per measurement, alternating with the store alone; medians`,
+  );
+  const floors = [];
+  const cores = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const name of ['store', 'tidings']) mkdirSync(join(root, `${name}-${round}`));
+    floors.push(await measureStore(join(root, `store-${round}`)));
+    cores.push(await measureTidings(join(root, `tidings-${round}`)));
+  }
+  const floor = { sends: median(floors.map((m) => m.sends)), reads: median(floors.map((m) => m.reads)) };
+  const core = {
+    sends: median(cores.map((m) => m.sends)),
+    reads: median(cores.map((m) => m.reads)),
+    events: Math.min(...cores.map((m) => m.events)),
+    openStreams: Math.min(...cores.map((m) => m.openStreams)),
+  };
+  const each = (runs, key) => runs.map((m) => formatCount(m[key])).join(', ');
   const streamNote =
     core.openStreams === 1
-      ? `the browser's stream read ${formatCount(core.events)} events`
-      : 'the stream ENDED during the run';
+      ? `the browser's stream read at least ${formatCount(core.events)} events per round`
+      : 'the stream ENDED during a round';
   report(
     row({
       benchmark: 'core send (in-process, sqlite)',
@@ -161,7 +180,7 @@ try {
       baselineName: 'store.createNotification alone',
       unit: 'sends/s',
       target: null,
-      note: `${(1e6 / core.sends).toFixed(0)} µs per send, of which the store ${(1e6 / floor.sends).toFixed(0)} µs; ${streamNote}`,
+      note: `${(1e6 / core.sends).toFixed(0)} µs per send, of which the store ${(1e6 / floor.sends).toFixed(0)} µs; runs ${each(cores, 'sends')} vs ${each(floors, 'sends')}; ${streamNote}`,
     }),
   );
   report(
@@ -174,7 +193,7 @@ try {
       baselineName: 'store.getNotification alone',
       unit: 'reads/s',
       target: null,
-      note: `${(1e6 / core.reads).toFixed(0)} µs per read, of which the store ${(1e6 / floor.reads).toFixed(0)} µs`,
+      note: `${(1e6 / core.reads).toFixed(0)} µs per read, of which the store ${(1e6 / floor.reads).toFixed(0)} µs; runs ${each(cores, 'reads')} vs ${each(floors, 'reads')}`,
     }),
   );
 } finally {

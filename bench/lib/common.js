@@ -32,9 +32,10 @@ export const settings = {
   browsersPerRecipient: envNumber('BENCH_BROWSERS_PER_RECIPIENT', 10),
   /** Sends per second during fan-out. */
   fanoutRate: envNumber('BENCH_FANOUT_RATE', 100),
-  fanoutSeconds: envNumber('BENCH_FANOUT_SECONDS', 10),
+  /** Longer than the heartbeat interval (15 s), so that periodic work on all streams shows. */
+  fanoutSeconds: envNumber('BENCH_FANOUT_SECONDS', 20),
   /** Seconds per in-process measurement (core). */
-  coreSeconds: envNumber('BENCH_CORE_SECONDS', 3),
+  coreSeconds: envNumber('BENCH_CORE_SECONDS', 2),
   /** Where temp dirs (and so the database files) go. */
   tmpDir: process.env.BENCH_TMPDIR || tmpdir(),
   /** Write a CPU profile of every Tidings server process into this directory. */
