@@ -10,13 +10,12 @@ interface PendingRow {
 
 /** The periodic sweeps: attempts past their notification's expiry, and expired records. */
 export function maintenanceOperations(db: Database.Database): MaintenanceOperations {
-  // Reads through the partial index of attempts that are not final, so the sweep costs what is
-  // pending, not what the store has ever held.
+  // Reads through the partial index of pending attempts by expiry, so the sweep costs what has
+  // expired, not what is pending or what the store has ever held.
   const selectExpired = db.prepare<[number], PendingRow>(
-    `SELECT a.id AS attempt_id, a.browser_id
-       FROM attempts AS a JOIN notifications AS n ON n.id = a.notification_id
-      WHERE a.final = 0 AND n.expires_at <= ?
-      ORDER BY a.notification_id, a.browser_id`,
+    `SELECT id AS attempt_id, browser_id FROM attempts
+      WHERE final = 0 AND expires_at <= ?
+      ORDER BY notification_id, browser_id`,
   );
   const expire = db.prepare<[number, string]>(
     "UPDATE attempts SET status = 'expired', final = 1, reason = 'ttl_expired', expired_at = ? WHERE id = ? AND final = 0",

@@ -137,6 +137,14 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (project_id, day)
   ) WITHOUT ROWID;
   `,
+  // 2: each attempt carries its notification's expiry, indexed over pending attempts only, so
+  // that the sweep every second reads what has expired rather than everything still pending.
+  `
+  ALTER TABLE attempts ADD COLUMN expires_at INTEGER;
+  UPDATE attempts SET expires_at = (SELECT n.expires_at FROM notifications AS n WHERE n.id = attempts.notification_id);
+  CREATE INDEX attempts_pending_by_expiry ON attempts (expires_at) WHERE final = 0;
+  DROP INDEX attempts_pending;
+  `,
 ];
 
 /**

@@ -30,9 +30,9 @@ export function notificationOperations(db: Database.Database): NotificationOpera
   const nextSeq = db
     .prepare<[string], number>('UPDATE browsers SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq')
     .pluck();
-  const insertAttempt = db.prepare<[string, string, string, number, number, number]>(
-    `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at)
-     VALUES (?, ?, ?, ?, 'accepted', ?, ?)`,
+  const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(
+    `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
+     VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`,
   );
   const completeIdempotency = db.prepare<[number, string, string, string]>(
     `UPDATE idempotency_keys SET state = 'completed', response_status = ?, response_body = ?
@@ -96,7 +96,15 @@ export function notificationOperations(db: Database.Database): NotificationOpera
         clickedAt: null,
         dismissedAt: null,
       };
-      insertAttempt.run(attempt.id, notification.id, browserId, attempt.seq, final ? 1 : 0, attempt.acceptedAt);
+      insertAttempt.run(
+        attempt.id,
+        notification.id,
+        browserId,
+        attempt.seq,
+        final ? 1 : 0,
+        attempt.acceptedAt,
+        notification.expiresAt,
+      );
       return attempt;
     });
 

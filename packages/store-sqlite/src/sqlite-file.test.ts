@@ -126,6 +126,40 @@ describe('migrate', () => {
   });
 });
 
+describe('migration 2: attempts carry their expiry', () => {
+  it('fills the expiry of attempts recorded under version 1, so the sweep still expires them', async () => {
+    const raw = new Database(path);
+    migrate(raw, migrations.slice(0, 1));
+    raw.exec(`
+      INSERT INTO accounts VALUES ('acct_1', 'a@example.com', 1, ${T0});
+      INSERT INTO projects VALUES ('proj_1', 'acct_1', 'P', 0, ${T0}, NULL);
+      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
+        VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 2);
+      INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)
+        VALUES ('ntf_1', 'proj_1', 'live', 'r', 'soon', 60, ${T0}, ${T0 + 60_000}),
+               ('ntf_2', 'proj_1', 'live', 'r', 'later', 3600, ${T0}, ${T0 + 3_600_000});
+      INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at)
+        VALUES ('att_1', 'ntf_1', 'brw_1', 1, 'accepted', 0, ${T0}), ('att_2', 'ntf_2', 'brw_1', 2, 'sent', 0, ${T0});
+    `);
+    raw.close();
+
+    const store = open();
+    expect(await store.expireAttempts({ now: T0 + 59_999 })).toEqual([]);
+    expect(await store.expireAttempts({ now: T0 + 60_000 })).toEqual([{ attemptId: 'att_1', browserId: 'brw_1' }]);
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.pragma('user_version', { simple: true })).toBe(migrations.length);
+      expect(check.prepare('SELECT id, expires_at FROM attempts ORDER BY id').all()).toEqual([
+        { id: 'att_1', expires_at: T0 + 60_000 },
+        { id: 'att_2', expires_at: T0 + 3_600_000 },
+      ]);
+    } finally {
+      check.close();
+    }
+  });
+});
+
 describe('createSqliteStore options', () => {
   it('refuses a bad configuration at construction', () => {
     expect(() => createSqliteStore({ path: '' })).toThrow(TypeError);
