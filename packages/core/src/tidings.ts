@@ -86,23 +86,12 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     if (typeof sweepTimer === 'object' && 'unref' in sweepTimer) sweepTimer.unref();
   }
 
-  // Adapters ask `handles(path)` and then call `fetch` for the same path straight away. A match
-  // depends on the path alone, so the one `handles` made is handed to the next `fetch` of that
-  // path (once: each request gets its own params) instead of being made twice.
-  let handled: { pathname: string; matched: ReturnType<typeof matchRoute> } | null = null;
-
-  function match(pathname: string): ReturnType<typeof matchRoute> {
-    const kept = handled;
-    handled = null;
-    return kept !== null && kept.pathname === pathname ? kept.matched : matchRoute(routes, pathname);
-  }
-
   async function handle(request: Request, context: RequestContext, requestId: string) {
     const url = new URL(request.url);
     const basePath = normaliseBasePath(context.basePath);
     const pathname =
       basePath && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
-    const matched = match(pathname);
+    const matched = matchRoute(routes, pathname);
     const responseHeaders: Record<string, string> = {};
     const cors: CorsKind | null = matched?.route.cors ?? null;
     const edgeHeaders: Record<string, string> = cors ? { ...corsHeaders } : {};
@@ -173,9 +162,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       }
     },
     handles(pathname) {
-      const matched = matchRoute(routes, pathname);
-      handled = { pathname, matched };
-      return matched !== null;
+      return matchRoute(routes, pathname) !== null;
     },
     admin,
     async createConnectToken({ projectId, recipient, ttlSeconds, baseUrl }) {
