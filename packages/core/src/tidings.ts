@@ -2,8 +2,8 @@ import { type AdminApi, createAdminApi } from './admin.js';
 import { type ConnectTokenObject, mintConnectToken } from './connect-tokens.js';
 import type { RouteContext, Services } from './context.js';
 import { TidingsError } from './errors.js';
-import { type CorsKind, corsHeaders, preflightResponse } from './http/cors.js';
-import { isFinishedResponse, problemResponse } from './http/responses.js';
+import { type CorsKind, corsHeaders, preflightHeaders } from './http/cors.js';
+import { problemResponse, type ReplyContext, reply } from './http/responses.js';
 import { createMemoryHub } from './hub/memory-hub.js';
 import { newId } from './ids.js';
 import { createMemoryLimiter, ipScopeKey, resolveClientIp } from './limiter/index.js';
@@ -97,46 +97,39 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     const edgeHeaders: Record<string, string> = cors ? { ...corsHeaders } : {};
     if (cors === 'browser') edgeHeaders['Referrer-Policy'] = 'no-referrer';
     edgeHeaders['Request-Id'] = requestId;
-    let response: Response;
+    const replyContext: ReplyContext = { responseHeaders, edgeHeaders };
     try {
       if (!matched) throw new TidingsError('NOT_FOUND', `No route ${request.method} ${redactPath(pathname)}`);
       const methods = Object.keys(matched.route.methods);
       if (request.method === 'OPTIONS') {
-        response = preflightResponse(matched.route.cors, methods);
-      } else {
-        const handler = matched.route.methods[request.method as 'GET' | 'POST'];
-        if (!handler) {
-          throw new TidingsError('METHOD_NOT_ALLOWED', `Use ${methods.join(' or ')}`, {
-            headers: { Allow: [...methods, 'OPTIONS'].join(', ') },
-          });
-        }
-        const clientIp = resolveClientIp({
-          clientAddress: context.clientAddress,
-          forwardedFor: request.headers.get('x-forwarded-for'),
-          trustProxy: options.trustProxy,
-        });
-        const ctx: RouteContext = {
-          request,
-          url,
-          params: matched.params,
-          requestId,
-          clientIpKey: ipScopeKey(clientIp),
-          now: options.clock.now(),
-          publicBase: options.publicUrl ?? `${url.origin}${basePath}`,
-          responseHeaders,
-          edgeHeaders,
-        };
-        response = await matched.route.methods[request.method as 'GET' | 'POST']!(ctx, services);
+        return reply(replyContext, 204, null, preflightHeaders(matched.route.cors, methods));
       }
+      const handler = matched.route.methods[request.method as 'GET' | 'POST'];
+      if (!handler) {
+        throw new TidingsError('METHOD_NOT_ALLOWED', `Use ${methods.join(' or ')}`, {
+          headers: { Allow: [...methods, 'OPTIONS'].join(', ') },
+        });
+      }
+      const clientIp = resolveClientIp({
+        clientAddress: context.clientAddress,
+        forwardedFor: request.headers.get('x-forwarded-for'),
+        trustProxy: options.trustProxy,
+      });
+      const ctx: RouteContext = {
+        request,
+        url,
+        params: matched.params,
+        requestId,
+        clientIpKey: ipScopeKey(clientIp),
+        now: options.clock.now(),
+        publicBase: options.publicUrl ?? `${url.origin}${basePath}`,
+        responseHeaders,
+        edgeHeaders,
+      };
+      return await handler(ctx, services);
     } catch (error) {
-      response = problemResponse(asTidingsError(error, request, pathname, requestId), requestId);
+      return problemResponse(asTidingsError(error, request, pathname, requestId), requestId, replyContext);
     }
-    if (isFinishedResponse(response)) return response;
-    const headers = response.headers;
-    for (const [name, value] of Object.entries(responseHeaders)) headers.set(name, value);
-    if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
-    for (const [name, value] of Object.entries(edgeHeaders)) headers.set(name, value);
-    return response;
   }
 
   function asTidingsError(error: unknown, request: Request, pathname: string, requestId: string): TidingsError {
@@ -156,7 +149,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       try {
         return await handle(request, context, requestId);
       } catch (error) {
-        // Only a Response that refuses new headers gets here; answer plainly rather than throw.
+        // Nothing is expected here (handle() turns failures into problems); answer rather than throw.
         logger.error('response could not be finished', { request_id: requestId, error: String(error) });
         return problemResponse(new TidingsError('INTERNAL_ERROR', 'Something went wrong'), requestId);
       }

@@ -9,18 +9,14 @@ export const corsHeaders: Record<string, string> = {
   'Access-Control-Expose-Headers': EXPOSED,
 };
 
-/** The answer to a preflight request. */
-export function preflightResponse(kind: CorsKind, methods: readonly string[]): Response {
+/** The headers of the answer to a preflight request (the edge adds the CORS ones every answer has). */
+export function preflightHeaders(kind: CorsKind, methods: readonly string[]): Record<string, string> {
   const allowHeaders =
     kind === 'api' ? 'Authorization, Content-Type, Idempotency-Key' : 'Content-Type, Last-Event-ID, Cache-Control';
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...corsHeaders,
-      'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
-      'Access-Control-Allow-Headers': allowHeaders,
-      'Access-Control-Max-Age': '600',
-      Vary: 'Origin, Access-Control-Request-Headers',
-    },
-  });
+  return {
+    'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
+    'Access-Control-Allow-Headers': allowHeaders,
+    'Access-Control-Max-Age': '600',
+    Vary: 'Origin, Access-Control-Request-Headers',
+  };
 }

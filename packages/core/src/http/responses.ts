@@ -1,54 +1,36 @@
 import type { RouteContext } from '../context.js';
 import { type Problem, type TidingsError, toProblem } from '../errors.js';
 
-/** Answers that already carry every header: the edge sets nothing more on them. */
-const finished = new WeakSet<Response>();
+/** The headers an answer gathers besides its own: the request's (RateLimit…) and the edge's (CORS, Request-Id). */
+export type ReplyContext = Pick<RouteContext, 'responseHeaders' | 'edgeHeaders'>;
 
 /**
- * A JSON answer built with all its headers at once, as one plain object: its own, the request's
- * (`responseHeaders`, e.g. RateLimit), `Cache-Control: no-store` unless it has one, and the
- * edge's (CORS, Request-Id). The edge used to add those one by one to `response.headers`, which
- * made a Headers object per answer (and hosts such as @hono/node-server then converted it back
- * to a plain object); the hot routes answer this way instead.
+ * Every answer of a route, built once with all its headers as one plain object: its own,
+ * `Cache-Control: no-store` unless it sets one, the request's and the edge's. Nothing is set on
+ * an answer after it is made (hosts such as @hono/node-server read a plain object fastest).
  */
-export function finishedJsonResponse(
-  ctx: Pick<RouteContext, 'responseHeaders' | 'edgeHeaders'>,
+export function reply(
+  ctx: ReplyContext,
   status: number,
-  json: string,
+  body: BodyInit | null,
   headers: Record<string, string> = {},
 ): Response {
-  const response = new Response(json, {
+  return new Response(body, {
     status,
-    headers: {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Cache-Control': 'no-store',
-      ...headers,
-      ...ctx.responseHeaders,
-      ...ctx.edgeHeaders,
-    },
-  });
-  finished.add(response);
-  return response;
-}
-
-/** True for an answer made by {@link finishedJsonResponse}. */
-export function isFinishedResponse(response: Response): boolean {
-  return finished.has(response);
-}
-
-/** A JSON answer. */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'Cache-Control': 'no-store', ...headers, ...ctx.responseHeaders, ...ctx.edgeHeaders },
   });
 }
 
-/** A problem-details answer for an error (RFC 9457). */
-export function problemResponse(error: TidingsError, requestId: string): Response {
+/** A JSON answer: `json` is already serialized (a stored idempotent response is replayed as is). */
+export function jsonReply(ctx: ReplyContext, status: number, json: string, headers: Record<string, string> = {}) {
+  return reply(ctx, status, json, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+}
+
+/** A problem-details answer for an error (RFC 9457), with the error's headers (Retry-After…). */
+export function problemResponse(error: TidingsError, requestId: string, ctx?: ReplyContext): Response {
   const problem: Problem = toProblem(error, requestId);
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { 'Content-Type': 'application/problem+json', ...error.headers },
-  });
+  const headers = { 'Content-Type': 'application/problem+json', ...error.headers };
+  return ctx
+    ? reply(ctx, problem.status, JSON.stringify(problem), headers)
+    : new Response(JSON.stringify(problem), { status: problem.status, headers });
 }

@@ -1,7 +1,7 @@
 import { mintConnectToken } from '../connect-tokens.js';
 import type { RouteContext, Services } from '../context.js';
 import { readJsonBody } from '../http/body.js';
-import { jsonResponse } from '../http/responses.js';
+import { jsonReply } from '../http/responses.js';
 import { connectTokenBodySchema, parseBody } from '../schemas.js';
 import { authenticate } from './authenticate.js';
 
@@ -20,6 +20,6 @@ export function createConnectTokenRoute(maxTtlSeconds: number) {
       now: ctx.now,
       publicBase: ctx.publicBase,
     });
-    return jsonResponse(201, token);
+    return jsonReply(ctx, 201, JSON.stringify(token));
   };
 }

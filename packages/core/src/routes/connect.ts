@@ -1,7 +1,7 @@
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
-import { jsonResponse } from '../http/responses.js';
+import { jsonReply, reply } from '../http/responses.js';
 import { newId } from '../ids.js';
 import { checkConnectToken, resolveBrowser } from '../pipeline/browser-checks.js';
 import { connectPollBodySchema, parseBody } from '../schemas.js';
@@ -59,7 +59,7 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
   if (position) {
     const found = await store.findBrowser(position.browserId);
     if (found && belongsToToken(found.browser, token)) {
-      if (found.browser.disconnectReason === 'browser_disconnected') return new Response(null, { status: 204 });
+      if (found.browser.disconnectReason === 'browser_disconnected') return reply(ctx, 204, null);
       if (found.browser.connected) browser = found.browser;
     }
   }
@@ -95,7 +95,7 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
     stream.close();
     throw error;
   }
-  return new Response(stream.body, { status: 200, headers: SSE_HEADERS });
+  return reply(ctx, 200, stream.body, SSE_HEADERS);
 }
 
 /**
@@ -117,7 +117,7 @@ export async function connectPoll(ctx: RouteContext, services: Services): Promis
   const resolved = await resolveBrowser(options.store, body.browser_id, body.browser_secret);
   if (!resolved) throw new TidingsError('UNAUTHORIZED', 'The browser secret is not valid');
   const { browser } = resolved;
-  if (browser.disconnectReason === 'browser_disconnected') return new Response(null, { status: 204 });
+  if (browser.disconnectReason === 'browser_disconnected') return reply(ctx, 204, null);
   if (!browser.connected) return registered(ctx, services, token);
 
   const deliveries = await options.store.listDeliveries({ browserId: browser.id, now: ctx.now });
@@ -125,20 +125,24 @@ export async function connectPoll(ctx: RouteContext, services: Services): Promis
     await options.store.markAttemptsSent({ attemptIds: deliveries.map((d) => d.attemptId), now: ctx.now });
   }
   await options.store.touchBrowsers({ browserIds: [browser.id], now: ctx.now });
-  return jsonResponse(200, {
-    object: 'list',
-    browser_id: browser.id,
-    notifications: deliveries.map(deliveryPayload),
-  });
+  return jsonReply(
+    ctx,
+    200,
+    JSON.stringify({ object: 'list', browser_id: browser.id, notifications: deliveries.map(deliveryPayload) }),
+  );
 }
 
 async function registered(ctx: RouteContext, services: Services, token: ConnectTokenLookup): Promise<Response> {
   const { browser, secret } = await registerBrowser(ctx, services, token);
-  return jsonResponse(201, {
-    object: 'browser',
-    browser_id: browser.id,
-    browser_secret: secret,
-    recipient: browser.recipient,
-    stream_url: streamUrl(ctx, browser.id),
-  });
+  return jsonReply(
+    ctx,
+    201,
+    JSON.stringify({
+      object: 'browser',
+      browser_id: browser.id,
+      browser_secret: secret,
+      recipient: browser.recipient,
+      stream_url: streamUrl(ctx, browser.id),
+    }),
+  );
 }

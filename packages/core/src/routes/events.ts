@@ -1,7 +1,7 @@
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readBodyText, readJsonBody } from '../http/body.js';
-import { jsonResponse } from '../http/responses.js';
+import { jsonReply, reply } from '../http/responses.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
 import { disconnectBodySchema, eventsBodySchema, parseBody } from '../schemas.js';
 import { isWellFormedBrowserSecret } from '../secrets.js';
@@ -35,7 +35,7 @@ export async function postEvents(ctx: RouteContext, services: Services): Promise
     return { type: event.type, attemptId: event.attempt_id, at };
   });
   const accepted = await options.store.applyReceipts({ browserId: lookup.browser.id, receipts, now: ctx.now });
-  return jsonResponse(202, { object: 'receipt_batch', accepted });
+  return jsonReply(ctx, 202, JSON.stringify({ object: 'receipt_batch', accepted }));
 }
 
 /** Reads the secret of a disconnect: JSON `{ browser_secret }`, or the bare secret as text/plain (sendBeacon). */
@@ -69,5 +69,5 @@ export async function disconnectBrowser(ctx: RouteContext, services: Services): 
   if (result.kind === 'disconnected') {
     await services.hub.publish([{ type: 'close-browser', browserId: lookup.browser.id }]);
   }
-  return new Response(null, { status: 204 });
+  return reply(ctx, 204, null);
 }

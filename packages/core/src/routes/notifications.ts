@@ -1,7 +1,7 @@
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
-import { finishedJsonResponse } from '../http/responses.js';
+import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
 import { notificationObject } from '../objects.js';
@@ -29,7 +29,7 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
     });
     switch (claim.kind) {
       case 'replay':
-        return finishedJsonResponse(ctx, claim.status, claim.body, { 'Idempotent-Replayed': 'true' });
+        return jsonReply(ctx, claim.status, claim.body, { 'Idempotent-Replayed': 'true' });
       case 'in-progress':
         throw new TidingsError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running', {
           headers: { 'Retry-After': '1' },
@@ -62,7 +62,7 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
         result.created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
       );
     }
-    return finishedJsonResponse(ctx, result.response.status, result.response.body);
+    return jsonReply(ctx, result.response.status, result.response.body);
   } catch (error) {
     // Only a recorded success is kept for replays; any failure leaves the key free for a retry.
     if (idempotencyKey !== null && !recorded) {
@@ -111,5 +111,5 @@ export async function readNotification(ctx: RouteContext, services: Services): P
   const id = ctx.params.id ?? '';
   const found = isId('ntf', id) ? await services.options.store.getNotification({ projectId: project.id, id }) : null;
   if (!found) throw new TidingsError('NOT_FOUND', `No notification with id ${id}`);
-  return finishedJsonResponse(ctx, 200, JSON.stringify(notificationObject(found)));
+  return jsonReply(ctx, 200, JSON.stringify(notificationObject(found)));
 }
