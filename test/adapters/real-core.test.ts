@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { connect as connectSocket } from 'node:net';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect as connectSocket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
 import { tidingsExpress } from '@tidings/express';
