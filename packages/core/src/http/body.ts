@@ -14,9 +14,9 @@ function acceptsMediaType(mediaType: string, accepted: BodyMediaTypes): boolean 
 }
 
 /**
- * Reads a request body of at most `maxBytes`, counting the bytes as they arrive (a
- * Content-Length is not trusted), and parses it as JSON. An optional body may be empty
- * (`undefined`); a required one must come with a JSON media type (415) and be present (400).
+ * Reads a request body of at most `maxBytes` (413, see {@link readBodyText}) and parses it as
+ * JSON. An optional body may be empty (`undefined`); a required one must come with a JSON media
+ * type (415) and be present (400).
  */
 export async function readJsonBody(
   request: Request,
@@ -55,7 +55,10 @@ function tooLarge(maxBytes: number): TidingsError {
 /** Fatal: a body that is not UTF-8 is refused, not patched with replacement characters. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads a body as UTF-8 text, refusing more than `maxBytes` (413) whatever Content-Length says. */
+/**
+ * Reads a body as UTF-8 text, refusing more than `maxBytes` (413): a declared Content-Length
+ * over the limit is refused unread, and the bytes actually read are counted either way.
+ */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
