@@ -1,4 +1,4 @@
-import type { CreateApiKeyResult, KeyMode, Store } from '@tidings/core';
+import type { ApiKeyLookup, CreateApiKeyResult, KeyMode, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import { type ApiKeyRow, apiKeyFromRow, JOINED_PROJECT_COLUMNS, type JoinedProjectRow, joinedProject } from './rows.js';
 
@@ -18,9 +18,15 @@ interface CreateApiKeyInput {
   maxActive: number;
 }
 
+/** Lookups kept at most; past it the kept ones are dropped and looked up again. */
+const MAX_KEPT_LOOKUPS = 1024;
+
 /**
- * API keys. Nothing is cached: the operator CLI may revoke a key or suspend a project from
- * another process, and the server's next lookup must see it.
+ * API keys. The operator CLI may revoke a key or suspend a project from another process, and
+ * the server's next lookup must see it. Lookups by hash are kept only while the database's
+ * `key_lookup_generation` stands still: triggers raise it with every change to a key's identity
+ * or revocation and to any project, in the same transaction, from any connection. Each lookup
+ * reads the counter first, so it answers from the same committed state as a fresh query would.
  */
 export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
   const projectExists = db.prepare<[string], number>('SELECT 1 FROM projects WHERE id = ?').pluck();
@@ -50,6 +56,10 @@ export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
       WHERE id = @id AND (last_used_at IS NULL OR last_used_at <= @now - @minIntervalMs)`,
   );
 
+  const readGeneration = db.prepare<[], number>('SELECT value FROM key_lookup_generation').pluck();
+  const kept = new Map<string, ApiKeyLookup>();
+  let keptGeneration = -1;
+
   const createApiKey = db.transaction((input: CreateApiKeyInput): CreateApiKeyResult => {
     if (!projectExists.get(input.projectId)) return { kind: 'project-not-found' };
     if (countActive.get(input.projectId)! >= input.maxActive) return { kind: 'limit-reached' };
@@ -72,11 +82,31 @@ export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
       return row ? apiKeyFromRow(row) : null;
     },
     async findApiKeyByHash(hash) {
+      const generation = readGeneration.get()!;
+      if (generation !== keptGeneration) {
+        kept.clear();
+        keptGeneration = generation;
+      }
+      const known = kept.get(hash);
+      if (known) return copyLookup(known);
       const row = selectByHash.get(hash);
-      return row ? { key: apiKeyFromRow(row), project: joinedProject(row) } : null;
+      if (!row) return null; // unknown hashes are not kept: a key created later is found at once
+      const found = { key: apiKeyFromRow(row), project: joinedProject(row) };
+      if (kept.size >= MAX_KEPT_LOOKUPS) kept.clear();
+      kept.set(hash, found);
+      return copyLookup(found);
     },
     async touchApiKey(input) {
       touch.run(input);
+      // last_used_at raises no generation; the kept copy follows this process's own writes.
+      for (const found of kept.values()) {
+        if (found.key.id === input.id) found.key.lastUsedAt = input.now;
+      }
     },
   };
+}
+
+/** A copy for the caller, so that nothing it does to the records reaches the kept ones. */
+function copyLookup(found: ApiKeyLookup): ApiKeyLookup {
+  return { key: { ...found.key }, project: { ...found.project } };
 }

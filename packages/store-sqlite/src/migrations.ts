@@ -145,6 +145,26 @@ export const migrations: readonly string[] = [
   CREATE INDEX attempts_pending_by_expiry ON attempts (expires_at) WHERE final = 0;
   DROP INDEX attempts_pending;
   `,
+  // 3: a counter that every change able to alter a key lookup's answer raises, by trigger, in the
+  // same transaction as the change, whichever connection or tool makes it. A process may keep
+  // the keys it has looked up while the counter stands still; one read of it per request is
+  // cheaper than the lookup, and the lookup stays exact (DECISIONS: no cache may keep a revoked
+  // key alive).
+  `
+  CREATE TABLE key_lookup_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    value INTEGER NOT NULL
+  );
+  INSERT INTO key_lookup_generation (id, value) VALUES (1, 0);
+  CREATE TRIGGER api_keys_changed AFTER UPDATE OF id, project_id, hash, mode, revoked_at ON api_keys
+  BEGIN UPDATE key_lookup_generation SET value = value + 1; END;
+  CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys
+  BEGIN UPDATE key_lookup_generation SET value = value + 1; END;
+  CREATE TRIGGER projects_changed AFTER UPDATE ON projects
+  BEGIN UPDATE key_lookup_generation SET value = value + 1; END;
+  CREATE TRIGGER projects_deleted AFTER DELETE ON projects
+  BEGIN UPDATE key_lookup_generation SET value = value + 1; END;
+  `,
 ];
 
 /**
