@@ -8,12 +8,19 @@ import {
   utcDay,
 } from '@tidings/core';
 import type Database from 'better-sqlite3';
-import { type AttemptRow, attemptFromRow, type NotificationRow, notificationFromRow } from './rows.js';
+import type { GroupCommit } from './group-commit.js';
+import {
+  JOINED_ATTEMPT_COLUMNS,
+  type JoinedAttemptRow,
+  joinedAttempt,
+  type NotificationRow,
+  notificationFromRow,
+} from './rows.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
 
 /** Notifications, their attempts, and the usage they count. */
-export function notificationOperations(db: Database.Database): NotificationOperations {
+export function notificationOperations(db: Database.Database, groupCommit: GroupCommit): NotificationOperations {
   const connectedBrowsers = db
     .prepare<[string, string], string>(
       `SELECT id FROM browsers
@@ -44,19 +51,22 @@ export function notificationOperations(db: Database.Database): NotificationOpera
        notifications = notifications + 1,
        attempts = attempts + excluded.attempts`,
   );
-  const selectNotification = db.prepare<[string, string], NotificationRow>(
-    'SELECT * FROM notifications WHERE id = ? AND project_id = ?',
-  );
-  // rowid is insertion order: attempts read back in the order createNotification returned them.
-  const selectAttempts = db.prepare<[string], AttemptRow>(
-    'SELECT * FROM attempts WHERE notification_id = ? ORDER BY rowid',
+  // One statement, so the notification and its attempts come from one snapshot without a
+  // transaction around two. rowid is insertion order: attempts read back in the order
+  // createNotification returned them.
+  const selectNotification = db.prepare<[string, string], NotificationRow & JoinedAttemptRow>(
+    `SELECT n.*, ${JOINED_ATTEMPT_COLUMNS}
+       FROM notifications AS n LEFT JOIN attempts AS a ON a.notification_id = n.id
+      WHERE n.id = ? AND n.project_id = ?
+      ORDER BY a.rowid`,
   );
   const selectUsage = db.prepare<[string, string, string], UsageDay>(
     `SELECT day, notifications, attempts FROM usage_days
       WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day`,
   );
 
-  const create = db.transaction((input: CreateNotificationInput): CreateNotificationResult => {
+  // Runs inside a group commit's savepoint: all of it or none of it is written.
+  const create = (input: CreateNotificationInput): CreateNotificationResult => {
     const { notification, idempotencyKey } = input;
     const browserIds = connectedBrowsers.all(notification.projectId, notification.recipient);
     if (browserIds.length === 0) return { kind: 'no-connected-browser' };
@@ -117,18 +127,20 @@ export function notificationOperations(db: Database.Database): NotificationOpera
       countUsage.run(notification.projectId, utcDay(notification.createdAt), attempts.length);
     }
     return { kind: 'created', created, response };
-  });
+  };
 
-  // A read transaction: the notification and its attempts come from one snapshot.
-  const read = db.transaction((projectId: string, id: string): NotificationWithAttempts | null => {
-    const row = selectNotification.get(id, projectId);
-    if (!row) return null;
-    return { notification: notificationFromRow(row), attempts: selectAttempts.all(id).map(attemptFromRow) };
-  });
+  const read = (projectId: string, id: string): NotificationWithAttempts | null => {
+    const rows = selectNotification.all(id, projectId);
+    const first = rows[0];
+    if (!first) return null;
+    const attempts: AttemptRecord[] = [];
+    for (const row of rows) if (row.a_id !== null) attempts.push(joinedAttempt(row));
+    return { notification: notificationFromRow(first), attempts };
+  };
 
   return {
     async createNotification(input) {
-      return create.immediate(input);
+      return groupCommit.run(() => create(input));
     },
     async getNotification({ projectId, id }) {
       return read(projectId, id);

@@ -220,3 +220,54 @@ export function attemptFromRow(row: AttemptRow): AttemptRecord {
     dismissedAt: row.dismissed_at,
   };
 }
+
+/**
+ * The columns of the attempts of a notification, for a one-statement read: select them from a
+ * left join with `attempts AS a` and read them back with {@link joinedAttempt}. `a_id` is null
+ * on the one row of a notification without attempts.
+ */
+export const JOINED_ATTEMPT_COLUMNS =
+  'a.id AS a_id, a.browser_id AS a_browser_id, a.seq AS a_seq, a.status AS a_status, a.final AS a_final, ' +
+  'a.accepted_at AS a_accepted_at, a.sent_at AS a_sent_at, a.delivered_at AS a_delivered_at, ' +
+  'a.failed_at AS a_failed_at, a.expired_at AS a_expired_at, a.reason AS a_reason, ' +
+  'a.displayed_at AS a_displayed_at, a.clicked_at AS a_clicked_at, a.dismissed_at AS a_dismissed_at';
+
+/** The attempt columns of a row selected with {@link JOINED_ATTEMPT_COLUMNS}, and its notification's id. */
+export interface JoinedAttemptRow {
+  id: string;
+  a_id: string | null;
+  a_browser_id: string;
+  a_seq: number;
+  a_status: AttemptStatus;
+  a_final: Bit;
+  a_accepted_at: number;
+  a_sent_at: number | null;
+  a_delivered_at: number | null;
+  a_failed_at: number | null;
+  a_expired_at: number | null;
+  a_reason: AttemptReason | null;
+  a_displayed_at: number | null;
+  a_clicked_at: number | null;
+  a_dismissed_at: number | null;
+}
+
+/** Reads the attempt out of a row selected with {@link JOINED_ATTEMPT_COLUMNS} whose `a_id` is set. */
+export function joinedAttempt(row: JoinedAttemptRow): AttemptRecord {
+  return attemptFromRow({
+    id: row.a_id!,
+    notification_id: row.id,
+    browser_id: row.a_browser_id,
+    seq: row.a_seq,
+    status: row.a_status,
+    final: row.a_final,
+    accepted_at: row.a_accepted_at,
+    sent_at: row.a_sent_at,
+    delivered_at: row.a_delivered_at,
+    failed_at: row.a_failed_at,
+    expired_at: row.a_expired_at,
+    reason: row.a_reason,
+    displayed_at: row.a_displayed_at,
+    clicked_at: row.a_clicked_at,
+    dismissed_at: row.a_dismissed_at,
+  });
+}

@@ -3,6 +3,7 @@ import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
 import { deliveryOperations } from './deliveries.js';
+import { createGroupCommit } from './group-commit.js';
 import { idempotencyOperations } from './idempotency.js';
 import { maintenanceOperations } from './maintenance.js';
 import { notificationOperations } from './notifications.js';
@@ -12,11 +13,12 @@ import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js
 /**
  * A {@link Store} on an embedded SQLite file (better-sqlite3). Every multi-step write is one
  * IMMEDIATE transaction, so several processes sharing the file (the server and the operator
- * CLI) serialize their writes instead of failing; nothing is cached between calls, so a key
- * revoked or a project suspended by another process is seen by the very next lookup.
+ * CLI) serialize their writes instead of failing. A key revoked or a project suspended by
+ * another process is seen by the very next lookup (see `apiKeyOperations`).
  *
- * The port is async; better-sqlite3 is synchronous, so each method runs to completion within
- * the call and resolves at once.
+ * The port is async; better-sqlite3 is synchronous, so most methods run to completion within
+ * the call and resolve at once. `createNotification` is group-committed: the sends of one turn
+ * of the event loop share one transaction, and each resolves after that commit.
  *
  * @example
  * const store = createSqliteStore({ path: './tidings.db' });
@@ -24,16 +26,19 @@ import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const resolved = resolveSqliteStoreOptions(options);
   const db = openDatabase(resolved);
+  const groupCommit = createGroupCommit(db);
   return {
     ...accountOperations(db),
     ...apiKeyOperations(db),
     ...idempotencyOperations(db),
-    ...notificationOperations(db),
+    ...notificationOperations(db, groupCommit),
     ...browserOperations(db),
     ...deliveryOperations(db),
     ...maintenanceOperations(db),
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      groupCommit.flush();
+      db.close();
     },
   };
 }

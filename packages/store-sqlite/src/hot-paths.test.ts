@@ -1,0 +1,247 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type CreateNotificationResult,
+  hashSecret,
+  type NotificationWithAttempts,
+  newId,
+  type ProjectRecord,
+  type Store,
+} from '@tidings/core';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from './sqlite-store.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12);
+const KEY = `sk_live_${'B'.repeat(32)}`;
+
+let dir: string;
+let path: string;
+const opened: Store[] = [];
+
+function open(busyTimeoutMs?: number): Store {
+  const store = createSqliteStore(busyTimeoutMs === undefined ? { path } : { path, busyTimeoutMs });
+  opened.push(store);
+  return store;
+}
+
+/** A raw connection to the same file, as another tool (or an operator with sqlite3) would have. */
+function raw(): Database.Database {
+  return new Database(path);
+}
+
+async function seed(store: Store) {
+  const account = await store.createAccount({ id: newId('acct', T0), email: 'a@example.com', verified: true, now: T0 });
+  const created = await store.createProject({
+    id: newId('proj', T0),
+    accountId: account.id,
+    name: 'P',
+    now: T0,
+    maxProjects: 10,
+  });
+  if (created.kind !== 'created') throw new Error(created.kind);
+  const key = await store.createApiKey({
+    id: newId('key', T0),
+    projectId: created.project.id,
+    hash: hashSecret(KEY),
+    prefix: KEY.slice(0, 12),
+    mode: 'live',
+    name: null,
+    now: T0,
+    maxActive: 10,
+  });
+  if (key.kind !== 'created') throw new Error(key.kind);
+  const browser = await store.registerBrowser({
+    id: newId('brw', T0),
+    projectId: created.project.id,
+    recipient: 'r',
+    secretHash: hashSecret('bs_secret'),
+    now: T0,
+  });
+  return { project: created.project, key: key.key, browser };
+}
+
+function send(store: Store, project: ProjectRecord, attemptId?: string): Promise<CreateNotificationResult> {
+  return store.createNotification({
+    notification: {
+      id: newId('ntf', T0),
+      projectId: project.id,
+      mode: 'live',
+      recipient: 'r',
+      title: 'Hello',
+      body: null,
+      url: null,
+      icon: null,
+      tag: null,
+      data: { n: 1 },
+      ttl: 60,
+      createdAt: T0,
+      expiresAt: T0 + 60_000,
+    },
+    newAttemptId: () => attemptId ?? newId('att', T0),
+    idempotencyKey: null,
+    render: (created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) }),
+  });
+}
+
+function created(result: CreateNotificationResult): NotificationWithAttempts {
+  if (result.kind !== 'created') throw new Error(`expected created, got ${result.kind}`);
+  return result.created;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tidings-hot-'));
+  path = join(dir, 'tidings.db');
+});
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('key lookups', () => {
+  it('see a revocation or suspension written by any connection, even in plain SQL, at the next lookup', async () => {
+    const store = open();
+    const { key, project } = await seed(store);
+    const hash = hashSecret(KEY);
+    expect(await store.findApiKeyByHash(hash)).toEqual({ key, project });
+    const other = raw();
+    try {
+      other.prepare('UPDATE projects SET suspended = 1, suspended_at = ? WHERE id = ?').run(T0 + 1, project.id);
+      expect((await store.findApiKeyByHash(hash))?.project.suspended).toBe(true);
+      other.prepare('UPDATE projects SET suspended = 0, suspended_at = NULL WHERE id = ?').run(project.id);
+      expect((await store.findApiKeyByHash(hash))?.project.suspended).toBe(false);
+      other.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(T0 + 2, key.id);
+      expect((await store.findApiKeyByHash(hash))?.key.revokedAt).toBe(T0 + 2);
+      other.prepare('UPDATE api_keys SET hash = ? WHERE id = ?').run('moved', key.id);
+      expect(await store.findApiKeyByHash(hash)).toBeNull();
+    } finally {
+      other.close();
+    }
+  });
+
+  it('see their own process revoke and suspend at once', async () => {
+    const store = open();
+    const { key, project } = await seed(store);
+    const hash = hashSecret(KEY);
+    expect((await store.findApiKeyByHash(hash))?.key.revokedAt).toBeNull();
+    await store.setProjectSuspended({ id: project.id, suspended: true, now: T0 + 1 });
+    expect((await store.findApiKeyByHash(hash))?.project.suspended).toBe(true);
+    await store.revokeApiKey({ id: key.id, now: T0 + 2 });
+    expect((await store.findApiKeyByHash(hash))?.key.revokedAt).toBe(T0 + 2);
+  });
+
+  it('find a key created after an unknown one was looked up', async () => {
+    const store = open();
+    const { project } = await seed(store);
+    const later = `sk_test_${'C'.repeat(32)}`;
+    expect(await store.findApiKeyByHash(hashSecret(later))).toBeNull();
+    const other = open();
+    await other.createApiKey({
+      id: newId('key', T0),
+      projectId: project.id,
+      hash: hashSecret(later),
+      prefix: later.slice(0, 12),
+      mode: 'test',
+      name: null,
+      now: T0,
+      maxActive: 10,
+    });
+    expect((await store.findApiKeyByHash(hashSecret(later)))?.key.mode).toBe('test');
+  });
+
+  it('follow last-used writes and hand out copies the caller cannot spoil', async () => {
+    const store = open();
+    const { key } = await seed(store);
+    const hash = hashSecret(KEY);
+    const first = await store.findApiKeyByHash(hash);
+    expect(first?.key.lastUsedAt).toBeNull();
+    await store.touchApiKey({ id: key.id, now: T0 + 5, minIntervalMs: 1000 });
+    const second = await store.findApiKeyByHash(hash);
+    expect(second?.key.lastUsedAt).toBe(T0 + 5);
+    if (!second) throw new Error('not found');
+    second.key.revokedAt = 1;
+    second.project.suspended = true;
+    expect(await store.findApiKeyByHash(hash)).toMatchObject({
+      key: { revokedAt: null },
+      project: { suspended: false },
+    });
+  });
+});
+
+describe('group commit of sends', () => {
+  it('records sends started together, each with its own sequence, committed before they resolve', async () => {
+    const store = open();
+    const { project } = await seed(store);
+    const results = await Promise.all(Array.from({ length: 20 }, () => send(store, project)));
+    expect(results.map((result) => created(result).attempts[0]!.seq)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    const other = raw();
+    try {
+      // Another connection sees every resolved send: nothing resolves before its commit.
+      expect(other.prepare('SELECT count(*) FROM notifications').pluck().get()).toBe(20);
+      expect(other.prepare('SELECT count(*) FROM attempts').pluck().get()).toBe(20);
+      expect(other.prepare('SELECT notifications, attempts FROM usage_days').get()).toEqual({
+        notifications: 20,
+        attempts: 20,
+      });
+    } finally {
+      other.close();
+    }
+  });
+
+  it('rolls a failing send back alone: the others of its group are recorded', async () => {
+    const store = open();
+    const { project, browser } = await seed(store);
+    const taken = newId('att', T0);
+    const outcomes = await Promise.allSettled([
+      send(store, project),
+      send(store, project, taken),
+      // The same attempt id again: it fails after its notification and sequence step were written.
+      send(store, project, taken),
+      send(store, project),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const other = raw();
+    try {
+      expect(other.prepare('SELECT count(*) FROM notifications').pluck().get()).toBe(3);
+      // The failed send's sequence step and usage were rolled back with it.
+      expect(other.prepare('SELECT seq FROM attempts ORDER BY seq').pluck().all()).toEqual([1, 2, 3]);
+      expect(other.prepare('SELECT last_seq FROM browsers WHERE id = ?').pluck().get(browser.id)).toBe(3);
+      expect(other.prepare('SELECT notifications FROM usage_days').pluck().get()).toBe(3);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('fails every send of a group whose transaction cannot start, and records none of them', async () => {
+    const store = open(50);
+    const { project } = await seed(store);
+    const other = raw();
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const outcomes = await Promise.allSettled([send(store, project), send(store, project)]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      other.exec('ROLLBACK');
+      expect(other.prepare('SELECT count(*) FROM notifications').pluck().get()).toBe(0);
+      // The store goes on: the next send is recorded.
+      expect(created(await send(store, project)).attempts[0]!.seq).toBe(1);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('commits queued sends when the store closes', async () => {
+    const store = createSqliteStore({ path });
+    const { project } = await seed(store);
+    const pending = send(store, project);
+    await store.close();
+    const sent = created(await pending);
+    const reopened = open();
+    expect(
+      (await reopened.getNotification({ projectId: project.id, id: sent.notification.id }))?.attempts,
+    ).toHaveLength(1);
+  });
+});
