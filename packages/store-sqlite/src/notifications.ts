@@ -2,7 +2,6 @@ import {
   type AttemptRecord,
   type CreateNotificationInput,
   type CreateNotificationResult,
-  type NotificationWithAttempts,
   type Store,
   type UsageDay,
   utcDay,
@@ -10,11 +9,10 @@ import {
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
 import {
-  JOINED_ATTEMPT_COLUMNS,
-  type JoinedAttemptRow,
-  joinedAttempt,
+  NOTIFICATION_WITH_ATTEMPTS_COLUMNS,
   type NotificationRow,
-  notificationFromRow,
+  notificationFromRawRows,
+  type RawNotificationRow,
 } from './rows.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
@@ -54,12 +52,14 @@ export function notificationOperations(db: Database.Database, groupCommit: Group
   // One statement, so the notification and its attempts come from one snapshot without a
   // transaction around two. rowid is insertion order: attempts read back in the order
   // createNotification returned them.
-  const selectNotification = db.prepare<[string, string], NotificationRow & JoinedAttemptRow>(
-    `SELECT n.*, ${JOINED_ATTEMPT_COLUMNS}
-       FROM notifications AS n LEFT JOIN attempts AS a ON a.notification_id = n.id
-      WHERE n.id = ? AND n.project_id = ?
-      ORDER BY a.rowid`,
-  );
+  const selectNotification = db
+    .prepare<[string, string], RawNotificationRow>(
+      `SELECT ${NOTIFICATION_WITH_ATTEMPTS_COLUMNS}
+         FROM notifications AS n LEFT JOIN attempts AS a ON a.notification_id = n.id
+        WHERE n.id = ? AND n.project_id = ?
+        ORDER BY a.rowid`,
+    )
+    .raw();
   const selectUsage = db.prepare<[string, string, string], UsageDay>(
     `SELECT day, notifications, attempts FROM usage_days
       WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day`,
@@ -129,21 +129,12 @@ export function notificationOperations(db: Database.Database, groupCommit: Group
     return { kind: 'created', created, response };
   };
 
-  const read = (projectId: string, id: string): NotificationWithAttempts | null => {
-    const rows = selectNotification.all(id, projectId);
-    const first = rows[0];
-    if (!first) return null;
-    const attempts: AttemptRecord[] = [];
-    for (const row of rows) if (row.a_id !== null) attempts.push(joinedAttempt(row));
-    return { notification: notificationFromRow(first), attempts };
-  };
-
   return {
     async createNotification(input) {
       return groupCommit.run(() => create(input));
     },
     async getNotification({ projectId, id }) {
-      return read(projectId, id);
+      return notificationFromRawRows(selectNotification.all(id, projectId));
     },
     async getUsage({ projectId, fromDay, toDay }) {
       return selectUsage.all(projectId, fromDay, toDay);
