@@ -52,6 +52,7 @@ export class BrowserStream {
   #pending: PendingEvent[] = [];
   #pendingHead = 0;
   #pendingLiveBytes = 0;
+  #pumpScheduled = false;
   readonly #init: BrowserStreamInit;
 
   constructor(init: BrowserStreamInit) {
@@ -143,24 +144,49 @@ export class BrowserStream {
       this.#end();
       return;
     }
-    this.#pump();
+    // Events delivered in one turn of the event loop (a group of sends commits at once) go to
+    // the reader as one chunk: one socket write for all of them instead of one each.
+    if (!this.#pumpScheduled) {
+      this.#pumpScheduled = true;
+      setImmediate(() => {
+        this.#pumpScheduled = false;
+        this.#pump();
+      });
+    }
   }
 
-  /** Moves pending events into the stream while its queue has room. */
+  /** Moves pending events into the stream, as one chunk, while its queue has room. */
   #pump(): void {
     if (this.#ended) return;
-    const written: string[] = [];
-    while (this.#pendingHead < this.#pending.length && (this.#controller.desiredSize ?? 0) > 0) {
+    let room = this.#controller.desiredSize ?? 0;
+    const start = this.#pendingHead;
+    let bytes = 0;
+    while (this.#pendingHead < this.#pending.length && room > 0) {
       const event = this.#pending[this.#pendingHead++]!;
-      this.#controller.enqueue(event.bytes);
+      room -= event.bytes.byteLength;
+      bytes += event.bytes.byteLength;
       if (event.live) this.#pendingLiveBytes -= event.bytes.byteLength;
-      written.push(event.attemptId);
     }
+    const end = this.#pendingHead;
+    if (end === start) return;
+    const taken = this.#pending.slice(start, end);
     if (this.#pendingHead === this.#pending.length) {
       this.#pending = [];
       this.#pendingHead = 0;
     }
-    if (written.length > 0) this.#init.onWritten(written);
+    let chunk: Uint8Array;
+    if (taken.length === 1) {
+      chunk = taken[0]!.bytes;
+    } else {
+      chunk = new Uint8Array(bytes);
+      let at = 0;
+      for (const event of taken) {
+        chunk.set(event.bytes, at);
+        at += event.bytes.byteLength;
+      }
+    }
+    this.#controller.enqueue(chunk);
+    this.#init.onWritten(taken.map((event) => event.attemptId));
   }
 
   #enqueue(bytes: Uint8Array): void {

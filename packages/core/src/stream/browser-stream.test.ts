@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Delivery } from '../types.js';
+import { BrowserStream } from './browser-stream.js';
+
+function delivery(seq: number): Delivery {
+  return {
+    attemptId: `att_${seq}`,
+    browserId: 'brw_1',
+    seq,
+    notificationId: `ntf_${seq}`,
+    title: `Title ${seq}`,
+    body: null,
+    url: null,
+    icon: null,
+    tag: null,
+    data: null,
+    createdAt: 0,
+    expiresAt: 60_000,
+  };
+}
+
+function openStream(maxBufferBytes = 1 << 20) {
+  const written: string[][] = [];
+  const stream = new BrowserStream({
+    browserId: 'brw_1',
+    projectId: 'proj_1',
+    maxBufferBytes,
+    onWritten: (ids) => written.push(ids),
+    onEnd: () => {},
+  });
+  stream.open(
+    { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
+    2000,
+    0,
+  );
+  stream.replay([]);
+  return { stream, written, reader: stream.body.getReader() };
+}
+
+const decoder = new TextDecoder();
+
+describe('BrowserStream', () => {
+  it('hands the events delivered in one turn of the event loop to the reader as one chunk', async () => {
+    const { stream, written, reader } = openStream();
+    await reader.read(); // retry:
+    await reader.read(); // ready
+    for (const seq of [1, 2, 3]) stream.deliver(delivery(seq));
+    const { value } = await reader.read();
+    const text = decoder.decode(value);
+    expect(text.match(/^event: notification$/gm)).toHaveLength(3);
+    expect(text.match(/^id: .*$/gm)).toEqual(['id: brw_1.1', 'id: brw_1.2', 'id: brw_1.3']);
+    expect(written).toEqual([['att_1', 'att_2', 'att_3']]);
+
+    stream.deliver(delivery(4));
+    expect(decoder.decode((await reader.read()).value)).toContain('id: brw_1.4');
+    expect(written.at(-1)).toEqual(['att_4']);
+    stream.close();
+  });
+
+  it('still cuts a reader that lets live events pile up past the buffer limit', async () => {
+    const { stream, reader } = openStream(4096);
+    for (let seq = 1; seq <= 100 && !stream.ended; seq++) stream.deliver(delivery(seq));
+    expect(stream.ended).toBe(true);
+    await expect(reader.read()).rejects.toThrow(/slow reader/);
+  });
+});
