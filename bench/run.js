@@ -15,6 +15,7 @@ const benchmarks = [
   { name: 'core', script: 'core.js' },
   { name: 'send-read', script: 'send-read.js' },
   { name: 'fanout', script: 'fanout.js' },
+  { name: 'ceiling', script: 'ceiling.js' },
 ];
 
 const only = process.argv.slice(2);
