@@ -34,3 +34,23 @@ function safeDecode(segment: string): string {
     return segment;
   }
 }
+
+/**
+ * The path of a `Request`'s URL, which is always absolute and serialized (normalized), taken
+ * without parsing the whole URL: a request that only needs routing never builds a URL object.
+ */
+export function pathOf(href: string): string {
+  const scheme = href.startsWith('https://') ? 8 : href.startsWith('http://') ? 7 : -1;
+  if (scheme === -1) return new URL(href).pathname;
+  const start = href.indexOf('/', scheme);
+  if (start === -1) return '/';
+  let end = href.length;
+  for (let i = start; i < href.length; i++) {
+    const char = href.charCodeAt(i);
+    if (char === 63 /* ? */ || char === 35 /* # */) {
+      end = i;
+      break;
+    }
+  }
+  return href.slice(start, end);
+}

@@ -8,7 +8,7 @@ import { createMemoryHub } from './hub/memory-hub.js';
 import { newId } from './ids.js';
 import { createMemoryLimiter, ipScopeKey, resolveClientIp } from './limiter/index.js';
 import { resolveOptions, type TidingsOptions } from './options.js';
-import { matchRoute } from './router.js';
+import { matchRoute, pathOf } from './router.js';
 import { createRoutes } from './routes/index.js';
 import { StreamRegistry } from './stream/stream-registry.js';
 import { createSweeper } from './sweeper.js';
@@ -87,10 +87,9 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   }
 
   async function handle(request: Request, context: RequestContext, requestId: string) {
-    const url = new URL(request.url);
+    const fullPath = pathOf(request.url);
     const basePath = normaliseBasePath(context.basePath);
-    const pathname =
-      basePath && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
+    const pathname = basePath && fullPath.startsWith(basePath) ? fullPath.slice(basePath.length) || '/' : fullPath;
     const matched = matchRoute(routes, pathname);
     const responseHeaders: Record<string, string> = {};
     const cors: CorsKind | null = matched?.route.cors ?? null;
@@ -115,14 +114,21 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
         forwardedFor: request.headers.get('x-forwarded-for'),
         trustProxy: options.trustProxy,
       });
+      let url: URL | undefined;
       const ctx: RouteContext = {
         request,
-        url,
+        // Parsed only by the routes that read the query or the origin.
+        get url() {
+          url ??= new URL(request.url);
+          return url;
+        },
         params: matched.params,
         requestId,
         clientIpKey: ipScopeKey(clientIp),
         now: options.clock.now(),
-        publicBase: options.publicUrl ?? `${url.origin}${basePath}`,
+        get publicBase() {
+          return options.publicUrl ?? `${this.url.origin}${basePath}`;
+        },
         responseHeaders,
         edgeHeaders,
       };
