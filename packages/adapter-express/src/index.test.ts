@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { type AddressInfo, connect as connectSocket } from 'node:net';
 import type { RequestContext, Tidings } from '@tidings/core';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,6 +69,18 @@ function manualStream() {
 }
 
 const sse = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+/** Sends `head` as is over a raw socket and resolves with the status line of the answer. */
+async function rawStatusLine(base: string, head: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  const socket = connectSocket(Number(port), hostname);
+  await once(socket, 'connect');
+  socket.end(head);
+  let received = '';
+  socket.setEncoding('utf8');
+  for await (const chunk of socket) received += chunk;
+  return received.split('\r\n')[0]!;
+}
 
 describe('tidingsExpress', () => {
   it('hands method, absolute URL, headers, body and client address to the core', async () => {
@@ -276,6 +288,130 @@ describe('tidingsExpress', () => {
     }
     expect(statuses).toEqual(Array(6).fill('413 too large'));
     expect(await (await fetch(url, { method: 'POST', body: 'small' })).text()).toBe('5');
+  });
+
+  it('keeps a path that looks like an authority a path', async () => {
+    const fake = fakeTidings();
+    const app = express();
+    app.use(tidingsExpress({ ...fake.tidings, handles: () => true }));
+    const base = await listen(app);
+    expect((await fetch(`${base}//evil.test/v1/events`)).status).toBe(200);
+    const url = new URL(fake.seen[0]!.request.url);
+    expect(url.host).toBe(new URL(base).host);
+    expect(url.pathname).toBe('//evil.test/v1/events');
+  });
+
+  it('takes localhost when an HTTP/1.0 request has no Host, and refuses a malformed Host with 400', async () => {
+    const { tidings, seen } = fakeTidings();
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const base = await listen(app);
+    expect(await rawStatusLine(base, 'GET /v1/events HTTP/1.0\r\n\r\n')).toBe('HTTP/1.1 200 OK');
+    expect(seen[0]?.request.url).toBe('http://localhost/v1/events');
+    for (const host of ['evil.test@127.0.0.1', 'a b']) {
+      const head = `GET /v1/events HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
+      expect(await rawStatusLine(base, head)).toBe('HTTP/1.1 400 Bad Request');
+    }
+    expect(seen).toHaveLength(1);
+  });
+
+  it('answers HEAD without reading a streamed body, which it cancels', async () => {
+    let pulls = 0;
+    let ended!: (how: string) => void;
+    const end = new Promise<string>((resolve) => {
+      ended = resolve;
+    });
+    const { tidings } = fakeTidings(() => {
+      // Long, as an event stream is: an adapter that wrote it would pull it to the end.
+      const body = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            pulls++;
+            controller.enqueue(new TextEncoder().encode(': heartbeat\n\n'));
+            if (pulls === 1000) {
+              controller.close();
+              ended('read to the end');
+            }
+          },
+          cancel() {
+            ended('cancelled');
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return new Response(body, { headers: sse });
+    });
+    const app = express();
+    app.use(tidingsExpress(tidings));
+    const response = await fetch(`${await listen(app)}/v1/connect/ct_1`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await end).toBe('cancelled');
+    expect(pulls).toBe(0);
+  });
+
+  it('hands a failure of getClientAddress to Express’s error handling', async () => {
+    const { tidings, seen } = fakeTidings();
+    const app = express();
+    app.use(
+      tidingsExpress(tidings, {
+        getClientAddress: () => {
+          throw new Error('no address');
+        },
+      }),
+    );
+    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).send(`handled ${error.message}`);
+    });
+    expect(await (await fetch(`${await listen(app)}/v1/events`, { method: 'POST' })).text()).toBe('handled no address');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('drains the rest of a streamed body the core stopped reading, and serves the next request on the connection', async () => {
+    const limit = 32 * 1024;
+    const app = express();
+    app.use(
+      tidingsExpress({
+        ...fakeTidings().tidings,
+        async fetch(request) {
+          const reader = request.body!.getReader();
+          let size = 0;
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+            size += chunk.value.byteLength;
+            if (size > limit) {
+              await reader.cancel();
+              return new Response('too large', { status: 413 });
+            }
+          }
+          return new Response(String(size));
+        },
+      }),
+    );
+    const url = `${await listen(app)}/v1/notifications`;
+    let connections = 0;
+    servers.at(-1)!.on('connection', () => connections++);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: Uint8Array) =>
+      new Promise<string>((resolve, reject) => {
+        const request = httpRequest(url, { method: 'POST', agent, headers: { 'transfer-encoding': 'chunked' } });
+        request.on('response', (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve(`${response.statusCode} ${text}`));
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    try {
+      expect(await post(new Uint8Array(4 * 1024 * 1024).fill(97))).toBe('413 too large');
+      expect(await post(new TextEncoder().encode('small'))).toBe('200 5');
+      expect(connections).toBe(1);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('takes the mount path as the base path', async () => {

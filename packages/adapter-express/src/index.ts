@@ -1,6 +1,8 @@
+import type { ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { Tidings } from '@tidings/core';
-import type { Request as ExpressRequest, RequestHandler } from 'express';
-import { discardUnreadBody, toWebRequest, writeWebResponse } from './node-bridge.js';
+import type { Request as ExpressRequest, NextFunction, RequestHandler } from 'express';
+import { toWebRequest } from './node-bridge.js';
 
 export { type BridgedIncomingMessage, discardUnreadBody, toWebRequest, writeWebResponse } from './node-bridge.js';
 
@@ -11,6 +13,26 @@ export interface TidingsExpressOptions {
    * `trustProxy`). @default `req.socket.remoteAddress`
    */
   getClientAddress?: (req: ExpressRequest) => string | undefined;
+  /**
+   * Whether `@hono/node-server` may replace the global `Request` and `Response` with its
+   * lightweight subclasses (for the whole process), which lets it write the core's answers
+   * without building a Web body stream. With `false` every answer is still written by it, from
+   * standard Responses, a little slower. @default true
+   */
+  overrideGlobalObjects?: boolean;
+}
+
+/** Where a request's `next` waits for the listener's callbacks. */
+const nextKey = Symbol('tidings.next');
+
+type MountedRequest = ExpressRequest & { [nextKey]: NextFunction };
+
+/** A failure of the core (or of `getClientAddress`) on its way to Express's `next(err)`. */
+class Forwarded {
+  constructor(
+    readonly error: unknown,
+    readonly next: NextFunction,
+  ) {}
 }
 
 /**
@@ -18,15 +40,76 @@ export interface TidingsExpressOptions {
  * Mount it where you like (`app.use('/notify', tidingsExpress(tidings))`): the mount path is the
  * base path. Mount it before body parsers such as `express.json()` if you can, so that the body
  * reaches Tidings as sent; after one, the parsed body is serialized again.
+ *
+ * Requests go through `getRequestListener` of `@hono/node-server`, which hands the core a
+ * lightweight `Request` (URL, method, headers and body read straight from Node's request) and
+ * writes the answer with backpressure.
  */
 export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions = {}): RequestHandler {
   const getClientAddress = options.getClientAddress ?? ((req) => req.socket.remoteAddress);
+  const listener = getRequestListener(
+    (request, env) => {
+      const req = env.incoming as MountedRequest;
+      const next = req[nextKey];
+      try {
+        // A body that a parser already read, or that streams without a declared length, goes
+        // through the bridge's own Request (see bridgesBody).
+        const web = bridgesBody(req) ? toWebRequest(req, env.outgoing as ServerResponse) : request;
+        const answer = tidings.fetch(web, { clientAddress: getClientAddress(req), basePath: req.baseUrl });
+        return answer.then(req.method === 'HEAD' ? withoutBody : undefined, (error: unknown) => {
+          throw new Forwarded(error, next);
+        });
+      } catch (error) {
+        return Promise.reject(new Forwarded(error, next));
+      }
+    },
+    {
+      // An HTTP/1.0 request may come without Host.
+      hostname: 'localhost',
+      overrideGlobalObjects: options.overrideGlobalObjects ?? true,
+      errorHandler(error) {
+        if (error instanceof Forwarded) {
+          // Nothing was written: Express's error handling answers.
+          error.next(error.error);
+          return;
+        }
+        // A request that is no valid URL (a malformed Host, a backslash in the path).
+        return new Response(null, { status: 400 });
+      },
+    },
+  );
   return (req, res, next) => {
     if (!tidings.handles(req.path)) return next();
-    const request = toWebRequest(req, res);
-    tidings
-      .fetch(request, { clientAddress: getClientAddress(req), basePath: req.baseUrl })
-      .then((response) => writeWebResponse(response, res, req.method))
-      .then(() => discardUnreadBody(req), next);
+    const mounted = req as MountedRequest;
+    mounted[nextKey] = next;
+    // The listener builds the request's URL from req.url, synchronously, before it returns: the
+    // core gets the URL as sent (with the mount path), and Express gets its own back at once.
+    const url = req.url;
+    req.url = req.originalUrl;
+    try {
+      listener(req, res).catch(next);
+    } finally {
+      req.url = url;
+    }
   };
+}
+
+/**
+ * Whether the core gets the bridge's Request rather than the listener's: for a body that a
+ * parser mounted earlier already read (rebuilt from `req.body`), and for one streamed without a
+ * Content-Length, which the core reads chunk by chunk and may cancel midway; the bridge's stream
+ * then lets go of the Node request, so that the rest can be drained and the connection reused.
+ */
+function bridgesBody(req: MountedRequest): boolean {
+  const { method } = req;
+  if (method === 'GET' || method === 'HEAD') return false;
+  return (req.readableEnded && req.body !== undefined) || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** A HEAD answer: the same status and headers, and the body, which nobody will read, cancelled. */
+function withoutBody(response: Response): Response {
+  const { body } = response;
+  if (body === null) return response;
+  body.cancel().catch(() => {});
+  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

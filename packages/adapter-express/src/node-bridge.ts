@@ -70,7 +70,8 @@ function requestBody(req: BridgedIncomingMessage): { stream: BodyInit; reseriali
  * The request body as a Web stream that reads from `req` only when pulled (high water mark 0).
  * Unlike `Readable.toWeb(req)`, it neither starts reading a body nobody asked for nor destroys
  * the socket when cancelled: a core that refuses a body (413) unread or midway still gets its
- * answer out, and {@link discardUnreadBody} drains the rest.
+ * answer out, and the rest can be drained ({@link discardUnreadBody}, or the listener of
+ * `@hono/node-server` in the middleware).
  */
 function lazyBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   let chunks: AsyncIterator<Buffer | string> | undefined;

@@ -1,0 +1,59 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Tidings } from '@tidings/core';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tidingsExpress } from './index.js';
+
+// In a file of its own: the default replaces the globals for the whole process.
+const { Request: NativeRequest, Response: NativeResponse } = globalThis;
+
+const tidings = {
+  async fetch(request: Request) {
+    const body = `${request.method} ${new URL(request.url).pathname} ${await request.text()}`;
+    return new Response(body, { status: 201, headers: { 'content-type': 'text/plain' } });
+  },
+  handles: (pathname: string) => pathname.startsWith('/v1/'),
+  admin: {} as Tidings['admin'],
+  createConnectToken: () => Promise.reject(new Error('not used')),
+  sweep: async () => {},
+  openStreams: () => 0,
+  close: async () => {},
+} satisfies Tidings;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function post(options: Parameters<typeof tidingsExpress>[1]) {
+  const app = express();
+  app.use(tidingsExpress(tidings, options));
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await once(server, 'listening');
+  const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/events`, {
+    method: 'POST',
+    body: 'hi',
+  });
+  return `${response.status} ${response.headers.get('content-length')} ${await response.text()}`;
+}
+
+describe('overrideGlobalObjects', () => {
+  it('false: leaves the global Request and Response as they are, and answers all the same', async () => {
+    expect(await post({ overrideGlobalObjects: false })).toBe('201 18 POST /v1/events hi');
+    expect(globalThis.Request).toBe(NativeRequest);
+    expect(globalThis.Response).toBe(NativeResponse);
+  });
+
+  it('by default: replaces them with subclasses', async () => {
+    expect(await post({})).toBe('201 18 POST /v1/events hi');
+    expect(globalThis.Response).not.toBe(NativeResponse);
+    expect(new Response('x')).toBeInstanceOf(NativeResponse);
+    expect(new Request('http://localhost/')).toBeInstanceOf(NativeRequest);
+  });
+});
