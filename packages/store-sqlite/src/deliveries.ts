@@ -47,8 +47,10 @@ export function deliveryOperations(db: Database.Database): DeliveryOperations {
       WHERE a.browser_id = ? AND a.final = 0 AND n.expires_at > ?
       ORDER BY a.seq`,
   );
+  // One statement for a whole batch of ids (a JSON array), not one per attempt.
   const markSent = db.prepare<[number, string]>(
-    "UPDATE attempts SET status = 'sent', sent_at = ? WHERE id = ? AND status = 'accepted' AND final = 0",
+    `UPDATE attempts SET status = 'sent', sent_at = ?
+      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'accepted' AND final = 0`,
   );
   const isOwnAttempt = db
     .prepare<[string, string], number>('SELECT 1 FROM attempts WHERE id = ? AND browser_id = ?')
@@ -66,8 +68,9 @@ export function deliveryOperations(db: Database.Database): DeliveryOperations {
     dismissed: db.prepare('UPDATE attempts SET dismissed_at = @at WHERE id = @id AND dismissed_at IS NULL'),
   };
 
+  // IMMEDIATE, like every write: it takes the write lock (waiting busyTimeoutMs) before reading.
   const markAll = db.transaction((attemptIds: string[], now: number) => {
-    for (const id of attemptIds) markSent.run(now, id);
+    markSent.run(now, JSON.stringify(attemptIds));
   });
   const applyAll = db.transaction((browserId: string, receipts: Receipt[]) => {
     let named = 0;
