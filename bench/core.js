@@ -1,8 +1,10 @@
 // core: sends (and reads) per second in-process, without HTTP: `tidings.fetch` with a Web
-// Request, on the SQLite file store, with the recipient's one browser connected through an
-// event stream that is read in the same process. Baseline: the store's own `createNotification`
-// (and `getNotification`) called directly with the same notification, which is the floor that
-// every send pays (one write transaction); the ratio is the share of a send left to that floor.
+// Request, 50 in flight at a time (BENCH_CONNECTIONS, as the HTTP benchmarks' connections), on
+// the SQLite file store, with the recipient's one browser connected through an event stream that
+// is read in the same process. Baseline: the store's own `createNotification` (and
+// `getNotification`) called directly with the same notification, as many in flight, which is the
+// floor every send pays (its share of a group-committed write); the ratio is the share of a send
+// left to that floor.
 //
 // Run after `npm run build`: node bench/core.js
 import { mkdirSync } from 'node:fs';
@@ -14,16 +16,20 @@ import { prepareDatabase, sendBody } from './lib/setup.js';
 
 const ORIGIN = 'http://bench.local';
 
-/** Calls `fn` repeatedly (awaiting each) for `seconds` after a warm-up; returns calls per second. */
+/** Calls in flight at once, like the HTTP benchmarks' 50 connections: sends are group-committed. */
+const IN_FLIGHT = settings.connections;
+
+/** Calls `fn` in waves of IN_FLIGHT concurrent calls for `seconds` after a warm-up; returns calls per second. */
 async function rate(seconds, fn) {
+  const wave = () => Promise.all(Array.from({ length: IN_FLIGHT }, fn));
   const warmupEnd = performance.now() + Math.min(1000, seconds * 300);
-  while (performance.now() < warmupEnd) for (let i = 0; i < 100; i++) await fn();
+  while (performance.now() < warmupEnd) await wave();
   let calls = 0;
   const start = performance.now();
   const end = start + seconds * 1000;
   while (performance.now() < end) {
-    for (let i = 0; i < 100; i++) await fn();
-    calls += 100;
+    await wave();
+    calls += IN_FLIGHT;
   }
   return calls / ((performance.now() - start) / 1000);
 }
@@ -149,7 +155,7 @@ function median(values) {
 try {
   const root = tempDir('core');
   console.log(
-    `core: in-process, one request at a time; ${settings.rounds} rounds of ${settings.coreSeconds} s per measurement, alternating with the store alone; medians`,
+    `core: in-process, ${IN_FLIGHT} requests in flight; ${settings.rounds} rounds of ${settings.coreSeconds} s per measurement, alternating with the store alone; medians`,
   );
   const floors = [];
   const cores = [];
