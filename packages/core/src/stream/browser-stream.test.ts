@@ -57,6 +57,18 @@ describe('BrowserStream', () => {
     stream.close();
   });
 
+  it('writes what was delivered in the same turn before it closes', async () => {
+    const { stream, written, reader } = openStream();
+    await reader.read(); // retry:
+    await reader.read(); // ready
+    stream.deliver(delivery(1));
+    stream.close();
+    const { value } = await reader.read();
+    expect(decoder.decode(value)).toContain('id: brw_1.1');
+    expect(written).toEqual([['att_1']]);
+    expect((await reader.read()).done).toBe(true);
+  });
+
   it('still cuts a reader that lets live events pile up past the buffer limit', async () => {
     const { stream, reader } = openStream(4096);
     for (let seq = 1; seq <= 100 && !stream.ended; seq++) stream.deliver(delivery(seq));

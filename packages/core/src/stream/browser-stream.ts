@@ -120,6 +120,8 @@ export class BrowserStream {
   /** Ends the stream cleanly; the reader gets what was already in the stream's queue first. */
   close(): void {
     if (this.#ended) return;
+    // What was delivered this turn and waits for the scheduled pump goes out before the end.
+    this.#pump();
     this.#controller.close();
     this.#end();
   }
