@@ -12,6 +12,7 @@ import {
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from './sqlite-store.js';
+import { seedKey } from './test-support/seed.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const KEY = `sk_live_${'B'.repeat(32)}`;
@@ -32,34 +33,15 @@ function raw(): Database.Database {
 }
 
 async function seed(store: Store) {
-  const account = await store.createAccount({ id: newId('acct', T0), email: 'a@example.com', verified: true, now: T0 });
-  const created = await store.createProject({
-    id: newId('proj', T0),
-    accountId: account.id,
-    name: 'P',
-    now: T0,
-    maxProjects: 10,
-  });
-  if (created.kind !== 'created') throw new Error(created.kind);
-  const key = await store.createApiKey({
-    id: newId('key', T0),
-    projectId: created.project.id,
-    hash: hashSecret(KEY),
-    prefix: KEY.slice(0, 12),
-    mode: 'live',
-    name: null,
-    now: T0,
-    maxActive: 10,
-  });
-  if (key.kind !== 'created') throw new Error(key.kind);
+  const { project, key } = await seedKey(store, KEY, T0);
   const browser = await store.registerBrowser({
     id: newId('brw', T0),
-    projectId: created.project.id,
+    projectId: project.id,
     recipient: 'r',
     secretHash: hashSecret('bs_secret'),
     now: T0,
   });
-  return { project: created.project, key: key.key, browser };
+  return { project, key, browser };
 }
 
 function send(store: Store, project: ProjectRecord, attemptId?: string): Promise<CreateNotificationResult> {

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, migrations } from './migrations.js';
 import { createSqliteStore } from './sqlite-store.js';
+import { seedKey as seedWith } from './test-support/seed.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const KEY = `sk_live_${'A'.repeat(32)}`;
@@ -20,28 +21,8 @@ function open(): Store {
   return store;
 }
 
-async function seedKey(store: Store) {
-  const account = await store.createAccount({ id: newId('acct', T0), email: 'a@example.com', verified: true, now: T0 });
-  const project = await store.createProject({
-    id: newId('proj', T0),
-    accountId: account.id,
-    name: 'P',
-    now: T0,
-    maxProjects: 10,
-  });
-  if (project.kind !== 'created') throw new Error(project.kind);
-  const key = await store.createApiKey({
-    id: newId('key', T0),
-    projectId: project.project.id,
-    hash: hashSecret(KEY),
-    prefix: KEY.slice(0, 12),
-    mode: 'live',
-    name: null,
-    now: T0,
-    maxActive: 10,
-  });
-  if (key.kind !== 'created') throw new Error(key.kind);
-  return { project: project.project, key: key.key };
+function seedKey(store: Store) {
+  return seedWith(store, KEY, T0);
 }
 
 beforeEach(() => {
