@@ -260,16 +260,7 @@ describe('tidingsExpress', () => {
         // As the core does: refuse on a declared length at once, else read up to the limit.
         async fetch(request) {
           if (Number(request.headers.get('content-length')) > limit) return new Response('too large', { status: 413 });
-          const reader = request.body!.getReader();
-          let size = 0;
-          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-            size += chunk.value.byteLength;
-            if (size > limit) {
-              await reader.cancel();
-              return new Response('too large', { status: 413 });
-            }
-          }
-          return new Response(String(size));
+          return readUpTo(request, limit);
         },
       }),
     );
@@ -373,18 +364,7 @@ describe('tidingsExpress', () => {
     app.use(
       tidingsExpress({
         ...fakeTidings().tidings,
-        async fetch(request) {
-          const reader = request.body!.getReader();
-          let size = 0;
-          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-            size += chunk.value.byteLength;
-            if (size > limit) {
-              await reader.cancel();
-              return new Response('too large', { status: 413 });
-            }
-          }
-          return new Response(String(size));
-        },
+        fetch: (request) => readUpTo(request, limit),
       }),
     );
     const url = `${await listen(app)}/v1/notifications`;
@@ -472,3 +452,17 @@ describe('tidingsExpress', () => {
     expect(await (await fetch(`${await listen(app)}/v1/events`, { method: 'POST' })).text()).toBe('handled');
   });
 });
+
+/** A fake core's read of a streamed body: 413 once past `limit` bytes (cancelling the rest), else the size. */
+async function readUpTo(request: Request, limit: number): Promise<Response> {
+  const reader = request.body!.getReader();
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return new Response('too large', { status: 413 });
+    }
+  }
+  return new Response(String(size));
+}
