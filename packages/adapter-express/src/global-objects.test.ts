@@ -1,10 +1,9 @@
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import type { Tidings } from '@tidings/core';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tidingsExpress } from './index.js';
+import { listening } from './test-support/servers.js';
 
 // In a file of its own: the default replaces the globals for the whole process.
 const { Request: NativeRequest, Response: NativeResponse } = globalThis;
@@ -22,21 +21,10 @@ const tidings = {
   close: async () => {},
 } satisfies Tidings;
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
 async function post(options: Parameters<typeof tidingsExpress>[1]) {
   const app = express();
   app.use(tidingsExpress(tidings, options));
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await once(server, 'listening');
-  const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/events`, {
+  const response = await fetch(`${await listening(createServer(app))}/v1/events`, {
     method: 'POST',
     body: 'hi',
   });

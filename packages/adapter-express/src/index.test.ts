@@ -1,10 +1,11 @@
 import { once } from 'node:events';
-import { Agent, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import { type AddressInfo, connect as connectSocket } from 'node:net';
+import { Agent, createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect as connectSocket } from 'node:net';
 import type { RequestContext, Tidings } from '@tidings/core';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tidingsExpress } from './index.js';
+import { lastServer, listening, rawRequest } from './test-support/servers.js';
 
 interface Seen {
   request: Request;
@@ -34,19 +35,8 @@ function fakeTidings(respond: (request: Request) => Response = () => new Respons
   return { tidings, seen, handled };
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-async function listen(app: express.Express): Promise<string> {
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+function listen(app: express.Express): Promise<string> {
+  return listening(createServer(app));
 }
 
 /** A stream the test feeds by hand, and that reports its cancellation. */
@@ -139,19 +129,7 @@ describe('tidingsExpress', () => {
     const app = express();
     app.use(tidingsExpress(tidings));
     const base = await listen(app);
-    const rawHeaders = (path: string) =>
-      new Promise<{ headers: IncomingMessage['headers']; body: string }>((resolve, reject) => {
-        httpRequest(`${base}${path}`, (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            body += chunk;
-          });
-          response.on('end', () => resolve({ headers: response.headers, body }));
-        })
-          .on('error', reject)
-          .end();
-      });
+    const rawHeaders = (path: string) => rawRequest(`${base}${path}`);
     const one = await rawHeaders('/v1/notifications/one');
     expect(one.headers['content-length']).toBe('14');
     expect(one.headers['transfer-encoding']).toBeUndefined();
@@ -369,7 +347,7 @@ describe('tidingsExpress', () => {
     );
     const url = `${await listen(app)}/v1/notifications`;
     let connections = 0;
-    servers.at(-1)!.on('connection', () => connections++);
+    lastServer().on('connection', () => connections++);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const post = (body: Uint8Array) =>
       new Promise<string>((resolve, reject) => {

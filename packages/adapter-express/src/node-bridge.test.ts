@@ -1,17 +1,9 @@
-import { once } from 'node:events';
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { discardUnreadBody, toWebRequest, writeWebResponse } from './node-bridge.js';
+import { listening, rawRequest } from './test-support/servers.js';
 
 // The bridge's exports on a plain Node server, the way an application without Express uses them.
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
 
 async function serve(handle: (request: Request) => Promise<Response>) {
   const server = createServer((req, res) => {
@@ -19,26 +11,10 @@ async function serve(handle: (request: Request) => Promise<Response>) {
       .then((response) => writeWebResponse(response, res, req.method))
       .then(() => discardUnreadBody(req));
   });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { server, base: await listening(server) };
 }
 
-function get(url: string, method = 'GET') {
-  return new Promise<{ headers: IncomingMessage['headers']; body: string }>((resolve, reject) => {
-    httpRequest(url, { method }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ headers: response.headers, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
+const get = rawRequest;
 
 describe('node bridge', () => {
   it('makes a Request of method, URL, headers and body, and writes the answer with each Set-Cookie apart', async () => {
