@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { Tidings } from '@tidings/core';
+import { stubTidings } from '@tidings/core/testing';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { tidingsExpress } from './index.js';
@@ -8,18 +8,13 @@ import { listening } from './test-support/servers.js';
 // In a file of its own: the default replaces the globals for the whole process.
 const { Request: NativeRequest, Response: NativeResponse } = globalThis;
 
-const tidings = {
+const tidings = stubTidings({
   async fetch(request: Request) {
     const body = `${request.method} ${new URL(request.url).pathname} ${await request.text()}`;
     return new Response(body, { status: 201, headers: { 'content-type': 'text/plain' } });
   },
   handles: (pathname: string) => pathname.startsWith('/v1/'),
-  admin: {} as Tidings['admin'],
-  createConnectToken: () => Promise.reject(new Error('not used')),
-  sweep: async () => {},
-  openStreams: () => 0,
-  close: async () => {},
-} satisfies Tidings;
+});
 
 async function post(options: Parameters<typeof tidingsExpress>[1]) {
   const app = express();

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { Agent, createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect as connectSocket } from 'node:net';
-import type { RequestContext, Tidings } from '@tidings/core';
+import type { RequestContext } from '@tidings/core';
+import { stubTidings } from '@tidings/core/testing';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { tidingsExpress } from './index.js';
@@ -17,7 +18,7 @@ interface Seen {
 function fakeTidings(respond: (request: Request) => Response = () => new Response('ok')) {
   const seen: Seen[] = [];
   const handled: string[] = [];
-  const tidings = {
+  const tidings = stubTidings({
     async fetch(request: Request, context?: RequestContext) {
       seen.push({ request, context, body: await request.text() });
       return respond(request);
@@ -26,12 +27,7 @@ function fakeTidings(respond: (request: Request) => Response = () => new Respons
       handled.push(pathname);
       return /^\/v1\/(notifications|connect|events|browsers|connect-tokens)/.test(pathname);
     },
-    admin: {} as Tidings['admin'],
-    createConnectToken: () => Promise.reject(new Error('not used')),
-    sweep: async () => {},
-    openStreams: () => 0,
-    close: async () => {},
-  } satisfies Tidings;
+  });
   return { tidings, seen, handled };
 }
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { RequestContext, Tidings } from '@tidings/core';
+import type { RequestContext } from '@tidings/core';
+import { stubTidings } from '@tidings/core/testing';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tidingsHono } from './index.js';
@@ -14,18 +15,13 @@ interface Seen {
 /** A Tidings that records what it receives and answers with `respond`. */
 function fakeTidings(respond: (request: Request) => Response = () => new Response('ok')) {
   const seen: Seen[] = [];
-  const tidings = {
+  const tidings = stubTidings({
     async fetch(request: Request, context?: RequestContext) {
       seen.push({ request, context, body: await request.text() });
       return respond(request);
     },
     handles: (pathname: string) => /^\/v1\/(notifications|connect|events|browsers|connect-tokens)/.test(pathname),
-    admin: {} as Tidings['admin'],
-    createConnectToken: () => Promise.reject(new Error('not used')),
-    sweep: async () => {},
-    openStreams: () => 0,
-    close: async () => {},
-  } satisfies Tidings;
+  });
   return { tidings, seen };
 }
 
