@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type CreateNotificationResult,
   hashSecret,
@@ -10,26 +7,20 @@ import {
   type Store,
 } from '@tidings/core';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from './sqlite-store.js';
 import { seedKey } from './test-support/seed.js';
+import { useStoreFile } from './test-support/store-file.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const KEY = `sk_live_${'B'.repeat(32)}`;
 
-let dir: string;
-let path: string;
-const opened: Store[] = [];
-
-function open(busyTimeoutMs?: number): Store {
-  const store = createSqliteStore(busyTimeoutMs === undefined ? { path } : { path, busyTimeoutMs });
-  opened.push(store);
-  return store;
-}
+const file = useStoreFile();
+const open = (busyTimeoutMs?: number) => file.open(busyTimeoutMs === undefined ? {} : { busyTimeoutMs });
 
 /** A raw connection to the same file, as another tool (or an operator with sqlite3) would have. */
 function raw(): Database.Database {
-  return new Database(path);
+  return new Database(file.path);
 }
 
 async function seed(store: Store) {
@@ -71,16 +62,6 @@ function created(result: CreateNotificationResult): NotificationWithAttempts {
   if (result.kind !== 'created') throw new Error(`expected created, got ${result.kind}`);
   return result.created;
 }
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tidings-hot-'));
-  path = join(dir, 'tidings.db');
-});
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe('key lookups', () => {
   it('see a revocation or suspension written by any connection, even in plain SQL, at the next lookup', async () => {
@@ -216,7 +197,7 @@ describe('group commit of sends', () => {
   });
 
   it('commits queued sends when the store closes', async () => {
-    const store = createSqliteStore({ path });
+    const store = createSqliteStore({ path: file.path });
     const { project } = await seed(store);
     const pending = send(store, project);
     await store.close();

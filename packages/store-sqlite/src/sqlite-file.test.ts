@@ -1,44 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { hashSecret, newId, type Store } from '@tidings/core';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate, migrations } from './migrations.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { seedKey as seedWith } from './test-support/seed.js';
+import { useStoreFile } from './test-support/store-file.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const KEY = `sk_live_${'A'.repeat(32)}`;
 
-let dir: string;
-let path: string;
-const opened: Store[] = [];
-
-function open(): Store {
-  const store = createSqliteStore({ path });
-  opened.push(store);
-  return store;
-}
+const file = useStoreFile();
+const open = () => file.open();
 
 function seedKey(store: Store) {
   return seedWith(store, KEY, T0);
 }
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tidings-sqlite-'));
-  path = join(dir, 'tidings.db');
-});
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 describe('a store on a file', () => {
   it('uses WAL, NORMAL sync, foreign keys, and records the schema version', () => {
     open();
-    const raw = new Database(path, { readonly: true });
+    const raw = new Database(file.path, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.pragma('user_version', { simple: true })).toBe(migrations.length);
@@ -58,10 +39,10 @@ describe('a store on a file', () => {
   });
 
   it('refuses a file whose schema is newer than this package', () => {
-    const raw = new Database(path);
+    const raw = new Database(file.path);
     raw.pragma(`user_version = ${migrations.length + 1}`);
     raw.close();
-    expect(() => createSqliteStore({ path })).toThrow(/newer than this @tidings\/store-sqlite supports/);
+    expect(() => createSqliteStore({ path: file.path })).toThrow(/newer than this @tidings\/store-sqlite supports/);
   });
 
   it('shows a revocation or suspension by another instance (the CLI) to the next lookup', async () => {
@@ -109,7 +90,7 @@ describe('migrate', () => {
 
 describe('migration 2: attempts carry their expiry', () => {
   it('fills the expiry of attempts recorded under version 1, so the sweep still expires them', async () => {
-    const raw = new Database(path);
+    const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 1));
     raw.exec(`
       INSERT INTO accounts VALUES ('acct_1', 'a@example.com', 1, ${T0});
@@ -128,7 +109,7 @@ describe('migration 2: attempts carry their expiry', () => {
     const store = open();
     expect(await store.expireAttempts({ now: T0 + 59_999 })).toEqual([]);
     expect(await store.expireAttempts({ now: T0 + 60_000 })).toEqual([{ attemptId: 'att_1', browserId: 'brw_1' }]);
-    const check = new Database(path, { readonly: true });
+    const check = new Database(file.path, { readonly: true });
     try {
       expect(check.pragma('user_version', { simple: true })).toBe(migrations.length);
       expect(check.prepare('SELECT id, expires_at FROM attempts ORDER BY id').all()).toEqual([
@@ -149,9 +130,8 @@ describe('createSqliteStore options', () => {
   });
 
   it('waits busyTimeoutMs for another connection’s write lock, then fails', async () => {
-    const store = createSqliteStore({ path, busyTimeoutMs: 100 });
-    opened.push(store);
-    const other = new Database(path);
+    const store = file.open({ busyTimeoutMs: 100 });
+    const other = new Database(file.path);
     try {
       other.exec('BEGIN IMMEDIATE');
       const started = performance.now();
