@@ -14,6 +14,7 @@ import {
   benchDir,
   cleanup,
   cliBin,
+  cpuMs,
   forkHelper,
   formatCount,
   formatMs,
@@ -27,9 +28,22 @@ import { prepareDatabase, sendBody } from './lib/setup.js';
 
 const streamClient = join(benchDir, 'lib/stream-client.js');
 
-/** Runs autocannon once; req/s counts only answers with the expected status. */
-async function load(url, { method, headers, body, expect }, duration = settings.duration) {
-  const result = await autocannon({ url, method, headers, body, connections: settings.connections, duration });
+/**
+ * Runs autocannon once against `server`; req/s counts only answers with the expected status.
+ * Also measures the server process's CPU time (all threads, user + system) per good answer,
+ * which moves far less than req/s when the shared machine is busy.
+ */
+async function load(server, path, { method, headers, body, expect }, duration = settings.duration) {
+  const cpuBefore = cpuMs(server.pid);
+  const result = await autocannon({
+    url: `${server.url}${path}`,
+    method,
+    headers,
+    body,
+    connections: settings.connections,
+    duration,
+  });
+  const cpuUsed = cpuMs(server.pid) - cpuBefore;
   const seconds = (result.finish - result.start) / 1000;
   const good = result.statusCodeStats[String(expect)]?.count ?? 0;
   const unexpected = Object.entries(result.statusCodeStats)
@@ -39,6 +53,7 @@ async function load(url, { method, headers, body, expect }, duration = settings.
   if (result.timeouts > 0) unexpected.push(`${result.timeouts} timeouts`);
   return {
     rps: good / seconds,
+    cpuUs: good > 0 ? (cpuUsed * 1000) / good : Number.NaN,
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: good,
@@ -49,8 +64,10 @@ async function load(url, { method, headers, body, expect }, duration = settings.
 /** The run with the median req/s (the lower middle one for an even count). */
 function medianRun(runs) {
   const sorted = [...runs].sort((a, b) => a.rps - b.rps);
+  const cpu = runs.map((run) => run.cpuUs).sort((a, b) => a - b);
   return {
     ...sorted[Math.floor((sorted.length - 1) / 2)],
+    medianCpuUs: cpu[Math.floor((cpu.length - 1) / 2)],
     all: runs.map((run) => run.rps),
     unexpected: runs.flatMap((run) => run.unexpected),
   };
@@ -60,16 +77,16 @@ function medianRun(runs) {
  * Warms both servers up, then measures baseline and subject alternately `rounds` times, so that
  * a disturbance of the machine hits both alike; each side's median run counts.
  */
-async function compare(baselineUrl, subjectUrl, request) {
+async function compare(baselineServer, subjectServer, path, request) {
   if (settings.warmup > 0) {
-    await load(baselineUrl, request, settings.warmup);
-    await load(subjectUrl, request, settings.warmup);
+    await load(baselineServer, path, request, settings.warmup);
+    await load(subjectServer, path, request, settings.warmup);
   }
   const baseline = [];
   const subject = [];
   for (let round = 0; round < settings.rounds; round++) {
-    baseline.push(await load(baselineUrl, request));
-    subject.push(await load(subjectUrl, request));
+    baseline.push(await load(baselineServer, path, request));
+    subject.push(await load(subjectServer, path, request));
   }
   return { baseline: medianRun(baseline), subject: medianRun(subject) };
 }
@@ -82,6 +99,7 @@ function note(subject, baseline, extra = []) {
   const each = (runs) => runs.map((rps) => formatCount(rps)).join(', ');
   const parts = [
     `runs ${each(subject.all)} vs ${each(baseline.all)} req/s`,
+    `server CPU per answer ${subject.medianCpuUs.toFixed(0)} µs vs ${baseline.medianCpuUs.toFixed(0)} µs (${(baseline.medianCpuUs / subject.medianCpuUs).toFixed(2)}×)`,
     `p50/p99 ${formatMs(subject.p50)}/${formatMs(subject.p99)} vs ${formatMs(baseline.p50)}/${formatMs(baseline.p99)}`,
     ...extra,
   ];
@@ -122,11 +140,7 @@ async function measureAdapter({ name, adapterLabel, startTidings, baselineScript
 
   // send
   const before = (await client.request({ type: 'collect' }, 'collected')).events;
-  const { baseline: baseSend, subject: send } = await compare(
-    `${baseline.url}/v1/notifications`,
-    `${tidings.url}/v1/notifications`,
-    sendRequest,
-  );
+  const { baseline: baseSend, subject: send } = await compare(baseline, tidings, '/v1/notifications', sendRequest);
   const after = await client.request({ type: 'collect' }, 'collected');
   const sent = send.all.reduce((sum, rps) => sum + rps, 0) * settings.duration;
   report(
@@ -152,8 +166,9 @@ async function measureAdapter({ name, adapterLabel, startTidings, baselineScript
   const { id } = await created.json();
   const readRequest = { method: 'GET', headers: { authorization: `Bearer ${setup.apiKey}` }, expect: 200 };
   const { baseline: baseRead, subject: read } = await compare(
-    `${baseline.url}/v1/notifications/${id}`,
-    `${tidings.url}/v1/notifications/${id}`,
+    baseline,
+    tidings,
+    `/v1/notifications/${id}`,
     readRequest,
   );
   report(

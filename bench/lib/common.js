@@ -148,6 +148,21 @@ export function rssBytes(pid) {
   return Number(match[1]) * 1024;
 }
 
+/**
+ * CPU time a process has used so far, user plus system, in milliseconds (all its threads, from
+ * /proc/PID/stat; the kernel counts in ticks of 10 ms, so measure over seconds, not a request).
+ */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at `state`; utime and stime are
+  // the 14th and 15th fields of the line, the 12th and 13th after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
+/** Clock ticks per second of /proc times (USER_HZ), 100 on Linux. */
+const ticksPerSecond = 100;
+
 /** The node process behind a `startServer` (bash execs node, so it is the same pid). */
 export function serverPid(server) {
   return server.pid;
