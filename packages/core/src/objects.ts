@@ -189,6 +189,22 @@ export function notificationObject({ notification, attempts }: NotificationWithA
   };
 }
 
+/**
+ * The notification object serialized, memoized by the record's identity: a store hands out the
+ * same, unchanging record again while the notification has not changed (Store port), so a
+ * repeated read renders it once.
+ */
+export function notificationJson(found: NotificationWithAttempts): string {
+  let json = renderedNotifications.get(found);
+  if (json === undefined) {
+    json = JSON.stringify(notificationObject(found));
+    renderedNotifications.set(found, json);
+  }
+  return json;
+}
+
+const renderedNotifications = new WeakMap<NotificationWithAttempts, string>();
+
 export function usageObject(projectId: string, from: string, to: string, days: UsageDay[]): UsageObject {
   const total = { notifications: 0, attempts: 0 };
   for (const day of days) {

@@ -1,5 +1,6 @@
 import type { DisconnectBrowserResult, DisconnectReason, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
+import type { NotificationCache } from './notification-cache.js';
 import {
   type BrowserRow,
   browserFromRow,
@@ -26,7 +27,7 @@ interface ConnectTokenRow extends JoinedProjectRow {
 }
 
 /** Connect tokens, browsers, and the end of a browser's connection. */
-export function browserOperations(db: Database.Database): BrowserOperations {
+export function browserOperations(db: Database.Database, cache: NotificationCache): BrowserOperations {
   const ensureRecipient = db.prepare<[string, string, number]>(
     'INSERT INTO recipients (project_id, recipient, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
@@ -55,9 +56,12 @@ export function browserOperations(db: Database.Database): BrowserOperations {
   const pendingAttempts = db
     .prepare<[string], string>('SELECT id FROM attempts WHERE browser_id = ? AND final = 0 ORDER BY seq')
     .pluck();
-  const failPending = db.prepare<[string, number, string]>(
-    "UPDATE attempts SET status = 'failed', final = 1, reason = ?, failed_at = ? WHERE browser_id = ? AND final = 0",
-  );
+  const failPending = db
+    .prepare<[string, number, string], string>(
+      `UPDATE attempts SET status = 'failed', final = 1, reason = ?, failed_at = ? WHERE browser_id = ? AND final = 0
+       RETURNING notification_id`,
+    )
+    .pluck();
   const touch = db.prepare<[number, string]>(
     'UPDATE browsers SET last_seen_at = max(last_seen_at, ?) WHERE id = ? AND connected = 1',
   );
@@ -73,7 +77,7 @@ export function browserOperations(db: Database.Database): BrowserOperations {
     if (connected === undefined) return { kind: 'not-found' };
     if (connected === 0) return { kind: 'already-disconnected' };
     const failedAttemptIds = pendingAttempts.all(browserId);
-    failPending.run(reason, now, browserId);
+    cache.forget(failPending.all(reason, now, browserId));
     markDisconnected.run(reason, now, browserId);
     return { kind: 'disconnected', failedAttemptIds };
   }

@@ -1,5 +1,6 @@
 import type { Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
+import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
 
 type DeliveryOperations = Pick<Store, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
@@ -37,7 +38,7 @@ function deliveryFromRow(row: DeliveryRow): Delivery {
 }
 
 /** What a browser's stream or poll receives, and what the browser reports back. */
-export function deliveryOperations(db: Database.Database): DeliveryOperations {
+export function deliveryOperations(db: Database.Database, cache: NotificationCache): DeliveryOperations {
   // `final = 0` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
   const selectDeliveries = db.prepare<[string, number], DeliveryRow>(
@@ -48,36 +49,42 @@ export function deliveryOperations(db: Database.Database): DeliveryOperations {
       ORDER BY a.seq`,
   );
   // One statement for a whole batch of ids (a JSON array), not one per attempt.
-  const markSent = db.prepare<[number, string]>(
-    `UPDATE attempts SET status = 'sent', sent_at = ?
-      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'accepted' AND final = 0`,
-  );
+  // Every write to attempts returns the notifications it changed, which the cache then forgets.
+  const markSent = db
+    .prepare<[number, string], string>(
+      `UPDATE attempts SET status = 'sent', sent_at = ?
+        WHERE id IN (SELECT value FROM json_each(?)) AND status = 'accepted' AND final = 0
+        RETURNING notification_id`,
+    )
+    .pluck();
   const isOwnAttempt = db
     .prepare<[string, string], number>('SELECT 1 FROM attempts WHERE id = ? AND browser_id = ?')
     .pluck();
   // Receipt times are written once: a repeated or late receipt never moves them.
   // A delivered receipt proves the attempt was sent, even when the batched record of sending
   // has not landed yet.
-  const apply: Record<ReceiptType, Database.Statement<[{ at: number; id: string }]>> = {
-    delivered: db.prepare(
+  const receiptUpdate = (sql: string) =>
+    db.prepare<[{ at: number; id: string }], string>(`${sql} RETURNING notification_id`).pluck();
+  const apply: Record<ReceiptType, Database.Statement<[{ at: number; id: string }], string>> = {
+    delivered: receiptUpdate(
       `UPDATE attempts SET status = 'delivered', final = 1, delivered_at = @at, sent_at = COALESCE(sent_at, @at)
         WHERE id = @id AND final = 0`,
     ),
-    displayed: db.prepare('UPDATE attempts SET displayed_at = @at WHERE id = @id AND displayed_at IS NULL'),
-    clicked: db.prepare('UPDATE attempts SET clicked_at = @at WHERE id = @id AND clicked_at IS NULL'),
-    dismissed: db.prepare('UPDATE attempts SET dismissed_at = @at WHERE id = @id AND dismissed_at IS NULL'),
+    displayed: receiptUpdate('UPDATE attempts SET displayed_at = @at WHERE id = @id AND displayed_at IS NULL'),
+    clicked: receiptUpdate('UPDATE attempts SET clicked_at = @at WHERE id = @id AND clicked_at IS NULL'),
+    dismissed: receiptUpdate('UPDATE attempts SET dismissed_at = @at WHERE id = @id AND dismissed_at IS NULL'),
   };
 
   // IMMEDIATE, like every write: it takes the write lock (waiting busyTimeoutMs) before reading.
   const markAll = db.transaction((attemptIds: string[], now: number) => {
-    markSent.run(now, JSON.stringify(attemptIds));
+    cache.forget(markSent.all(now, JSON.stringify(attemptIds)));
   });
   const applyAll = db.transaction((browserId: string, receipts: Receipt[]) => {
     let named = 0;
     for (const receipt of receipts) {
       if (!isOwnAttempt.get(receipt.attemptId, browserId)) continue;
       named++;
-      apply[receipt.type].run({ at: receipt.at, id: receipt.attemptId });
+      cache.forget(apply[receipt.type].all({ at: receipt.at, id: receipt.attemptId }));
     }
     return named;
   });

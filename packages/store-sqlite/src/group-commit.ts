@@ -10,14 +10,19 @@ import type Database from 'better-sqlite3';
  * group instead of once per write, which is most of what a durable write costs in WAL mode.
  */
 export interface GroupCommit {
-  /** Queues `work` (synchronous statements) for the next group; resolves with its result once committed. */
-  run<T>(work: () => T): Promise<T>;
+  /**
+   * Queues `work` (synchronous statements) for the next group; resolves with its result once
+   * committed. `committed`, if given, runs with that result right after the commit, before any
+   * promise of the group settles and before anything else can read or write.
+   */
+  run<T>(work: () => T, committed?: (outcome: T) => void): Promise<T>;
   /** Runs the queued group now (before closing the database). */
   flush(): void;
 }
 
 interface Job {
   work: () => unknown;
+  committed: ((outcome: unknown) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   failed: boolean;
@@ -58,6 +63,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
       for (const job of jobs) job.reject(error);
       return;
     }
+    for (const job of jobs) if (!job.failed) job.committed?.(job.outcome);
     for (const job of jobs) {
       if (job.failed) job.reject(job.outcome);
       else job.resolve(job.outcome);
@@ -65,10 +71,11 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
   }
 
   return {
-    run<T>(work: () => T): Promise<T> {
+    run<T>(work: () => T, committed?: (outcome: T) => void): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({
           work,
+          committed: committed as ((outcome: unknown) => void) | undefined,
           resolve: resolve as (value: unknown) => void,
           reject,
           failed: false,

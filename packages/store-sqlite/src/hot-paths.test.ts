@@ -16,7 +16,11 @@ const T0 = Date.UTC(2026, 0, 1, 12);
 const KEY = `sk_live_${'B'.repeat(32)}`;
 
 const file = useStoreFile();
-const open = (busyTimeoutMs?: number) => file.open(busyTimeoutMs === undefined ? {} : { busyTimeoutMs });
+const open = (busyTimeoutMs?: number, notificationCacheSize?: number) =>
+  file.open({
+    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
+    ...(notificationCacheSize === undefined ? {} : { notificationCacheSize }),
+  });
 
 /** A raw connection to the same file, as another tool (or an operator with sqlite3) would have. */
 function raw(): Database.Database {
@@ -130,6 +134,91 @@ describe('key lookups', () => {
       key: { revokedAt: null },
       project: { suspended: false },
     });
+  });
+});
+
+describe('notification reads', () => {
+  async function read(store: Store, project: ProjectRecord, id: string) {
+    const found = await store.getNotification({ projectId: project.id, id });
+    if (!found) throw new Error(`${id} not found`);
+    return found;
+  }
+
+  it('see a change written by any connection, even in plain SQL, at the next read', async () => {
+    const store = open();
+    const { project } = await seed(store);
+    const sent = created(await send(store, project));
+    const id = sent.notification.id;
+    expect(await read(store, project, id)).toEqual(sent);
+    const other = raw();
+    try {
+      other
+        .prepare("UPDATE attempts SET status = 'delivered', final = 1, delivered_at = ? WHERE notification_id = ?")
+        .run(T0 + 5, id);
+      expect((await read(store, project, id)).attempts[0]).toMatchObject({
+        status: 'delivered',
+        final: true,
+        deliveredAt: T0 + 5,
+      });
+      // Another store on the file is another connection too: its receipts are seen at once.
+      const second = open();
+      await second.applyReceipts({
+        browserId: sent.attempts[0]!.browserId,
+        receipts: [{ type: 'clicked', attemptId: sent.attempts[0]!.id, at: T0 + 6 }],
+        now: T0 + 6,
+      });
+      expect((await read(store, project, id)).attempts[0]!.clickedAt).toBe(T0 + 6);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('hand out one unchanging object while nothing changed, and never let a caller change it', async () => {
+    const store = open();
+    const { project } = await seed(store);
+    const id = created(await send(store, project)).notification.id;
+    const first = await read(store, project, id);
+    expect(await read(store, project, id)).toBe(first);
+    expect(() => {
+      (first.attempts[0] as { status: string }).status = 'delivered';
+    }).toThrow(TypeError);
+    expect(() => {
+      (first.notification.data as Record<string, unknown>).n = 2;
+    }).toThrow(TypeError);
+    expect((await read(store, project, id)).attempts[0]!.status).toBe('accepted');
+    // A commit of another connection, even one that changes something else, drops what was kept.
+    const other = raw();
+    try {
+      other.prepare('UPDATE accounts SET email = ?').run('b@example.com');
+    } finally {
+      other.close();
+    }
+    const reread = await read(store, project, id);
+    expect(reread).not.toBe(first);
+    expect(reread).toEqual(first);
+  });
+
+  it('keep at most notificationCacheSize notifications, and none with 0', async () => {
+    const store = open(undefined, 2);
+    const { project } = await seed(store);
+    const sends = [];
+    for (let i = 0; i < 3; i++) sends.push(created(await send(store, project)));
+    // Each send keeps what it committed; the third pushed the first out.
+    expect(await read(store, project, sends[2]!.notification.id)).toBe(sends[2]);
+    expect(await read(store, project, sends[1]!.notification.id)).toBe(sends[1]);
+    const reread = await read(store, project, sends[0]!.notification.id);
+    expect(reread).not.toBe(sends[0]);
+    expect(reread).toEqual(sends[0]);
+
+    const uncached = open(undefined, 0);
+    const first = await read(uncached, project, sends[0]!.notification.id);
+    expect(await read(uncached, project, sends[0]!.notification.id)).not.toBe(first);
+    expect(await read(uncached, project, sends[0]!.notification.id)).toEqual(first);
+  });
+
+  it('refuse a bad notificationCacheSize at construction', () => {
+    expect(() => createSqliteStore({ path: ':memory:', notificationCacheSize: -1 })).toThrow(TypeError);
+    expect(() => createSqliteStore({ path: ':memory:', notificationCacheSize: 1.5 })).toThrow(TypeError);
   });
 });
 

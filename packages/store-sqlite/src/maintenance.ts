@@ -1,19 +1,21 @@
 import type { EndedAttempt, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
+import type { NotificationCache } from './notification-cache.js';
 
 type MaintenanceOperations = Pick<Store, 'expireAttempts' | 'purgeExpired'>;
 
 interface PendingRow {
   attempt_id: string;
   browser_id: string;
+  notification_id: string;
 }
 
 /** The periodic sweeps: attempts past their notification's expiry, and expired records. */
-export function maintenanceOperations(db: Database.Database): MaintenanceOperations {
+export function maintenanceOperations(db: Database.Database, cache: NotificationCache): MaintenanceOperations {
   // Reads through the partial index of pending attempts by expiry, so the sweep costs what has
   // expired, not what is pending or what the store has ever held.
   const selectExpired = db.prepare<[number], PendingRow>(
-    `SELECT id AS attempt_id, browser_id FROM attempts
+    `SELECT id AS attempt_id, browser_id, notification_id FROM attempts
       WHERE final = 0 AND expires_at <= ?
       ORDER BY notification_id, browser_id`,
   );
@@ -26,6 +28,7 @@ export function maintenanceOperations(db: Database.Database): MaintenanceOperati
   const expireAll = db.transaction((now: number): EndedAttempt[] => {
     const rows = selectExpired.all(now);
     for (const row of rows) expire.run(now, row.attempt_id);
+    cache.forget(rows.map((row) => row.notification_id));
     return rows.map((row) => ({ attemptId: row.attempt_id, browserId: row.browser_id }));
   });
   const purge = db.transaction((now: number) => {

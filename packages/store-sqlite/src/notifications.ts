@@ -8,6 +8,7 @@ import {
 } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
+import type { NotificationCache } from './notification-cache.js';
 import {
   NOTIFICATION_WITH_ATTEMPTS_COLUMNS,
   type NotificationRow,
@@ -18,7 +19,11 @@ import {
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
 
 /** Notifications, their attempts, and the usage they count. */
-export function notificationOperations(db: Database.Database, groupCommit: GroupCommit): NotificationOperations {
+export function notificationOperations(
+  db: Database.Database,
+  groupCommit: GroupCommit,
+  cache: NotificationCache,
+): NotificationOperations {
   const connectedBrowsers = db
     .prepare<[string, string], string>(
       `SELECT id FROM browsers
@@ -131,10 +136,19 @@ export function notificationOperations(db: Database.Database, groupCommit: Group
 
   return {
     async createNotification(input) {
-      return groupCommit.run(() => create(input));
+      return groupCommit.run(
+        () => create(input),
+        (result) => {
+          if (result.kind === 'created') cache.keep(result.created);
+        },
+      );
     },
     async getNotification({ projectId, id }) {
-      return notificationFromRawRows(selectNotification.all(id, projectId));
+      const kept = cache.get(id);
+      if (kept) return kept.notification.projectId === projectId ? kept : null;
+      const found = notificationFromRawRows(selectNotification.all(id, projectId));
+      if (found) cache.keep(found);
+      return found;
     },
     async getUsage({ projectId, fromDay, toDay }) {
       return selectUsage.all(projectId, fromDay, toDay);

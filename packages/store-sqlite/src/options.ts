@@ -7,6 +7,13 @@ export interface SqliteStoreOptions {
    * share one file) before it fails with SQLITE_BUSY, in milliseconds. @default 5000
    */
   busyTimeoutMs?: number;
+  /**
+   * How many notifications this process keeps as last read or written, so that reading one that
+   * has not changed since (a poll) costs one `PRAGMA data_version` instead of a query. Reads
+   * stay exact: this store's own writes drop what they change, and any commit of another
+   * connection drops everything. 0 keeps none. @default 4096
+   */
+  notificationCacheSize?: number;
 }
 
 /** {@link SqliteStoreOptions} with every default applied. */
@@ -14,12 +21,15 @@ export type ResolvedSqliteStoreOptions = Required<SqliteStoreOptions>;
 
 /** Applies the defaults and refuses a bad configuration at construction. */
 export function resolveSqliteStoreOptions(options: SqliteStoreOptions): ResolvedSqliteStoreOptions {
-  const { path, busyTimeoutMs = 5000 } = options;
+  const { path, busyTimeoutMs = 5000, notificationCacheSize = 4096 } = options;
   if (typeof path !== 'string' || path.length === 0) {
     throw new TypeError("createSqliteStore: `path` must be a file path or ':memory:'");
   }
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new TypeError('createSqliteStore: `busyTimeoutMs` must be a whole number of milliseconds, 0 or more');
   }
-  return { path, busyTimeoutMs };
+  if (!Number.isInteger(notificationCacheSize) || notificationCacheSize < 0) {
+    throw new TypeError('createSqliteStore: `notificationCacheSize` must be a whole number, 0 or more');
+  }
+  return { path, busyTimeoutMs, notificationCacheSize };
 }

@@ -6,6 +6,7 @@ import { deliveryOperations } from './deliveries.js';
 import { createGroupCommit } from './group-commit.js';
 import { idempotencyOperations } from './idempotency.js';
 import { maintenanceOperations } from './maintenance.js';
+import { createNotificationCache } from './notification-cache.js';
 import { notificationOperations } from './notifications.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
@@ -27,14 +28,15 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const resolved = resolveSqliteStoreOptions(options);
   const db = openDatabase(resolved);
   const groupCommit = createGroupCommit(db);
+  const cache = createNotificationCache(db, resolved.notificationCacheSize);
   return {
     ...accountOperations(db),
     ...apiKeyOperations(db),
     ...idempotencyOperations(db),
-    ...notificationOperations(db, groupCommit),
-    ...browserOperations(db),
-    ...deliveryOperations(db),
-    ...maintenanceOperations(db),
+    ...notificationOperations(db, groupCommit, cache),
+    ...browserOperations(db, cache),
+    ...deliveryOperations(db, cache),
+    ...maintenanceOperations(db, cache),
     async close() {
       if (!db.open) return;
       groupCommit.flush();

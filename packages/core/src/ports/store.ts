@@ -72,6 +72,11 @@ export type DisconnectBrowserResult =
  * Where Tidings keeps its state. Every method is one atomic, domain-shaped operation (never
  * get-then-set across calls), so that a network store can implement the same port. Times are
  * epoch milliseconds passed in by the caller: the store never reads a clock of its own.
+ *
+ * Records are values: neither the store nor its caller changes a record once it is handed over
+ * or returned. A store may return the very same notification object again while that
+ * notification has not changed (the core renders such a record once), and must return another
+ * object once it has.
  */
 export interface Store {
   createAccount(input: { id: string; email: string; verified: boolean; now: number }): Promise<AccountRecord>;

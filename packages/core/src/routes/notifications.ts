@@ -4,7 +4,7 @@ import { readJsonBody } from '../http/body.js';
 import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
-import { notificationObject } from '../objects.js';
+import { notificationJson } from '../objects.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
 import type { ApiKeyRecord, NotificationRecord, ProjectRecord } from '../types.js';
@@ -51,7 +51,7 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
       notification,
       newAttemptId: () => newId('att', ctx.now),
       idempotencyKey,
-      render: (created) => ({ status: 201, body: JSON.stringify(notificationObject(created)) }),
+      render: (created) => ({ status: 201, body: notificationJson(created) }),
     });
     if (result.kind === 'no-connected-browser') {
       throw new TidingsError('NO_CONNECTED_BROWSER', `Recipient ${body.recipient} has no connected browser`);
@@ -111,5 +111,5 @@ export async function readNotification(ctx: RouteContext, services: Services): P
   const id = ctx.params.id ?? '';
   const found = isId('ntf', id) ? await services.options.store.getNotification({ projectId: project.id, id }) : null;
   if (!found) throw new TidingsError('NOT_FOUND', `No notification with id ${id}`);
-  return jsonReply(ctx, 200, JSON.stringify(notificationObject(found)));
+  return jsonReply(ctx, 200, notificationJson(found));
 }

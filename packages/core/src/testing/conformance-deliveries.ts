@@ -173,6 +173,39 @@ export function deliveryConformance(getStore: GetStore): void {
       expect((await reread(store, project.id, delivered)).deliveredAt).toBe(T0 + 3);
     });
 
+    it('hands out records as values: a read after any change shows it, an earlier read stays as it was', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const created = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 1 });
+      const id = created.notification.id;
+      const snapshot = (value: unknown) => JSON.parse(JSON.stringify(value));
+      const reads = [await readBack(store, project.id, id)];
+      const changes = [
+        () => store.markAttemptsSent({ attemptIds: [created.attempts[0]!.id], now: T0 + 2 }),
+        () =>
+          store.applyReceipts({
+            browserId: browser.id,
+            receipts: [{ type: 'displayed', attemptId: created.attempts[0]!.id, at: T0 + 3 }],
+            now: T0 + 3,
+          }),
+        () => store.disconnectBrowser({ browserId: browser.id, reason: 'browser_disconnected', now: T0 + 4 }),
+      ];
+      const expected = [{ status: 'sent', sentAt: T0 + 2 }, { displayedAt: T0 + 3 }, { status: 'failed', final: true }];
+      for (const [index, change] of changes.entries()) {
+        const before = snapshot(reads.at(-1));
+        await change();
+        const after = await readBack(store, project.id, id);
+        expect(after.attempts[0]).toMatchObject(expected[index]!);
+        expect(after).not.toBe(reads.at(-1));
+        // What was handed out before the change is unchanged.
+        expect(snapshot(reads.at(-1))).toEqual(before);
+        reads.push(after);
+      }
+      // Unchanged, a notification may come back as the same object, but always equal.
+      expect(await readBack(store, project.id, id)).toEqual(reads.at(-1));
+    });
+
     it('ignores receipts for attempts of other browsers, and does not count them', async () => {
       const store = getStore();
       const project = await seedProject(store);
