@@ -234,6 +234,52 @@ describe('createMemoryLimiter properties', () => {
     );
   });
 
+  it('counts exactly when limits are far above the traffic and old timestamps are forgotten', async () => {
+    // Limits of 60 to 200 over windows of a few milliseconds: the logs pass the size at which
+    // they forget what is older than two windows, and requests lag the latest by up to a window.
+    const wideArbitrary = fc.record({
+      setup: fc
+        .array(fc.tuple(fc.integer({ min: 60, max: 200 }), fc.integer({ min: 1, max: 12 })), {
+          minLength: 1,
+          maxLength: 3,
+        })
+        .map((specs) =>
+          specs.map(([limit, windowMs], i): LimitScope => ({ name: `s${i}`, id: `scope:${i}`, limit, windowMs })),
+        ),
+      steps: fc.array(
+        fc.record({
+          pick: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+          advanceMs: fc.integer({ min: 0, max: 2 }),
+          lagMs: fc.integer({ min: 0, max: 12 }),
+        }),
+        { minLength: 100, maxLength: 500 },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(wideArbitrary, async ({ setup, steps }) => {
+        const limiter = createMemoryLimiter({ sweepIntervalMs: 5 });
+        const admitted = new Map<string, number[]>(setup.map((scope) => [scope.id, []]));
+        let latest = T0;
+        for (const step of steps) {
+          latest += step.advanceMs;
+          const chosen = pickScopes(setup, step.pick);
+          const now = latest - Math.min(step.lagMs, ...chosen.map((scope) => scope.windowMs));
+          // The log records a lagging time as its newest, as the limiter does.
+          const counted = (scope: LimitScope) => admitted.get(scope.id)!.filter((t) => t > now - scope.windowMs);
+          const expected = chosen.every((scope) => counted(scope).length < scope.limit);
+          const decision = await limiter.consume(chosen, now);
+          expect(decision.allowed).toBe(expected);
+          for (const [i, scope] of chosen.entries()) {
+            const times = admitted.get(scope.id)!;
+            if (decision.allowed) times.push(Math.max(now, times.at(-1) ?? now));
+            expect(decision.scopes[i]!.remaining).toBe(Math.max(0, scope.limit - counted(scope).length));
+          }
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('changes no scope when it refuses', async () => {
     await fc.assert(
       fc.asyncProperty(runArbitrary, async ({ setup, steps }) => {

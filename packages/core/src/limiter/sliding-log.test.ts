@@ -44,6 +44,18 @@ describe('SlidingLog', () => {
     expect(log.isFull(160)).toBe(false);
   });
 
+  it('holds a few windows of traffic when its limit is far above it, and still counts exactly', () => {
+    const log = new SlidingLog(1_000_000_000, 1_000);
+    for (let t = 0; t < 100_000; t++) log.record(t);
+    // One timestamp per millisecond: two windows are 2,000 of them; trimmed in bulk, at most twice that.
+    expect(log.size).toBeLessThanOrEqual(4_000);
+    expect(log.size).toBeGreaterThanOrEqual(2_000);
+    expect(log.state('s', 99_999)).toMatchObject({ remaining: 1_000_000_000 - 1_000 });
+    // A request whose clock lags the newest by a window still sees every timestamp after its
+    // window's start (98,001 to 99,999), older than the newest's window as some of them are.
+    expect(log.state('s', 99_000)).toMatchObject({ remaining: 1_000_000_000 - 1_999 });
+  });
+
   it('is idle only after a window of grace past its newest timestamp', () => {
     const log = new SlidingLog(2, 100);
     expect(log.isIdle(0)).toBe(true);

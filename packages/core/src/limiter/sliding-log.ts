@@ -1,12 +1,17 @@
 import type { ScopeState } from '../ports/limiter.js';
 
+/** Below this many timestamps a log is too small to be worth trimming. */
+const MIN_LOG_TO_TRIM = 64;
+
 /**
  * The admitted timestamps of one scope, oldest first, in a ring buffer of at most `limit` slots
  * (of the largest limit the scope has had, if its limit fell).
  *
  * The scope is full at `now` exactly when its `limit`-th newest timestamp is still inside the
  * window, so the admit check is O(1), and a timestamp is overwritten only once it is older than
- * that one: the log always holds every timestamp still in the window.
+ * that one: the log always holds every timestamp still in the window. Below its limit the log
+ * forgets timestamps older than two windows before its newest (the grace of {@link isIdle}), so
+ * a scope whose limit is far above its traffic holds a few windows of that traffic, not all of it.
  */
 export class SlidingLog {
   /**
@@ -31,6 +36,11 @@ export class SlidingLog {
   constructor(limit: number, windowMs: number) {
     this.limit = limit;
     this.windowMs = windowMs;
+  }
+
+  /** How many timestamps the log holds. */
+  get size(): number {
+    return this.times.length;
   }
 
   /** Whether the scope already admitted `limit` requests in the window that ends at `now`. */
@@ -63,6 +73,7 @@ export class SlidingLog {
         this.times = times.slice(this.head).concat(times.slice(0, this.head));
         this.head = 0;
       }
+      this.forgetAged(at);
       this.times.push(at);
       // Full, the ring stops growing: drop the spare capacity that growth by push leaves behind.
       if (this.times.length === this.limit) this.times = this.times.slice();
@@ -97,6 +108,18 @@ export class SlidingLog {
       remaining: Math.max(0, this.limit - inWindow),
       resetMs: inWindow === 0 ? 0 : this.times[this.physical(next)]! + this.windowMs - now,
     };
+  }
+
+  /**
+   * Drops the timestamps no request can count any more (older than two windows before `newest`,
+   * see {@link isIdle}), in bulk once at least half the log has aged: each timestamp is moved
+   * O(1) times on average. Only for a log below its limit, whose ring has not wrapped.
+   */
+  private forgetAged(newest: number): void {
+    const times = this.times;
+    const cutoff = newest - 2 * this.windowMs;
+    if (times.length < MIN_LOG_TO_TRIM || times[times.length >> 1]! > cutoff) return;
+    this.times = times.slice(this.firstInWindow(cutoff));
   }
 
   /** Logical index of the first timestamp after `cutoff`: a binary search, the log being sorted. */
