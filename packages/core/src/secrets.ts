@@ -1,6 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { randomString } from './random.js';
+import { sha256Hex } from './sha256.js';
 import type { KeyMode } from './types.js';
 
 /** The 62 letters and digits that keys, tokens and secrets are drawn from. */
@@ -15,7 +14,7 @@ export const KEY_PREFIX_LENGTH = 12;
 
 /** SHA-256 of a secret, as lowercase hex: the only form in which keys, tokens and secrets are stored. */
 export function hashSecret(value: string): string {
-  return bytesToHex(sha256(utf8ToBytes(value)));
+  return sha256Hex(value);
 }
 
 /** True when `value` is `sk_live_` or `sk_test_` followed by 32 letters and digits. */
