@@ -1,4 +1,4 @@
-import type { ApiKeyLookup, CreateApiKeyResult, KeyMode, Store } from '@tidings/core';
+import type { ApiKeyLookup, ApiKeyRecord, CreateApiKeyResult, KeyMode, ProjectRecord, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import { type ApiKeyRow, apiKeyFromRow, JOINED_PROJECT_COLUMNS, type JoinedProjectRow, joinedProject } from './rows.js';
 
@@ -27,6 +27,7 @@ const MAX_KEPT_LOOKUPS = 1024;
  * `key_lookup_generation` stands still: triggers raise it with every change to a key's identity
  * or revocation and to any project, in the same transaction, from any connection. Each lookup
  * reads the counter first, so it answers from the same committed state as a fresh query would.
+ * Kept lookups are frozen and handed out as they are (records are values, see the Store port).
  */
 export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
   const projectExists = db.prepare<[string], number>('SELECT 1 FROM projects WHERE id = ?').pluck();
@@ -88,25 +89,29 @@ export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
         keptGeneration = generation;
       }
       const known = kept.get(hash);
-      if (known) return copyLookup(known);
+      if (known) return known;
       const row = selectByHash.get(hash);
       if (!row) return null; // unknown hashes are not kept: a key created later is found at once
-      const found = { key: apiKeyFromRow(row), project: joinedProject(row) };
+      const found = frozenLookup(apiKeyFromRow(row), joinedProject(row));
       if (kept.size >= MAX_KEPT_LOOKUPS) kept.clear();
       kept.set(hash, found);
-      return copyLookup(found);
+      return found;
     },
     async touchApiKey(input) {
       touch.run(input);
-      // last_used_at raises no generation; the kept copy follows this process's own writes.
-      for (const found of kept.values()) {
-        if (found.key.id === input.id) found.key.lastUsedAt = input.now;
+      // last_used_at raises no generation; what is kept follows this process's own writes.
+      for (const [hash, found] of kept) {
+        if (found.key.id === input.id)
+          kept.set(hash, frozenLookup({ ...found.key, lastUsedAt: input.now }, found.project));
       }
     },
   };
 }
 
-/** A copy for the caller, so that nothing it does to the records reaches the kept ones. */
-function copyLookup(found: ApiKeyLookup): ApiKeyLookup {
-  return { key: { ...found.key }, project: { ...found.project } };
+/**
+ * A kept lookup, frozen: the same object is handed to every request while the key and its
+ * project stand still, and no caller can change what the next one gets.
+ */
+function frozenLookup(key: ApiKeyRecord, project: ProjectRecord): ApiKeyLookup {
+  return Object.freeze({ key: Object.freeze(key), project: Object.freeze(project) });
 }

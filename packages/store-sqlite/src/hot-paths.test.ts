@@ -118,7 +118,7 @@ describe('key lookups', () => {
     expect((await store.findApiKeyByHash(hashSecret(later)))?.key.mode).toBe('test');
   });
 
-  it('follow last-used writes and hand out copies the caller cannot spoil', async () => {
+  it('follow last-used writes and hand out lookups the caller cannot spoil', async () => {
     const store = open();
     const { key } = await seed(store);
     const hash = hashSecret(KEY);
@@ -127,9 +127,15 @@ describe('key lookups', () => {
     await store.touchApiKey({ id: key.id, now: T0 + 5, minIntervalMs: 1000 });
     const second = await store.findApiKeyByHash(hash);
     expect(second?.key.lastUsedAt).toBe(T0 + 5);
+    // What was handed out before the write is unchanged.
+    expect(first?.key.lastUsedAt).toBeNull();
     if (!second) throw new Error('not found');
-    second.key.revokedAt = 1;
-    second.project.suspended = true;
+    expect(() => {
+      second.key.revokedAt = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      second.project.suspended = true;
+    }).toThrow(TypeError);
     expect(await store.findApiKeyByHash(hash)).toMatchObject({
       key: { revokedAt: null },
       project: { suspended: false },
