@@ -1,5 +1,6 @@
 import type { ApiKeyLookup, ApiKeyRecord, CreateApiKeyResult, KeyMode, ProjectRecord, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
+import type { GroupRead } from './group-read.js';
 import { type ApiKeyRow, apiKeyFromRow, JOINED_PROJECT_COLUMNS, type JoinedProjectRow, joinedProject } from './rows.js';
 
 type ApiKeyOperations = Pick<
@@ -29,7 +30,7 @@ const MAX_KEPT_LOOKUPS = 1024;
  * reads the counter first, so it answers from the same committed state as a fresh query would.
  * Kept lookups are frozen and handed out as they are (records are values, see the Store port).
  */
-export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
+export function apiKeyOperations(db: Database.Database, groupRead: GroupRead): ApiKeyOperations {
   const projectExists = db.prepare<[string], number>('SELECT 1 FROM projects WHERE id = ?').pluck();
   const countActive = db
     .prepare<[string], number>('SELECT count(*) FROM api_keys WHERE project_id = ? AND revoked_at IS NULL')
@@ -67,6 +68,23 @@ export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
     return { kind: 'created', key: apiKeyFromRow(insertKey.get(input)!) };
   });
 
+  /** One lookup, inside the turn's read transaction: the counter first, then the kept lookup or the row. */
+  function lookUp(hash: string): ApiKeyLookup | null {
+    const generation = readGeneration.get()!;
+    if (generation !== keptGeneration) {
+      kept.clear();
+      keptGeneration = generation;
+    }
+    const known = kept.get(hash);
+    if (known) return known;
+    const row = selectByHash.get(hash);
+    if (!row) return null; // unknown hashes are not kept: a key created later is found at once
+    const found = frozenLookup(apiKeyFromRow(row), joinedProject(row));
+    if (kept.size >= MAX_KEPT_LOOKUPS) kept.clear();
+    kept.set(hash, found);
+    return found;
+  }
+
   return {
     async createApiKey(input) {
       return createApiKey.immediate(input);
@@ -82,20 +100,8 @@ export function apiKeyOperations(db: Database.Database): ApiKeyOperations {
       const row = revoke.get(now, id);
       return row ? apiKeyFromRow(row) : null;
     },
-    async findApiKeyByHash(hash) {
-      const generation = readGeneration.get()!;
-      if (generation !== keptGeneration) {
-        kept.clear();
-        keptGeneration = generation;
-      }
-      const known = kept.get(hash);
-      if (known) return known;
-      const row = selectByHash.get(hash);
-      if (!row) return null; // unknown hashes are not kept: a key created later is found at once
-      const found = frozenLookup(apiKeyFromRow(row), joinedProject(row));
-      if (kept.size >= MAX_KEPT_LOOKUPS) kept.clear();
-      kept.set(hash, found);
-      return found;
+    findApiKeyByHash(hash) {
+      return groupRead.run(() => lookUp(hash));
     },
     async touchApiKey(input) {
       touch.run(input);

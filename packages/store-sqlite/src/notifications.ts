@@ -8,6 +8,7 @@ import {
 } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
+import type { GroupRead } from './group-read.js';
 import type { NotificationCache } from './notification-cache.js';
 import {
   NOTIFICATION_WITH_ATTEMPTS_COLUMNS,
@@ -22,6 +23,7 @@ type NotificationOperations = Pick<Store, 'createNotification' | 'getNotificatio
 export function notificationOperations(
   db: Database.Database,
   groupCommit: GroupCommit,
+  groupRead: GroupRead,
   cache: NotificationCache,
 ): NotificationOperations {
   const connectedBrowsers = db
@@ -143,12 +145,14 @@ export function notificationOperations(
         },
       );
     },
-    async getNotification({ projectId, id }) {
-      const kept = cache.get(id);
-      if (kept) return kept.notification.projectId === projectId ? kept : null;
-      const found = notificationFromRawRows(selectNotification.all(id, projectId));
-      if (found) cache.keep(found);
-      return found;
+    getNotification({ projectId, id }) {
+      return groupRead.run(() => {
+        const kept = cache.get(id);
+        if (kept) return kept.notification.projectId === projectId ? kept : null;
+        const found = notificationFromRawRows(selectNotification.all(id, projectId));
+        if (found) cache.keep(found);
+        return found;
+      });
     },
     async getUsage({ projectId, fromDay, toDay }) {
       return selectUsage.all(projectId, fromDay, toDay);

@@ -4,6 +4,7 @@ import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
 import { deliveryOperations } from './deliveries.js';
 import { createGroupCommit } from './group-commit.js';
+import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
 import { maintenanceOperations } from './maintenance.js';
 import { createNotificationCache } from './notification-cache.js';
@@ -19,7 +20,9 @@ import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js
  *
  * The port is async; better-sqlite3 is synchronous, so most methods run to completion within
  * the call and resolve at once. `createNotification` is group-committed: the sends of one turn
- * of the event loop share one transaction, and each resolves after that commit.
+ * of the event loop share one transaction, and each resolves after that commit. The hot reads
+ * (`findApiKeyByHash`, `getNotification`) are grouped likewise into one read transaction at the
+ * end of the turn, after every request of the turn has arrived.
  *
  * @example
  * const store = createSqliteStore({ path: './tidings.db' });
@@ -28,17 +31,19 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const resolved = resolveSqliteStoreOptions(options);
   const db = openDatabase(resolved);
   const groupCommit = createGroupCommit(db);
+  const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
   return {
     ...accountOperations(db),
-    ...apiKeyOperations(db),
+    ...apiKeyOperations(db, groupRead),
     ...idempotencyOperations(db),
-    ...notificationOperations(db, groupCommit, cache),
+    ...notificationOperations(db, groupCommit, groupRead, cache),
     ...browserOperations(db, cache),
     ...deliveryOperations(db, cache),
     ...maintenanceOperations(db, cache),
     async close() {
       if (!db.open) return;
+      groupRead.flush();
       groupCommit.flush();
       db.close();
     },
