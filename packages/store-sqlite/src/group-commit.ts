@@ -2,26 +2,42 @@ import type Database from 'better-sqlite3';
 
 /**
  * Group commit: writes queued within one turn of the event loop run in one IMMEDIATE
- * transaction, each in its own savepoint, and every caller's promise settles only after that
- * transaction committed. A send that fails rolls back alone; a commit that fails rejects every
- * write of the group, none of which is then in the database.
+ * transaction, and every caller's promise settles only after that transaction committed. A
+ * write that fails fails alone; a commit that fails rejects every write of the group, none of
+ * which is then in the database.
  *
  * One commit writes the shared pages (indexes, usage, the browser's sequence) once for the
  * group instead of once per write, which is most of what a durable write costs in WAL mode.
+ * The writes of a group also share a state of the caller's (`G`): what they would each read and
+ * write again, such as a browser's last sequence number, is read once and written once, at the
+ * end of the group.
+ *
+ * A group runs its writes one after the other without savepoints. Should one throw, the whole
+ * transaction is rolled back and the group runs again with each write in a savepoint of its own,
+ * so that only the failing one fails; a write must therefore change the shared state only once
+ * its statements have all succeeded, and may be run twice.
  */
-export interface GroupCommit {
+export interface GroupCommit<G> {
   /**
    * Queues `work` (synchronous statements) for the next group; resolves with its result once
    * committed. `committed`, if given, runs with that result right after the commit, before any
    * promise of the group settles and before anything else can read or write.
    */
-  run<T>(work: () => T, committed?: (outcome: T) => void): Promise<T>;
+  run<T>(work: (group: G) => T, committed?: (outcome: T) => void): Promise<T>;
   /** Runs the queued group now (before closing the database). */
   flush(): void;
 }
 
-interface Job {
-  work: () => unknown;
+/** What a group does around its writes, inside its transaction. */
+export interface GroupHooks<G> {
+  /** The state the writes of a new group share. */
+  begin(): G;
+  /** Writes what the group's writes left in the shared state, before the commit. */
+  end(group: G): void;
+}
+
+interface Job<G> {
+  work: (group: G) => unknown;
   committed: ((outcome: unknown) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -29,16 +45,32 @@ interface Job {
   outcome: unknown;
 }
 
-export function createGroupCommit(db: Database.Database): GroupCommit {
-  let queue: Job[] = [];
+/** Thrown out of a group run without savepoints when one of its writes failed. */
+class WriteFailed extends Error {}
+
+export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>): GroupCommit<G> {
+  let queue: Job<G>[] = [];
   let scheduled: ReturnType<typeof setImmediate> | null = null;
 
-  // Called inside `group`, better-sqlite3 runs a transaction function as a savepoint.
-  const savepoint = db.transaction((work: () => unknown) => work());
-  const group = db.transaction((jobs: Job[]) => {
+  // Every write straight in the group's transaction: the usual case, when none fails.
+  const together = db.transaction((jobs: Job<G>[]) => {
+    const group = hooks.begin();
     for (const job of jobs) {
       try {
-        job.outcome = savepoint(job.work);
+        job.outcome = job.work(group);
+      } catch {
+        throw new WriteFailed();
+      }
+    }
+    hooks.end(group);
+  });
+  // Called inside `isolated`, better-sqlite3 runs a transaction function as a savepoint.
+  const savepoint = db.transaction((work: () => unknown) => work());
+  const isolated = db.transaction((jobs: Job<G>[]) => {
+    const group = hooks.begin();
+    for (const job of jobs) {
+      try {
+        job.outcome = savepoint(() => job.work(group));
       } catch (error) {
         job.failed = true;
         job.outcome = error;
@@ -47,6 +79,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
       // the rest must not run in autocommit mode, and the group fails as a whole.
       if (!db.inTransaction) throw job.failed ? job.outcome : new Error('The write transaction was rolled back');
     }
+    hooks.end(group);
   });
 
   function flush(): void {
@@ -58,7 +91,13 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
     queue = [];
     if (jobs.length === 0) return;
     try {
-      group.immediate(jobs);
+      try {
+        together.immediate(jobs);
+      } catch (error) {
+        if (!(error instanceof WriteFailed)) throw error;
+        // Rolled back whole: run again, each write in its own savepoint.
+        isolated.immediate(jobs);
+      }
     } catch (error) {
       for (const job of jobs) job.reject(error);
       return;
@@ -71,10 +110,10 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
   }
 
   return {
-    run<T>(work: () => T, committed?: (outcome: T) => void): Promise<T> {
+    run<T>(work: (group: G) => T, committed?: (outcome: T) => void): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({
-          work,
+          work: work as (group: G) => unknown,
           committed: committed as ((outcome: unknown) => void) | undefined,
           resolve: resolve as (value: unknown) => void,
           reject,

@@ -250,6 +250,98 @@ describe('group commit of sends', () => {
     }
   });
 
+  it('counts sequences and usage of a mixed group as if its sends had run one by one', async () => {
+    const store = open();
+    const { project, browser: seeded } = await seed(store); // a browser of recipient r
+    const other = await seedKey(store, `sk_live_${'D'.repeat(32)}`, T0);
+    const browsers = [];
+    for (const [projectId, recipient] of [
+      [project.id, 'r'],
+      [project.id, 's'],
+      [other.project.id, 'r'],
+    ] as const) {
+      browsers.push(
+        await store.registerBrowser({
+          id: newId('brw', T0),
+          projectId,
+          recipient,
+          secretHash: hashSecret('bs_x'),
+          now: T0,
+        }),
+      );
+    }
+    const day2 = T0 + 86_400_000;
+    const sendTo = (projectId: string, recipient: string, createdAt: number, mode: 'live' | 'test' = 'live') =>
+      store.createNotification({
+        notification: {
+          id: newId('ntf', createdAt),
+          projectId,
+          mode,
+          recipient,
+          title: 'Hello',
+          body: null,
+          url: null,
+          icon: null,
+          tag: null,
+          data: null,
+          ttl: 60,
+          createdAt,
+          expiresAt: createdAt + 60_000,
+        },
+        newAttemptId: () => newId('att', createdAt),
+        idempotencyKey: null,
+        render: () => ({ status: 201, body: '{}' }),
+      });
+    // One group: recipient r of the first project has two browsers, s one, r of the other project one.
+    const results = await Promise.all([
+      sendTo(project.id, 'r', T0),
+      sendTo(project.id, 's', T0),
+      sendTo(other.project.id, 'r', T0),
+      sendTo(project.id, 'r', day2),
+      sendTo(project.id, 'r', T0, 'test'),
+      sendTo(project.id, 'nobody', T0),
+      sendTo(other.project.id, 'r', day2),
+    ]);
+    expect(results.map((result) => result.kind)).toEqual([
+      'created',
+      'created',
+      'created',
+      'created',
+      'created',
+      'no-connected-browser',
+      'created',
+    ]);
+    const raw1 = raw();
+    try {
+      const seqs = raw1.prepare('SELECT browser_id, seq FROM attempts ORDER BY browser_id, seq').all() as {
+        browser_id: string;
+        seq: number;
+      }[];
+      const byBrowser = new Map<string, number[]>();
+      for (const { browser_id, seq } of seqs) byBrowser.set(browser_id, [...(byBrowser.get(browser_id) ?? []), seq]);
+      const [firstR, s, otherR] = browsers;
+      expect(byBrowser.get(seeded.id)).toEqual([1, 2, 3]);
+      expect(byBrowser.get(firstR!.id)).toEqual([1, 2, 3]);
+      expect(byBrowser.get(s!.id)).toEqual([1]);
+      expect(byBrowser.get(otherR!.id)).toEqual([1, 2]);
+      for (const [browserId, list] of byBrowser) {
+        expect(raw1.prepare('SELECT last_seq FROM browsers WHERE id = ?').pluck().get(browserId)).toBe(list.at(-1));
+      }
+      expect(
+        raw1.prepare('SELECT project_id, day, notifications, attempts FROM usage_days ORDER BY project_id, day').all(),
+      ).toEqual(
+        [
+          { project_id: project.id, day: '2026-01-01', notifications: 2, attempts: 3 },
+          { project_id: project.id, day: '2026-01-02', notifications: 1, attempts: 2 },
+          { project_id: other.project.id, day: '2026-01-01', notifications: 1, attempts: 1 },
+          { project_id: other.project.id, day: '2026-01-02', notifications: 1, attempts: 1 },
+        ].sort((a, b) => (a.project_id + a.day).localeCompare(b.project_id + b.day)),
+      );
+    } finally {
+      raw1.close();
+    }
+  });
+
   it('rolls a failing send back alone: the others of its group are recorded', async () => {
     const store = open();
     const { project, browser } = await seed(store);

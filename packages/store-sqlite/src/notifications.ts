@@ -7,22 +7,48 @@ import {
   utcDay,
 } from '@tidings/core';
 import type Database from 'better-sqlite3';
-import type { GroupCommit } from './group-commit.js';
+import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import type { GroupRead } from './group-read.js';
 import type { NotificationCache } from './notification-cache.js';
-import {
-  NOTIFICATION_WITH_ATTEMPTS_COLUMNS,
-  type NotificationRow,
-  notificationFromRawRows,
-  type RawNotificationRow,
-} from './rows.js';
+import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
+
+/**
+ * What the sends of one group commit share: each would otherwise read the recipient's browsers,
+ * step each browser's sequence and count usage with statements of its own.
+ */
+export interface SendGroup {
+  /** Connected browsers by project and recipient, read once a group: sends do not change them. */
+  browsers: Map<string, string[]>;
+  /** The last sequence number of each browser the group sent to, written at the end of the group. */
+  lastSeq: Map<string, number>;
+  /** Live usage of the group by project and UTC day, added at the end of the group. */
+  usage: Map<string, { projectId: string; day: string; notifications: number; attempts: number }>;
+}
+
+/** The group commit of sends: its state, and what it writes at the end of each group. */
+export function createSendGroupCommit(db: Database.Database): GroupCommit<SendGroup> {
+  const writeLastSeq = db.prepare<[number, string]>('UPDATE browsers SET last_seq = ? WHERE id = ?');
+  const countUsage = db.prepare<[string, string, number, number]>(
+    `INSERT INTO usage_days (project_id, day, notifications, attempts) VALUES (?, ?, ?, ?)
+     ON CONFLICT (project_id, day) DO UPDATE SET
+       notifications = notifications + excluded.notifications,
+       attempts = attempts + excluded.attempts`,
+  );
+  return createGroupCommit<SendGroup>(db, {
+    begin: () => ({ browsers: new Map(), lastSeq: new Map(), usage: new Map() }),
+    end(group) {
+      for (const [browserId, seq] of group.lastSeq) writeLastSeq.run(seq, browserId);
+      for (const day of group.usage.values()) countUsage.run(day.projectId, day.day, day.notifications, day.attempts);
+    },
+  });
+}
 
 /** Notifications, their attempts, and the usage they count. */
 export function notificationOperations(
   db: Database.Database,
-  groupCommit: GroupCommit,
+  groupCommit: GroupCommit<SendGroup>,
   groupRead: GroupRead,
   cache: NotificationCache,
 ): NotificationOperations {
@@ -33,15 +59,28 @@ export function notificationOperations(
         ORDER BY created_at, id`,
     )
     .pluck();
-  const insertNotification = db.prepare<Omit<NotificationRow, 'data'> & { data: string | null }>(
+  const insertNotification = db.prepare<
+    [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string | null,
+      string | null,
+      string | null,
+      string | null,
+      string | null,
+      number,
+      number,
+      number,
+    ]
+  >(
     `INSERT INTO notifications
        (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
-     VALUES
-       (@id, @project_id, @mode, @recipient, @title, @body, @url, @icon, @tag, @data, @ttl, @created_at, @expires_at)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const nextSeq = db
-    .prepare<[string], number>('UPDATE browsers SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq')
-    .pluck();
+  const lastSeq = db.prepare<[string], number>('SELECT last_seq FROM browsers WHERE id = ?').pluck();
   const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(
     `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
      VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`,
@@ -49,12 +88,6 @@ export function notificationOperations(
   const completeIdempotency = db.prepare<[number, string, string, string]>(
     `UPDATE idempotency_keys SET state = 'completed', response_status = ?, response_body = ?
       WHERE project_id = ? AND key = ?`,
-  );
-  const countUsage = db.prepare<[string, string, number]>(
-    `INSERT INTO usage_days (project_id, day, notifications, attempts) VALUES (?, ?, 1, ?)
-     ON CONFLICT (project_id, day) DO UPDATE SET
-       notifications = notifications + 1,
-       attempts = attempts + excluded.attempts`,
   );
   // One statement, so the notification and its attempts come from one snapshot without a
   // transaction around two. rowid is insertion order: attempts read back in the order
@@ -72,27 +105,33 @@ export function notificationOperations(
       WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day`,
   );
 
-  // Runs inside a group commit's savepoint: all of it or none of it is written.
-  const create = (input: CreateNotificationInput): CreateNotificationResult => {
+  // Runs inside a group commit, possibly twice (see GroupCommit): it changes the group's shared
+  // state only after its last statement.
+  const create = (input: CreateNotificationInput, group: SendGroup): CreateNotificationResult => {
     const { notification, idempotencyKey } = input;
-    const browserIds = connectedBrowsers.all(notification.projectId, notification.recipient);
+    const recipientKey = `${notification.projectId}\n${notification.recipient}`;
+    let browserIds = group.browsers.get(recipientKey);
+    if (browserIds === undefined) {
+      browserIds = connectedBrowsers.all(notification.projectId, notification.recipient);
+      group.browsers.set(recipientKey, browserIds);
+    }
     if (browserIds.length === 0) return { kind: 'no-connected-browser' };
 
-    insertNotification.run({
-      id: notification.id,
-      project_id: notification.projectId,
-      mode: notification.mode,
-      recipient: notification.recipient,
-      title: notification.title,
-      body: notification.body,
-      url: notification.url,
-      icon: notification.icon,
-      tag: notification.tag,
-      data: notification.data === null ? null : JSON.stringify(notification.data),
-      ttl: notification.ttl,
-      created_at: notification.createdAt,
-      expires_at: notification.expiresAt,
-    });
+    insertNotification.run(
+      notification.id,
+      notification.projectId,
+      notification.mode,
+      notification.recipient,
+      notification.title,
+      notification.body,
+      notification.url,
+      notification.icon,
+      notification.tag,
+      notification.data === null ? null : JSON.stringify(notification.data),
+      notification.ttl,
+      notification.createdAt,
+      notification.expiresAt,
+    );
     // Test mode records its attempts final at once: nothing will ever be sent for them.
     const final = notification.mode === 'test';
     const attempts = browserIds.map((browserId): AttemptRecord => {
@@ -100,7 +139,7 @@ export function notificationOperations(
         id: input.newAttemptId(),
         notificationId: notification.id,
         browserId,
-        seq: nextSeq.get(browserId)!,
+        seq: (group.lastSeq.get(browserId) ?? lastSeq.get(browserId)!) + 1,
         status: 'accepted',
         final,
         acceptedAt: notification.createdAt,
@@ -130,8 +169,23 @@ export function notificationOperations(
     if (idempotencyKey !== null) {
       completeIdempotency.run(response.status, response.body, notification.projectId, idempotencyKey);
     }
+    // Every statement succeeded: now the send counts in the group's state.
+    for (const attempt of attempts) group.lastSeq.set(attempt.browserId, attempt.seq);
     if (notification.mode === 'live') {
-      countUsage.run(notification.projectId, utcDay(notification.createdAt), attempts.length);
+      const day = utcDay(notification.createdAt);
+      const usageKey = `${notification.projectId}\n${day}`;
+      const counted = group.usage.get(usageKey);
+      if (counted) {
+        counted.notifications += 1;
+        counted.attempts += attempts.length;
+      } else {
+        group.usage.set(usageKey, {
+          projectId: notification.projectId,
+          day,
+          notifications: 1,
+          attempts: attempts.length,
+        });
+      }
     }
     return { kind: 'created', created, response };
   };
@@ -139,7 +193,7 @@ export function notificationOperations(
   return {
     async createNotification(input) {
       return groupCommit.run(
-        () => create(input),
+        (group) => create(input, group),
         (result) => {
           if (result.kind === 'created') cache.keep(result.created);
         },

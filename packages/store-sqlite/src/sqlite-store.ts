@@ -3,12 +3,11 @@ import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
 import { deliveryOperations } from './deliveries.js';
-import { createGroupCommit } from './group-commit.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
 import { maintenanceOperations } from './maintenance.js';
 import { createNotificationCache } from './notification-cache.js';
-import { notificationOperations } from './notifications.js';
+import { createSendGroupCommit, notificationOperations } from './notifications.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 
@@ -30,7 +29,7 @@ import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const resolved = resolveSqliteStoreOptions(options);
   const db = openDatabase(resolved);
-  const groupCommit = createGroupCommit(db);
+  const groupCommit = createSendGroupCommit(db);
   const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
   return {
