@@ -53,7 +53,11 @@ describe('group read', () => {
     expect(await fine).toBe('fine');
     group = 1;
     // Asked for after the first group ran: a group of its own, also in a transaction.
-    expect(await groupRead.run(() => (groups.push(group), db.inTransaction))).toBe(true);
+    const inTransaction = await groupRead.run(() => {
+      groups.push(group);
+      return db.inTransaction;
+    });
+    expect(inTransaction).toBe(true);
     expect(groups).toEqual([0, 1]);
   });
 

@@ -14,6 +14,14 @@ export interface SqliteStoreOptions {
    * connection drops everything. 0 keeps none. @default 4096
    */
   notificationCacheSize?: number;
+  /**
+   * Checkpoint the WAL from a background thread with its own connection, every this many
+   * milliseconds and more often while writes come in, instead of inside the commit that crosses
+   * SQLite's threshold (which then stalls the event loop for milliseconds). The committing
+   * connection's own threshold rises to 4000 pages as a backstop. 0 leaves checkpoints to
+   * SQLite's default (every 1000 pages, in the commit). Ignored for `:memory:`. @default 200
+   */
+  checkpointIntervalMs?: number;
 }
 
 /** {@link SqliteStoreOptions} with every default applied. */
@@ -21,7 +29,7 @@ export type ResolvedSqliteStoreOptions = Required<SqliteStoreOptions>;
 
 /** Applies the defaults and refuses a bad configuration at construction. */
 export function resolveSqliteStoreOptions(options: SqliteStoreOptions): ResolvedSqliteStoreOptions {
-  const { path, busyTimeoutMs = 5000, notificationCacheSize = 4096 } = options;
+  const { path, busyTimeoutMs = 5000, notificationCacheSize = 4096, checkpointIntervalMs = 200 } = options;
   if (typeof path !== 'string' || path.length === 0) {
     throw new TypeError("createSqliteStore: `path` must be a file path or ':memory:'");
   }
@@ -31,5 +39,8 @@ export function resolveSqliteStoreOptions(options: SqliteStoreOptions): Resolved
   if (!Number.isInteger(notificationCacheSize) || notificationCacheSize < 0) {
     throw new TypeError('createSqliteStore: `notificationCacheSize` must be a whole number, 0 or more');
   }
-  return { path, busyTimeoutMs, notificationCacheSize };
+  if (!Number.isInteger(checkpointIntervalMs) || checkpointIntervalMs < 0) {
+    throw new TypeError('createSqliteStore: `checkpointIntervalMs` must be a whole number of milliseconds, 0 or more');
+  }
+  return { path, busyTimeoutMs, notificationCacheSize, checkpointIntervalMs };
 }

@@ -1,6 +1,7 @@
+import { statSync } from 'node:fs';
 import { hashSecret, newId, type Store } from '@tidings/core';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { migrate, migrations } from './migrations.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { seedKey as seedWith } from './test-support/seed.js';
@@ -15,6 +16,74 @@ const open = () => file.open();
 function seedKey(store: Store) {
   return seedWith(store, KEY, T0);
 }
+
+/** Records many live sends from a store whose project and browser exist. */
+async function sendMany(store: Store, count: number) {
+  const { project } = await seedKey(store);
+  await store.registerBrowser({
+    id: newId('brw', T0),
+    projectId: project.id,
+    recipient: 'r',
+    secretHash: hashSecret('bs_x'),
+    now: T0,
+  });
+  for (let i = 0; i < count; i++) {
+    const result = await store.createNotification({
+      notification: {
+        id: newId('ntf', T0),
+        projectId: project.id,
+        mode: 'live',
+        recipient: 'r',
+        title: 'Hello',
+        body: 'x'.repeat(200),
+        url: null,
+        icon: null,
+        tag: null,
+        data: null,
+        ttl: 60,
+        createdAt: T0,
+        expiresAt: T0 + 60_000,
+      },
+      newAttemptId: () => newId('att', T0),
+      idempotencyKey: null,
+      render: () => ({ status: 201, body: '{}' }),
+    });
+    expect(result.kind).toBe('created');
+  }
+}
+
+const framesOf = (walBytes: number) => Math.max(0, (walBytes - 32) / (4096 + 24));
+
+describe('checkpoints', () => {
+  it('copies the WAL into the database file from a thread of its own, below SQLite’s threshold', async () => {
+    const store = file.open({ checkpointIntervalMs: 20 });
+    const before = statSync(file.path).size;
+    await sendMany(store, 60); // some 600 pages, one commit each: under SQLite's 1000
+    const wal = statSync(`${file.path}-wal`).size;
+    expect(framesOf(wal)).toBeLessThan(1000);
+    // The committing connection no longer checkpoints at SQLite's 1000 pages…
+    const raw = new Database(file.path);
+    try {
+      await vi.waitFor(() => expect(statSync(file.path).size).toBeGreaterThan(before), { timeout: 3000 });
+      // …and the thread copied every frame there was, so the next write restarts the WAL.
+      const [progress] = raw.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+      expect(progress!.checkpointed).toBe(progress!.log);
+    } finally {
+      raw.close();
+    }
+    await store.close();
+    await store.close(); // closing twice is harmless
+  });
+
+  it('leaves checkpoints to SQLite with checkpointIntervalMs 0', async () => {
+    const store = file.open({ checkpointIntervalMs: 0 });
+    const before = statSync(file.path).size;
+    await sendMany(store, 60);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // No thread copies anything; SQLite itself would at 1000 pages.
+    expect(statSync(file.path).size).toBe(before);
+  });
+});
 
 describe('a store on a file', () => {
   it('uses WAL, NORMAL sync, foreign keys, and records the schema version', () => {

@@ -1,7 +1,10 @@
+import { resolve } from 'node:path';
 import type { Store } from '@tidings/core';
+import type Database from 'better-sqlite3';
 import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
+import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { deliveryOperations } from './deliveries.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
@@ -9,7 +12,7 @@ import { maintenanceOperations } from './maintenance.js';
 import { createNotificationCache } from './notification-cache.js';
 import { createSendGroupCommit, notificationOperations } from './notifications.js';
 import { openDatabase } from './open-database.js';
-import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
+import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 
 /**
  * A {@link Store} on an embedded SQLite file (better-sqlite3). Every multi-step write is one
@@ -29,9 +32,11 @@ import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const resolved = resolveSqliteStoreOptions(options);
   const db = openDatabase(resolved);
+  const checkpointer = backgroundCheckpoints(db, resolved);
   const groupCommit = createSendGroupCommit(db);
   const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
+  let closing: Promise<void> | null = null;
   return {
     ...accountOperations(db),
     ...apiKeyOperations(db, groupRead),
@@ -40,11 +45,26 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...browserOperations(db, cache),
     ...deliveryOperations(db, cache),
     ...maintenanceOperations(db, cache),
-    async close() {
-      if (!db.open) return;
-      groupRead.flush();
-      groupCommit.flush();
-      db.close();
+    close() {
+      closing ??= (async () => {
+        groupRead.flush();
+        groupCommit.flush();
+        await checkpointer?.close();
+        db.close();
+      })();
+      return closing;
     },
   };
+}
+
+/** The committing connection's threshold while a thread checkpoints: a backstop, rarely reached. */
+const BACKSTOP_CHECKPOINT_PAGES = 4000;
+
+/** Moves checkpoints to a thread of their own, for a database file in WAL mode. */
+function backgroundCheckpoints(db: Database.Database, options: ResolvedSqliteStoreOptions): Checkpointer | null {
+  if (options.checkpointIntervalMs === 0 || db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') {
+    return null;
+  }
+  db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  return startCheckpointer(resolve(options.path), { intervalMs: options.checkpointIntervalMs });
 }

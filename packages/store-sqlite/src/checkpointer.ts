@@ -1,0 +1,95 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Copies the WAL back into the database file from a thread of its own, so that the server's
+ * thread, which commits, does not. SQLite's automatic checkpoint runs inside the commit that
+ * crosses its threshold: it copies every page written since the last one and syncs the file
+ * twice, and under a steady stream of sends that is about a quarter of what a send's write
+ * costs, in stalls of several milliseconds. Here a passive checkpoint (it never waits for
+ * readers or writers) runs every `intervalMs`, sooner while writes keep coming.
+ *
+ * The committing connection keeps a higher automatic threshold as a backstop: under a write
+ * load that never leaves a moment in which everything has been copied, the WAL is restarted by
+ * that connection's checkpoint, which then only copies what this thread has not yet.
+ */
+export interface Checkpointer {
+  /** Stops the thread once its current checkpoint is done; resolves when it has closed its connection. */
+  close(): Promise<void>;
+}
+
+/** The thread's code; CommonJS, given the driver's path, so that it runs the same from sources and from the build. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+let timer = null;
+let closed = false;
+let lastLog = 0;
+function pass() {
+  timer = null;
+  if (closed) return;
+  let writing = false;
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    // The WAL changed since the last pass: writes are coming, come back sooner.
+    writing = result.log > 0 && result.log !== lastLog;
+    lastLog = result.log;
+  } catch {
+    // A failed pass is retried at the next one; the committing connection's threshold still holds.
+  }
+  timer = setTimeout(pass, writing ? workerData.busyIntervalMs : workerData.intervalMs);
+}
+parentPort.on('message', (message) => {
+  if (message !== 'close') return;
+  closed = true;
+  if (timer !== null) clearTimeout(timer);
+  db.close();
+  parentPort.close();
+});
+timer = setTimeout(pass, workerData.intervalMs);
+`;
+
+/**
+ * Where the thread loads better-sqlite3 from: the copy this module uses. A CommonJS bundle of
+ * this module has no `import.meta.url`; its thread then resolves the name as any require would.
+ */
+function driverPath(): string {
+  try {
+    return createRequire(import.meta.url).resolve('better-sqlite3');
+  } catch {
+    return 'better-sqlite3';
+  }
+}
+
+/** Starts the checkpoint thread of the database at `path` (a file in WAL mode). */
+export function startCheckpointer(path: string, options: { intervalMs: number }): Checkpointer {
+  const driver = driverPath();
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      driver,
+      path,
+      intervalMs: options.intervalMs,
+      busyIntervalMs: Math.max(1, Math.round(options.intervalMs / 10)),
+    },
+  });
+  // The thread never keeps a process alive, and a failure of it is not the server's: the
+  // committing connection's own threshold still bounds the WAL.
+  worker.unref();
+  worker.on('error', () => {});
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let closing: Promise<void> | null = null;
+  return {
+    close() {
+      closing ??= (async () => {
+        // Waiting for it must keep the process alive, or a process with nothing else to do
+        // would exit here, before the caller's close resolves.
+        worker.ref();
+        worker.postMessage('close');
+        await exited;
+      })();
+      return closing;
+    },
+  };
+}
