@@ -1,5 +1,6 @@
 import type { Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
+import type { GroupCommit } from './group-commit.js';
 import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
 
@@ -38,7 +39,11 @@ function deliveryFromRow(row: DeliveryRow): Delivery {
 }
 
 /** What a browser's stream or poll receives, and what the browser reports back. */
-export function deliveryOperations(db: Database.Database, cache: NotificationCache): DeliveryOperations {
+export function deliveryOperations(
+  db: Database.Database,
+  groupCommit: GroupCommit<unknown>,
+  cache: NotificationCache,
+): DeliveryOperations {
   // `final = 0` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
   const selectDeliveries = db.prepare<[string, number], DeliveryRow>(
@@ -76,9 +81,6 @@ export function deliveryOperations(db: Database.Database, cache: NotificationCac
   };
 
   // IMMEDIATE, like every write: it takes the write lock (waiting busyTimeoutMs) before reading.
-  const markAll = db.transaction((attemptIds: string[], now: number) => {
-    cache.forget(markSent.all(now, JSON.stringify(attemptIds)));
-  });
   const applyAll = db.transaction((browserId: string, receipts: Receipt[]) => {
     let named = 0;
     for (const receipt of receipts) {
@@ -94,7 +96,10 @@ export function deliveryOperations(db: Database.Database, cache: NotificationCac
       return selectDeliveries.all(browserId, now).map(deliveryFromRow);
     },
     async markAttemptsSent({ attemptIds, now }) {
-      if (attemptIds.length > 0) markAll.immediate(attemptIds, now);
+      // Joins the group commit of the sends of this turn: one transaction for both.
+      if (attemptIds.length > 0) {
+        await groupCommit.run(() => cache.forget(markSent.all(now, JSON.stringify(attemptIds))));
+      }
     },
     async applyReceipts({ browserId, receipts }) {
       return receipts.length > 0 ? applyAll.immediate(browserId, receipts) : 0;

@@ -43,7 +43,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...idempotencyOperations(db),
     ...notificationOperations(db, groupCommit, groupRead, cache),
     ...browserOperations(db, cache),
-    ...deliveryOperations(db, cache),
+    ...deliveryOperations(db, groupCommit, cache),
     ...maintenanceOperations(db, cache),
     close() {
       closing ??= (async () => {
