@@ -168,6 +168,43 @@ export const migrations: readonly string[] = [
   -- index only cost every send one more b-tree insert.
   DROP INDEX notifications_by_project;
   `,
+  // 4: attempts without foreign keys. Every attempt is inserted by a send in the transaction that
+  // inserts its notification, for a browser it read as connected in that transaction, and no
+  // notification or browser is ever deleted: the two parent lookups SQLite made for each attempt
+  // could not fail, and cost about 8% of the server time of a send. The table is copied in rowid
+  // order, which is the order a notification's attempts are read back in.
+  `
+  CREATE TABLE attempts_next (
+    id TEXT PRIMARY KEY,
+    notification_id TEXT NOT NULL,
+    browser_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('accepted', 'sent', 'delivered', 'expired', 'failed')),
+    final INTEGER NOT NULL CHECK (final IN (0, 1)),
+    accepted_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    delivered_at INTEGER,
+    failed_at INTEGER,
+    expired_at INTEGER,
+    reason TEXT CHECK (reason IN ('browser_disconnected', 'browser_stale', 'ttl_expired')),
+    displayed_at INTEGER,
+    clicked_at INTEGER,
+    dismissed_at INTEGER,
+    expires_at INTEGER
+  );
+  INSERT INTO attempts_next
+    (id, notification_id, browser_id, seq, status, final, accepted_at, sent_at, delivered_at, failed_at,
+     expired_at, reason, displayed_at, clicked_at, dismissed_at, expires_at)
+  SELECT id, notification_id, browser_id, seq, status, final, accepted_at, sent_at, delivered_at, failed_at,
+         expired_at, reason, displayed_at, clicked_at, dismissed_at, expires_at
+    FROM attempts ORDER BY rowid;
+  DROP TABLE attempts;
+  ALTER TABLE attempts_next RENAME TO attempts;
+  CREATE UNIQUE INDEX attempts_by_browser_seq ON attempts (browser_id, seq);
+  CREATE INDEX attempts_by_notification ON attempts (notification_id);
+  CREATE INDEX attempts_pending_by_browser ON attempts (browser_id, seq) WHERE final = 0;
+  CREATE INDEX attempts_pending_by_expiry ON attempts (expires_at) WHERE final = 0;
+  `,
 ];
 
 /**

@@ -191,6 +191,53 @@ describe('migration 2: attempts carry their expiry', () => {
   });
 });
 
+describe('migration 4: attempts without foreign keys', () => {
+  it('keeps every attempt, their order within a notification, and the indexes the reads use', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 3));
+    raw.exec(`
+      INSERT INTO accounts VALUES ('acct_1', 'a@example.com', 1, ${T0});
+      INSERT INTO projects VALUES ('proj_1', 'acct_1', 'P', 0, ${T0}, NULL);
+      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
+        VALUES ('brw_b', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 1), ('brw_a', 'proj_1', 'r', 'h', 1, ${T0 + 1}, ${T0}, 1);
+      INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)
+        VALUES ('ntf_1', 'proj_1', 'live', 'r', 'hello', 60, ${T0}, ${T0 + 60_000});
+      INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, delivered_at, expires_at)
+        VALUES ('att_z', 'ntf_1', 'brw_b', 1, 'delivered', 1, ${T0}, ${T0 + 5}, ${T0 + 60_000}),
+               ('att_y', 'ntf_1', 'brw_a', 1, 'accepted', 0, ${T0}, NULL, ${T0 + 60_000});
+    `);
+    const before = raw.prepare('SELECT * FROM attempts ORDER BY rowid').all();
+    raw.close();
+
+    const store = open();
+    const read = await store.getNotification({ projectId: 'proj_1', id: 'ntf_1' });
+    // Read back in insertion order, not in id order.
+    expect(read?.attempts.map((attempt) => attempt.id)).toEqual(['att_z', 'att_y']);
+    expect(read?.attempts[0]).toMatchObject({ status: 'delivered', final: true, deliveredAt: T0 + 5 });
+    expect(await store.listDeliveries({ browserId: 'brw_a', now: T0 })).toMatchObject([{ attemptId: 'att_y', seq: 1 }]);
+    const check = new Database(file.path, { readonly: true });
+    try {
+      expect(check.prepare('SELECT * FROM attempts ORDER BY rowid').all()).toEqual(before);
+      expect(check.prepare("SELECT count(*) FROM pragma_foreign_key_list('attempts')").pluck().get()).toBe(0);
+      expect(
+        check
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'attempts' ORDER BY name")
+          .pluck()
+          .all(),
+      ).toEqual([
+        'attempts_by_browser_seq',
+        'attempts_by_notification',
+        'attempts_pending_by_browser',
+        'attempts_pending_by_expiry',
+        'sqlite_autoindex_attempts_1',
+      ]);
+    } finally {
+      check.close();
+    }
+  });
+});
+
 describe('createSqliteStore options', () => {
   it('refuses a bad configuration at construction', () => {
     expect(() => createSqliteStore({ path: '' })).toThrow(TypeError);
