@@ -3,6 +3,8 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /** The part of `node:crypto` used here, named without depending on Node's types. */
 interface NativeCrypto {
+  /** One-shot digest (Node 20.12+, 21.7+): no Hash object per call. */
+  hash?: (algorithm: 'sha256', data: string, outputEncoding: 'hex') => string;
   createHash(algorithm: 'sha256'): { update(data: string, encoding: 'utf8'): { digest(encoding: 'hex'): string } };
 }
 
@@ -14,11 +16,16 @@ export function portableSha256Hex(value: string): string {
 /**
  * `node:crypto` where the runtime has it (Node, Bun, Deno's Node layer), reached through
  * `process.getBuiltinModule` so that the core imports nothing of Node's: a request hashes the
- * API key it presents, and the native digest of a 40-character key takes about half the time.
+ * API key it presents, and the native one-shot digest of a 40-character key takes a tenth of the
+ * time (0.56 µs against 5; a Hash object per call, 2 µs).
  */
 function loadNativeSha256Hex(): ((value: string) => string) | null {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const crypto = runtime?.getBuiltinModule?.('node:crypto') as NativeCrypto | undefined;
+  if (typeof crypto?.hash === 'function') {
+    const hash = crypto.hash;
+    return (value) => hash('sha256', value, 'hex');
+  }
   if (typeof crypto?.createHash !== 'function') return null;
   return (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex');
 }
