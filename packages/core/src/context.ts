@@ -1,4 +1,5 @@
 import type { ResolvedOptions } from './options.js';
+import type { ApiKeyCheckDeps } from './pipeline/api-key-checks.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
@@ -9,6 +10,8 @@ export interface Services {
   limiter: Limiter;
   hub: Hub;
   streams: StreamRegistry;
+  /** What the API-key checks need, gathered once. */
+  apiKeyChecks: ApiKeyCheckDeps;
 }
 
 /** One request as routes see it. */
@@ -23,10 +26,13 @@ export interface RouteContext {
   now: number;
   /** Where public URLs of this instance start, e.g. `https://api.example.com/notify`. */
   publicBase: string;
-  /** Headers added to whatever answer the route gives, errors included (RateLimit…). */
-  responseHeaders: Record<string, string>;
-  /** Headers the edge adds to every answer of this route after `responseHeaders` (CORS, Request-Id). */
-  edgeHeaders: Record<string, string>;
+  /**
+   * Headers added to whatever answer the route gives, errors included (RateLimit…): replaced as
+   * a whole by the step that decides them, never changed in place.
+   */
+  responseHeaders: Readonly<Record<string, string>>;
+  /** Headers the edge adds to every answer of this route after `responseHeaders` (CORS), and before `Request-Id`. */
+  edgeHeaders: Readonly<Record<string, string>>;
 }
 
 /** A route handler. Refusals are thrown as TidingsError and rendered at the edge. */

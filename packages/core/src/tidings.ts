@@ -3,10 +3,10 @@ import { type ConnectTokenObject, mintConnectToken } from './connect-tokens.js';
 import type { RouteContext, Services } from './context.js';
 import { TidingsError } from './errors.js';
 import { type CorsKind, corsHeaders, preflightHeaders } from './http/cors.js';
-import { problemResponse, type ReplyContext, reply } from './http/responses.js';
+import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './http/responses.js';
 import { createMemoryHub } from './hub/memory-hub.js';
 import { newId } from './ids.js';
-import { createMemoryLimiter, ipScopeKey, resolveClientIp } from './limiter/index.js';
+import { createClientIpKeys, createMemoryLimiter } from './limiter/index.js';
 import { resolveOptions, type TidingsOptions } from './options.js';
 import { matchRoute, pathOf } from './router.js';
 import { createRoutes } from './routes/index.js';
@@ -52,6 +52,56 @@ function normaliseBasePath(basePath: string | undefined): string {
   return `/${basePath.replace(/^\/+|\/+$/g, '')}`;
 }
 
+/** Minimum interval between two writes of a key's last-used time (SPEC.md section 8 rule 4). */
+const LAST_USED_INTERVAL_MS = 60_000;
+
+/** The last base path normalised: a host passes the same one with every request. */
+let lastBasePathInput: string | undefined;
+let lastBasePath = '';
+
+function basePathOf(basePath: string | undefined): string {
+  if (basePath !== lastBasePathInput) {
+    lastBasePath = normaliseBasePath(basePath);
+    lastBasePathInput = basePath;
+  }
+  return lastBasePath;
+}
+
+/** The headers the edge adds to every answer of a route, by its CORS kind (the request id comes on top). */
+const EDGE_HEADERS: Record<CorsKind, Readonly<Record<string, string>>> = {
+  api: Object.freeze({ ...corsHeaders }),
+  browser: Object.freeze({ ...corsHeaders, 'Referrer-Policy': 'no-referrer' }),
+};
+
+/**
+ * One request as routes see it. A class, so that the URL and the public base are parsed only by
+ * the routes that need them without a closure per request.
+ */
+class RequestScope implements RouteContext {
+  responseHeaders: Readonly<Record<string, string>> = NO_HEADERS;
+  #url: URL | undefined;
+
+  constructor(
+    readonly request: Request,
+    readonly params: Record<string, string>,
+    readonly requestId: string,
+    readonly clientIpKey: string,
+    readonly now: number,
+    readonly edgeHeaders: Readonly<Record<string, string>>,
+    private readonly publicUrl: string | null,
+    private readonly basePath: string,
+  ) {}
+
+  get url(): URL {
+    this.#url ??= new URL(this.request.url);
+    return this.#url;
+  }
+
+  get publicBase(): string {
+    return this.publicUrl ?? `${this.url.origin}${this.basePath}`;
+  }
+}
+
 /** Paths with secrets in them, made safe to log. */
 function redactPath(pathname: string): string {
   return pathname.replace(/\/connect\/[^/]+/, '/connect/[redacted]');
@@ -72,7 +122,14 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     heartbeatMs: options.heartbeatMs,
     staleBrowserMs: options.staleBrowserMs,
   });
-  const services: Services = { options, limiter, hub, streams };
+  const services: Services = {
+    options,
+    limiter,
+    hub,
+    streams,
+    apiKeyChecks: { store: options.store, limiter, limits: options.limits, lastUsedIntervalMs: LAST_USED_INTERVAL_MS },
+  };
+  const clientIpKeys = createClientIpKeys(options.trustProxy);
   const routes = createRoutes(options);
   const sweeper = createSweeper(options, hub, streams);
   const admin = createAdminApi(options, hub);
@@ -88,53 +145,45 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
 
   async function handle(request: Request, context: RequestContext, requestId: string) {
     const fullPath = pathOf(request.url);
-    const basePath = normaliseBasePath(context.basePath);
+    const basePath = basePathOf(context.basePath);
     const pathname = basePath && fullPath.startsWith(basePath) ? fullPath.slice(basePath.length) || '/' : fullPath;
     const matched = matchRoute(routes, pathname);
-    const responseHeaders: Record<string, string> = {};
-    const cors: CorsKind | null = matched?.route.cors ?? null;
-    const edgeHeaders: Record<string, string> = cors ? { ...corsHeaders } : {};
-    if (cors === 'browser') edgeHeaders['Referrer-Policy'] = 'no-referrer';
-    edgeHeaders['Request-Id'] = requestId;
-    const replyContext: ReplyContext = { responseHeaders, edgeHeaders };
+    const edgeHeaders = matched ? EDGE_HEADERS[matched.route.cors] : NO_HEADERS;
+    let ctx: RequestScope | null = null;
     try {
       if (!matched) throw new TidingsError('NOT_FOUND', `No route ${request.method} ${redactPath(pathname)}`);
-      const methods = Object.keys(matched.route.methods);
       if (request.method === 'OPTIONS') {
-        return reply(replyContext, 204, null, preflightHeaders(matched.route.cors, methods));
+        const methods = Object.keys(matched.route.methods);
+        return reply(
+          { responseHeaders: NO_HEADERS, edgeHeaders, requestId },
+          204,
+          null,
+          preflightHeaders(matched.route.cors, methods),
+        );
       }
       const handler = matched.route.methods[request.method as 'GET' | 'POST'];
       if (!handler) {
+        const methods = Object.keys(matched.route.methods);
         throw new TidingsError('METHOD_NOT_ALLOWED', `Use ${methods.join(' or ')}`, {
           headers: { Allow: [...methods, 'OPTIONS'].join(', ') },
         });
       }
-      const clientIp = resolveClientIp({
-        clientAddress: context.clientAddress,
-        forwardedFor: request.headers.get('x-forwarded-for'),
-        trustProxy: options.trustProxy,
-      });
-      let url: URL | undefined;
-      const ctx: RouteContext = {
+      ctx = new RequestScope(
         request,
-        // Parsed only by the routes that read the query or the origin.
-        get url() {
-          url ??= new URL(request.url);
-          return url;
-        },
-        params: matched.params,
+        matched.params,
         requestId,
-        clientIpKey: ipScopeKey(clientIp),
-        now: options.clock.now(),
-        get publicBase() {
-          return options.publicUrl ?? `${this.url.origin}${basePath}`;
-        },
-        responseHeaders,
+        clientIpKeys.of(context.clientAddress, request),
+        options.clock.now(),
         edgeHeaders,
-      };
+        options.publicUrl ?? null,
+        basePath,
+      );
       return await handler(ctx, services);
     } catch (error) {
-      return problemResponse(asTidingsError(error, request, pathname, requestId), requestId, replyContext);
+      return problemResponse(
+        asTidingsError(error, request, pathname, requestId),
+        ctx ?? { responseHeaders: NO_HEADERS, edgeHeaders, requestId },
+      );
     }
   }
 
@@ -157,7 +206,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       } catch (error) {
         // Nothing is expected here (handle() turns failures into problems); answer rather than throw.
         logger.error('response could not be finished', { request_id: requestId, error: String(error) });
-        return problemResponse(new TidingsError('INTERNAL_ERROR', 'Something went wrong'), requestId);
+        return problemResponse(new TidingsError('INTERNAL_ERROR', 'Something went wrong'), bareReplyContext(requestId));
       }
     },
     handles(pathname) {

@@ -1,8 +1,8 @@
 import type { RouteContext } from '../context.js';
 import { type Problem, type TidingsError, toProblem } from '../errors.js';
 
-/** The headers an answer gathers besides its own: the request's (RateLimit…) and the edge's (CORS, Request-Id). */
-export type ReplyContext = Pick<RouteContext, 'responseHeaders' | 'edgeHeaders'>;
+/** The headers an answer gathers besides its own: the request's (RateLimit…), the edge's (CORS) and its id. */
+export type ReplyContext = Pick<RouteContext, 'responseHeaders' | 'edgeHeaders' | 'requestId'>;
 
 /**
  * Every answer of a route, built once with all its headers as one plain object: its own,
@@ -17,7 +17,13 @@ export function reply(
 ): Response {
   return new Response(body, {
     status,
-    headers: { 'Cache-Control': 'no-store', ...headers, ...ctx.responseHeaders, ...ctx.edgeHeaders },
+    headers: {
+      'Cache-Control': 'no-store',
+      ...headers,
+      ...ctx.responseHeaders,
+      ...ctx.edgeHeaders,
+      'Request-Id': ctx.requestId,
+    },
   });
 }
 
@@ -27,10 +33,16 @@ export function jsonReply(ctx: ReplyContext, status: number, json: string, heade
 }
 
 /** A problem-details answer for an error (RFC 9457), with the error's headers (Retry-After…). */
-export function problemResponse(error: TidingsError, requestId: string, ctx?: ReplyContext): Response {
-  const problem: Problem = toProblem(error, requestId);
+export function problemResponse(error: TidingsError, ctx: ReplyContext): Response {
+  const problem: Problem = toProblem(error, ctx.requestId);
   const headers = { 'Content-Type': 'application/problem+json', ...error.headers };
-  return ctx
-    ? reply(ctx, problem.status, JSON.stringify(problem), headers)
-    : new Response(JSON.stringify(problem), { status: problem.status, headers });
+  return reply(ctx, problem.status, JSON.stringify(problem), headers);
 }
+
+/** What an answer carries when nothing but its id is known of the request. */
+export function bareReplyContext(requestId: string): ReplyContext {
+  return { responseHeaders: NO_HEADERS, edgeHeaders: NO_HEADERS, requestId };
+}
+
+/** No headers: shared, never changed. */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ipScopeKey, resolveClientIp } from './client-ip.js';
+import { createClientIpKeys, ipScopeKey, resolveClientIp } from './client-ip.js';
 
 const resolve = (clientAddress: string | undefined, forwardedFor: string | null, trustProxy: number) =>
   resolveClientIp({ clientAddress, forwardedFor, trustProxy });
@@ -67,5 +68,31 @@ describe('ipScopeKey', () => {
 
   it('returns anything else unchanged', () => {
     expect(ipScopeKey('unknown')).toBe('unknown');
+  });
+});
+
+describe('createClientIpKeys', () => {
+  const request = (forwardedFor?: string) =>
+    new Request('http://x/', forwardedFor === undefined ? {} : { headers: { 'x-forwarded-for': forwardedFor } });
+
+  it('answers as ipScopeKey of resolveClientIp for any sequence of requests', () => {
+    const addresses = [undefined, '203.0.113.9', '::ffff:203.0.113.9', '2001:db8:0:1::5', '[2001:db8::1]:443', 'junk'];
+    const forwarded = [undefined, '198.51.100.7', '198.51.100.7, 10.0.0.1', 'junk, 2001:db8:0:2::9'];
+    for (const trustProxy of [0, 1, 2]) {
+      const keys = createClientIpKeys(trustProxy);
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.constantFrom(...addresses), fc.constantFrom(...forwarded)), { maxLength: 30 }),
+          (requests) => {
+            for (const [clientAddress, forwardedFor] of requests) {
+              expect(keys.of(clientAddress, request(forwardedFor))).toBe(
+                ipScopeKey(resolveClientIp({ clientAddress, forwardedFor: forwardedFor ?? null, trustProxy })),
+              );
+            }
+          },
+        ),
+        { numRuns: 50 },
+      );
+    }
   });
 });

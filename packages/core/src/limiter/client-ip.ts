@@ -54,3 +54,28 @@ export function ipScopeKey(ip: string): string {
     .map((group) => group.toString(16))
     .join(':')}::/64`;
 }
+
+/**
+ * The per-IP limit key of each request (DECISIONS.md section 5, step 1), remembering the last one
+ * worked out: a server's requests come from few addresses at a time (a load balancer, the
+ * customer's back end), and parsing an address is as dear as the rest of the step. The answer is
+ * the same as {@link ipScopeKey} of {@link resolveClientIp}; `X-Forwarded-For` is read only when
+ * it is believed.
+ */
+export function createClientIpKeys(trustProxy: number): {
+  of(clientAddress: string | undefined, request: Request): string;
+} {
+  let lastAddress: string | undefined;
+  let lastForwardedFor: string | null = null;
+  let lastKey: string | null = null;
+  return {
+    of(clientAddress, request) {
+      const forwardedFor = trustProxy > 0 ? request.headers.get('x-forwarded-for') : null;
+      if (lastKey !== null && clientAddress === lastAddress && forwardedFor === lastForwardedFor) return lastKey;
+      lastKey = ipScopeKey(resolveClientIp({ clientAddress, forwardedFor, trustProxy }));
+      lastAddress = clientAddress;
+      lastForwardedFor = forwardedFor;
+      return lastKey;
+    },
+  };
+}
