@@ -7,7 +7,8 @@ import { Worker } from 'node:worker_threads';
  * crosses its threshold: it copies every page written since the last one and syncs the file
  * twice, and under a steady stream of sends that is about a quarter of what a send's write
  * costs, in stalls of several milliseconds. Here a passive checkpoint (it never waits for
- * readers or writers) runs every `intervalMs`, sooner while writes keep coming.
+ * readers or writers) runs every `intervalMs`: each one syncs the files twice whatever it copies,
+ * so it does not run more often under a heavier load, only copies more.
  *
  * The committing connection keeps a higher automatic threshold as a backstop: under a write
  * load that never leaves a moment in which everything has been copied, the WAL is restarted by
@@ -25,20 +26,15 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 let timer = null;
 let closed = false;
-let lastLog = 0;
 function pass() {
   timer = null;
   if (closed) return;
-  let writing = false;
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    // The WAL changed since the last pass: writes are coming, come back sooner.
-    writing = result.log > 0 && result.log !== lastLog;
-    lastLog = result.log;
+    db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     // A failed pass is retried at the next one; the committing connection's threshold still holds.
   }
-  timer = setTimeout(pass, writing ? workerData.busyIntervalMs : workerData.intervalMs);
+  timer = setTimeout(pass, workerData.intervalMs);
 }
 parentPort.on('message', (message) => {
   if (message !== 'close') return;
@@ -67,12 +63,7 @@ export function startCheckpointer(path: string, options: { intervalMs: number })
   const driver = driverPath();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: {
-      driver,
-      path,
-      intervalMs: options.intervalMs,
-      busyIntervalMs: Math.max(1, Math.round(options.intervalMs / 10)),
-    },
+    workerData: { driver, path, intervalMs: options.intervalMs },
   });
   // The thread never keeps a process alive, and a failure of it is not the server's: the
   // committing connection's own threshold still bounds the WAL.
