@@ -26,9 +26,36 @@ const linkSchema = z
 const dataSchema = z
   .record(z.string(), z.unknown())
   .refine(
-    (value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_DATA_BYTES,
+    (value) => utf8ByteLength(JSON.stringify(value)) <= MAX_DATA_BYTES,
     `must serialize to at most ${MAX_DATA_BYTES} bytes`,
   );
+
+/**
+ * How many bytes `text` takes in UTF-8 (a lone surrogate as the 3 of U+FFFD, as TextEncoder
+ * writes it), counted without encoding it: every send with `data` checks its size.
+ */
+export function utf8ByteLength(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) {
+      bytes += 1;
+    } else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        // A surrogate pair: two UTF-16 units, four bytes.
+        bytes += 2;
+        i++;
+      } else {
+        bytes += 2;
+      }
+    } else {
+      bytes += 2;
+    }
+  }
+  return bytes;
+}
 
 /** The body of POST /v1/notifications (DECISIONS.md section 2). Unknown fields are refused. */
 export const notificationBodySchema = z.strictObject({
