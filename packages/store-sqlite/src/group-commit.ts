@@ -18,12 +18,8 @@ import type Database from 'better-sqlite3';
  * its statements have all succeeded, and may be run twice.
  */
 export interface GroupCommit<G> {
-  /**
-   * Queues `work` (synchronous statements) for the next group; resolves with its result once
-   * committed. `committed`, if given, runs with that result right after the commit, before any
-   * promise of the group settles and before anything else can read or write.
-   */
-  run<T>(work: (group: G) => T, committed?: (outcome: T) => void): Promise<T>;
+  /** Queues `work` (synchronous statements) for the next group; resolves with its result once committed. */
+  run<T>(work: (group: G) => T): Promise<T>;
   /** Runs the queued group now (before closing the database). */
   flush(): void;
 }
@@ -38,7 +34,6 @@ export interface GroupHooks<G> {
 
 interface Job<G> {
   work: (group: G) => unknown;
-  committed: ((outcome: unknown) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   failed: boolean;
@@ -102,7 +97,6 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
       for (const job of jobs) job.reject(error);
       return;
     }
-    for (const job of jobs) if (!job.failed) job.committed?.(job.outcome);
     for (const job of jobs) {
       if (job.failed) job.reject(job.outcome);
       else job.resolve(job.outcome);
@@ -110,11 +104,10 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
   }
 
   return {
-    run<T>(work: (group: G) => T, committed?: (outcome: T) => void): Promise<T> {
+    run<T>(work: (group: G) => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({
           work: work as (group: G) => unknown,
-          committed: committed as ((outcome: unknown) => void) | undefined,
           resolve: resolve as (value: unknown) => void,
           reject,
           failed: false,

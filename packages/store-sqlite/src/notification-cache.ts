@@ -2,7 +2,7 @@ import type { NotificationWithAttempts } from '@tidings/core';
 import type Database from 'better-sqlite3';
 
 /**
- * Notifications as this connection last wrote or read them, so that a read of one that has not
+ * Notifications as this connection last read them, so that a read of one that has not
  * changed since costs a one-row pragma instead of a join. An entry is exactly what a fresh query
  * would return at the moment it is handed out:
  *
@@ -20,10 +20,7 @@ export interface NotificationCache {
    * that the read is then measured against.
    */
   get(id: string): NotificationWithAttempts | undefined;
-  /**
-   * Keeps a notification as it is in the database now: read after a {@link get} in the same
-   * synchronous step, or committed by this connection a moment ago.
-   */
+  /** Keeps a notification as it is in the database now: read after a {@link get} in the same synchronous step. */
   keep(found: NotificationWithAttempts): void;
   /** Drops the notifications this connection's write just changed (ids may repeat). */
   forget(notificationIds: Iterable<string>): void;

@@ -191,13 +191,10 @@ export function notificationOperations(
   };
 
   return {
+    // What a send created is not kept: the record of its sending changes it within milliseconds,
+    // and keeping thousands of fresh records alive only made the collector copy them.
     async createNotification(input) {
-      return groupCommit.run(
-        (group) => create(input, group),
-        (result) => {
-          if (result.kind === 'created') cache.keep(result.created);
-        },
-      );
+      return groupCommit.run((group) => create(input, group));
     },
     getNotification({ projectId, id }) {
       return groupRead.run(() => {

@@ -4,7 +4,7 @@ import { readJsonBody } from '../http/body.js';
 import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
-import { notificationJson } from '../objects.js';
+import { notificationJson, notificationObject } from '../objects.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
 import type { ApiKeyRecord, NotificationRecord, ProjectRecord } from '../types.js';
@@ -51,7 +51,8 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
       notification,
       newAttemptId: () => newId('att', ctx.now),
       idempotencyKey,
-      render: (created) => ({ status: 201, body: notificationJson(created) }),
+      // Not memoized: what a send created is never handed out again as the same object.
+      render: (created) => ({ status: 201, body: JSON.stringify(notificationObject(created)) }),
     });
     if (result.kind === 'no-connected-browser') {
       throw new TidingsError('NO_CONNECTED_BROWSER', `Recipient ${body.recipient} has no connected browser`);
