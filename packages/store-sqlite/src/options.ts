@@ -8,7 +8,7 @@ export interface SqliteStoreOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * How many notifications this process keeps as last read or written, so that reading one that
+   * How many notifications this process keeps as last read, so that reading one that
    * has not changed since (a poll) costs one `PRAGMA data_version` instead of a query. Reads
    * stay exact: this store's own writes drop what they change, and any commit of another
    * connection drops everything. 0 keeps none. @default 4096
