@@ -6,7 +6,8 @@ import { createSqliteStore } from '@tidings/store-sqlite';
  * both, whatever happens: an operator command is one short session on the shared file.
  */
 export async function withAdmin<T>(db: string, work: (admin: AdminApi) => Promise<T>): Promise<T> {
-  const store = createSqliteStore({ path: db });
+  // One command writes a few rows: SQLite's own checkpoint suffices, no thread for it.
+  const store = createSqliteStore({ path: db, checkpointIntervalMs: 0 });
   try {
     const tidings = createTidings({ store, sweepIntervalMs: 0 });
     try {
