@@ -1,10 +1,11 @@
-// core: sends (and reads) per second in-process, without HTTP: `tidings.fetch` with a Web
-// Request, 50 in flight at a time (BENCH_CONNECTIONS, as the HTTP benchmarks' connections), on
-// the SQLite file store, with the recipient's one browser connected through an event stream that
-// is read in the same process. Baseline: the store's own `createNotification` (and
-// `getNotification`) called directly with the same notification, as many in flight, which is the
-// floor every send pays (its share of a group-committed write); the ratio is the share of a send
-// left to that floor.
+// core: sends (and reads) per second in-process, without sockets: `tidings.fetch` driven through
+// @hono/node-server's request listener with in-memory Node requests and responses (the Request
+// the core gets and the way its answer is written are those of `tidings serve`), 50 in flight at
+// a time (BENCH_CONNECTIONS, as the HTTP benchmarks' connections), on the SQLite file store, with
+// the recipient's one browser connected through an event stream that is read in the same process.
+// Baseline: the store's own `createNotification` (and `getNotification`) called directly with the
+// same notification, as many in flight, which is the floor every send pays (its share of a
+// group-committed write); the ratio is the share of a send left to that floor.
 //
 // Run after `npm run build`: node bench/core.js
 import { mkdirSync } from 'node:fs';
@@ -12,9 +13,8 @@ import { join } from 'node:path';
 import { createTidings, newId, notificationObject } from '@tidings/core';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { cleanup, formatCount, highLimits, report, row, settings, tempDir } from './lib/common.js';
+import { inMemoryHttp } from './lib/in-memory-http.js';
 import { prepareDatabase, sendBody } from './lib/setup.js';
-
-const ORIGIN = 'http://bench.local';
 
 /** Calls in flight at once, like the HTTP benchmarks' 50 connections: sends are group-committed. */
 const IN_FLIGHT = settings.connections;
@@ -34,46 +34,31 @@ async function rate(seconds, fn) {
   return calls / ((performance.now() - start) / 1000);
 }
 
-/** Reads an event stream body to its end in the background; counts notification events. */
-function drain(body) {
-  const state = { events: 0, done: false };
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const text = decoder.decode(value, { stream: true });
-      for (let at = text.indexOf('event: notification'); at !== -1; at = text.indexOf('event: notification', at + 1)) {
-        state.events++;
-      }
-    }
-    state.done = true;
-  })().catch(() => {
-    state.done = true;
-  });
-  return state;
-}
-
 async function measureTidings(dir) {
   const setup = await prepareDatabase(dir, { recipients: 1 });
   const store = createSqliteStore({ path: setup.db });
   const tidings = createTidings({ store, limits: highLimits });
-  const context = { clientAddress: '127.0.0.1' };
-  const stream = await tidings.fetch(new Request(`${ORIGIN}/v1/connect/${setup.tokens[0].token}`), context);
-  if (stream.status !== 200) throw new Error(`connect answered ${stream.status}`);
-  const reading = drain(stream.body);
+  const http = inMemoryHttp((request) => tidings.fetch(request, { clientAddress: '127.0.0.1' }));
+  const reading = { events: 0 };
+  const stream = await http.stream(`/v1/connect/${setup.tokens[0].token}`, (chunk) => {
+    const text = chunk.toString();
+    for (let at = text.indexOf('event: notification'); at !== -1; at = text.indexOf('event: notification', at + 1)) {
+      reading.events++;
+    }
+  });
+  if (stream.statusCode !== 200) throw new Error(`connect answered ${stream.statusCode}`);
 
-  const body = JSON.stringify(sendBody(setup.tokens[0].recipient));
-  const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
+  const body = Buffer.from(JSON.stringify(sendBody(setup.tokens[0].recipient)));
+  const headers = {
+    authorization: `Bearer ${setup.apiKey}`,
+    'content-type': 'application/json',
+    'content-length': String(body.byteLength),
+  };
   let lastId = null;
   const send = async () => {
-    const response = await tidings.fetch(
-      new Request(`${ORIGIN}/v1/notifications`, { method: 'POST', headers, body }),
-      context,
-    );
-    if (response.status !== 201) throw new Error(`send answered ${response.status}: ${await response.text()}`);
-    lastId = (await response.json()).id;
+    const response = await http.request('POST', '/v1/notifications', headers, body);
+    if (response.status !== 201) throw new Error(`send answered ${response.status}: ${response.text}`);
+    lastId = JSON.parse(response.text).id;
   };
   const sends = await rate(settings.coreSeconds, send);
   // Let the stream catch up, so that the count below is of sends that reached the browser.
@@ -82,12 +67,8 @@ async function measureTidings(dir) {
 
   const readHeaders = { authorization: headers.authorization };
   const read = async () => {
-    const response = await tidings.fetch(
-      new Request(`${ORIGIN}/v1/notifications/${lastId}`, { headers: readHeaders }),
-      context,
-    );
+    const response = await http.request('GET', `/v1/notifications/${lastId}`, readHeaders);
     if (response.status !== 200) throw new Error(`read answered ${response.status}`);
-    await response.arrayBuffer();
   };
   const reads = await rate(settings.coreSeconds, read);
   const openStreams = tidings.openStreams();
