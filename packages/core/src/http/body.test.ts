@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TidingsError } from '../errors.js';
-import { readBodyText } from './body.js';
+import { readBodyText, readJsonBody } from './body.js';
 
 const encoder = new TextEncoder();
 
@@ -79,5 +79,34 @@ describe('readBodyText', () => {
 
   it('reads an absent body as empty text', async () => {
     expect(await readBodyText(new Request('http://x/'), 100)).toBe('');
+  });
+});
+
+describe('readJsonBody', () => {
+  const post = (body: string, contentType?: string) =>
+    new Request('http://x/', {
+      method: 'POST',
+      body,
+      headers: contentType === undefined ? {} : { 'content-type': contentType },
+    });
+  const json = { maxBytes: 1024, accepted: 'json', required: true } as const;
+
+  it('takes JSON media types in any case and with parameters, and refuses others (415)', async () => {
+    for (const type of ['application/json', 'Application/JSON; charset=UTF-8', 'application/merge-patch+json']) {
+      expect(await readJsonBody(post('{"a":1}', type), json)).toEqual({ a: 1 });
+    }
+    for (const type of ['text/plain', 'application/jsonx', undefined]) {
+      expect(await codeOf(readJsonBody(post('{"a":1}', type), json))).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+    expect(await readJsonBody(post('{"a":1}', 'text/plain'), { ...json, accepted: 'json-or-text' })).toEqual({ a: 1 });
+  });
+
+  it('reads a blank body as absent: refused when required (400), undefined when not', async () => {
+    for (const blank of ['', '  ', ' \n\t\r\n ']) {
+      expect(await codeOf(readJsonBody(post(blank, 'application/json'), json))).toBe('VALIDATION_FAILED');
+      expect(await readJsonBody(post(blank, 'application/json'), { ...json, required: false })).toBeUndefined();
+    }
+    expect(await codeOf(readJsonBody(post(' {', 'application/json'), json))).toBe('VALIDATION_FAILED');
+    expect(await readJsonBody(post(' \n 7 ', 'application/json'), json)).toBe(7);
   });
 });
