@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from './objects.js';
+import { isoTime, notificationObject, serializeNotification } from './objects.js';
+import { deliveryPayload, deliveryPayloadJson, toDelivery } from './stream/delivery.js';
 
 describe('isoTime', () => {
   it('formats as Date#toISOString does, whatever values came before (recent ones are reused)', () => {
@@ -14,5 +15,77 @@ describe('isoTime', () => {
 
   it('keeps null as null', () => {
     expect(isoTime(null)).toBeNull();
+  });
+});
+
+const anyString = fc.string({ unit: 'binary', maxLength: 40 });
+const time = fc.integer({ min: 0, max: Date.UTC(9999, 11, 31) });
+const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
+const notificationArbitrary = fc.record({
+  notification: fc.record({
+    id: anyString,
+    projectId: anyString,
+    mode: fc.constantFrom('live' as const, 'test' as const),
+    recipient: anyString,
+    title: anyString,
+    body: maybe(anyString),
+    url: maybe(anyString),
+    icon: maybe(anyString),
+    tag: maybe(anyString),
+    data: maybe(fc.dictionary(anyString, fc.jsonValue({ maxDepth: 2 }))),
+    ttl: fc.integer({ min: 1, max: 604_800 }),
+    createdAt: time,
+    expiresAt: time,
+  }),
+  attempts: fc.array(
+    fc.record({
+      id: anyString,
+      notificationId: anyString,
+      browserId: anyString,
+      seq: fc.nat(),
+      status: fc.constantFrom(
+        'accepted' as const,
+        'sent' as const,
+        'delivered' as const,
+        'expired' as const,
+        'failed' as const,
+      ),
+      final: fc.boolean(),
+      acceptedAt: time,
+      sentAt: maybe(time),
+      deliveredAt: maybe(time),
+      failedAt: maybe(time),
+      expiredAt: maybe(time),
+      reason: maybe(fc.constantFrom('browser_disconnected' as const, 'browser_stale' as const, 'ttl_expired' as const)),
+      displayedAt: maybe(time),
+      clickedAt: maybe(time),
+      dismissedAt: maybe(time),
+    }),
+    { maxLength: 4 },
+  ),
+});
+
+describe('serializeNotification', () => {
+  it('writes exactly what JSON.stringify of the notification object writes', () => {
+    fc.assert(
+      fc.property(notificationArbitrary, (found) => {
+        expect(serializeNotification(found)).toBe(JSON.stringify(notificationObject(found)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('deliveryPayloadJson', () => {
+  it('writes exactly what JSON.stringify of the delivery payload writes', () => {
+    fc.assert(
+      fc.property(notificationArbitrary, ({ notification, attempts }) => {
+        for (const attempt of attempts) {
+          const delivery = toDelivery(notification, attempt);
+          expect(deliveryPayloadJson(delivery)).toBe(JSON.stringify(deliveryPayload(delivery)));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

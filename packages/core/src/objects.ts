@@ -197,10 +197,50 @@ export function notificationObject({ notification, attempts }: NotificationWithA
 export function notificationJson(found: NotificationWithAttempts): string {
   let json = renderedNotifications.get(found);
   if (json === undefined) {
-    json = JSON.stringify(notificationObject(found));
+    json = serializeNotification(found);
     renderedNotifications.set(found, json);
   }
   return json;
+}
+
+/**
+ * `JSON.stringify(notificationObject(found))`, character for character, written out field by
+ * field: every send renders its answer, and building the objects to serialize them took a
+ * third of the time. Strings go through JSON.stringify; times are ISO strings, which need no
+ * escaping.
+ */
+export function serializeNotification({ notification: n, attempts }: NotificationWithAttempts): string {
+  let attemptsJson = '';
+  let completed = true;
+  for (const a of attempts) {
+    if (!a.final) completed = false;
+    if (attemptsJson !== '') attemptsJson += ',';
+    attemptsJson +=
+      `{"object":"attempt","id":${JSON.stringify(a.id)},"browser_id":${JSON.stringify(a.browserId)},` +
+      `"status":${JSON.stringify(a.status)},"final":${a.final},"accepted_at":"${isoTime(a.acceptedAt)}",` +
+      `"sent_at":${timeJson(a.sentAt)},"delivered_at":${timeJson(a.deliveredAt)},` +
+      `"failed_at":${timeJson(a.failedAt)},"expired_at":${timeJson(a.expiredAt)},` +
+      `"reason":${stringJson(a.reason)},"displayed_at":${timeJson(a.displayedAt)},` +
+      `"clicked_at":${timeJson(a.clickedAt)},"dismissed_at":${timeJson(a.dismissedAt)}}`;
+  }
+  return (
+    `{"object":"notification","id":${JSON.stringify(n.id)},"mode":${JSON.stringify(n.mode)},` +
+    `"recipient":${JSON.stringify(n.recipient)},"title":${JSON.stringify(n.title)},"body":${stringJson(n.body)},` +
+    `"url":${stringJson(n.url)},"icon":${stringJson(n.icon)},"tag":${stringJson(n.tag)},` +
+    `"data":${n.data === null ? 'null' : JSON.stringify(n.data)},"ttl":${JSON.stringify(n.ttl)},` +
+    `"created_at":"${isoTime(n.createdAt)}","expires_at":"${isoTime(n.expiresAt)}",` +
+    `"status":"${completed ? 'completed' : 'pending'}","attempts":[${attemptsJson}]}`
+  );
+}
+
+/** A string or null as JSON. */
+export function stringJson(value: string | null): string {
+  return value === null ? 'null' : JSON.stringify(value);
+}
+
+/** A time or null as JSON: a quoted ISO string, which needs no escaping. */
+export function timeJson(ms: number | null): string {
+  return ms === null ? 'null' : `"${isoTime(ms)}"`;
 }
 
 const renderedNotifications = new WeakMap<NotificationWithAttempts, string>();

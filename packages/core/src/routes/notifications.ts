@@ -4,7 +4,7 @@ import { readJsonBody } from '../http/body.js';
 import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
-import { notificationJson, notificationObject } from '../objects.js';
+import { notificationJson, serializeNotification } from '../objects.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
 import type { ApiKeyRecord, NotificationRecord, ProjectRecord } from '../types.js';
@@ -52,7 +52,7 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
       newAttemptId: () => newId('att', ctx.now),
       idempotencyKey,
       // Not memoized: what a send created is never handed out again as the same object.
-      render: (created) => ({ status: 201, body: JSON.stringify(notificationObject(created)) }),
+      render: (created) => ({ status: 201, body: serializeNotification(created) }),
     });
     if (result.kind === 'no-connected-browser') {
       throw new TidingsError('NO_CONNECTED_BROWSER', `Recipient ${body.recipient} has no connected browser`);

@@ -1,6 +1,6 @@
 import type { Delivery } from '../types.js';
-import { deliveryPayload } from './delivery.js';
-import { SSE_HEARTBEAT, sseEvent, sseEventId, sseRetry } from './sse.js';
+import { deliveryPayloadJson } from './delivery.js';
+import { SSE_HEARTBEAT, sseEvent, sseEventId, sseEventOfJson, sseRetry } from './sse.js';
 
 /** The `ready` event's data (DECISIONS.md section 4). */
 export interface ReadyPayload {
@@ -127,7 +127,11 @@ export class BrowserStream {
   }
 
   #queue(delivery: Delivery, live: boolean): void {
-    const bytes = sseEvent('notification', sseEventId(this.browserId, delivery.seq), deliveryPayload(delivery));
+    const bytes = sseEventOfJson(
+      'notification',
+      sseEventId(this.browserId, delivery.seq),
+      deliveryPayloadJson(delivery),
+    );
     this.#pending.push({ attemptId: delivery.attemptId, bytes, live });
     if (live) this.#pendingLiveBytes += bytes.byteLength;
   }

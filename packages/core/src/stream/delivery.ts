@@ -1,4 +1,4 @@
-import { isoTime } from '../objects.js';
+import { isoTime, stringJson } from '../objects.js';
 import type { AttemptRecord, Delivery, NotificationRecord } from '../types.js';
 
 /** The delivery of one attempt, as a stream or a poll hands it to the browser. */
@@ -47,4 +47,17 @@ export function deliveryPayload(delivery: Delivery): DeliveryPayload {
     created_at: isoTime(delivery.createdAt),
     expires_at: isoTime(delivery.expiresAt),
   };
+}
+
+/**
+ * `JSON.stringify(deliveryPayload(delivery))`, character for character, written out field by
+ * field: one per browser of every live send.
+ */
+export function deliveryPayloadJson(d: Delivery): string {
+  return (
+    `{"attempt_id":${JSON.stringify(d.attemptId)},"notification_id":${JSON.stringify(d.notificationId)},` +
+    `"title":${JSON.stringify(d.title)},"body":${stringJson(d.body)},"url":${stringJson(d.url)},` +
+    `"icon":${stringJson(d.icon)},"tag":${stringJson(d.tag)},"data":${d.data === null ? 'null' : JSON.stringify(d.data)},` +
+    `"created_at":"${isoTime(d.createdAt)}","expires_at":"${isoTime(d.expiresAt)}"}`
+  );
 }

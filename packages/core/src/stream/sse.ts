@@ -4,7 +4,12 @@ const encoder = new TextEncoder();
 
 /** One event. `data` is JSON, which never contains a raw line break, so it fits one `data:` line. */
 export function sseEvent(event: string, id: string, data: unknown): Uint8Array {
-  return encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  return sseEventOfJson(event, id, JSON.stringify(data));
+}
+
+/** One event whose data is serialized JSON already. */
+export function sseEventOfJson(event: string, id: string, json: string): Uint8Array {
+  return encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${json}\n\n`);
 }
 
 /** The reconnection time a client should wait, in milliseconds. */
