@@ -102,6 +102,16 @@ describe('tidingsHono', () => {
     expect(seen[0]?.context?.basePath).toBe('/api/notify');
   });
 
+  it('mounts under a path with parameters, as each request fills them in', async () => {
+    const { tidings, seen } = fakeTidings();
+    const sub = tidingsHono(tidings);
+    const app = new Hono().route('/static', sub).route('/t/:tenant', sub);
+    for (const path of ['/t/acme/v1/events', '/static/v1/events', '/t/globex/v1/events', '/t/acme/v1/events']) {
+      expect((await app.request(path, { method: 'POST' })).status).toBe(200);
+    }
+    expect(seen.map((call) => call.context?.basePath)).toEqual(['/t/acme', '/static', '/t/globex', '/t/acme']);
+  });
+
   it('leaves the host app’s own routes alone, including /v1 paths Tidings does not answer', async () => {
     const { tidings, seen } = fakeTidings();
     const app = new Hono();

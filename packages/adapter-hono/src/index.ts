@@ -1,6 +1,6 @@
 import type { Tidings } from '@tidings/core';
 import { type Context, Hono } from 'hono';
-import { basePath as mountPath } from 'hono/route';
+import { baseRoutePath, basePath as mountPath } from 'hono/route';
 
 /** Options of {@link tidingsHono}. */
 export interface TidingsHonoOptions {
@@ -25,8 +25,22 @@ export function tidingsHono(tidings: Tidings, options: TidingsHonoOptions = {}):
   const ownBase = trimSlashes(options.basePath ?? '');
   const getClientAddress = options.getClientAddress ?? nodeSocketAddress;
   const app = new Hono();
+  // The path this sub-app is mounted under, worked out once for a mount without parameters (the
+  // usual `app.route('/', …)`), per request for one with them (`app.route('/:tenant', …)`).
+  let lastRoutePath: string | null = null;
+  let lastHasParameters = false;
+  let lastBasePath = '';
+  const basePathOf = (c: Context): string => {
+    const routePath = baseRoutePath(c);
+    if (routePath !== lastRoutePath) {
+      lastRoutePath = routePath;
+      lastHasParameters = /[:*]/.test(routePath);
+      lastBasePath = trimSlashes(routePath) + ownBase;
+    }
+    return lastHasParameters ? trimSlashes(mountPath(c)) + ownBase : lastBasePath;
+  };
   app.all(`${ownBase}/v1/*`, async (c, next) => {
-    const basePath = trimSlashes(mountPath(c)) + ownBase;
+    const basePath = basePathOf(c);
     if (!tidings.handles(c.req.path.slice(basePath.length))) return next();
     return tidings.fetch(c.req.raw, { clientAddress: getClientAddress(c), basePath });
   });
