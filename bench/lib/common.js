@@ -25,8 +25,12 @@ export const settings = {
   duration: envNumber('BENCH_DURATION', 4),
   /** Measured runs of each server, alternating with its baseline; the median run counts. */
   rounds: Math.max(1, Math.round(envNumber('BENCH_ROUNDS', 3))),
-  /** Seconds of unmeasured load on each server before its first measured run. */
-  warmup: envNumber('BENCH_WARMUP', 1),
+  /**
+   * Seconds of unmeasured load on each server before its first measured run: long enough for V8
+   * to have optimized the hot paths of both sides (after 1 s the first Tidings send round still
+   * ran about 20% below the later ones).
+   */
+  warmup: envNumber('BENCH_WARMUP', 3),
   connections: envNumber('BENCH_CONNECTIONS', 50),
   streams: envNumber('BENCH_STREAMS', 10_000),
   browsersPerRecipient: envNumber('BENCH_BROWSERS_PER_RECIPIENT', 10),
