@@ -191,8 +191,9 @@ export function notificationOperations(
   };
 
   return {
-    // What a send created is not kept: the record of its sending changes it within milliseconds,
-    // and keeping thousands of fresh records alive only made the collector copy them.
+    // What a send created is not kept: the record of its sending usually changes it within
+    // milliseconds, and thousands of fresh records kept alive would only give the collector more
+    // to copy. A read keeps what it reads.
     async createNotification(input) {
       return groupCommit.run((group) => create(input, group));
     },
