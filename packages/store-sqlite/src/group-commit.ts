@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { createTurnQueue } from './turn-queue.js';
 
 /**
  * Group commit: writes queued within one turn of the event loop run in one IMMEDIATE
@@ -44,9 +45,6 @@ interface Job<G> {
 class WriteFailed extends Error {}
 
 export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>): GroupCommit<G> {
-  let queue: Job<G>[] = [];
-  let scheduled: ReturnType<typeof setImmediate> | null = null;
-
   // Every write straight in the group's transaction: the usual case, when none fails.
   const together = db.transaction((jobs: Job<G>[]) => {
     const group = hooks.begin();
@@ -77,14 +75,7 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
     hooks.end(group);
   });
 
-  function flush(): void {
-    if (scheduled !== null) {
-      clearImmediate(scheduled);
-      scheduled = null;
-    }
-    const jobs = queue;
-    queue = [];
-    if (jobs.length === 0) return;
+  const queue = createTurnQueue((jobs: Job<G>[]) => {
     try {
       try {
         together.immediate(jobs);
@@ -101,21 +92,20 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
       if (job.failed) job.reject(job.outcome);
       else job.resolve(job.outcome);
     }
-  }
+  });
 
   return {
     run<T>(work: (group: G) => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({
+        queue.add({
           work: work as (group: G) => unknown,
           resolve: resolve as (value: unknown) => void,
           reject,
           failed: false,
           outcome: undefined,
         });
-        scheduled ??= setImmediate(flush);
       });
     },
-    flush,
+    flush: queue.flush,
   };
 }

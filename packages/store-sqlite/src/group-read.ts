@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { createTurnQueue } from './turn-queue.js';
 
 /**
  * Group read: the hot reads asked for within one turn of the event loop (key lookups, notification
@@ -24,9 +25,6 @@ interface Job {
 }
 
 export function createGroupRead(db: Database.Database): GroupRead {
-  let queue: Job[] = [];
-  let scheduled: ReturnType<typeof setImmediate> | null = null;
-
   // Deferred: BEGIN takes no lock, the first statement takes the read lock, COMMIT drops it.
   const group = db.transaction((jobs: Job[]) => {
     for (const job of jobs) {
@@ -38,14 +36,7 @@ export function createGroupRead(db: Database.Database): GroupRead {
     }
   });
 
-  function flush(): void {
-    if (scheduled !== null) {
-      clearImmediate(scheduled);
-      scheduled = null;
-    }
-    const jobs = queue;
-    queue = [];
-    if (jobs.length === 0) return;
+  const queue = createTurnQueue((jobs: Job[]) => {
     if (!db.open) {
       for (const job of jobs) job.reject(new TypeError('The database connection is not open'));
       return;
@@ -56,15 +47,14 @@ export function createGroupRead(db: Database.Database): GroupRead {
       // BEGIN or COMMIT failed: the jobs that already settled keep their outcome.
       for (const job of jobs) job.reject(error);
     }
-  }
+  });
 
   return {
     run<T>(read: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ read, resolve: resolve as (value: unknown) => void, reject });
-        scheduled ??= setImmediate(flush);
+        queue.add({ read, resolve: resolve as (value: unknown) => void, reject });
       });
     },
-    flush,
+    flush: queue.flush,
   };
 }

@@ -9,7 +9,7 @@ import {
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from './sqlite-store.js';
-import { seedKey } from './test-support/seed.js';
+import { seedKey, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
@@ -40,26 +40,7 @@ async function seed(store: Store) {
 }
 
 function send(store: Store, project: ProjectRecord, attemptId?: string): Promise<CreateNotificationResult> {
-  return store.createNotification({
-    notification: {
-      id: newId('ntf', T0),
-      projectId: project.id,
-      mode: 'live',
-      recipient: 'r',
-      title: 'Hello',
-      body: null,
-      url: null,
-      icon: null,
-      tag: null,
-      data: { n: 1 },
-      ttl: 60,
-      createdAt: T0,
-      expiresAt: T0 + 60_000,
-    },
-    newAttemptId: () => attemptId ?? newId('att', T0),
-    idempotencyKey: null,
-    render: (created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) }),
-  });
+  return sendLive(store, project.id, T0, { data: { n: 1 }, ...(attemptId === undefined ? {} : { attemptId }) });
 }
 
 function created(result: CreateNotificationResult): NotificationWithAttempts {

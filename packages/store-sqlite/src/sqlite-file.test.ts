@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { migrate, migrations } from './migrations.js';
 import { createSqliteStore } from './sqlite-store.js';
-import { seedKey as seedWith } from './test-support/seed.js';
+import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
@@ -28,27 +28,7 @@ async function sendMany(store: Store, count: number) {
     now: T0,
   });
   for (let i = 0; i < count; i++) {
-    const result = await store.createNotification({
-      notification: {
-        id: newId('ntf', T0),
-        projectId: project.id,
-        mode: 'live',
-        recipient: 'r',
-        title: 'Hello',
-        body: 'x'.repeat(200),
-        url: null,
-        icon: null,
-        tag: null,
-        data: null,
-        ttl: 60,
-        createdAt: T0,
-        expiresAt: T0 + 60_000,
-      },
-      newAttemptId: () => newId('att', T0),
-      idempotencyKey: null,
-      render: () => ({ status: 201, body: '{}' }),
-    });
-    expect(result.kind).toBe('created');
+    expect((await sendLive(store, project.id, T0, { body: 'x'.repeat(200) })).kind).toBe('created');
   }
 }
 
@@ -162,9 +142,7 @@ describe('migration 2: attempts carry their expiry', () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 1));
     raw.exec(`
-      INSERT INTO accounts VALUES ('acct_1', 'a@example.com', 1, ${T0});
-      INSERT INTO projects VALUES ('proj_1', 'acct_1', 'P', 0, ${T0}, NULL);
-      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      ${MIGRATION_BASE_ROWS(T0)}
       INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
         VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 2);
       INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)
@@ -196,9 +174,7 @@ describe('migration 4: attempts without foreign keys', () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 3));
     raw.exec(`
-      INSERT INTO accounts VALUES ('acct_1', 'a@example.com', 1, ${T0});
-      INSERT INTO projects VALUES ('proj_1', 'acct_1', 'P', 0, ${T0}, NULL);
-      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      ${MIGRATION_BASE_ROWS(T0)}
       INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
         VALUES ('brw_b', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 1), ('brw_a', 'proj_1', 'r', 'h', 1, ${T0 + 1}, ${T0}, 1);
       INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)

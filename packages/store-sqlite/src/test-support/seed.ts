@@ -1,4 +1,10 @@
-import { hashSecret, newId, type Store } from '@tidings/core';
+import {
+  type CreateNotificationInput,
+  type CreateNotificationResult,
+  hashSecret,
+  newId,
+  type Store,
+} from '@tidings/core';
 
 /** A verified account, one project and one live API key `key` in `store`, all made at `now`. */
 export async function seedKey(store: Store, key: string, now: number) {
@@ -24,3 +30,42 @@ export async function seedKey(store: Store, key: string, now: number) {
   if (created.kind !== 'created') throw new Error(created.kind);
   return { project: project.project, key: created.key };
 }
+
+/** A live notification of `projectId` to recipient `r` at `now`, sent as the core would send it. */
+export function sendLive(
+  store: Store,
+  projectId: string,
+  now: number,
+  options: Partial<Pick<CreateNotificationInput['notification'], 'body' | 'data'>> & {
+    attemptId?: string;
+    render?: CreateNotificationInput['render'];
+  } = {},
+): Promise<CreateNotificationResult> {
+  return store.createNotification({
+    notification: {
+      id: newId('ntf', now),
+      projectId,
+      mode: 'live',
+      recipient: 'r',
+      title: 'Hello',
+      body: options.body ?? null,
+      url: null,
+      icon: null,
+      tag: null,
+      data: options.data ?? null,
+      ttl: 60,
+      createdAt: now,
+      expiresAt: now + 60_000,
+    },
+    newAttemptId: () => options.attemptId ?? newId('att', now),
+    idempotencyKey: null,
+    render: options.render ?? ((created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) })),
+  });
+}
+
+/** The rows every migration test starts from: an account, its project and a recipient `r`. */
+export const MIGRATION_BASE_ROWS = (now: number) => `
+  INSERT INTO accounts VALUES ('acct_1', 'a@example.com', 1, ${now});
+  INSERT INTO projects VALUES ('proj_1', 'acct_1', 'P', 0, ${now}, NULL);
+  INSERT INTO recipients VALUES ('proj_1', 'r', ${now});
+`;
