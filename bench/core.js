@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createTidings, newId, notificationObject } from '@tidings/core';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { cleanup, formatCount, highLimits, report, row, settings, tempDir } from './lib/common.js';
-import { inMemoryHttp } from './lib/in-memory-http.js';
+import { inMemoryHttp, text } from './lib/in-memory-http.js';
 import { prepareDatabase, sendBody } from './lib/setup.js';
 
 /** Calls in flight at once, like the HTTP benchmarks' 50 connections: sends are group-committed. */
@@ -41,8 +41,12 @@ async function measureTidings(dir) {
   const http = inMemoryHttp((request) => tidings.fetch(request, { clientAddress: '127.0.0.1' }));
   const reading = { events: 0 };
   const stream = await http.stream(`/v1/connect/${setup.tokens[0].token}`, (chunk) => {
-    const text = chunk.toString();
-    for (let at = text.indexOf('event: notification'); at !== -1; at = text.indexOf('event: notification', at + 1)) {
+    const written = text(chunk);
+    for (
+      let at = written.indexOf('event: notification');
+      at !== -1;
+      at = written.indexOf('event: notification', at + 1)
+    ) {
       reading.events++;
     }
   });

@@ -7,6 +7,11 @@ import { getRequestListener } from '@hono/node-server';
 
 const socket = { encrypted: false, remoteAddress: '127.0.0.1' };
 
+/** A written chunk as text: a string, or bytes (a Uint8Array or a Buffer). */
+export function text(chunk) {
+  return typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString();
+}
+
 /** What the listener reads of an incoming request; the body is handed over whole. */
 function incoming(method, url, headers, body) {
   const rawHeaders = [];
@@ -81,7 +86,7 @@ export function inMemoryHttp(fetch) {
       const out = outgoing();
       listener(incoming(method, path, { host: 'bench.local', ...headers }, body), out);
       await out.done;
-      return { status: out.statusCode, text: out.chunks.map((chunk) => chunk.toString()).join('') };
+      return { status: out.statusCode, text: out.chunks.map(text).join('') };
     },
     stream(path, onChunk) {
       return new Promise((resolve) => {
