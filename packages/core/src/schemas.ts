@@ -41,17 +41,13 @@ export function utf8ByteLength(text: string): number {
     if (code < 0x80) continue;
     if (code < 0x800) {
       bytes += 1;
-    } else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      continue;
+    }
+    // Three bytes, or four for a surrogate pair, which is two UTF-16 units.
+    bytes += 2;
+    if (code >= 0xd800 && code <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        // A surrogate pair: two UTF-16 units, four bytes.
-        bytes += 2;
-        i++;
-      } else {
-        bytes += 2;
-      }
-    } else {
-      bytes += 2;
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
     }
   }
   return bytes;

@@ -16,10 +16,10 @@ export interface SqliteStoreOptions {
   notificationCacheSize?: number;
   /**
    * Checkpoint the WAL from a background thread with its own connection, every this many
-   * milliseconds, instead of inside the commit that crosses
-   * SQLite's threshold (which then stalls the event loop for milliseconds). The committing
-   * connection's own threshold rises to 4000 pages as a backstop. 0 leaves checkpoints to
-   * SQLite's default (every 1000 pages, in the commit). Ignored for `:memory:`. @default 200
+   * milliseconds, instead of inside the commit that crosses SQLite's threshold (which then
+   * stalls the event loop for milliseconds). The committing connection's own threshold rises to
+   * 4000 pages as a backstop. 0 leaves checkpoints to SQLite's default (every 1000 pages, in the
+   * commit). Ignored for `:memory:`. @default 200
    */
   checkpointIntervalMs?: number;
 }
