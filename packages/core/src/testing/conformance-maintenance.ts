@@ -57,6 +57,20 @@ export function maintenanceConformance(getStore: GetStore): void {
   });
 
   describe('purgeExpired', () => {
+    it('shows an expiry to a read of a notification that was read just before', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      await seedBrowser(store, project.id, 'user-1');
+      const short = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0, ttl: 60 });
+      expect((await readBack(store, project.id, short.notification.id)).attempts[0]!.status).toBe('accepted');
+      await store.expireAttempts({ now: T0 + 60_000 });
+      expect((await readBack(store, project.id, short.notification.id)).attempts[0]).toMatchObject({
+        status: 'expired',
+        final: true,
+        expiredAt: T0 + 60_000,
+      });
+    });
+
     it('deletes connect tokens past their expiry and keeps the others', async () => {
       const store = getStore();
       const project = await seedProject(store);
