@@ -114,7 +114,7 @@ async function measureStore(dir) {
     const result = await store.createNotification({
       notification,
       newAttemptId: () => newId('att', now),
-      idempotencyKey: null,
+      idempotency: null,
       render: (created) => ({ status: 201, body: JSON.stringify(notificationObject(created)) }),
     });
     if (result.kind !== 'created') throw new Error(`createNotification: ${result.kind}`);
