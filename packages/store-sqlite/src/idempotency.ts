@@ -15,7 +15,11 @@ export interface IdempotencyRow {
 export const IDEMPOTENCY_COLUMNS = 'fingerprint, response_status, response_body, expires_at';
 
 /** What a stored result means for a request with `fingerprint` at `now`. */
-export function idempotencyOutcome(row: IdempotencyRow | undefined, fingerprint: string, now: number): IdempotencyLookup {
+export function idempotencyOutcome(
+  row: IdempotencyRow | undefined,
+  fingerprint: string,
+  now: number,
+): IdempotencyLookup {
   if (!row || row.expires_at <= now) return { kind: 'none' };
   if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
   return { kind: 'replay', status: row.response_status, body: row.response_body };

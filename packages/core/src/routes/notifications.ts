@@ -5,9 +5,9 @@ import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
 import { notificationJson, serializeNotification } from '../objects.js';
+import type { IdempotencyInput, StoredResponse } from '../ports/store.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
-import type { IdempotencyInput, StoredResponse } from '../ports/store.js';
 import type { ApiKeyRecord, NotificationRecord, ProjectRecord } from '../types.js';
 import { authenticate } from './authenticate.js';
 
@@ -102,7 +102,10 @@ function replay(ctx: RouteContext, stored: StoredResponse): Response {
 }
 
 function idempotencyMismatch(): TidingsError {
-  return new TidingsError('IDEMPOTENCY_MISMATCH', 'This Idempotency-Key was used with another body or another mode; use a new key');
+  return new TidingsError(
+    'IDEMPOTENCY_MISMATCH',
+    'This Idempotency-Key was used with another body or another mode; use a new key',
+  );
 }
 
 function buildNotification(

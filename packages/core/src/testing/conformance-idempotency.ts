@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../ports/store.js';
-import { DAY_MS, type GetStore, seedBrowser, seedProject, send, T0 } from './fixtures.js';
+import { type GetStore, seedBrowser, seedProject, send, T0 } from './fixtures.js';
 
 function find(store: Store, projectId: string, key: string, fingerprint: string, now = T0) {
   return store.findIdempotentResponse({ projectId, key, fingerprint, now });
@@ -44,7 +44,12 @@ export function idempotencyConformance(getStore: GetStore): void {
       const first = await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'k1' });
       if (first.kind !== 'created') throw new Error(first.kind);
 
-      const again = await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'k1', now: T0 + 5 });
+      const again = await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'k1',
+        now: T0 + 5,
+      });
       expect(again).toEqual({ kind: 'replay', response: first.response });
       const other = await send(store, {
         projectId: project.id,
@@ -63,7 +68,12 @@ export function idempotencyConformance(getStore: GetStore): void {
       const store = getStore();
       const project = await seedProject(store);
       await seedBrowser(store, project.id, 'user-1');
-      await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'k1', idempotencyExpiresAt: T0 + 100 });
+      await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'k1',
+        idempotencyExpiresAt: T0 + 100,
+      });
       expect((await find(store, project.id, 'k1', 'fp-a', T0 + 99)).kind).toBe('replay');
       expect(await find(store, project.id, 'k1', 'fp-b', T0 + 100)).toEqual({ kind: 'none' });
       const later = await send(store, {

@@ -97,7 +97,12 @@ export function maintenanceConformance(getStore: GetStore): void {
         store.findIdempotentResponse({ projectId: project.id, key, fingerprint: 'fp-a', now });
       const kept = await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'kept' });
       if (kept.kind !== 'created') throw new Error(kept.kind);
-      await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'old', idempotencyExpiresAt: T0 + 5 });
+      await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'old',
+        idempotencyExpiresAt: T0 + 5,
+      });
       await store.purgeExpired({ now: T0 + 10 });
       expect(await find('kept', T0 + 3)).toEqual({ kind: 'replay', status: 201, body: kept.response.body });
       // Purged, not merely expired: a read at a time before its expiry finds nothing either.
