@@ -239,8 +239,8 @@ describe('migration 5: idempotency results only', () => {
 });
 
 describe('createSqliteStore options', () => {
-  it('syncs every commit by default, and not with synchronous: normal', () => {
-    const pragma = (options: SqliteStoreOptions) => {
+  it('opens with synchronous FULL by default, NORMAL with synchronous: normal', () => {
+    const pragma = (options: Omit<SqliteStoreOptions, 'path'>) => {
       const db = openDatabase(resolveSqliteStoreOptions({ path: file.path, ...options }));
       try {
         return db.pragma('synchronous', { simple: true });
@@ -249,9 +249,9 @@ describe('createSqliteStore options', () => {
       }
     };
     // SQLite's numbers: 1 NORMAL, 2 FULL.
-    expect(pragma({ path: file.path })).toBe(2);
-    expect(pragma({ path: file.path, synchronous: 'full' })).toBe(2);
-    expect(pragma({ path: file.path, synchronous: 'normal' })).toBe(1);
+    expect(pragma({})).toBe(2);
+    expect(pragma({ synchronous: 'full' })).toBe(2);
+    expect(pragma({ synchronous: 'normal' })).toBe(1);
     // @ts-expect-error: not a mode
     expect(() => createSqliteStore({ path: ':memory:', synchronous: 'off' })).toThrow(/synchronous/);
   });
