@@ -104,10 +104,13 @@ export function createConformanceChecker(
 
   function check(answer: ObservedAnswer): string[] {
     const method = answer.method.toUpperCase();
-    const path = new URL(answer.url, 'http://relative.invalid').pathname;
+    const fullPath = new URL(answer.url, 'http://relative.invalid').pathname;
+    // The API may be mounted under a base path (`/notify/v1/…`); paths outside it are the host's.
+    const at = fullPath.indexOf(apiPrefix);
+    // Preflights are answered by the CORS layer.
+    if (method === 'OPTIONS' || at === -1) return [];
+    const path = fullPath.slice(at);
     const what = `${method} ${path} → ${answer.status}`;
-    // Preflights are answered by the CORS layer, and paths outside the API are the host's.
-    if (method === 'OPTIONS' || !path.startsWith(apiPrefix)) return [];
     const issues: string[] = [];
     if (!answer.headers.get('request-id')) issues.push(`${what}: no Request-Id header`);
 
