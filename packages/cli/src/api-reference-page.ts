@@ -1,11 +1,11 @@
 import type {
-  HeaderObject,
   JsonSchema,
-  MediaTypeObject,
   OpenApiDocument,
-  OperationObject,
-  ParameterObject,
-  Reference,
+  OpenApiHeader,
+  OpenApiMediaType,
+  OpenApiOperation,
+  OpenApiParameter,
+  OpenApiReference,
 } from '@tidings/core';
 
 /**
@@ -31,8 +31,8 @@ function refName(ref: string): string {
   return ref.split('/').pop()!;
 }
 
-function isReference(value: unknown): value is Reference {
-  return typeof value === 'object' && value !== null && typeof (value as Reference).$ref === 'string';
+function isReference(value: unknown): value is OpenApiReference {
+  return typeof value === 'object' && value !== null && typeof (value as OpenApiReference).$ref === 'string';
 }
 
 const schemaLink = (name: string) => `<a href="#schema-${escapeHtml(name)}"><code>${escapeHtml(name)}</code></a>`;
@@ -98,15 +98,15 @@ function fieldsTable(schema: JsonSchema): string {
   return `<table><thead><tr><th>field</th><th>type</th><th>rules</th></tr></thead><tbody>${rows.join('')}</tbody></table>${closed}`;
 }
 
-function resolveParameter(document: OpenApiDocument, parameter: ParameterObject | Reference): ParameterObject {
+function resolveParameter(document: OpenApiDocument, parameter: OpenApiParameter | OpenApiReference): OpenApiParameter {
   return isReference(parameter) ? document.components.parameters[refName(parameter.$ref)]! : parameter;
 }
 
-function resolveHeader(document: OpenApiDocument, header: HeaderObject | Reference): HeaderObject {
+function resolveHeader(document: OpenApiDocument, header: OpenApiHeader | OpenApiReference): OpenApiHeader {
   return isReference(header) ? document.components.headers[refName(header.$ref)]! : header;
 }
 
-function parametersSection(document: OpenApiDocument, operation: OperationObject): string {
+function parametersSection(document: OpenApiDocument, operation: OpenApiOperation): string {
   const parameters = (operation.parameters ?? []).map((parameter) => resolveParameter(document, parameter));
   if (parameters.length === 0) return '';
   const rows = parameters.map(
@@ -116,7 +116,7 @@ function parametersSection(document: OpenApiDocument, operation: OperationObject
   return `<h4>Parameters</h4><table><thead><tr><th>name</th><th>in</th><th>description</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-function mediaList(content: Record<string, MediaTypeObject>): string {
+function mediaList(content: Record<string, OpenApiMediaType>): string {
   const items = Object.entries(content).map(([mediaType, media]) => {
     const description = descriptionOf(media.schema);
     return `<li><code>${escapeHtml(mediaType)}</code>: ${typeOf(media.schema)}${description ? ` — ${prose(description)}` : ''}</li>`;
@@ -124,13 +124,13 @@ function mediaList(content: Record<string, MediaTypeObject>): string {
   return `<ul class="media">${items.join('')}</ul>`;
 }
 
-function requestBodySection(operation: OperationObject): string {
+function requestBodySection(operation: OpenApiOperation): string {
   const body = operation.requestBody;
   if (!body) return '';
   return `<h4>Request body${body.required ? '' : ' (optional)'}</h4>${mediaList(body.content)}`;
 }
 
-function responsesSection(document: OpenApiDocument, operation: OperationObject): string {
+function responsesSection(document: OpenApiDocument, operation: OpenApiOperation): string {
   const rows = Object.entries(operation.responses).map(([status, response]) => {
     const headers = Object.entries(response.headers ?? {}).map(([name, header]) => {
       const resolved = resolveHeader(document, header);
@@ -149,7 +149,12 @@ function responsesSection(document: OpenApiDocument, operation: OperationObject)
   return `<h4>Responses</h4><table class="responses"><thead><tr><th>status</th><th>when</th><th>body</th><th>headers (* always)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-function operationSection(document: OpenApiDocument, method: string, path: string, operation: OperationObject): string {
+function operationSection(
+  document: OpenApiDocument,
+  method: string,
+  path: string,
+  operation: OpenApiOperation,
+): string {
   const auth =
     operation.security && operation.security.length > 0
       ? 'API key: <code>Authorization: Bearer sk_live_…</code> or <code>sk_test_…</code>'
@@ -163,7 +168,7 @@ ${parametersSection(document, operation)}${requestBodySection(operation)}${respo
 </section>`;
 }
 
-type Entry = { method: string; path: string; operation: OperationObject };
+type Entry = { method: string; path: string; operation: OpenApiOperation };
 
 function operationsOf(document: OpenApiDocument): Entry[] {
   return Object.entries(document.paths).flatMap(([path, operations]) =>

@@ -20,7 +20,7 @@ import {
   notificationBodySchema,
   receiptSchema,
 } from '../schemas.js';
-import type { HeaderObject, JsonSchema, ParameterObject } from './types.js';
+import type { JsonSchema, OpenApiHeader, OpenApiParameter } from './types.js';
 
 /** Where a component schema is referenced from. */
 export function schemaRef(name: string): { $ref: string } {
@@ -76,7 +76,7 @@ function headerSchema(schema: z.ZodType): JsonSchema {
 }
 
 /** The response headers the API documents, by name. */
-export function componentHeaders(): Record<string, HeaderObject> {
+export function componentHeaders(): Record<string, OpenApiHeader> {
   return {
     RequestId: {
       description: 'The id of this request, on every answer. Quote it when asking about a request.',
@@ -110,7 +110,7 @@ export function componentHeaders(): Record<string, HeaderObject> {
 }
 
 /** The request parameters the API documents, by name. */
-export function componentParameters(): Record<string, ParameterObject> {
+export function componentParameters(): Record<string, OpenApiParameter> {
   return {
     IdempotencyKey: {
       name: 'Idempotency-Key',

@@ -1,13 +1,13 @@
 import { schemaRef } from './components.js';
 import { commonHeaders, jsonResponse, problemResponses } from './responses.js';
-import type { OpenApiDocument, OperationObject, ParameterObject, Reference } from './types.js';
+import type { OpenApiDocument, OpenApiOperation, OpenApiParameter, OpenApiReference } from './types.js';
 
-const param = (name: string): Reference => ({ $ref: `#/components/parameters/${name}` });
+const param = (name: string): OpenApiReference => ({ $ref: `#/components/parameters/${name}` });
 const apiKey = [{ apiKey: [] }];
 const noAuth: Record<string, string[]>[] = [];
 
 /** A path parameter that is an id of some kind. */
-function idParameter(description: string): ParameterObject {
+function idParameter(description: string): OpenApiParameter {
   return { name: 'id', in: 'path', required: true, description, schema: { type: 'string' } };
 }
 
@@ -19,7 +19,7 @@ function jsonOrText(schemaName: string) {
   };
 }
 
-const createNotification: OperationObject = {
+const createNotification: OpenApiOperation = {
   operationId: 'createNotification',
   summary: 'Send a notification',
   description:
@@ -53,7 +53,7 @@ const createNotification: OperationObject = {
   },
 };
 
-const getNotification: OperationObject = {
+const getNotification: OpenApiOperation = {
   operationId: 'getNotification',
   summary: 'Read a notification',
   description:
@@ -68,7 +68,7 @@ const getNotification: OperationObject = {
   },
 };
 
-const createConnectToken: OperationObject = {
+const createConnectToken: OpenApiOperation = {
   operationId: 'createConnectToken',
   summary: 'Mint a connect token',
   description:
@@ -94,7 +94,7 @@ const createConnectToken: OperationObject = {
   },
 };
 
-const openStream: OperationObject = {
+const openStream: OpenApiOperation = {
   operationId: 'openStream',
   summary: 'Open the event stream of a browser',
   description:
@@ -126,7 +126,7 @@ const openStream: OperationObject = {
   },
 };
 
-const connectBrowser: OperationObject = {
+const connectBrowser: OpenApiOperation = {
   operationId: 'connectBrowser',
   summary: 'Register a browser or poll without a stream',
   description:
@@ -158,7 +158,7 @@ const connectBrowser: OperationObject = {
   },
 };
 
-const postEvents: OperationObject = {
+const postEvents: OpenApiOperation = {
   operationId: 'postEvents',
   summary: 'Post receipts',
   description:
@@ -183,7 +183,7 @@ const postEvents: OperationObject = {
   },
 };
 
-const disconnectBrowser: OperationObject = {
+const disconnectBrowser: OpenApiOperation = {
   operationId: 'disconnectBrowser',
   summary: 'Disconnect a browser',
   description:
@@ -211,7 +211,7 @@ const disconnectBrowser: OperationObject = {
   },
 };
 
-const getOpenApiDocument: OperationObject = {
+const getOpenApiDocument: OpenApiOperation = {
   operationId: 'getOpenApiDocument',
   summary: 'This document',
   description: 'The OpenAPI 3.1 document of this instance. Public: no key, not rate-limited.',

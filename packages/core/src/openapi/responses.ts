@@ -1,6 +1,6 @@
 import { type ErrorCode, errorCodes } from '../errors.js';
 import { schemaRef } from './components.js';
-import type { HeaderObject, JsonSchema, Reference, ResponseObject } from './types.js';
+import type { JsonSchema, OpenApiHeader, OpenApiReference, OpenApiResponse } from './types.js';
 
 /** When each code is answered: the text of the reference, beside the code table of errors.ts. */
 const WHEN: Record<ErrorCode, string> = {
@@ -49,10 +49,10 @@ export function whenCode(code: ErrorCode): string {
   return WHEN[code];
 }
 
-const ref = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
+const ref = (name: string): OpenApiReference => ({ $ref: `#/components/headers/${name}` });
 
 /** Headers of every answer; `rateLimited` adds those of requests that carry an API key. */
-export function commonHeaders(rateLimited: boolean): Record<string, HeaderObject | Reference> {
+export function commonHeaders(rateLimited: boolean): Record<string, OpenApiHeader | OpenApiReference> {
   return rateLimited
     ? { 'Request-Id': ref('RequestId'), RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimitPolicy') }
     : { 'Request-Id': ref('RequestId') };
@@ -62,8 +62,8 @@ export function commonHeaders(rateLimited: boolean): Record<string, HeaderObject
 export function jsonResponse(
   description: string,
   schemaName: string,
-  headers: Record<string, HeaderObject | Reference>,
-): ResponseObject {
+  headers: Record<string, OpenApiHeader | OpenApiReference>,
+): OpenApiResponse {
   return { description, headers, content: { 'application/json': { schema: schemaRef(schemaName) } } };
 }
 
@@ -71,13 +71,13 @@ export function jsonResponse(
  * The error answers of an operation, one per status: problem details whose `code` is one of
  * those the operation can answer with that status, with an example of each.
  */
-export function problemResponses(codes: readonly ErrorCode[], rateLimited: boolean): Record<string, ResponseObject> {
+export function problemResponses(codes: readonly ErrorCode[], rateLimited: boolean): Record<string, OpenApiResponse> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...codes, 'INTERNAL_ERROR' as const]) {
     const { status } = errorCodes[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Record<string, ResponseObject> = {};
+  const responses: Record<string, OpenApiResponse> = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers = commonHeaders(rateLimited);
     if (status === 429) headers['Retry-After'] = ref('RetryAfterRequired');

@@ -2,12 +2,12 @@
 export type JsonSchema = { [key: string]: unknown };
 
 /** A `$ref` to a component. */
-export interface Reference {
+export interface OpenApiReference {
   $ref: string;
 }
 
 /** A request parameter (path, query or header). */
-export interface ParameterObject {
+export interface OpenApiParameter {
   name: string;
   in: 'path' | 'query' | 'header';
   description?: string;
@@ -16,35 +16,35 @@ export interface ParameterObject {
 }
 
 /** A response header. */
-export interface HeaderObject {
+export interface OpenApiHeader {
   description?: string;
   required?: boolean;
   schema: JsonSchema;
 }
 
 /** One media type of a request or response body. */
-export interface MediaTypeObject {
+export interface OpenApiMediaType {
   schema: JsonSchema;
   examples?: Record<string, { summary?: string; value: unknown }>;
 }
 
 /** One documented status of an operation. */
-export interface ResponseObject {
+export interface OpenApiResponse {
   description: string;
-  headers?: Record<string, HeaderObject | Reference>;
-  content?: Record<string, MediaTypeObject>;
+  headers?: Record<string, OpenApiHeader | OpenApiReference>;
+  content?: Record<string, OpenApiMediaType>;
 }
 
 /** One method on one path. */
-export interface OperationObject {
+export interface OpenApiOperation {
   operationId: string;
   summary: string;
   description: string;
   tags: string[];
   security?: Record<string, string[]>[];
-  parameters?: (ParameterObject | Reference)[];
-  requestBody?: { required: boolean; description?: string; content: Record<string, MediaTypeObject> };
-  responses: Record<string, ResponseObject>;
+  parameters?: (OpenApiParameter | OpenApiReference)[];
+  requestBody?: { required: boolean; description?: string; content: Record<string, OpenApiMediaType> };
+  responses: Record<string, OpenApiResponse>;
 }
 
 /** The OpenAPI 3.1 document of the Tidings HTTP API. */
@@ -54,11 +54,11 @@ export interface OpenApiDocument {
   info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
   servers?: { url: string; description?: string }[];
   tags: { name: string; description: string }[];
-  paths: Record<string, Partial<Record<'get' | 'post', OperationObject>>>;
+  paths: Record<string, Partial<Record<'get' | 'post', OpenApiOperation>>>;
   components: {
     schemas: Record<string, JsonSchema>;
-    headers: Record<string, HeaderObject>;
-    parameters: Record<string, ParameterObject>;
+    headers: Record<string, OpenApiHeader>;
+    parameters: Record<string, OpenApiParameter>;
     securitySchemes: Record<string, JsonSchema>;
   };
 }
