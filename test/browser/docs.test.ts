@@ -73,6 +73,7 @@ describe('the API reference at /docs', () => {
       await mkdir(artifacts, { recursive: true });
       await page.screenshot({ path: join(artifacts, 'api-reference.png'), fullPage: false });
       await page.screenshot({ path: join(artifacts, 'api-reference-full.png'), fullPage: true });
+      await page.locator('section#createNotification').screenshot({ path: join(artifacts, 'api-reference-send.png') });
 
       expect(requested.length).toBeGreaterThan(0);
       for (const url of requested) expect(new URL(url).hostname).toBe('127.0.0.1');
