@@ -13,6 +13,8 @@ export default defineConfig([
     // For a script tag: src/global.ts sets `window.Tidings = { connect, TidingsError }`.
     entry: { tidings: 'src/global.ts' },
     format: ['iife'],
+    // Types for `import '@tidings/browser/tidings.global.js'`: the global it defines.
+    dts: true,
     minify: true,
     target: 'es2020',
     platform: 'browser',

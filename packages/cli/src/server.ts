@@ -4,6 +4,7 @@ import { createTidings, type Store, type Tidings, TidingsError, type TidingsOpti
 import { tidingsHono } from '@tidings/hono';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
+import { registerApiReference } from './api-reference.js';
 import { registerDemoPage } from './demo.js';
 import { type DemoCredentials, demoFilePath, ensureDemo } from './demo-setup.js';
 
@@ -45,10 +46,11 @@ export function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** The standalone app: `/healthz`, the demo page with `demo`, and Tidings under `/v1`. */
+/** The standalone app: `/healthz`, the API reference at `/docs`, the demo page with `demo`, and Tidings under `/v1`. */
 export function createServerApp(tidings: Tidings, demo: DemoCredentials | null): Hono {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  registerApiReference(app, tidings);
   if (demo) registerDemoPage(app, { tidings, demo });
   app.route('/', tidingsHono(tidings));
   return app;

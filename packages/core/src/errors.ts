@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { fieldErrorSchema, problemSchema } from './object-schemas.js';
+
 /** Every error code of the public contract (DECISIONS.md section 8). */
 export type ErrorCode =
   | 'VALIDATION_FAILED'
@@ -38,10 +41,7 @@ export const errorCodes: Record<ErrorCode, { status: number; title: string }> = 
 };
 
 /** One invalid field of a request, in a VALIDATION_FAILED problem. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type FieldError = z.infer<typeof fieldErrorSchema>;
 
 /** The single error class of Tidings: a code from {@link errorCodes}, a detail, and extras. */
 export class TidingsError extends Error {
@@ -66,15 +66,7 @@ export class TidingsError extends Error {
 }
 
 /** RFC 9457 problem details as Tidings renders them. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  request_id: string;
-  errors?: FieldError[];
-}
+export type Problem = z.infer<typeof problemSchema>;
 
 /** Renders an error as problem details. */
 export function toProblem(error: TidingsError, requestId: string): Problem {

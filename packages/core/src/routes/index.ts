@@ -4,6 +4,7 @@ import { connectPoll, openStream } from './connect.js';
 import { createConnectTokenRoute } from './connect-tokens.js';
 import { disconnectBrowser, postEvents } from './events.js';
 import { readNotification, sendNotification } from './notifications.js';
+import { createOpenApiRoute } from './openapi.js';
 
 /** Every route of the API. */
 export function createRoutes(options: ResolvedOptions): Route[] {
@@ -27,6 +28,12 @@ export function createRoutes(options: ResolvedOptions): Route[] {
       pattern: /^\/v1\/browsers\/([^/]+)\/disconnect$/,
       params: ['id'],
       methods: { POST: disconnectBrowser },
+      cors: 'browser',
+    },
+    {
+      pattern: /^\/v1\/openapi\.json$/,
+      params: [],
+      methods: { GET: createOpenApiRoute({ maxConnectTokenTtlSeconds: options.maxConnectTokenTtlSeconds }) },
       cors: 'browser',
     },
   ];

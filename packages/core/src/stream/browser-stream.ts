@@ -1,16 +1,14 @@
+import type { z } from 'zod';
+import type { readyEventSchema } from '../object-schemas.js';
 import type { Delivery } from '../types.js';
 import { deliveryPayloadJson } from './delivery.js';
 import { SSE_HEARTBEAT, sseEvent, sseEventId, sseEventOfJson, sseRetry } from './sse.js';
 
-/** The `ready` event's data (DECISIONS.md section 4). */
-export interface ReadyPayload {
-  browser_id: string;
-  /** Present only when the browser was registered by this stream; a resume does not repeat it. */
-  browser_secret: string | null;
-  recipient: string;
-  heartbeat_ms: number;
-  resumed: boolean;
-}
+/**
+ * The `ready` event's data. `browser_secret` is present only when the stream registered the
+ * browser; a resume does not repeat it.
+ */
+export type ReadyPayload = z.infer<typeof readyEventSchema>;
 
 /** What a stream needs from its surroundings. */
 export interface BrowserStreamInit {
