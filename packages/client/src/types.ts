@@ -1,6 +1,8 @@
 // The API's objects, field for field as docs/api.md describes them (snake_case, as on the wire).
 // A test compares them with the server's own types and with real answers.
 
+import type { ServerErrorCode } from './errors.js';
+
 /** The status of one delivery attempt; see "Attempt states" in the API reference. */
 export type AttemptStatus = 'accepted' | 'sent' | 'delivered' | 'expired' | 'failed';
 
@@ -70,7 +72,7 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail: string;
-  code: string;
+  code: ServerErrorCode;
   request_id: string;
   errors?: FieldError[];
 }
