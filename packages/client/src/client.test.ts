@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import packageJson from '../package.json' with { type: 'json' };
 import { fakeEnvironment, json, notification, scriptedFetch } from '../test/fake-fetch.js';
 import { TidingsClient } from './client.js';
 import { TidingsError, TidingsWaitTimeoutError } from './errors.js';
+import { CLIENT_VERSION } from './options.js';
 import { isBrowserPage } from './runtime.js';
 
 const liveKey = `sk_live_${'a'.repeat(32)}`;
@@ -40,6 +42,12 @@ describe('construction', () => {
     expect(isBrowserPage({ window: {} })).toBe(false); // Deno 1 has a window and no document
     expect(isBrowserPage({ self: {}, caches: {} })).toBe(false); // a worker
     expect(isBrowserPage()).toBe(false); // this test runs in Node.js
+  });
+});
+
+describe('User-Agent', () => {
+  it('names the version the package is published as', () => {
+    expect(CLIENT_VERSION).toBe(packageJson.version);
   });
 });
 
