@@ -102,7 +102,7 @@ async function requestOnce(
     if (signal?.aborted) return { ok: false, error: abortedError(signal), retryable: false, retryAfterMs: null };
     const error = timedOut
       ? new TidingsError('REQUEST_TIMEOUT', `${init.method} ${url}: no answer within ${timeoutMs} ms`, { cause })
-      : new TidingsError('NETWORK_ERROR', `${init.method} ${url}: ${describe(cause)}`, { cause });
+      : new TidingsError('NETWORK_ERROR', `${init.method} ${url}: ${failureText(cause)}`, { cause });
     // Safe for every call of this client: a send carries its Idempotency-Key, reads change
     // nothing, and a second connect token is harmless (see the README).
     return { ok: false, error, retryable: true, retryAfterMs: null };
@@ -113,8 +113,8 @@ async function requestOnce(
   return readAnswer(response, text, options.environment.now());
 }
 
-/** Turns an answer into an outcome; exported for the tests of the error mapping. */
-export function readAnswer(response: Response, text: string, now: number): Outcome {
+/** Turns an answer into an outcome: the parsed object, or a TidingsError from its problem. */
+function readAnswer(response: Response, text: string, now: number): Outcome {
   const json = parseJson(text);
   const problem = response.ok ? null : asProblem(json);
   const requestId = problem?.request_id ?? response.headers.get('request-id');
@@ -160,7 +160,8 @@ function abortedError(signal: AbortSignal): TidingsError {
   return new TidingsError('ABORTED', 'The call was aborted', { cause: signal.reason });
 }
 
-function describe(cause: unknown): string {
+/** The failure's message and its cause's (undici puts the reason, e.g. ECONNREFUSED, in the cause). */
+function failureText(cause: unknown): string {
   const message = cause instanceof Error ? cause.message : String(cause);
   const inner = cause instanceof Error && cause.cause instanceof Error ? ` (${cause.cause.message})` : '';
   return `${message}${inner}`;
