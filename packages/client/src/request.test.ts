@@ -25,7 +25,10 @@ async function rejection(promise: Promise<unknown>): Promise<TidingsError> {
 
 describe('send', () => {
   it('posts the JSON body with the key, a generated Idempotency-Key and the client in User-Agent', async () => {
-    const { tidings, seen } = client([json(201, sent)], { userAgent: 'shop/1.4' });
+    const { tidings, seen } = client([json(201, sent)], {
+      userAgent: 'shop/1.4',
+      headers: { authorization: 'Bearer sk_other', 'X-Trace-Id': 't-1' },
+    });
     expect(await tidings.notifications.send({ recipient: 'user_42', title: 'Hi', url: '/orders/42' })).toEqual(sent);
     const [request] = seen;
     expect(request).toMatchObject({ url: 'https://t.example/v1/notifications', method: 'POST' });
@@ -36,6 +39,7 @@ describe('send', () => {
       /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );
     expect(request!.headers.get('user-agent')).toBe('shop/1.4 tidings-client/0.1.0');
+    expect(request!.headers.get('x-trace-id')).toBe('t-1');
   });
 
   it('uses the caller’s key, and a new key for each call without one', async () => {

@@ -62,18 +62,17 @@ export async function sendApiCall<T>(
   }
 }
 
-function requestHeaders(options: ResolvedClientOptions, call: ApiCall): Record<string, string> {
-  const headers: Record<string, string> = {
-    ...options.headers,
-    Accept: 'application/json',
-    Authorization: `Bearer ${options.apiKey}`,
-    ...call.headers,
-  };
-  if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+/** The headers of every request of a call; the client's own win over `options.headers` in any case. */
+function requestHeaders(options: ResolvedClientOptions, call: ApiCall): Headers {
+  const headers = new Headers(options.headers);
+  headers.set('Accept', 'application/json');
+  headers.set('Authorization', `Bearer ${options.apiKey}`);
+  for (const [name, value] of Object.entries(call.headers ?? {})) headers.set(name, value);
+  if (call.body !== undefined) headers.set('Content-Type', 'application/json');
   // A page cannot set User-Agent, and a header the server's CORS preflight does not allow would fail there.
   if (!options.environment.isBrowserPage) {
     const own = `tidings-client/${CLIENT_VERSION}`;
-    headers['User-Agent'] = options.userAgent ? `${options.userAgent} ${own}` : own;
+    headers.set('User-Agent', options.userAgent ? `${options.userAgent} ${own}` : own);
   }
   return headers;
 }
