@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tidingsJson } from '../../cli/test/cli-process.js';
+import { withAdmin } from '../../cli/src/admin-session.js';
 import { TidingsClient } from '../src/client.js';
 import { connectBrowser, pollBrowser, startTidingsServer, type TidingsServer } from './tidings-server.js';
 
@@ -52,13 +52,7 @@ describe('a send retried across a server crash and restart', () => {
     expect(requests[0]!.idempotencyKey).toBeTruthy();
 
     // The store holds one notification, and the browser receives one.
-    const usage = await tidingsJson<{ total: { notifications: number; attempts: number } }>([
-      'usage',
-      '--project',
-      server.projectId,
-      '--db',
-      server.db,
-    ]);
+    const usage = await withAdmin(server.db, (admin) => admin.getUsage(server.projectId));
     expect(usage.total).toEqual({ notifications: 1, attempts: 1 });
     expect((await pollBrowser(browser)).map((delivery) => delivery.notification_id)).toEqual([sent.id]);
     expect((await live.notifications.retrieve(sent.id)).attempts).toHaveLength(1);

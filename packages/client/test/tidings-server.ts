@@ -1,14 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import {
-  assertBuilt,
-  createKeyWithCli,
-  type ServeProcess,
-  startServe,
-  tempDir,
-  tidingsJson,
-} from '../../cli/test/cli-process.js';
+import { withAdmin } from '../../cli/src/admin-session.js';
+import { assertBuilt, type ServeProcess, startServe, tempDir } from '../../cli/test/cli-process.js';
 import type { TidingsClient } from '../src/client.js';
 
 /** A `tidings serve` process on a fresh SQLite file, with a project, its keys, and a suspended project. */
@@ -32,23 +26,21 @@ export async function startTidingsServer(config: Record<string, unknown> = {}): 
   const db = join(dir, 'tidings.db');
   const configPath = join(dir, 'tidings.json');
   await writeFile(configPath, JSON.stringify(config));
-  const account = await tidingsJson<{ id: string }>([
-    'account',
-    'create',
-    '--email',
-    'a@example.com',
-    '--verified',
-    '--db',
-    db,
-  ]);
-  const createProject = (name: string) =>
-    tidingsJson<{ id: string }>(['project', 'create', '--account', account.id, '--name', name, '--db', db]);
-  const projectId = (await createProject('App')).id;
-  const liveKey = (await createKeyWithCli(db, projectId, 'live')).key;
-  const testKey = (await createKeyWithCli(db, projectId, 'test')).key;
-  const suspended = (await createProject('Suspended')).id;
-  const suspendedKey = (await createKeyWithCli(db, suspended, 'live')).key;
-  await tidingsJson(['project', 'suspend', suspended, '--db', db]);
+  // One in-process admin session on the file instead of a CLI process per step: the machine's
+  // cores go to the server under test.
+  const { projectId, liveKey, testKey, suspendedKey } = await withAdmin(db, async (admin) => {
+    const account = await admin.createAccount({ email: 'a@example.com', verified: true });
+    const project = await admin.createProject({ accountId: account.id, name: 'App' });
+    const suspended = await admin.createProject({ accountId: account.id, name: 'Suspended' });
+    const keys = {
+      projectId: project.id,
+      liveKey: (await admin.createKey({ projectId: project.id, mode: 'live' })).key!,
+      testKey: (await admin.createKey({ projectId: project.id, mode: 'test' })).key!,
+      suspendedKey: (await admin.createKey({ projectId: suspended.id, mode: 'live' })).key!,
+    };
+    await admin.suspendProject(suspended.id);
+    return keys;
+  });
 
   let server: ServeProcess = await startServe(['--db', db, '--port', '0', '--config', configPath]);
   const port = new URL(server.url).port;
