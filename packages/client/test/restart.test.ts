@@ -57,4 +57,38 @@ describe('a send retried across a server crash and restart', () => {
     expect((await pollBrowser(browser)).map((delivery) => delivery.notification_id)).toEqual([sent.id]);
     expect((await live.notifications.retrieve(sent.id)).attempts).toHaveLength(1);
   });
+
+  it('is retried while the server is down, until it is back, and recorded once', async () => {
+    const setup = new TidingsClient({ apiKey: server.testKey, baseUrl: server.url });
+    const browser = await connectBrowser(setup, 'bob');
+    await server.crash();
+
+    const outcomes: (number | string)[] = [];
+    let restarted: Promise<void> | null = null;
+    const fetchWhileDown = async (input: RequestInfo | URL, init?: RequestInit) => {
+      try {
+        const response = await fetch(input, init);
+        outcomes.push(response.status);
+        return response;
+      } catch (error) {
+        outcomes.push('refused');
+        restarted ??= server.restart(); // back before the client's next try
+        await restarted;
+        throw error;
+      }
+    };
+    const live = new TidingsClient({
+      apiKey: server.liveKey,
+      baseUrl: server.url,
+      fetch: fetchWhileDown as typeof fetch,
+    });
+    const before = await withAdmin(server.db, (admin) => admin.getUsage(server.projectId));
+
+    const sent = await live.notifications.send({ recipient: 'bob', title: 'Once more' });
+
+    expect(outcomes).toEqual(['refused', 201]);
+    const after = await withAdmin(server.db, (admin) => admin.getUsage(server.projectId));
+    expect(after.total.notifications - before.total.notifications).toBe(1);
+    expect((await pollBrowser(browser)).map((delivery) => delivery.notification_id)).toEqual([sent.id]);
+  });
 });

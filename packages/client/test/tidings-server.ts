@@ -14,7 +14,11 @@ export interface TidingsServer {
   testKey: string;
   /** A live key of a second project of the same account, suspended from the start. */
   suspendedKey: string;
-  /** Kills the process with SIGKILL, as a crash would, and starts a new one on the same file and port. */
+  /** Kills the process with SIGKILL, as a crash would. */
+  crash: () => Promise<void>;
+  /** Starts a new process on the same file and port. */
+  restart: () => Promise<void>;
+  /** `crash()`, then `restart()`. */
   crashAndRestart: () => Promise<void>;
   stop: () => Promise<void>;
 }
@@ -50,6 +54,9 @@ export async function startTidingsServer(config: Record<string, unknown> = {}): 
       await server.exited;
     }
   };
+  const restart = async () => {
+    server = await startServe(['--db', db, '--port', port, '--config', configPath]);
+  };
   return {
     url: server.url,
     db,
@@ -57,9 +64,11 @@ export async function startTidingsServer(config: Record<string, unknown> = {}): 
     liveKey,
     testKey,
     suspendedKey,
+    crash: () => kill('SIGKILL'),
+    restart,
     crashAndRestart: async () => {
       await kill('SIGKILL');
-      server = await startServe(['--db', db, '--port', port, '--config', configPath]);
+      await restart();
     },
     stop: async () => {
       await kill('SIGTERM');
