@@ -11,6 +11,7 @@ import type { Step } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
 import { openStream, type StreamHandle } from './stream.js';
 import { showSystemNotification } from './system-notification.js';
+import { createTabElection, type LeaderMessage, type TabElection, type TabRole } from './tab-election.js';
 import type {
   TidingsCloseReason,
   TidingsConnection,
@@ -67,6 +68,11 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let abortCurrent: (() => void) | null = null;
   let endSleep: (() => void) | null = null;
   let sleepingForRetryAfter = false;
+  let lastDetail: TidingsStatusDetail | undefined;
+  /** Shared with the other tabs when there is a recipient and the browser can (see the end). */
+  let election: TabElection | null = null;
+  /** False while another tab holds the connection for this one. */
+  let leading = true;
 
   // The app's callbacks must not break the loop; their errors surface as uncaught ones instead.
   const safely = <A extends unknown[]>(callback: (...args: A) => void, ...args: A) => {
@@ -81,7 +87,9 @@ export function connect(options: ConnectOptions): TidingsConnection {
   const report = (error: TidingsError) => safely(config.onError, error);
   const setStatus = (next: TidingsStatus, detail?: TidingsStatusDetail) => {
     status = next;
+    lastDetail = detail;
     safely(config.onStatus, next, detail);
+    election?.post();
   };
   const save = () =>
     saveState(config.storage, key, {
@@ -105,7 +113,8 @@ export function connect(options: ConnectOptions): TidingsConnection {
     if (browser) receipts.add(browser, { type, attempt_id: attemptId, at: new Date(environment.now()).toISOString() });
   };
 
-  const handleNotification = (payload: unknown) => {
+  /** A notification from the server (`fromServer`), or relayed by the leader tab, which sent its receipt. */
+  const handleNotification = (payload: unknown, fromServer = true) => {
     const notification = payload as TidingsNotification | null;
     const attemptId = notification?.attempt_id;
     if (typeof attemptId !== 'string' || !notification) {
@@ -113,13 +122,16 @@ export function connect(options: ConnectOptions): TidingsConnection {
     }
     if (seen.add(attemptId)) {
       safely(config.onNotification, notification);
-      if (config.systemNotifications) {
+      // One system notification per browser: the tab that got it from the server shows it.
+      if (config.systemNotifications && fromServer) {
         showSystemNotification(environment.host, notification, {
           displayed: () => receipt('displayed', attemptId),
           clicked: () => receipt('clicked', attemptId),
         });
       }
     }
+    if (!fromServer) return;
+    election?.post({ notification });
     // A duplicate still gets its receipt: the server sends again only what it has no receipt for.
     if (config.autoDelivered) receipt('delivered', attemptId);
   };
@@ -129,7 +141,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
     tokenRefreshed = false;
     stalls = 0;
     save();
-    if (status !== 'open' && browser) setStatus('open', { browserId: browser.browserId, resumed, transport: via });
+    // A follower that takes over was open through the former leader: it reports its own opening.
+    if ((status !== 'open' || lastDetail?.leader === false) && browser) {
+      setStatus('open', { browserId: browser.browserId, resumed, transport: via, leader: election ? true : undefined });
+    }
   };
 
   const onReady = (payload: unknown): Step | undefined => {
@@ -237,6 +252,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       report(error);
     }
     setStatus('closed', { reason, error });
+    election?.close(); // after the status, which tells the other tabs why
   };
 
   const refreshToken = async (): Promise<boolean> => {
@@ -293,17 +309,21 @@ export function connect(options: ConnectOptions): TidingsConnection {
   };
 
   const run = async () => {
-    if (!token && !(await refreshToken())) return;
     let attempt = 0;
     while (!closed) {
-      if (paused) {
+      if (paused || !leading) {
         await sleep(Number.POSITIVE_INFINITY, false);
+        continue;
+      }
+      // A follower needs no token: it asks for one when it becomes the leader, then checks again.
+      if (!token) {
+        if (!(await refreshToken())) return;
         continue;
       }
       openedAt = 0;
       const step = await (transport === 'sse' ? streamOnce() : pollNow());
       abortCurrent = null;
-      if (closed || paused) continue;
+      if (closed || paused || !leading) continue;
       if (openedAt && environment.now() - openedAt >= healthyAfterMs) attempt = 0;
       const next = await afterStep(step, attempt);
       wakeNow = false;
@@ -332,6 +352,46 @@ export function connect(options: ConnectOptions): TidingsConnection {
       endSleep?.();
     },
   });
+
+  /** A follower takes the leader's browser and status, and the notifications it relays. */
+  const follow = (message: LeaderMessage) => {
+    const shared = message as {
+      browser?: BrowserCredentials | null;
+      lastEventId?: string;
+      status?: TidingsStatus;
+      detail?: TidingsStatusDetail;
+      notification?: unknown;
+    };
+    browser = shared.browser ?? browser;
+    lastEventId = shared.lastEventId ?? lastEventId;
+    save();
+    if (shared.notification) handleNotification(shared.notification, false);
+    const next = shared.status;
+    if ((next === 'open' || next === 'reconnecting') && (next !== status || lastDetail?.leader)) {
+      setStatus(next, { ...shared.detail, leader: false });
+    } else if (next === 'closed' && /^disconnect/.test(`${shared.detail?.reason}`)) stop('disconnected');
+  };
+
+  const { host } = environment;
+  const locks = host?.navigator?.locks;
+  if (config.recipient && locks && host.BroadcastChannel) {
+    // Versioned, so that a tab still running an older SDK does not read these messages.
+    const name = `tidings:1:${config.baseUrl}:${config.recipient}`;
+    leading = false;
+    election = createTabElection({
+      name,
+      locks,
+      channel: new host.BroadcastChannel(name),
+      environment,
+      state: () => ({ browser, lastEventId, status, detail: { ...lastDetail, error: undefined } }),
+      onRole: (role: TabRole) => {
+        leading = role === 'leader';
+        if (leading) endSleep?.();
+        else abortCurrent?.(); // another tab holds the connection now
+      },
+      onMessage: follow,
+    });
+  }
 
   // Started after connect() returns, so that no callback runs before the page holds the handle.
   Promise.resolve()

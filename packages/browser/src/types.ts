@@ -47,6 +47,11 @@ export interface TidingsStatusDetail {
   attempt?: number;
   /** `reconnecting`: the wait before the next try, in milliseconds. */
   delayMs?: number;
+  /**
+   * `open`, `reconnecting` with a `recipient` (tabs share one connection): true in the tab that
+   * holds the connection, false in the tabs it relays to.
+   */
+  leader?: boolean;
   /** `closed`: why. */
   reason?: TidingsCloseReason;
   /** `reconnecting` or `closed`: the failure that caused it, if any. */
