@@ -118,7 +118,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
     const notification = payload as TidingsNotification | null;
     const attemptId = notification?.attempt_id;
     if (typeof attemptId !== 'string' || !notification) {
-      return report(new TidingsError('PROTOCOL_ERROR', 'A notification without attempt_id'));
+      return report(new TidingsError('PROTOCOL_ERROR', 'No attempt_id'));
     }
     if (seen.add(attemptId)) {
       safely(config.onNotification, notification);
@@ -158,13 +158,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
       kind: 'retry',
       error: new TidingsError('PROTOCOL_ERROR', message),
     });
-    if (typeof ready?.browser_id !== 'string') return protocolError('A ready event without browser_id');
+    if (typeof ready?.browser_id !== 'string') return protocolError('No browser_id');
     if (typeof ready.browser_secret === 'string') {
       // A new browser: the first connection, or a resume position the server no longer knew.
       browser = { browserId: ready.browser_id, browserSecret: ready.browser_secret };
     } else if (browser?.browserId !== ready.browser_id) {
       forgetBrowser(); // resumed a browser whose secret is lost: start a new one
-      return protocolError('A resumed browser whose secret is unknown');
+      return protocolError('Browser secret lost');
     }
     const heartbeat = ready.heartbeat_ms;
     heartbeatMs = typeof heartbeat === 'number' && heartbeat > 0 ? heartbeat : defaultHeartbeatMs;
@@ -258,11 +258,11 @@ export function connect(options: ConnectOptions): TidingsConnection {
   const refreshToken = async (): Promise<boolean> => {
     try {
       const fresh = config.getToken ? await config.getToken() : null;
-      if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() gave no token');
+      if (typeof fresh !== 'string' || !fresh) throw new TypeError('No token');
       token = fresh;
       return true;
     } catch (cause) {
-      stop('error', new TidingsError('TOKEN_FAILED', 'Could not get a connect token', { cause }));
+      stop('error', new TidingsError('TOKEN_FAILED', 'getToken failed', { cause }));
       return false;
     }
   };
@@ -278,7 +278,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
         return { delayMs: step.delayMs, retryAfter: false };
       case 'fallback':
         if (config.transport === 'sse') {
-          stop('error', new TidingsError('PROTOCOL_ERROR', 'Streaming is not available here'));
+          stop('error', new TidingsError('PROTOCOL_ERROR', 'No stream body'));
           return null;
         }
         transport = 'poll';

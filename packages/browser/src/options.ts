@@ -128,19 +128,20 @@ function defaultStorage(): Storage | null {
 /** Applies the defaults and throws a `TypeError` on a misuse, at once rather than later. */
 export function resolveOptions(options: ConnectOptions): ResolvedOptions {
   const { token, getToken, transport = 'auto', pollIntervalMs = 10_000 } = options ?? {};
-  const problem =
+  // The option at fault, named in the message: its rules are in the README.
+  const invalid =
     typeof options?.onNotification !== 'function'
-      ? 'onNotification must be a function'
+      ? 'onNotification'
       : !/^https?:\/\//i.test(String(options.baseUrl))
-        ? 'baseUrl must be an http(s) URL'
+        ? 'baseUrl'
         : !(token ? typeof token === 'string' : typeof getToken === 'function')
-          ? 'give a token string or a getToken function'
+          ? 'token or getToken'
           : !/^(auto|sse|poll)$/.test(transport)
-            ? 'transport must be auto, sse or poll'
+            ? 'transport'
             : !(pollIntervalMs >= 1000)
-              ? 'pollIntervalMs must be at least 1000'
+              ? 'pollIntervalMs'
               : '';
-  if (problem) throw new TypeError(`Tidings connect(): ${problem}`);
+  if (invalid) throw new TypeError(`Tidings connect(): invalid ${invalid}`);
   return {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     token: token || null,
