@@ -174,7 +174,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
 
   const onStreamEvent = (event: SseEvent): Step | undefined => {
     if (event.type === 'ready') return onReady(parseJson(event.data));
-    if (event.type === 'notification') handleNotification(parseJson(event.data));
+    if (event.type === 'notification') {
+      lastEventId = event.id; // before the relay, which hands it to the other tabs
+      handleNotification(parseJson(event.data));
+    }
     return undefined;
   };
 
@@ -362,14 +365,21 @@ export function connect(options: ConnectOptions): TidingsConnection {
       detail?: TidingsStatusDetail;
       notification?: unknown;
     };
-    browser = shared.browser ?? browser;
-    lastEventId = shared.lastEventId ?? lastEventId;
-    save();
+    const next = shared.browser ?? browser;
+    // Written only when it changed: the leader's heartbeat repeats it four times a second.
+    if (next?.browserId !== browser?.browserId || shared.lastEventId !== lastEventId) {
+      browser = next;
+      lastEventId = shared.lastEventId ?? lastEventId;
+      save();
+    }
     if (shared.notification) handleNotification(shared.notification, false);
-    const next = shared.status;
-    if ((next === 'open' || next === 'reconnecting') && (next !== status || lastDetail?.leader)) {
-      setStatus(next, { ...shared.detail, leader: false });
-    } else if (next === 'closed' && /^disconnect/.test(`${shared.detail?.reason}`)) stop('disconnected');
+    const leaderStatus = shared.status;
+    if (
+      (leaderStatus === 'open' || leaderStatus === 'reconnecting') &&
+      (leaderStatus !== status || lastDetail?.leader)
+    ) {
+      setStatus(leaderStatus, { ...shared.detail, leader: false });
+    } else if (leaderStatus === 'closed' && /^disconnect/.test(`${shared.detail?.reason}`)) stop('disconnected');
   };
 
   const { host } = environment;

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fakeLocks } from '../test/fake-tabs.js';
 import {
   createTabElection,
   type ElectionChannel,
@@ -7,49 +8,6 @@ import {
   type TabElection,
   type TabRole,
 } from './tab-election.js';
-
-const abortError = () => new DOMException('aborted', 'AbortError');
-
-interface LockRequest {
-  callback: () => Promise<void>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
-/** One lock of the Web Locks API: a holder, a queue, `signal` to withdraw and `steal` to preempt. */
-function fakeLocks(): ElectionLocks {
-  let held: LockRequest | null = null;
-  let queue: LockRequest[] = [];
-  const grant = (entry: LockRequest) => {
-    held = entry;
-    entry.callback().then((value) => {
-      if (held !== entry) return; // stolen meanwhile: its request was rejected already
-      held = null;
-      entry.resolve(value);
-      const next = queue.shift();
-      if (next) grant(next);
-    });
-  };
-  return {
-    request(_name, options, callback) {
-      return new Promise((resolve, reject) => {
-        const entry = { callback, resolve, reject };
-        if (options.steal) {
-          held?.reject(abortError());
-          grant(entry);
-        } else if (!held && queue.length === 0) grant(entry);
-        else {
-          queue.push(entry);
-          options.signal?.addEventListener('abort', () => {
-            if (!queue.includes(entry)) return;
-            queue = queue.filter((other) => other !== entry);
-            reject(abortError());
-          });
-        }
-      });
-    },
-  };
-}
 
 /** A tab's end of the fake BroadcastChannel. */
 interface ChannelEnd {
@@ -211,6 +169,13 @@ describe('tab election', () => {
     await tick(5000);
     expect(second.election.role()).toBe('follower');
     expect(first.election.role()).toBe('leader');
+  });
+
+  it('where the lock is refused (a sandboxed frame), every tab leads on its own', async () => {
+    locks = { request: () => Promise.reject(new DOMException('opaque origin', 'SecurityError')) };
+    const tabs = [open(), open()];
+    await tick(2000);
+    expect(tabs.map((tab) => tab.roles)).toEqual([['leader'], ['leader']]);
   });
 
   it('several followers that find the leader frozen end with one leader', async () => {

@@ -8,10 +8,11 @@ import type { TidingsEnvironment } from './options.js';
 export type TabRole = 'follower' | 'leader' | 'closed';
 
 /**
- * What moves a tab: the lock was `granted`; it was `lost` (stolen by a tab that found this one
- * silent); the leader fell `silent` (a frozen tab keeps its lock); the page called `close`.
+ * What moves a tab: the lock was `granted`; the request `failed` (stolen from the leader by a tab
+ * that found it silent, or refused outright, as in a sandboxed frame); the leader fell `silent`
+ * (a frozen tab keeps its lock); the page called `close`.
  */
-export type ElectionEvent = 'granted' | 'lost' | 'silent' | 'close';
+export type ElectionEvent = 'granted' | 'failed' | 'silent' | 'close';
 
 /** The part of the Web Locks API the election uses. */
 export interface ElectionLocks {
@@ -99,7 +100,7 @@ export function createTabElection(options: TabElectionOptions): TabElection {
         });
       })
       // Rejected: stolen from this tab, or withdrawn by it (then it is no longer `current`).
-      .catch(() => current === controller && transition('lost'));
+      .catch(() => current === controller && transition('failed'));
   };
 
   /** Every change of role, in one place. */
@@ -111,7 +112,13 @@ export function createTabElection(options: TabElectionOptions): TabElection {
         role = 'leader';
         post();
         break;
-      case 'lost':
+      case 'failed':
+        // A queued request fails only when the lock cannot be had at all: lead without it, as a
+        // tab without Web Locks does. A leader's fails when another tab took the lock: follow.
+        if (role === 'follower') {
+          role = 'leader';
+          break;
+        }
         role = 'follower';
         release = null;
         heardAt = environment.now();
