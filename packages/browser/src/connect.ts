@@ -366,13 +366,12 @@ export function connect(options: ConnectOptions): TidingsConnection {
       notification?: unknown;
     };
     const next = shared.browser ?? browser;
-    // Written only when it changed: the leader's heartbeat repeats it four times a second.
-    if (next?.browserId !== browser?.browserId || shared.lastEventId !== lastEventId) {
-      browser = next;
-      lastEventId = shared.lastEventId ?? lastEventId;
-      save();
-    }
+    const changed = next?.browserId !== browser?.browserId || shared.lastEventId !== lastEventId;
+    browser = next;
+    lastEventId = shared.lastEventId ?? lastEventId;
     if (shared.notification) handleNotification(shared.notification, false);
+    // Saved (with the ids seen) only on news: the leader's heartbeat repeats itself four times a second.
+    if (changed || shared.notification) save();
     const leaderStatus = shared.status;
     if (
       (leaderStatus === 'open' || leaderStatus === 'reconnecting') &&
