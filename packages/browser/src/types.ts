@@ -48,8 +48,8 @@ export interface TidingsStatusDetail {
   /** `reconnecting`: the wait before the next try, in milliseconds. */
   delayMs?: number;
   /**
-   * `open`, `reconnecting` with a `recipient` (tabs share one connection): true in the tab that
-   * holds the connection, false in the tabs it relays to.
+   * With a `recipient` (tabs share one connection): `open` in the tab that holds the connection
+   * says true; `open` and `reconnecting` in the tabs it relays to say false.
    */
   leader?: boolean;
   /** `closed`: why. */
