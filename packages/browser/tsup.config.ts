@@ -15,7 +15,14 @@ export default defineConfig([
     format: ['iife'],
     // Types for `import '@tidings/browser/tidings.global.js'`: the global it defines.
     dts: true,
-    minify: true,
+    // Terser after esbuild: a few hundred bytes less than esbuild's own minifier, which matters
+    // in a file that must stay under 5 KB gzipped (`npm run size`).
+    minify: 'terser',
+    terserOptions: {
+      ecma: 2020,
+      toplevel: true,
+      compress: { passes: 3, unsafe_arrows: true, pure_getters: true },
+    },
     target: 'es2020',
     platform: 'browser',
   },
