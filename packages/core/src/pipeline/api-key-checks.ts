@@ -87,9 +87,17 @@ export function apiKeyScopes(limits: ResolvedLimits, key: ApiKeyRecord, project:
   ];
 }
 
-/** The 429 of a refused decision, with Retry-After and the RateLimit headers. */
+/**
+ * The answer to a refused decision: 429 with Retry-After and the RateLimit headers, or 503 with
+ * Retry-After when the limiter could not decide (its shared counts are out of reach).
+ */
 export function rateLimited(decision: Extract<LimitDecision, { allowed: false }>): TidingsError {
   const seconds = retryAfterSeconds(decision.retryAfterMs);
+  if (decision.unavailable) {
+    return new TidingsError('SERVICE_UNAVAILABLE', `Rate limits cannot be checked now; retry after ${seconds} s`, {
+      headers: { 'Retry-After': String(seconds) },
+    });
+  }
   return new TidingsError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
     headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes) },
   });

@@ -1,3 +1,5 @@
 /** `@tidings/core/testing`: helpers for testing Tidings stores and embeddings (needs vitest). */
+
+export { type LimiterConformanceOptions, runLimiterConformance } from './limiter-conformance.js';
 export { runStoreConformance } from './store-conformance.js';
 export { stubTidings } from './stub-tidings.js';
