@@ -80,10 +80,11 @@ export function suspensionGuard(project: ProjectRecord): TidingsError | null {
 /** The three scopes a request with a valid key counts against. */
 export function apiKeyScopes(limits: ResolvedLimits, key: ApiKeyRecord, project: ProjectRecord): LimitScope[] {
   const { windowMs } = limits;
+  const group = `account:${project.accountId}`;
   return [
-    { name: 'key', id: `key:${key.id}`, limit: limits.perKey, windowMs },
-    { name: 'project', id: `project:${project.id}`, limit: limits.perProject, windowMs },
-    { name: 'account', id: `account:${project.accountId}`, limit: limits.perAccount, windowMs },
+    { name: 'key', id: `key:${key.id}`, group, limit: limits.perKey, windowMs },
+    { name: 'project', id: `project:${project.id}`, group, limit: limits.perProject, windowMs },
+    { name: 'account', id: `account:${project.accountId}`, group, limit: limits.perAccount, windowMs },
   ];
 }
 

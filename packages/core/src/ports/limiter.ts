@@ -4,6 +4,13 @@ export interface LimitScope {
   name: string;
   /** The identity counted, unique across scopes, e.g. `key:key_01…`. */
   id: string;
+  /**
+   * Scopes that are always counted together share a group, e.g. a key, its project and its
+   * account share the account: a shared limiter keeps a group's counts in one place (one slot
+   * of a Redis Cluster), so that it can decide for all of them in one atomic step.
+   * @default the scope's own id
+   */
+  group?: string;
   /** Requests admitted in any window. */
   limit: number;
   windowMs: number;

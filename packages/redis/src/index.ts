@@ -1,0 +1,2 @@
+export type { RedisCommandClient } from './redis-client.js';
+export * from './redis-limiter.js';
