@@ -1,4 +1,4 @@
-import { databasePath, expectPositionals, integerFlag, parseCommand } from './args.js';
+import { databasePath, expectPositionals, integerFlag, parseCommand, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { demoText } from './demo-setup.js';
 import { usage } from './help.js';
@@ -11,6 +11,8 @@ const serveOptions = {
   'trust-proxy': { type: 'string' },
   config: { type: 'string' },
   demo: { type: 'boolean' },
+  redis: { type: 'string' },
+  'redis-unreachable': { type: 'string' },
 } as const;
 
 /**
@@ -29,6 +31,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const host = typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1';
   const json = parsed.values.json === true;
   const db = databasePath(parsed, io.env);
+  const redisUrl =
+    typeof parsed.values.redis === 'string' ? parsed.values.redis : io.env.TIDINGS_REDIS_URL || undefined;
+  const whenUnreachable = parsed.values['redis-unreachable'] ?? 'fallback';
+  if (whenUnreachable !== 'fallback' && whenUnreachable !== 'refuse') {
+    throw new UsageError('--redis-unreachable must be fallback or refuse', 'serve');
+  }
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -38,6 +46,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       port,
       host,
       demo: parsed.values.demo === true,
+      ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
     });
   } catch (error) {
