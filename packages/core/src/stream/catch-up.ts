@@ -75,8 +75,13 @@ export class CatchUp {
     const browserIds = this.#everything ? this.#deps.openBrowserIds() : [...this.#browsers];
     this.#everything = false;
     this.#browsers.clear();
-    for (let i = 0; i < browserIds.length; i += BATCH_SIZE) {
-      await this.#read(browserIds.slice(i, i + BATCH_SIZE));
+    try {
+      for (let i = 0; i < browserIds.length; i += BATCH_SIZE) {
+        await this.#read(browserIds.slice(i, i + BATCH_SIZE));
+      }
+    } catch (error) {
+      // Nobody awaits a catch-up started by a gap or a timer: it must never reject.
+      this.#deps.logger.error('catching streams up failed', { error: String(error) });
     }
   }
 
