@@ -50,7 +50,7 @@ export class StreamRegistry {
     });
     this.#unsubscribe = deps.hub.subscribe(
       (message) => this.#route(message),
-      () => this.#catchUp.all(),
+      () => void this.#catchUp.all(),
     );
   }
 
@@ -110,11 +110,6 @@ export class StreamRegistry {
     this.#lastTouchAt = now;
     if (this.#byBrowser.size === 0) return;
     await this.deps.store.touchBrowsers({ browserIds: [...this.#byBrowser.keys()], now });
-  }
-
-  /** Catches every open stream up from the store now; resolves once it is done. */
-  catchUp(): Promise<void> {
-    return this.#catchUp.all();
   }
 
   /** Writes pending `sent` records. */
