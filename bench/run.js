@@ -15,6 +15,7 @@ const benchmarks = [
   { name: 'core', script: 'core.js' },
   { name: 'send-read', script: 'send-read.js' },
   { name: 'fanout', script: 'fanout.js' },
+  { name: 'fanout-instances', script: 'fanout-instances.js' },
   { name: 'ceiling', script: 'ceiling.js' },
 ];
 

@@ -17,7 +17,8 @@ export type ServerErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'IDEMPOTENCY_MISMATCH'
   | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
 
 /** The codes of failures the client reports itself: no answer, or none it understands. */
 export type ClientErrorCode =

@@ -179,6 +179,7 @@ describe('error mapping', () => {
     IDEMPOTENCY_MISMATCH: 422,
     RATE_LIMITED: 429,
     INTERNAL_ERROR: 500,
+    SERVICE_UNAVAILABLE: 503,
   };
 
   it('turns every problem of the contract into a TidingsError with its code, status, request id and problem', async () => {

@@ -47,6 +47,7 @@ const createNotification: OpenApiOperation = {
         'UNSUPPORTED_MEDIA_TYPE',
         'IDEMPOTENCY_MISMATCH',
         'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
       ],
       true,
     ),
@@ -64,7 +65,10 @@ const getNotification: OpenApiOperation = {
   parameters: [idParameter('The notification id (`ntf_…`).')],
   responses: {
     '200': jsonResponse('The notification as it stands now.', 'Notification', commonHeaders(true)),
-    ...problemResponses(['UNAUTHORIZED', 'FORBIDDEN', 'PROJECT_SUSPENDED', 'NOT_FOUND', 'RATE_LIMITED'], true),
+    ...problemResponses(
+      ['UNAUTHORIZED', 'FORBIDDEN', 'PROJECT_SUSPENDED', 'NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
+      true,
+    ),
   },
 };
 
@@ -88,6 +92,7 @@ const createConnectToken: OpenApiOperation = {
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
       ],
       true,
     ),
@@ -122,7 +127,7 @@ const openStream: OpenApiOperation = {
       description: 'The browser of the resume position was disconnected by request: stop for good.',
       headers: commonHeaders(false),
     },
-    ...problemResponses(['UNAUTHORIZED', 'PROJECT_SUSPENDED', 'RATE_LIMITED'], false),
+    ...problemResponses(['UNAUTHORIZED', 'PROJECT_SUSPENDED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'], false),
   },
 };
 
@@ -152,6 +157,7 @@ const connectBrowser: OpenApiOperation = {
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
       ],
       false,
     ),
@@ -177,6 +183,7 @@ const postEvents: OpenApiOperation = {
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
       ],
       false,
     ),
@@ -205,7 +212,14 @@ const disconnectBrowser: OpenApiOperation = {
   responses: {
     '204': { description: 'Disconnected.', headers: commonHeaders(false) },
     ...problemResponses(
-      ['VALIDATION_FAILED', 'UNAUTHORIZED', 'PROJECT_SUSPENDED', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'],
+      [
+        'VALIDATION_FAILED',
+        'UNAUTHORIZED',
+        'PROJECT_SUSPENDED',
+        'PAYLOAD_TOO_LARGE',
+        'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
+      ],
       false,
     ),
   },

@@ -21,6 +21,8 @@ const WHEN: Record<ErrorCode, string> = {
   IDEMPOTENCY_MISMATCH: 'the Idempotency-Key was used with another body or another mode',
   RATE_LIMITED: 'a rate limit is exceeded; nothing was done; retry after `Retry-After`',
   INTERNAL_ERROR: 'something unexpected happened; it is logged with the request id',
+  SERVICE_UNAVAILABLE:
+    'the shared limiter cannot be reached and the server is set to refuse meanwhile; nothing was done; retry after `Retry-After`',
 };
 
 /** A valid request id for the examples. */
@@ -80,7 +82,7 @@ export function problemResponses(codes: readonly ErrorCode[], rateLimited: boole
   const responses: Record<string, OpenApiResponse> = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers = commonHeaders(rateLimited);
-    if (status === 429) headers['Retry-After'] = ref('RetryAfterRequired');
+    if (status === 429 || status === 503) headers['Retry-After'] = ref('RetryAfterRequired');
     else if (statusCodes.includes('IDEMPOTENCY_IN_PROGRESS')) headers['Retry-After'] = ref('RetryAfter');
     const examples: Record<string, { summary: string; value: unknown }> = {};
     for (const code of statusCodes) examples[code] = { summary: WHEN[code], value: problemExample(code) };
