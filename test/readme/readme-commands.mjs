@@ -61,10 +61,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const shellLanguages = new Set(['sh', 'bash', 'shell']);
 const directiveNames = new Set(['skip', 'skip-block', 'background', 'fill', 'before', 'expect']);
-/** How long one command may take (the README's `npm ci` builds everything). */
+/**
+ * How long one command may take, and a background one to print what it is waited for (the
+ * README's `npm ci && npm start` installs and builds everything first).
+ */
 const commandTimeoutMs = 10 * 60_000;
-/** How long a background command may take to print what it is waited for. */
-const backgroundTimeoutMs = 2 * 60_000;
 
 /** A mistake in the README's blocks or directives. */
 export class ReadmeError extends Error {}
@@ -295,8 +296,8 @@ async function runBlocks(blocks, { dir, env, port, log }) {
       background.push(entry);
       const timer = setTimeout(
         () =>
-          reject(new Error(`no output matched ${until} within ${backgroundTimeoutMs} ms: ${command}\n${entry.output}`)),
-        backgroundTimeoutMs,
+          reject(new Error(`no output matched ${until} within ${commandTimeoutMs} ms: ${command}\n${entry.output}`)),
+        commandTimeoutMs,
       );
       const append = (data) => {
         entry.output += data;
