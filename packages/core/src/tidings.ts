@@ -138,7 +138,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
   if (options.sweepIntervalMs > 0) {
     sweepTimer = setInterval(() => {
-      sweeper.sweep().catch((error: unknown) => logger.error('sweep failed', { error: String(error) }));
+      sweeper.sweep().catch((error: unknown) => logger.error('sweep failed', { task: 'sweep', error: String(error) }));
     }, options.sweepIntervalMs);
     if (typeof sweepTimer === 'object' && 'unref' in sweepTimer) sweepTimer.unref();
   }

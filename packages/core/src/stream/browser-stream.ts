@@ -14,6 +14,8 @@ export interface ReadyPayload {
 
 /** What a stream needs from its surroundings. */
 export interface BrowserStreamInit {
+  /** The id of the request that opened the stream, for the log lines about it. */
+  requestId: string;
   browserId: string;
   projectId: string;
   /** Bytes the stream may hold for a reader that does not keep up; past it the stream is cut. */
@@ -44,6 +46,8 @@ interface PendingEvent {
 export class BrowserStream {
   readonly browserId: string;
   readonly projectId: string;
+  /** The id of the request that opened the stream. */
+  readonly requestId: string;
   readonly body: ReadableStream<Uint8Array>;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #ended = false;
@@ -58,6 +62,7 @@ export class BrowserStream {
   constructor(init: BrowserStreamInit) {
     this.#init = init;
     this.browserId = init.browserId;
+    this.requestId = init.requestId;
     this.projectId = init.projectId;
     this.body = new ReadableStream<Uint8Array>(
       {
