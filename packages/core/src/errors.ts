@@ -1,4 +1,4 @@
-/** Every error code of the public contract (DECISIONS.md section 8). */
+/** Every error code of the public contract (docs/api.md#errors). */
 export type ErrorCode =
   | 'VALIDATION_FAILED'
   | 'UNAUTHORIZED'

@@ -65,7 +65,7 @@ export interface ApiKeyObject {
   revoked_at: string | null;
 }
 
-/** The public attempt object (DECISIONS.md section 2). */
+/** The public attempt object (docs/api.md#attempt-states). */
 export interface AttemptObject {
   object: 'attempt';
   id: string;
@@ -83,7 +83,7 @@ export interface AttemptObject {
   dismissed_at: string | null;
 }
 
-/** The public notification object (DECISIONS.md section 2). */
+/** The public notification object (docs/api.md#post-v1notifications). */
 export interface NotificationObject {
   object: 'notification';
   id: string;

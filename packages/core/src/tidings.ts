@@ -52,7 +52,7 @@ function normaliseBasePath(basePath: string | undefined): string {
   return `/${basePath.replace(/^\/+|\/+$/g, '')}`;
 }
 
-/** Minimum interval between two writes of a key's last-used time (SPEC.md section 8 rule 4). */
+/** Minimum interval between two writes of a key's last-used time (docs/api.md#authentication). */
 const LAST_USED_INTERVAL_MS = 60_000;
 
 /** The last base path normalised: a host passes the same one with every request. */

@@ -171,7 +171,8 @@ export const migrations: readonly string[] = [
   // 4: attempts without foreign keys. Every attempt is inserted by a send in the transaction that
   // inserts its notification, for a browser it read as connected in that transaction, and no
   // notification or browser is ever deleted: the two parent lookups SQLite made for each attempt
-  // could not fail, and cost about 8% of the server time of a send. The table is copied in rowid
+  // could not fail, and cost a measurable share of a send's server time
+  // (bench/README.md#figures-behind-the-design). The table is copied in rowid
   // order, which is the order a notification's attempts are read back in.
   `
   CREATE TABLE attempts_next (

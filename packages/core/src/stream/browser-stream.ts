@@ -2,7 +2,7 @@ import type { Delivery } from '../types.js';
 import { deliveryPayloadJson } from './delivery.js';
 import { SSE_HEARTBEAT, sseEvent, sseEventId, sseEventOfJson, sseRetry } from './sse.js';
 
-/** The `ready` event's data (DECISIONS.md section 4). */
+/** The `ready` event's data (docs/api.md#get-v1connecttoken--the-event-stream). */
 export interface ReadyPayload {
   browser_id: string;
   /** Present only when the browser was registered by this stream; a resume does not repeat it. */

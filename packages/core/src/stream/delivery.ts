@@ -19,7 +19,7 @@ export function toDelivery(notification: NotificationRecord, attempt: AttemptRec
   };
 }
 
-/** The JSON payload of a `notification` event (DECISIONS.md section 4). */
+/** The JSON payload of a `notification` event (docs/api.md#get-v1connecttoken--the-event-stream). */
 export interface DeliveryPayload {
   attempt_id: string;
   notification_id: string;
