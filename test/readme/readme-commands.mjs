@@ -65,7 +65,7 @@ const directiveNames = new Set(['skip', 'skip-block', 'background', 'fill', 'bef
  * How long one command may take, and a background one to print what it is waited for (the
  * README's `npm ci && npm start` installs and builds everything first).
  */
-const commandTimeoutMs = 10 * 60_000;
+const commandTimeoutMs = 20 * 60_000;
 
 /** A mistake in the README's blocks or directives. */
 export class ReadmeError extends Error {}
