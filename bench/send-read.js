@@ -74,21 +74,20 @@ function medianRun(runs) {
 }
 
 /**
- * Warms both servers up, then measures baseline and subject alternately `rounds` times, so that
- * a disturbance of the machine hits both alike; each side's median run counts.
+ * Warms every server up, then measures them in turn, baseline first, `rounds` times, so that a
+ * disturbance of the machine hits all alike; each one's median run counts.
  */
-async function compare(baselineServer, subjectServer, path, request) {
+async function compare(baselineTarget, subjectTargets) {
+  const targets = [baselineTarget, ...subjectTargets];
   if (settings.warmup > 0) {
-    await load(baselineServer, path, request, settings.warmup);
-    await load(subjectServer, path, request, settings.warmup);
+    for (const t of targets) await load(t, t.path, t.request, settings.warmup);
   }
-  const baseline = [];
-  const subject = [];
+  const runs = targets.map(() => []);
   for (let round = 0; round < settings.rounds; round++) {
-    baseline.push(await load(baselineServer, path, request));
-    subject.push(await load(subjectServer, path, request));
+    for (const [i, t] of targets.entries()) runs[i].push(await load(t, t.path, t.request));
   }
-  return { baseline: medianRun(baseline), subject: medianRun(subject) };
+  const [baseline, ...subjects] = runs.map(medianRun);
+  return { baseline, subjects };
 }
 
 function describe(m) {
@@ -108,13 +107,13 @@ function note(subject, baseline, extra = []) {
   return parts.join('; ');
 }
 
-/** Starts a Tidings server, opens the browser's stream, and measures send and read against a baseline. */
-async function measureAdapter({ name, adapterLabel, startTidings, baselineScript, baselineName, targets }) {
-  const dir = join(tempDir(name), 'data');
+/** A Tidings server of `variant` on a database of its own, with the recipient's browser stream open. */
+async function startVariant(name, variant) {
+  const dir = join(tempDir(`${name}-${variant.key}`), 'data');
   mkdirSync(dir);
   const setup = await prepareDatabase(dir, { recipients: 1 });
-  const tidings = await startTidings(setup);
-  const { hostname, port } = new URL(tidings.url);
+  const server = await variant.start(setup);
+  const { hostname, port } = new URL(server.url);
   const client = forkHelper(streamClient);
   const opened = await client.request(
     {
@@ -128,8 +127,6 @@ async function measureAdapter({ name, adapterLabel, startTidings, baselineScript
     'opened',
   );
   if (opened.ok !== 1) throw new Error(`${name}: the browser's stream did not open: ${opened.errors.join(', ')}`);
-  const baseline = await startServer(baselineName, join(benchDir, 'servers', baselineScript), []);
-
   const body = JSON.stringify(sendBody(setup.tokens[0].recipient));
   const sendRequest = {
     method: 'POST',
@@ -137,100 +134,153 @@ async function measureAdapter({ name, adapterLabel, startTidings, baselineScript
     body,
     expect: 201,
   };
-
-  // send
-  const before = (await client.request({ type: 'collect' }, 'collected')).events;
-  const { baseline: baseSend, subject: send } = await compare(baseline, tidings, '/v1/notifications', sendRequest);
-  const after = await client.request({ type: 'collect' }, 'collected');
-  const sent = send.all.reduce((sum, rps) => sum + rps, 0) * settings.duration;
-  report(
-    row({
-      benchmark: `send (${adapterLabel})`,
-      figure: send.rps,
-      figureText: describe(send),
-      baseline: baseSend.rps,
-      baselineText: describe(baseSend),
-      baselineName,
-      unit: 'req/s',
-      target: targets.send,
-      note: note(send, baseSend, [
-        `${formatCount(after.events - before)} events read by the stream client for ~${formatCount(sent)} measured sends and the warm-up`,
-      ]),
-    }),
-  );
-  if (after.ended > 0) console.warn(`${name}: the browser's stream ended during the send run`);
-
-  // read: one notification of this project, read again and again
-  const created = await fetch(`${tidings.url}/v1/notifications`, sendRequest);
-  if (created.status !== 201) throw new Error(`${name}: send for the read run answered ${created.status}`);
-  const { id } = await created.json();
-  const readRequest = { method: 'GET', headers: { authorization: `Bearer ${setup.apiKey}` }, expect: 200 };
-  const { baseline: baseRead, subject: read } = await compare(
-    baseline,
-    tidings,
-    `/v1/notifications/${id}`,
-    readRequest,
-  );
-  report(
-    row({
-      benchmark: `read (${adapterLabel})`,
-      figure: read.rps,
-      figureText: describe(read),
-      baseline: baseRead.rps,
-      baselineText: describe(baseRead),
-      baselineName,
-      unit: 'req/s',
-      target: targets.read,
-      note: note(read, baseRead),
-    }),
-  );
-
-  await client.close();
-  await baseline.stop();
-  await tidings.stop();
+  return { ...variant, server, client, setup, sendRequest };
 }
+
+/**
+ * Starts one Tidings server per variant (each on its own database, with its browser's stream
+ * open) and a baseline, and measures send and read of all of them in the same rounds.
+ */
+async function measureAdapter({ name, variants, baselineScript, baselineName, targets }) {
+  const subjects = [];
+  for (const variant of variants) subjects.push(await startVariant(name, variant));
+  const baseline = await startServer(baselineName, join(benchDir, 'servers', baselineScript), []);
+  const servers = subjects.map((subject) => subject.server);
+
+  // send: the same path and body; each server gets requests with its own key.
+  const before = await Promise.all(
+    subjects.map(async (s) => (await s.client.request({ type: 'collect' }, 'collected')).events),
+  );
+  const send = await compareEach(baseline, subjects, servers, '/v1/notifications', (s) => s.sendRequest);
+  for (const [i, subject] of subjects.entries()) {
+    const after = await subject.client.request({ type: 'collect' }, 'collected');
+    const result = send.subjects[i];
+    const sent = result.all.reduce((sum, rps) => sum + rps, 0) * settings.duration;
+    report(
+      row({
+        benchmark: `send (${subject.label})`,
+        figure: result.rps,
+        figureText: describe(result),
+        baseline: send.baseline.rps,
+        baselineText: describe(send.baseline),
+        baselineName,
+        unit: 'req/s',
+        target: targets.send,
+        note: note(result, send.baseline, [
+          `${formatCount(after.events - before[i])} events read by the stream client for ~${formatCount(sent)} measured sends and the warm-up`,
+        ]),
+      }),
+    );
+    if (after.ended > 0) console.warn(`${name}: the browser's stream ended during the send run`);
+  }
+
+  // read: one notification of each server's project, read again and again
+  for (const subject of subjects) {
+    const created = await fetch(`${subject.server.url}/v1/notifications`, subject.sendRequest);
+    if (created.status !== 201) throw new Error(`${name}: send for the read run answered ${created.status}`);
+    subject.readPath = `/v1/notifications/${(await created.json()).id}`;
+    subject.readRequest = { method: 'GET', headers: { authorization: `Bearer ${subject.setup.apiKey}` }, expect: 200 };
+  }
+  const read = await compareEach(baseline, subjects, servers, null, (s) => s.readRequest);
+  for (const [i, subject] of subjects.entries()) {
+    report(
+      row({
+        benchmark: `read (${subject.label})`,
+        figure: read.subjects[i].rps,
+        figureText: describe(read.subjects[i]),
+        baseline: read.baseline.rps,
+        baselineText: describe(read.baseline),
+        baselineName,
+        unit: 'req/s',
+        target: targets.read,
+        note: note(read.subjects[i], read.baseline),
+      }),
+    );
+  }
+
+  for (const subject of subjects) await subject.client.close();
+  await baseline.stop();
+  for (const subject of subjects) await subject.server.stop();
+}
+
+/**
+ * {@link compare} where each subject has a request (and, for reads, a path) of its own: the
+ * baseline gets the first subject's, which it answers alike whatever the key or id.
+ */
+function compareEach(baseline, subjects, servers, path, requestOf) {
+  const targets = subjects.map((subject, i) => ({
+    url: servers[i].url,
+    pid: servers[i].pid,
+    path: path ?? subject.readPath,
+    request: requestOf(subject),
+  }));
+  return compare(
+    { url: baseline.url, pid: baseline.pid, path: path ?? subjects[0].readPath, request: requestOf(subjects[0]) },
+    targets,
+  );
+}
+
+const only = process.env.BENCH_SEND_READ?.split(',');
 
 try {
   console.log(
-    `send/read: autocannon, ${settings.connections} connections; ${settings.warmup} s warm-up, then ${settings.rounds} × ${settings.duration} s runs alternating with the baseline`,
+    `send/read: autocannon, ${settings.connections} connections; ${settings.warmup} s warm-up, then ${settings.rounds} rounds of ${settings.duration} s runs, the baseline and each server in turn`,
   );
-  await measureAdapter({
-    name: 'hono',
-    adapterLabel: 'hono adapter, tidings serve',
-    startTidings: (setup) =>
-      startServer('tidings-serve', cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config], {
-        cpuProf: true,
-      }),
-    baselineScript: 'bare-hono.js',
-    baselineName: 'bare hono',
-    targets: { send: { op: '>=', value: 0.5 }, read: { op: '>=', value: 0.6 } },
-  });
-  // The same server with the faster, power-loss-unsafe commit mode, for the figure it would give.
-  await measureAdapter({
-    name: 'hono-normal',
-    adapterLabel: 'tidings serve --sqlite-synchronous normal',
-    startTidings: (setup) =>
+  if (!only || only.includes('hono')) {
+    await measureAdapter({
+      name: 'hono',
+      variants: [
+        {
+          key: 'serve',
+          label: 'hono adapter, tidings serve',
+          start: (setup) =>
+            startServer('tidings-serve', cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config], {
+              cpuProf: true,
+            }),
+        },
+        {
+          // The faster, power-loss-unsafe commit mode, for the figure it would give.
+          key: 'normal',
+          label: 'tidings serve --sqlite-synchronous normal',
+          start: (setup) =>
+            startServer('tidings-serve-normal', cliBin, [
+              'serve',
+              '--db',
+              setup.db,
+              '--port',
+              '0',
+              '--config',
+              setup.config,
+              '--sqlite-synchronous',
+              'normal',
+            ]),
+        },
+      ],
+      baselineScript: 'bare-hono.js',
+      baselineName: 'bare hono',
+      targets: { send: { op: '>=', value: 0.5 }, read: { op: '>=', value: 0.6 } },
+    });
+  }
+  if (!only || only.includes('express')) {
+    // Both settings of overrideGlobalObjects in the same rounds: what leaving the globals alone costs.
+    const express = (override) => (setup) =>
       startServer(
-        'tidings-serve-normal',
-        cliBin,
-        ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, '--sqlite-synchronous', 'normal'],
-        {},
-      ),
-    baselineScript: 'bare-hono.js',
-    baselineName: 'bare hono',
-    targets: { send: null, read: null },
-  });
-  await measureAdapter({
-    name: 'express',
-    adapterLabel: 'express adapter',
-    startTidings: (setup) =>
-      startServer('tidings-express', join(benchDir, 'servers/tidings-express.js'), [setup.db, setup.config], {
-        cpuProf: true,
-      }),
-    baselineScript: 'bare-express.js',
-    baselineName: 'bare express',
-    targets: { send: { op: '>=', value: 0.8 }, read: { op: '>=', value: 0.8 } },
-  });
+        `tidings-express${override ? '-override' : ''}`,
+        join(benchDir, 'servers/tidings-express.js'),
+        [setup.db, setup.config, ...(override ? ['--override-global-objects'] : [])],
+        { cpuProf: true },
+      );
+    await measureAdapter({
+      name: 'express',
+      variants: [
+        { key: 'default', label: 'express adapter', start: express(false) },
+        { key: 'override', label: 'express adapter, overrideGlobalObjects: true', start: express(true) },
+      ],
+      baselineScript: 'bare-express.js',
+      baselineName: 'bare express',
+      targets: { send: { op: '>=', value: 0.8 }, read: { op: '>=', value: 0.8 } },
+    });
+  }
 } finally {
   await cleanup();
 }

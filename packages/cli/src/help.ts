@@ -6,7 +6,7 @@ export const serveUsage = {
     '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--redis URL] [--demo] [--sqlite-synchronous full]',
   summary: 'Run the Tidings server on the database',
   details: [
-    '--port N         port to listen on; 0 picks a free one (default 8787)',
+    '--port N         port to listen on; 0 picks a free one (default: $TIDINGS_PORT, else 8787)',
     '--host HOST      address to bind (default 127.0.0.1)',
     '--trust-proxy N  proxy hops to believe in X-Forwarded-For (default 0)',
     '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',

@@ -1,4 +1,4 @@
-import { databasePath, expectPositionals, integerFlag, parseCommand, UsageError } from './args.js';
+import { databasePath, expectPositionals, integerFlag, parseCommand, parseWholeNumber, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { demoText } from './demo-setup.js';
 import { usage } from './help.js';
@@ -27,7 +27,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   expectPositionals(parsed, [], 'serve');
-  const port = integerFlag(parsed, 'port', 'serve', { min: 0, max: 65_535 }) ?? 8787;
+  const portRange = { min: 0, max: 65_535 };
+  // TIDINGS_PORT, like TIDINGS_DB, lets `npm start` (a fixed command line) serve elsewhere.
+  const port =
+    integerFlag(parsed, 'port', 'serve', portRange) ??
+    parseWholeNumber(io.env.TIDINGS_PORT || undefined, 'TIDINGS_PORT', 'serve', portRange) ??
+    8787;
   const trustProxy = integerFlag(parsed, 'trust-proxy', 'serve', { min: 0, max: 100 });
   const host = typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1';
   const json = parsed.values.json === true;

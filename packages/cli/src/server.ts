@@ -1,12 +1,21 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { createTidings, type Store, type Tidings, TidingsError, type TidingsOptions } from '@tidings/core';
+import { getRequestListener } from '@hono/node-server';
+import {
+  createConsoleLogger,
+  createTidings,
+  type Store,
+  type Tidings,
+  TidingsError,
+  type TidingsOptions,
+} from '@tidings/core';
 import { tidingsHono } from '@tidings/hono';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
 import { registerApiReference } from './api-reference.js';
 import { registerDemoPage } from './demo.js';
 import { type DemoCredentials, demoFilePath, ensureDemo } from './demo-setup.js';
+import { answerMalformedRequests, answerProblems, requestErrorAnswer } from './edge-problems.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
 
 /** Options of {@link startServer}. */
@@ -56,6 +65,7 @@ export function createServerApp(tidings: Tidings, demo: DemoCredentials | null):
   registerApiReference(app, tidings);
   if (demo) registerDemoPage(app, { tidings, demo });
   app.route('/', tidingsHono(tidings));
+  answerProblems(app);
   return app;
 }
 
@@ -80,12 +90,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     tidings = openTidings(store, { ...options.tidings, ...(redis && { limiter: redis.limiter, hub: redis.hub }) });
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null);
-    const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
-      (resolve, reject) => {
-        const server = serve({ fetch: app.fetch, port, hostname: host }, (address) => resolve({ server, address }));
-        server.once('error', reject);
-      },
+    const server = createServer(
+      getRequestListener(app.fetch, { hostname: host, errorHandler: requestErrorAnswer(createConsoleLogger()) }),
     );
+    answerMalformedRequests(server);
+    const address = await new Promise<AddressInfo>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve(server.address() as AddressInfo));
+    });
     const running: Tidings = tidings;
     let closing: Promise<void> | undefined;
     return {

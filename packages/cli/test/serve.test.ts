@@ -144,6 +144,16 @@ describe('tidings serve', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it('listens on $TIDINGS_PORT without --port, and refuses one that is no port', async () => {
+    const server = await startServe(['--db', join(dir, 'env-port.db')], { TIDINGS_PORT: '0' });
+    started.push(server);
+    // 0 picks a free port: had the variable been ignored, it would be 8787.
+    expect(new URL(server.url).port).not.toBe('8787');
+    const refused = await runTidings(['serve', '--db', join(dir, 'env-port.db')], { TIDINGS_PORT: 'http' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('TIDINGS_PORT must be a whole number');
+  });
+
   it('refuses a missing or malformed config file', async () => {
     const missing = await runTidings([
       'serve',

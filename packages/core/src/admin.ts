@@ -17,7 +17,7 @@ import { utcDay } from './time.js';
 import type { KeyMode } from './types.js';
 
 /**
- * The operations SPEC.md places in the dashboard, as a typed API: the `tidings` CLI drives it,
+ * The operations of docs/api.md#operations (those of a dashboard), as a typed API: the `tidings` CLI drives it,
  * and a web dashboard can sit on top of it. Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { fieldErrorSchema, problemSchema } from './object-schemas.js';
 
-/** Every error code of the public contract (DECISIONS.md section 8). */
+/** Every error code of the public contract (docs/api.md#errors). */
 export type ErrorCode =
   | 'VALIDATION_FAILED'
   | 'UNAUTHORIZED'

@@ -53,7 +53,7 @@ export function utf8ByteLength(text: string): number {
   return bytes;
 }
 
-/** The body of POST /v1/notifications (DECISIONS.md section 2). Unknown fields are refused. */
+/** The body of POST /v1/notifications (docs/api.md#post-v1notifications). Unknown fields are refused. */
 export const notificationBodySchema = z.strictObject({
   recipient: recipientSchema.describe('Your own id of the user: 1–128 characters of `A-Z a-z 0-9 _ - . : @`.'),
   title: z.string().min(1).max(200),

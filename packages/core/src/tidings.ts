@@ -52,7 +52,7 @@ function normaliseBasePath(basePath: string | undefined): string {
   return `/${basePath.replace(/^\/+|\/+$/g, '')}`;
 }
 
-/** Minimum interval between two writes of a key's last-used time (SPEC.md section 8 rule 4). */
+/** Minimum interval between two writes of a key's last-used time (docs/api.md#authentication). */
 const LAST_USED_INTERVAL_MS = 60_000;
 
 /** The last base path normalised: a host passes the same one with every request. */
@@ -140,7 +140,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
   if (options.sweepIntervalMs > 0) {
     sweepTimer = setInterval(() => {
-      sweeper.sweep().catch((error: unknown) => logger.error('sweep failed', { error: String(error) }));
+      sweeper.sweep().catch((error: unknown) => logger.error('sweep failed', { task: 'sweep', error: String(error) }));
     }, options.sweepIntervalMs);
     if (typeof sweepTimer === 'object' && 'unref' in sweepTimer) sweepTimer.unref();
   }

@@ -148,7 +148,7 @@ export const migrations: readonly string[] = [
   // 3: a counter that every change able to alter a key lookup's answer raises, by trigger, in the
   // same transaction as the change, whichever connection or tool makes it. A process may keep
   // the keys it has looked up while the counter stands still; one read of it per request is
-  // cheaper than the lookup, and the lookup stays exact (DECISIONS: no cache may keep a revoked
+  // cheaper than the lookup, and the lookup stays exact (docs/api.md: no cache may keep a revoked
   // key alive). Also drops an index no query needs.
   `
   CREATE TABLE key_lookup_generation (
@@ -171,7 +171,8 @@ export const migrations: readonly string[] = [
   // 4: attempts without foreign keys. Every attempt is inserted by a send in the transaction that
   // inserts its notification, for a browser it read as connected in that transaction, and no
   // notification or browser is ever deleted: the two parent lookups SQLite made for each attempt
-  // could not fail, and cost about 8% of the server time of a send. The table is copied in rowid
+  // could not fail, and cost a measurable share of a send's server time
+  // (bench/README.md#figures-behind-the-design). The table is copied in rowid
   // order, which is the order a notification's attempts are read back in.
   `
   CREATE TABLE attempts_next (

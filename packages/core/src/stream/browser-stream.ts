@@ -12,6 +12,8 @@ export type ReadyPayload = z.infer<typeof readyEventSchema>;
 
 /** What a stream needs from its surroundings. */
 export interface BrowserStreamInit {
+  /** The id of the request that opened the stream, for the log lines about it. */
+  requestId: string;
   browserId: string;
   projectId: string;
   /** Bytes the stream may hold for a reader that does not keep up; past it the stream is cut. */
@@ -42,6 +44,8 @@ interface PendingEvent {
 export class BrowserStream {
   readonly browserId: string;
   readonly projectId: string;
+  /** The id of the request that opened the stream. */
+  readonly requestId: string;
   readonly body: ReadableStream<Uint8Array>;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #ended = false;
@@ -66,6 +70,7 @@ export class BrowserStream {
   constructor(init: BrowserStreamInit) {
     this.#init = init;
     this.browserId = init.browserId;
+    this.requestId = init.requestId;
     this.projectId = init.projectId;
     this.body = new ReadableStream<Uint8Array>(
       {

@@ -84,7 +84,13 @@ export class StreamRegistry {
     this.#heartbeats.delete(stream);
     this.deps.store
       .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
-      .catch((error: unknown) => this.deps.logger.error('recording a closed stream failed', { error: String(error) }));
+      .catch((error: unknown) =>
+        this.deps.logger.error('recording a closed stream failed', {
+          request_id: stream.requestId,
+          browser_id: stream.browserId,
+          error: String(error),
+        }),
+      );
   }
 
   /** The projects that have open streams here. */
