@@ -7,7 +7,7 @@ import { isId, newId } from '../ids.js';
 import { notificationJson, serializeNotification } from '../objects.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
-import type { ApiKeyRecord, NotificationRecord, ProjectRecord } from '../types.js';
+import type { ApiKeyRecord, KeyMode, NotificationRecord, ProjectRecord } from '../types.js';
 import { authenticate } from './authenticate.js';
 
 /** POST /v1/notifications: validate, claim the idempotency key, record, hand live attempts to the hub. */
@@ -58,6 +58,7 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
       throw new TidingsError('NO_CONNECTED_BROWSER', `Recipient ${body.recipient} has no connected browser`);
     }
     recorded = true;
+    countSend(services, notification.mode, result.created.attempts.length);
     if (notification.mode === 'live') {
       await services.hub.publish(
         result.created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
@@ -79,6 +80,13 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
     }
     throw error;
   }
+}
+
+/** A recorded send, for the metrics; a test-mode attempt is final (`accepted`) at once. */
+function countSend(services: Services, mode: KeyMode, attempts: number): void {
+  const { metrics } = services.options;
+  metrics.notificationSent(mode, attempts);
+  if (mode === 'test') metrics.attemptsEnded('accepted', null, attempts);
 }
 
 function buildNotification(

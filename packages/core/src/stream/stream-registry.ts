@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
 import type { BrowserStream } from './browser-stream.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
@@ -12,6 +13,7 @@ export interface StreamRegistryDeps {
   hub: Hub;
   clock: Clock;
   logger: Logger;
+  metrics: Metrics;
   heartbeatMs: number;
   /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
   staleBrowserMs: number;
@@ -56,6 +58,7 @@ export class StreamRegistry {
     set.add(stream);
     this.#size++;
     this.#heartbeats.add(stream);
+    this.deps.metrics.streamOpened();
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
@@ -63,6 +66,7 @@ export class StreamRegistry {
     const set = this.#byBrowser.get(stream.browserId);
     if (!set?.delete(stream)) return;
     this.#size--;
+    this.deps.metrics.streamClosed();
     if (set.size === 0) this.#byBrowser.delete(stream.browserId);
     this.#heartbeats.delete(stream);
     this.deps.store
