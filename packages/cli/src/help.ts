@@ -2,13 +2,15 @@ import { adminCommands } from './admin-commands.js';
 
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
-  synopsis: '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--demo]',
+  synopsis: '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--metrics HOST:PORT] [--demo]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default 8787)',
     '--host HOST      address to bind (default 127.0.0.1)',
     '--trust-proxy N  proxy hops to believe in X-Forwarded-For (default 0)',
     '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',
+    '--metrics HOST:PORT  serve Prometheus metrics at /metrics on a listener of its own',
+    '                 (default: $TIDINGS_METRICS, else off)',
     '--demo           create a demo account, project and keys on first run, print a curl',
   ],
 };

@@ -2,10 +2,13 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createTidings, type Store, type Tidings, TidingsError, type TidingsOptions } from '@tidings/core';
 import { tidingsHono } from '@tidings/hono';
+import type { PrometheusMetrics } from '@tidings/metrics';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
 import { registerDemoPage } from './demo.js';
 import { type DemoCredentials, demoFilePath, ensureDemo } from './demo-setup.js';
+import type { ListenAddress } from './listen-address.js';
+import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -21,6 +24,8 @@ export interface StartServerOptions {
   demo?: boolean;
   /** How long open connections may take to finish once closing starts, in milliseconds. @default 3000 */
   shutdownGraceMs?: number;
+  /** Serve Prometheus metrics at `/metrics` on a listener of its own at this address. @default null (off) */
+  metrics?: ListenAddress | null;
 }
 
 /** A server started by {@link startServer}. */
@@ -29,6 +34,8 @@ export interface RunningServer {
   url: string;
   port: number;
   tidings: Tidings;
+  /** `http://HOST:PORT/metrics` of the metrics listener; null when metrics are off. */
+  metricsUrl: string | null;
   /** The demo credentials with `demo`; null without it, or when the store is not the demo's. */
   demo: { credentials: DemoCredentials; created: boolean; file: string | null } | null;
   /** Stops accepting, closes open streams, waits for requests in flight, closes the store. */
@@ -64,8 +71,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
   const store = createSqliteStore({ path: db });
   let tidings: Tidings | undefined;
+  let metricsListener: MetricsListener | null = null;
   try {
-    tidings = openTidings(store, options.tidings ?? {});
+    let metrics: PrometheusMetrics | null = null;
+    if (options.metrics) {
+      // Loaded only when asked for: every other command of the CLI starts without prom-client.
+      const { createMetricsHandler, createPrometheusMetrics } = await import('@tidings/metrics');
+      metrics = createPrometheusMetrics();
+      metricsListener = await startMetricsListener(options.metrics, createMetricsHandler(metrics.registry));
+    }
+    tidings = openTidings(store, { ...options.tidings, ...(metrics ? { metrics } : {}) });
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null);
     const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
@@ -80,6 +95,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       url: `http://${urlHost(host)}:${address.port}`,
       port: address.port,
       tidings: running,
+      metricsUrl:
+        options.metrics && metricsListener
+          ? `http://${urlHost(options.metrics.host)}:${metricsListener.port}/metrics`
+          : null,
       demo: demo && { ...demo, file: db === ':memory:' ? null : demoFilePath(db) },
       close() {
         closing ??= (async () => {
@@ -97,12 +116,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           await closed;
           clearInterval(idle);
           clearTimeout(force);
+          await metricsListener?.close();
           await store.close();
         })();
         return closing;
       },
     };
   } catch (error) {
+    await metricsListener?.close();
     await tidings?.close();
     await store.close();
     throw error;
