@@ -15,7 +15,6 @@ export const configKeys = [
   'maxStreamBufferBytes',
   'sweepIntervalMs',
   'idempotencyRetentionMs',
-  'idempotencyLockMs',
   'maxProjectsPerAccount',
   'maxActiveKeysPerProject',
   'maxBodyBytes',

@@ -2,7 +2,8 @@ import { adminCommands } from './admin-commands.js';
 
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
-  synopsis: '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--metrics HOST:PORT] [--demo]',
+  synopsis:
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default 8787)',
@@ -12,6 +13,9 @@ export const serveUsage = {
     '--metrics HOST:PORT  serve Prometheus metrics at /metrics on a listener of its own',
     '                 (default: $TIDINGS_METRICS, else off)',
     '--demo           create a demo account, project and keys on first run, print a curl',
+    '--sqlite-synchronous full|normal',
+    '                 full (default): a 201 is on disk, power loss included; normal: faster,',
+    '                 survives a crash of the process but not a power loss',
   ],
 };
 

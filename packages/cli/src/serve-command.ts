@@ -1,3 +1,4 @@
+import { TidingsError } from '@tidings/core';
 import { databasePath, expectPositionals, integerFlag, parseCommand } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { demoText } from './demo-setup.js';
@@ -13,6 +14,7 @@ const serveOptions = {
   config: { type: 'string' },
   demo: { type: 'boolean' },
   metrics: { type: 'string' },
+  'sqlite-synchronous': { type: 'string' },
 } as const;
 
 /** `--metrics HOST:PORT`, else `TIDINGS_METRICS`; off when neither is set. */
@@ -38,6 +40,17 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const json = parsed.values.json === true;
   const db = databasePath(parsed, io.env);
   const metrics = metricsAddress(parsed.values.metrics, io.env);
+  const sqliteSynchronous = parsed.values['sqlite-synchronous'] ?? 'full';
+  if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
+    return reportFailure(
+      io,
+      new TidingsError(
+        'VALIDATION_FAILED',
+        `serve: --sqlite-synchronous must be full or normal, not ${sqliteSynchronous}`,
+      ),
+      json,
+    );
+  }
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -48,6 +61,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       host,
       demo: parsed.values.demo === true,
       metrics,
+      sqliteSynchronous,
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
     });
   } catch (error) {

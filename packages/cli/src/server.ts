@@ -26,6 +26,11 @@ export interface StartServerOptions {
   shutdownGraceMs?: number;
   /** Serve Prometheus metrics at `/metrics` on a listener of its own at this address. @default null (off) */
   metrics?: ListenAddress | null;
+  /**
+   * `'full'`: a 201 means the send is on disk, power loss included. `'normal'`: faster sends that
+   * survive a crash of the process, not a power loss (the SQLite store's `synchronous`). @default 'full'
+   */
+  sqliteSynchronous?: 'full' | 'normal';
 }
 
 /** A server started by {@link startServer}. */
@@ -69,7 +74,7 @@ function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidi
 /** Opens the store, builds Tidings and the app, and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
-  const store = createSqliteStore({ path: db });
+  const store = createSqliteStore({ path: db, synchronous: options.sqliteSynchronous ?? 'full' });
   let tidings: Tidings | undefined;
   let metricsListener: MetricsListener | null = null;
   try {

@@ -12,6 +12,11 @@ export interface Services {
   streams: StreamRegistry;
   /** What the API-key checks need, gathered once. */
   apiKeyChecks: ApiKeyCheckDeps;
+  /**
+   * The idempotency keys of sends running in this process (`<project id>\n<key>`). Kept in
+   * memory only: a process that dies takes its running sends with it, and nothing holds a key.
+   */
+  sendsInFlight: Set<string>;
 }
 
 /** One request as routes see it. */

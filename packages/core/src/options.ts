@@ -70,8 +70,6 @@ export interface TidingsOptions {
   sweepIntervalMs?: number;
   /** How long idempotency results are kept. @default 86400000 */
   idempotencyRetentionMs?: number;
-  /** After this long a claim whose request never finished (a crash) may be taken over. @default 60000 */
-  idempotencyLockMs?: number;
   /** Projects per account. @default 10 */
   maxProjectsPerAccount?: number;
   /** Active keys per project. @default 10 */
@@ -157,7 +155,6 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes ?? 1_048_576),
     sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1_000),
     idempotencyRetentionMs: positiveInteger('idempotencyRetentionMs', options.idempotencyRetentionMs ?? 86_400_000),
-    idempotencyLockMs: positiveInteger('idempotencyLockMs', options.idempotencyLockMs ?? 60_000),
     maxProjectsPerAccount: positiveInteger('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),
     maxActiveKeysPerProject: positiveInteger('maxActiveKeysPerProject', options.maxActiveKeysPerProject ?? 10),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? 32_768),

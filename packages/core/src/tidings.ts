@@ -152,6 +152,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     hub,
     streams,
     apiKeyChecks: { store: options.store, limiter, limits: options.limits, lastUsedIntervalMs: LAST_USED_INTERVAL_MS },
+    sendsInFlight: new Set(),
   };
   const clientIpKeys = createClientIpKeys(options.trustProxy);
   const routes = createRoutes(options);

@@ -273,7 +273,7 @@ describe('group commit of sends', () => {
           expiresAt: createdAt + 60_000,
         },
         newAttemptId: () => newId('att', createdAt),
-        idempotencyKey: null,
+        idempotency: null,
         render: () => ({ status: 201, body: '{}' }),
       });
     // One group: recipient r of the first project has two browsers, s one, r of the other project one.

@@ -205,6 +205,28 @@ export const migrations: readonly string[] = [
   CREATE INDEX attempts_pending_by_browser ON attempts (browser_id, seq) WHERE final = 0;
   CREATE INDEX attempts_pending_by_expiry ON attempts (expires_at) WHERE final = 0;
   `,
+  // 5: idempotency records only for completed sends, written in the send's own transaction. A
+  // claim written before the send outlived a process that crashed in between, and held the key
+  // for a client's retry until its lock ran out; the claims left by earlier versions are dropped.
+  `
+  CREATE TABLE idempotency_keys_next (
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    response_status INTEGER NOT NULL,
+    response_body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (project_id, key)
+  ) WITHOUT ROWID;
+  INSERT INTO idempotency_keys_next
+    (project_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+  SELECT project_id, key, fingerprint, response_status, response_body, created_at, expires_at
+    FROM idempotency_keys WHERE state = 'completed';
+  DROP TABLE idempotency_keys;
+  ALTER TABLE idempotency_keys_next RENAME TO idempotency_keys;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  `,
 ];
 
 /**

@@ -39,21 +39,22 @@ afterAll(() => {
 });
 
 interface Tally {
-  claimed: number;
-  inProgress: number;
+  created: number;
+  replayed: number;
   keysCreated: number;
   keysRefused: number;
   errors: string[];
 }
 
 describe('several processes on one file', () => {
-  it('serialize their writes: no SQLITE_BUSY, one claim per key, the key limit holds', async () => {
+  it('serialize their writes: no SQLITE_BUSY, one send per idempotency key, the key limit holds', async () => {
     const path = join(dir, 'shared.db');
     const setup = createSqliteStore({ path });
     const now = Date.now();
     const account = await setup.createAccount({ id: 'acct_mp', email: 'a@example.com', verified: true, now });
     const project = await setup.createProject({ id: 'proj_mp', accountId: account.id, name: 'P', now, maxProjects: 1 });
     expect(project.kind).toBe('created');
+    await setup.registerBrowser({ id: 'brw_mp', projectId: 'proj_mp', recipient: 'r', secretHash: 'h', now });
     await setup.close();
 
     // The bundle is CommonJS, so NODE_PATH lets it find better-sqlite3 from the temporary directory.
@@ -70,13 +71,14 @@ describe('several processes on one file', () => {
     const sum = (pick: (tally: Tally) => number) => tallies.reduce((total, tally) => total + pick(tally), 0);
 
     expect(tallies.flatMap((tally) => tally.errors)).toEqual([]);
-    expect(sum((tally) => tally.claimed)).toBe(ROUNDS);
-    expect(sum((tally) => tally.inProgress)).toBe(ROUNDS * (PROCESSES - 1));
+    expect(sum((tally) => tally.created)).toBe(ROUNDS);
+    expect(sum((tally) => tally.replayed)).toBe(ROUNDS * (PROCESSES - 1));
     expect(sum((tally) => tally.keysCreated)).toBe(10);
     expect(sum((tally) => tally.keysRefused)).toBe(ROUNDS * PROCESSES - 10);
 
     const check = createSqliteStore({ path });
     expect((await check.listApiKeys('proj_mp')).length).toBe(10);
+    expect(await check.listDeliveries({ browserId: 'brw_mp', now: Date.now() })).toHaveLength(ROUNDS);
     await check.close();
   });
 });

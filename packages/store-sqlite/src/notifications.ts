@@ -9,6 +9,7 @@ import {
 import type Database from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import type { GroupRead } from './group-read.js';
+import { IDEMPOTENCY_COLUMNS, type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import type { NotificationCache } from './notification-cache.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 
@@ -28,7 +29,10 @@ export interface SendGroup {
 }
 
 /** The group commit of sends: its state, and what it writes at the end of each group. */
-export function createSendGroupCommit(db: Database.Database): GroupCommit<SendGroup> {
+export function createSendGroupCommit(
+  db: Database.Database,
+  afterCommit?: () => Promise<void>,
+): GroupCommit<SendGroup> {
   const writeLastSeq = db.prepare<[number, string]>('UPDATE browsers SET last_seq = ? WHERE id = ?');
   const countUsage = db.prepare<[string, string, number, number]>(
     `INSERT INTO usage_days (project_id, day, notifications, attempts) VALUES (?, ?, ?, ?)
@@ -37,6 +41,7 @@ export function createSendGroupCommit(db: Database.Database): GroupCommit<SendGr
        attempts = attempts + excluded.attempts`,
   );
   return createGroupCommit<SendGroup>(db, {
+    afterCommit,
     begin: () => ({ browsers: new Map(), lastSeq: new Map(), usage: new Map() }),
     end(group) {
       for (const [browserId, seq] of group.lastSeq) writeLastSeq.run(seq, browserId);
@@ -85,9 +90,14 @@ export function notificationOperations(
     `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
      VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`,
   );
-  const completeIdempotency = db.prepare<[number, string, string, string]>(
-    `UPDATE idempotency_keys SET state = 'completed', response_status = ?, response_body = ?
-      WHERE project_id = ? AND key = ?`,
+  const selectIdempotency = db.prepare<[string, string], IdempotencyRow>(
+    `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE project_id = ? AND key = ?`,
+  );
+  // An expired record under the key is replaced: the key is free again after its retention.
+  const recordIdempotency = db.prepare<[string, string, string, number, string, number, number]>(
+    `INSERT OR REPLACE INTO idempotency_keys
+       (project_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
   // One statement, so the notification and its attempts come from one snapshot without a
   // transaction around two. rowid is insertion order: attempts read back in the order
@@ -108,7 +118,17 @@ export function notificationOperations(
   // Runs inside a group commit, possibly twice (see GroupCommit): it changes the group's shared
   // state only after its last statement.
   const create = (input: CreateNotificationInput, group: SendGroup): CreateNotificationResult => {
-    const { notification, idempotencyKey } = input;
+    const { notification, idempotency } = input;
+    // Checked inside the write transaction: a send with the same key from another process or
+    // connection committed before this one began is seen here, so exactly one of them creates.
+    if (idempotency !== null) {
+      const stored = selectIdempotency.get(notification.projectId, idempotency.key);
+      const outcome = idempotencyOutcome(stored, idempotency.fingerprint, notification.createdAt);
+      if (outcome.kind === 'mismatch') return outcome;
+      if (outcome.kind === 'replay') {
+        return { kind: 'replay', response: { status: outcome.status, body: outcome.body } };
+      }
+    }
     const recipientKey = `${notification.projectId}\n${notification.recipient}`;
     let browserIds = group.browsers.get(recipientKey);
     if (browserIds === undefined) {
@@ -166,8 +186,16 @@ export function notificationOperations(
 
     const created = { notification, attempts };
     const response = input.render(created);
-    if (idempotencyKey !== null) {
-      completeIdempotency.run(response.status, response.body, notification.projectId, idempotencyKey);
+    if (idempotency !== null) {
+      recordIdempotency.run(
+        notification.projectId,
+        idempotency.key,
+        idempotency.fingerprint,
+        response.status,
+        response.body,
+        notification.createdAt,
+        idempotency.expiresAt,
+      );
     }
     // Every statement succeeded: now the send counts in the group's state.
     for (const attempt of attempts) group.lastSeq.set(attempt.browserId, attempt.seq);

@@ -3,6 +3,8 @@ import { hashSecret, newId, type Store } from '@tidings/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { migrate, migrations } from './migrations.js';
+import { openDatabase } from './open-database.js';
+import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
@@ -214,7 +216,46 @@ describe('migration 4: attempts without foreign keys', () => {
   });
 });
 
+describe('migration 5: idempotency results only', () => {
+  it('drops the claims a crashed process left running and keeps completed results for replay', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 4));
+    const expires = T0 + 86_400_000;
+    raw.exec(`
+      ${MIGRATION_BASE_ROWS(T0)}
+      INSERT INTO idempotency_keys
+        (project_id, key, fingerprint, state, response_status, response_body, created_at, expires_at, lock_expires_at)
+        VALUES ('proj_1', 'done', 'fp', 'completed', 201, '{"id":"ntf_1"}', ${T0}, ${expires}, ${T0 + 60_000}),
+               ('proj_1', 'orphan', 'fp', 'running', NULL, NULL, ${T0}, ${expires}, ${T0 + 60_000});
+    `);
+    raw.close();
+
+    const store = open();
+    const find = (key: string) =>
+      store.findIdempotentResponse({ projectId: 'proj_1', key, fingerprint: 'fp', now: T0 + 1 });
+    expect(await find('done')).toEqual({ kind: 'replay', status: 201, body: '{"id":"ntf_1"}' });
+    expect(await find('orphan')).toEqual({ kind: 'none' });
+  });
+});
+
 describe('createSqliteStore options', () => {
+  it('opens with synchronous FULL by default, NORMAL with synchronous: normal', () => {
+    const pragma = (options: Omit<SqliteStoreOptions, 'path'>) => {
+      const db = openDatabase(resolveSqliteStoreOptions({ path: file.path, ...options }));
+      try {
+        return db.pragma('synchronous', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    // SQLite's numbers: 1 NORMAL, 2 FULL.
+    expect(pragma({})).toBe(2);
+    expect(pragma({ synchronous: 'full' })).toBe(2);
+    expect(pragma({ synchronous: 'normal' })).toBe(1);
+    // @ts-expect-error: not a mode
+    expect(() => createSqliteStore({ path: ':memory:', synchronous: 'off' })).toThrow(/synchronous/);
+  });
+
   it('refuses a bad configuration at construction', () => {
     expect(() => createSqliteStore({ path: '' })).toThrow(TypeError);
     expect(() => createSqliteStore({ path: ':memory:', busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);

@@ -29,16 +29,23 @@ export type CreateApiKeyResult =
   | { kind: 'project-not-found' }
   | { kind: 'limit-reached' };
 
-/** Outcome of {@link Store.claimIdempotencyKey}. */
-export type IdempotencyClaim =
-  /** This request owns the key now and must execute. */
-  | { kind: 'claimed' }
+/** Outcome of {@link Store.findIdempotentResponse}. */
+export type IdempotencyLookup =
+  /** No unexpired result is stored under the key: the request executes. */
+  | { kind: 'none' }
   /** A completed request with the same fingerprint: answer with its stored response. */
   | { kind: 'replay'; status: number; body: string }
-  /** Another request with this key is still running. */
-  | { kind: 'in-progress' }
   /** The key was used with another fingerprint (body or mode). */
   | { kind: 'mismatch' };
+
+/** The idempotency key a send carries, recorded with its result in the send's transaction. */
+export interface IdempotencyInput {
+  key: string;
+  /** The canonical body and mode, hashed: another fingerprint under the same key is a mismatch. */
+  fingerprint: string;
+  /** When the stored result stops answering for the key. */
+  expiresAt: number;
+}
 
 /** The stored response of a request, kept for idempotent replays. */
 export interface StoredResponse {
@@ -51,8 +58,11 @@ export interface CreateNotificationInput {
   notification: NotificationRecord;
   /** Makes the id of each attempt; called once per connected browser. */
   newAttemptId: () => string;
-  /** The idempotency key this request claimed, completed in the same transaction. */
-  idempotencyKey: string | null;
+  /**
+   * The request's idempotency key. The store checks it and records the result in the send's own
+   * transaction, so a request that dies on the way leaves nothing behind.
+   */
+  idempotency: IdempotencyInput | null;
   /** Renders the response stored for replays, from what was recorded. */
   render: (created: NotificationWithAttempts) => StoredResponse;
 }
@@ -60,7 +70,11 @@ export interface CreateNotificationInput {
 /** Outcome of {@link Store.createNotification}. */
 export type CreateNotificationResult =
   | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse }
-  | { kind: 'no-connected-browser' };
+  | { kind: 'no-connected-browser' }
+  /** An unexpired result under the idempotency key, same fingerprint: nothing was written. */
+  | { kind: 'replay'; response: StoredResponse }
+  /** An unexpired result under the idempotency key, another fingerprint: nothing was written. */
+  | { kind: 'mismatch' };
 
 /** Outcome of {@link Store.applyReceipts}. */
 export interface AppliedReceipts {
@@ -134,25 +148,24 @@ export interface Store {
   getUsage(input: { projectId: string; fromDay: string; toDay: string }): Promise<UsageDay[]>;
 
   /**
-   * Claims an idempotency key of a project. A completed record with the same fingerprint is a
-   * replay; another fingerprint is a mismatch; a running claim whose lock has not passed is in
-   * progress; a record past `expiresAt`, or a claim past its lock, is taken over.
+   * Reads the result stored under an idempotency key of a project, without writing: the same
+   * fingerprint replays, another is a mismatch, nothing (or a record past its expiry) is none.
+   * A fast path only: {@link Store.createNotification} checks again in its transaction.
    */
-  claimIdempotencyKey(input: {
+  findIdempotentResponse(input: {
     projectId: string;
     key: string;
     fingerprint: string;
     now: number;
-    expiresAt: number;
-    lockExpiresAt: number;
-  }): Promise<IdempotencyClaim>;
-  /** Frees a claimed key whose request did not succeed, so that the client may retry. */
-  releaseIdempotencyKey(input: { projectId: string; key: string }): Promise<void>;
+  }): Promise<IdempotencyLookup>;
 
   /**
-   * In one transaction: finds the connected browsers of the recipient, records the
-   * notification and one attempt per browser (final at once in test mode), completes the
-   * idempotency record with the rendered response, and counts live usage.
+   * In one transaction: checks the idempotency key (an unexpired result replays or mismatches,
+   * and nothing is written), finds the connected browsers of the recipient, records the
+   * notification and one attempt per browser (final at once in test mode), records the result
+   * under the idempotency key, and counts live usage. Sends with one key serialize in the store
+   * (from any process): exactly one creates, the others see its result. A refused send (no
+   * connected browser) records nothing, so the key stays free.
    */
   createNotification(input: CreateNotificationInput): Promise<CreateNotificationResult>;
   getNotification(input: { projectId: string; id: string }): Promise<NotificationWithAttempts | null>;

@@ -5,81 +5,108 @@ import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
 import { notificationJson, serializeNotification } from '../objects.js';
+import type { IdempotencyInput, StoredResponse } from '../ports/store.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
 import type { ApiKeyRecord, KeyMode, NotificationRecord, ProjectRecord } from '../types.js';
 import { authenticate } from './authenticate.js';
 
-/** POST /v1/notifications: validate, claim the idempotency key, record, hand live attempts to the hub. */
+/**
+ * POST /v1/notifications: validate, check the idempotency key, record, hand live attempts to the
+ * hub. The key is recorded with the result in the send's own transaction (docs/api.md,
+ * "Idempotency"); while a send with the key runs in this process, another gets 409.
+ */
 export async function sendNotification(ctx: RouteContext, services: Services): Promise<Response> {
   const { key, project } = await authenticate(ctx, services);
   const { options } = services;
   const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });
   const body = parseBody(notificationBodySchema, raw);
   const idempotencyKey = parseIdempotencyKey(ctx.request.headers.get('idempotency-key'));
+  if (idempotencyKey === null) return recordSend(ctx, services, key, project, body, null);
 
-  if (idempotencyKey !== null) {
-    const claim = await options.store.claimIdempotencyKey({
-      projectId: project.id,
-      key: idempotencyKey,
-      fingerprint: requestFingerprint(raw, key.mode),
-      now: ctx.now,
-      expiresAt: ctx.now + options.idempotencyRetentionMs,
-      lockExpiresAt: ctx.now + options.idempotencyLockMs,
+  const idempotency = {
+    key: idempotencyKey,
+    fingerprint: requestFingerprint(raw, key.mode),
+    expiresAt: ctx.now + options.idempotencyRetentionMs,
+  };
+  const stored = await options.store.findIdempotentResponse({
+    projectId: project.id,
+    key: idempotencyKey,
+    fingerprint: idempotency.fingerprint,
+    now: ctx.now,
+  });
+  if (stored.kind === 'replay') return replay(ctx, stored);
+  if (stored.kind === 'mismatch') throw idempotencyMismatch();
+
+  const inFlightKey = `${project.id}\n${idempotencyKey}`;
+  if (services.sendsInFlight.has(inFlightKey)) {
+    throw new TidingsError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running', {
+      headers: { 'Retry-After': '1' },
     });
-    switch (claim.kind) {
-      case 'replay':
-        return jsonReply(ctx, claim.status, claim.body, { 'Idempotent-Replayed': 'true' });
-      case 'in-progress':
-        throw new TidingsError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running', {
-          headers: { 'Retry-After': '1' },
-        });
-      case 'mismatch':
-        throw new TidingsError(
-          'IDEMPOTENCY_MISMATCH',
-          'This Idempotency-Key was used with another body or another mode; use a new key',
-        );
-      case 'claimed':
-        break;
-    }
   }
-
-  let recorded = false;
+  services.sendsInFlight.add(inFlightKey);
   try {
-    const notification = buildNotification(body, key, project, ctx.now, options.defaultTtlSeconds);
-    const result = await options.store.createNotification({
-      notification,
-      newAttemptId: () => newId('att', ctx.now),
-      idempotencyKey,
-      // Not memoized: what a send created is never handed out again as the same object.
-      render: (created) => ({ status: 201, body: serializeNotification(created) }),
-    });
-    if (result.kind === 'no-connected-browser') {
+    return await recordSend(ctx, services, key, project, body, idempotency);
+  } finally {
+    services.sendsInFlight.delete(inFlightKey);
+  }
+}
+
+async function recordSend(
+  ctx: RouteContext,
+  services: Services,
+  key: ApiKeyRecord,
+  project: ProjectRecord,
+  body: NotificationBody,
+  idempotency: IdempotencyInput | null,
+): Promise<Response> {
+  const { options } = services;
+  const notification = buildNotification(body, key, project, ctx.now, options.defaultTtlSeconds);
+  const result = await options.store.createNotification({
+    notification,
+    newAttemptId: () => newId('att', ctx.now),
+    idempotency,
+    // Not memoized: what a send created is never handed out again as the same object.
+    render: (created) => ({ status: 201, body: serializeNotification(created) }),
+  });
+  switch (result.kind) {
+    case 'no-connected-browser':
       throw new TidingsError('NO_CONNECTED_BROWSER', `Recipient ${body.recipient} has no connected browser`);
-    }
-    recorded = true;
-    countSend(services, notification.mode, result.created.attempts.length);
-    if (notification.mode === 'live') {
+    case 'mismatch':
+      throw idempotencyMismatch();
+    case 'replay':
+      // Another process recorded a send with this key first; the store waited for it.
+      return replay(ctx, result.response);
+    case 'created':
+      break;
+  }
+  countSend(services, notification.mode, result.created.attempts.length);
+  if (notification.mode === 'live') {
+    try {
       await services.hub.publish(
         result.created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
       );
-    }
-    return jsonReply(ctx, result.response.status, result.response.body);
-  } catch (error) {
-    // Only a recorded success is kept for replays; any failure leaves the key free for a retry.
-    if (idempotencyKey !== null && !recorded) {
-      await options.store.releaseIdempotencyKey({ projectId: project.id, key: idempotencyKey });
-    }
-    if (recorded) {
-      // The notification is stored and its attempts reach open streams on resume or poll.
-      services.options.logger.error('hub publish failed after a send was recorded', {
+    } catch (error) {
+      // The notification is stored: its attempts reach open streams on resume or poll.
+      options.logger.error('hub publish failed after a send was recorded', {
         request_id: ctx.requestId,
         error: String(error),
       });
       throw new TidingsError('INTERNAL_ERROR', 'The notification was recorded but could not be handed on');
     }
-    throw error;
   }
+  return jsonReply(ctx, result.response.status, result.response.body);
+}
+
+function replay(ctx: RouteContext, stored: StoredResponse): Response {
+  return jsonReply(ctx, stored.status, stored.body, { 'Idempotent-Replayed': 'true' });
+}
+
+function idempotencyMismatch(): TidingsError {
+  return new TidingsError(
+    'IDEMPOTENCY_MISMATCH',
+    'This Idempotency-Key was used with another body or another mode; use a new key',
+  );
 }
 
 /** A recorded send, for the metrics; a test-mode attempt is final (`accepted`) at once. */

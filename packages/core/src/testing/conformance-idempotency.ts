@@ -1,37 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../ports/store.js';
-import { DAY_MS, type GetStore, seedBrowser, seedProject, send, T0 } from './fixtures.js';
+import { type GetStore, seedBrowser, seedProject, send, T0 } from './fixtures.js';
 
-const LOCK_MS = 60_000;
-
-function claim(store: Store, projectId: string, key: string, fingerprint: string, now = T0) {
-  return store.claimIdempotencyKey({
-    projectId,
-    key,
-    fingerprint,
-    now,
-    expiresAt: now + DAY_MS,
-    lockExpiresAt: now + LOCK_MS,
-  });
+function find(store: Store, projectId: string, key: string, fingerprint: string, now = T0) {
+  return store.findIdempotentResponse({ projectId, key, fingerprint, now });
 }
 
-/** Idempotency keys: claim, in-progress, replay, mismatch, take-overs, release, project scope. */
+/**
+ * Idempotency keys: a result is recorded in the send's own transaction and only then; replay,
+ * mismatch, expiry, project scope, and one winner among concurrent sends with one key.
+ */
 export function idempotencyConformance(getStore: GetStore): void {
   describe('idempotency keys', () => {
-    it('claims a new key, then answers in-progress while the claim is locked', async () => {
+    it('finds nothing under a key no send recorded', async () => {
       const store = getStore();
       const project = await seedProject(store);
-      expect(await claim(store, project.id, 'k1', 'fp-a')).toEqual({ kind: 'claimed' });
-      expect(await claim(store, project.id, 'k1', 'fp-a', T0 + 1)).toEqual({ kind: 'in-progress' });
-      expect(await claim(store, project.id, 'k1', 'fp-a', T0 + LOCK_MS - 1)).toEqual({ kind: 'in-progress' });
-      expect(await claim(store, project.id, 'k2', 'fp-a', T0 + 1)).toEqual({ kind: 'claimed' });
+      expect(await find(store, project.id, 'k1', 'fp-a')).toEqual({ kind: 'none' });
     });
 
-    it('replays the stored response once createNotification completed the key; mismatch otherwise', async () => {
+    it('records the result with the send; the same fingerprint replays it, another mismatches', async () => {
       const store = getStore();
       const project = await seedProject(store);
       await seedBrowser(store, project.id, 'user-1');
-      expect(await claim(store, project.id, 'k1', 'fp-a')).toEqual({ kind: 'claimed' });
       const result = await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'k1' });
       if (result.kind !== 'created') throw new Error(result.kind);
       expect(result.response.status).toBe(201);
@@ -39,61 +29,84 @@ export function idempotencyConformance(getStore: GetStore): void {
         id: result.created.notification.id,
         attempts: result.created.attempts.map((attempt) => attempt.id),
       });
-      const replay = { kind: 'replay', status: 201, body: result.response.body };
-      expect(await claim(store, project.id, 'k1', 'fp-a', T0 + 1)).toEqual(replay);
-      // Completed records replay even after the lock time: the lock only guards running claims.
-      expect(await claim(store, project.id, 'k1', 'fp-a', T0 + LOCK_MS * 10)).toEqual(replay);
-      expect(await claim(store, project.id, 'k1', 'fp-b', T0 + 2)).toEqual({ kind: 'mismatch' });
-    });
-
-    it('takes over a claim whose lock has passed', async () => {
-      const store = getStore();
-      const project = await seedProject(store);
-      await claim(store, project.id, 'k1', 'fp-a');
-      const later = T0 + LOCK_MS + 1;
-      expect(await claim(store, project.id, 'k1', 'fp-a', later)).toEqual({ kind: 'claimed' });
-      // The take-over holds a fresh lock of its own.
-      expect(await claim(store, project.id, 'k1', 'fp-a', later + 1)).toEqual({ kind: 'in-progress' });
-    });
-
-    it('takes over a completed record past its expiry, with any fingerprint', async () => {
-      const store = getStore();
-      const project = await seedProject(store);
-      await seedBrowser(store, project.id, 'user-1');
-      await claim(store, project.id, 'k1', 'fp-a');
-      await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'k1' });
-      const later = T0 + DAY_MS + 1;
-      expect(await claim(store, project.id, 'k1', 'fp-b', later)).toEqual({ kind: 'claimed' });
-      expect(await claim(store, project.id, 'k1', 'fp-b', later + 1)).toEqual({ kind: 'in-progress' });
-    });
-
-    it('frees a released key so that the client can retry, with another body too', async () => {
-      const store = getStore();
-      const project = await seedProject(store);
-      await claim(store, project.id, 'k1', 'fp-a');
-      await store.releaseIdempotencyKey({ projectId: project.id, key: 'k1' });
-      expect(await claim(store, project.id, 'k1', 'fp-b', T0 + 1)).toEqual({ kind: 'claimed' });
-      await expect(store.releaseIdempotencyKey({ projectId: project.id, key: 'never-used' })).resolves.toBeUndefined();
-    });
-
-    it('leaves the claim running when nothing was created, and never releases a completed record', async () => {
-      const store = getStore();
-      const project = await seedProject(store);
-      await claim(store, project.id, 'k1', 'fp-a');
-      const refused = await send(store, { projectId: project.id, recipient: 'nobody', idempotencyKey: 'k1' });
-      expect(refused).toEqual({ kind: 'no-connected-browser' });
-      expect(await claim(store, project.id, 'k1', 'fp-a', T0 + 1)).toEqual({ kind: 'in-progress' });
-
-      await seedBrowser(store, project.id, 'user-1');
-      await claim(store, project.id, 'k2', 'fp-a');
-      const result = await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'k2' });
-      if (result.kind !== 'created') throw new Error(result.kind);
-      await store.releaseIdempotencyKey({ projectId: project.id, key: 'k2' });
-      expect(await claim(store, project.id, 'k2', 'fp-a', T0 + 1)).toEqual({
+      expect(await find(store, project.id, 'k1', 'fp-a', T0 + 1)).toEqual({
         kind: 'replay',
         status: 201,
         body: result.response.body,
       });
+      expect(await find(store, project.id, 'k1', 'fp-b', T0 + 1)).toEqual({ kind: 'mismatch' });
+    });
+
+    it('answers a second send with the key from its transaction: replay or mismatch, nothing written', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const first = await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'k1' });
+      if (first.kind !== 'created') throw new Error(first.kind);
+
+      const again = await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'k1',
+        now: T0 + 5,
+      });
+      expect(again).toEqual({ kind: 'replay', response: first.response });
+      const other = await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'k1',
+        fingerprint: 'fp-b',
+        now: T0 + 6,
+      });
+      expect(other).toEqual({ kind: 'mismatch' });
+      // Neither wrote an attempt: the browser still has the first send's only.
+      const pending = await store.listDeliveries({ browserId: browser.id, now: T0 + 7 });
+      expect(pending.map((delivery) => delivery.attemptId)).toEqual([first.created.attempts[0]?.id]);
+    });
+
+    it('frees the key once its result expired, for any fingerprint', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      await seedBrowser(store, project.id, 'user-1');
+      await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'k1',
+        idempotencyExpiresAt: T0 + 100,
+      });
+      expect((await find(store, project.id, 'k1', 'fp-a', T0 + 99)).kind).toBe('replay');
+      expect(await find(store, project.id, 'k1', 'fp-b', T0 + 100)).toEqual({ kind: 'none' });
+      const later = await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'k1',
+        fingerprint: 'fp-b',
+        now: T0 + 100,
+      });
+      if (later.kind !== 'created') throw new Error(later.kind);
+      expect(await find(store, project.id, 'k1', 'fp-b', T0 + 101)).toEqual({
+        kind: 'replay',
+        status: 201,
+        body: later.response.body,
+      });
+    });
+
+    it('records nothing for a send refused for want of a connected browser', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const refused = await send(store, { projectId: project.id, recipient: 'nobody', idempotencyKey: 'k1' });
+      expect(refused).toEqual({ kind: 'no-connected-browser' });
+      expect(await find(store, project.id, 'k1', 'fp-a', T0 + 1)).toEqual({ kind: 'none' });
+      // The client may fix the request and retry with the same key, another body too.
+      await seedBrowser(store, project.id, 'user-1');
+      const retried = await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'k1',
+        fingerprint: 'fp-b',
+        now: T0 + 2,
+      });
+      expect(retried.kind).toBe('created');
     });
 
     it('scopes keys to their project', async () => {
@@ -101,11 +114,38 @@ export function idempotencyConformance(getStore: GetStore): void {
       const first = await seedProject(store);
       const second = await seedProject(store);
       await seedBrowser(store, first.id, 'user-1');
-      await claim(store, first.id, 'shared', 'fp-a');
+      await seedBrowser(store, second.id, 'user-1');
       await send(store, { projectId: first.id, recipient: 'user-1', idempotencyKey: 'shared' });
-      expect(await claim(store, second.id, 'shared', 'fp-b', T0 + 1)).toEqual({ kind: 'claimed' });
-      await store.releaseIdempotencyKey({ projectId: second.id, key: 'shared' });
-      expect((await claim(store, first.id, 'shared', 'fp-a', T0 + 2)).kind).toBe('replay');
+      expect(await find(store, second.id, 'shared', 'fp-b', T0 + 1)).toEqual({ kind: 'none' });
+      const other = await send(store, {
+        projectId: second.id,
+        recipient: 'user-1',
+        idempotencyKey: 'shared',
+        fingerprint: 'fp-b',
+        now: T0 + 1,
+      });
+      expect(other.kind).toBe('created');
+      expect((await find(store, first.id, 'shared', 'fp-a', T0 + 2)).kind).toBe('replay');
+    });
+
+    it('lets exactly one of many concurrent sends with one key create; the others replay its result', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'race', now: T0 + index }),
+        ),
+      );
+      const created = results.filter((result) => result.kind === 'created');
+      expect(created).toHaveLength(1);
+      const winner = created[0];
+      if (winner?.kind !== 'created') throw new Error('no winner');
+      for (const result of results) {
+        if (result !== winner) expect(result).toEqual({ kind: 'replay', response: winner.response });
+      }
+      const pending = await store.listDeliveries({ browserId: browser.id, now: T0 + 100 });
+      expect(pending).toHaveLength(1);
     });
   });
 }

@@ -89,28 +89,26 @@ export function maintenanceConformance(getStore: GetStore): void {
       expect((await store.findConnectToken(fresh))?.expiresAt).toBe(T0 + 1000);
     });
 
-    it('keeps idempotency records that have not expired, running or completed', async () => {
+    it('purges idempotency results past their expiry and keeps the others', async () => {
       const store = getStore();
       const project = await seedProject(store);
       await seedBrowser(store, project.id, 'user-1');
-      const claim = (key: string, now: number) =>
-        store.claimIdempotencyKey({
-          projectId: project.id,
-          key,
-          fingerprint: 'fp',
-          now,
-          expiresAt: now + DAY_MS,
-          lockExpiresAt: now + 60_000,
-        });
-      await claim('done', T0);
-      const result = await send(store, { projectId: project.id, recipient: 'user-1', now: T0, idempotencyKey: 'done' });
-      if (result.kind !== 'created') throw new Error(result.kind);
-      await claim('running', T0 + 1);
-      await store.purgeExpired({ now: T0 + 2 });
-      expect(await claim('done', T0 + 3)).toEqual({ kind: 'replay', status: 201, body: result.response.body });
-      expect(await claim('running', T0 + 3)).toEqual({ kind: 'in-progress' });
+      const find = (key: string, now: number) =>
+        store.findIdempotentResponse({ projectId: project.id, key, fingerprint: 'fp-a', now });
+      const kept = await send(store, { projectId: project.id, recipient: 'user-1', idempotencyKey: 'kept' });
+      if (kept.kind !== 'created') throw new Error(kept.kind);
+      await send(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        idempotencyKey: 'old',
+        idempotencyExpiresAt: T0 + 5,
+      });
+      await store.purgeExpired({ now: T0 + 10 });
+      expect(await find('kept', T0 + 3)).toEqual({ kind: 'replay', status: 201, body: kept.response.body });
+      // Purged, not merely expired: a read at a time before its expiry finds nothing either.
+      expect(await find('old', T0 + 1)).toEqual({ kind: 'none' });
       await store.purgeExpired({ now: T0 + DAY_MS + 1 });
-      expect(await claim('running', T0 + DAY_MS + 2)).toEqual({ kind: 'claimed' });
+      expect(await find('kept', T0 + 3)).toEqual({ kind: 'none' });
     });
   });
 }

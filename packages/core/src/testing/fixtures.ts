@@ -65,6 +65,10 @@ export interface SendInput {
   title?: string;
   data?: Record<string, unknown> | null;
   idempotencyKey?: string | null;
+  /** The fingerprint recorded with `idempotencyKey`. @default 'fp-a' */
+  fingerprint?: string;
+  /** When the result stops answering for `idempotencyKey`. @default now + one day */
+  idempotencyExpiresAt?: number;
 }
 
 /** Calls `createNotification` as the pipeline would, with a fresh notification record. */
@@ -88,7 +92,14 @@ export function send(store: Store, input: SendInput): Promise<CreateNotification
       expiresAt: now + ttl * 1000,
     },
     newAttemptId: () => newId('att', now),
-    idempotencyKey: input.idempotencyKey ?? null,
+    idempotency:
+      input.idempotencyKey == null
+        ? null
+        : {
+            key: input.idempotencyKey,
+            fingerprint: input.fingerprint ?? 'fp-a',
+            expiresAt: input.idempotencyExpiresAt ?? now + DAY_MS,
+          },
     render: renderForTest,
   });
 }

@@ -1,14 +1,14 @@
 /**
  * One process of the multi-process test (multi-process.test.ts): it opens the shared file and,
- * once the common start time has come, races the others to claim the same idempotency keys and
- * to create keys up to the project's limit. It prints what it got as one JSON line.
+ * once the common start time has come, races the others to send with the same idempotency keys
+ * and to create keys up to the project's limit. It prints what it got as one JSON line.
  */
 import { createSqliteStore } from '../sqlite-store.js';
 
 async function main(): Promise<void> {
   const [path, projectId, startAt, rounds, worker] = process.argv.slice(2) as [string, string, string, string, string];
   const store = createSqliteStore({ path, busyTimeoutMs: 10_000 });
-  const tally = { claimed: 0, inProgress: 0, keysCreated: 0, keysRefused: 0, errors: [] as string[] };
+  const tally = { created: 0, replayed: 0, keysCreated: 0, keysRefused: 0, errors: [] as string[] };
 
   // Start together, so that the processes' transactions overlap rather than run one after another.
   while (Date.now() < Number(startAt)) {}
@@ -16,16 +16,29 @@ async function main(): Promise<void> {
   for (let round = 0; round < Number(rounds); round++) {
     const now = Date.now();
     try {
-      const claim = await store.claimIdempotencyKey({
-        projectId,
-        key: `key-${round}`,
-        fingerprint: 'same',
-        now,
-        expiresAt: now + 86_400_000,
-        lockExpiresAt: now + 600_000,
+      const sent = await store.createNotification({
+        notification: {
+          id: `ntf_${worker}_${round}`,
+          projectId,
+          mode: 'live',
+          recipient: 'r',
+          title: 'Hello',
+          body: null,
+          url: null,
+          icon: null,
+          tag: null,
+          data: null,
+          ttl: 60,
+          createdAt: now,
+          expiresAt: now + 60_000,
+        },
+        newAttemptId: () => `att_${worker}_${round}`,
+        idempotency: { key: `key-${round}`, fingerprint: 'same', expiresAt: now + 86_400_000 },
+        render: (created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) }),
       });
-      if (claim.kind === 'claimed') tally.claimed++;
-      else tally.inProgress++;
+      if (sent.kind === 'created') tally.created++;
+      else if (sent.kind === 'replay') tally.replayed++;
+      else tally.errors.push(`send: ${sent.kind}`);
       const created = await store.createApiKey({
         id: `key_${worker}_${round}`,
         projectId,

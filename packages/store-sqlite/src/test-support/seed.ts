@@ -58,7 +58,7 @@ export function sendLive(
       expiresAt: now + 60_000,
     },
     newAttemptId: () => options.attemptId ?? newId('att', now),
-    idempotencyKey: null,
+    idempotency: null,
     render: options.render ?? ((created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) })),
   });
 }
