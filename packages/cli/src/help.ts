@@ -3,7 +3,7 @@ import { adminCommands } from './admin-commands.js';
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
   synopsis:
-    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--redis URL] [--demo] [--sqlite-synchronous full]',
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--redis URL] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default: $TIDINGS_PORT, else 8787)',
@@ -13,6 +13,8 @@ export const serveUsage = {
     '--redis URL      Redis for the shared limiter and the hub of many servers (default: $TIDINGS_REDIS_URL)',
     '--redis-unreachable fallback|refuse',
     '                 while Redis is out of reach: count limits in process, or answer 503 (default fallback)',
+    '--metrics HOST:PORT  serve Prometheus metrics at /metrics on a listener of its own',
+    '                 (default: $TIDINGS_METRICS, else off)',
     '--demo           create a demo account, project and keys on first run, print a curl',
     '--sqlite-synchronous full|normal',
     '                 full (default): a 201 is on disk, power loss included; normal: faster,',

@@ -3,6 +3,7 @@ import { loadConfig, type ServerConfig } from './config.js';
 import { demoText } from './demo-setup.js';
 import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
+import { type ListenAddress, parseListenAddress } from './listen-address.js';
 import { startServer } from './server.js';
 
 const serveOptions = {
@@ -11,10 +12,17 @@ const serveOptions = {
   'trust-proxy': { type: 'string' },
   config: { type: 'string' },
   demo: { type: 'boolean' },
+  metrics: { type: 'string' },
   'sqlite-synchronous': { type: 'string' },
   redis: { type: 'string' },
   'redis-unreachable': { type: 'string' },
 } as const;
+
+/** `--metrics HOST:PORT`, else `TIDINGS_METRICS`; off when neither is set. */
+function metricsAddress(flag: string | boolean | undefined, env: NodeJS.ProcessEnv): ListenAddress | null {
+  if (typeof flag === 'string') return parseListenAddress(flag, '--metrics');
+  return env.TIDINGS_METRICS ? parseListenAddress(env.TIDINGS_METRICS, 'TIDINGS_METRICS') : null;
+}
 
 /**
  * `tidings serve`: starts the server, prints `listening on URL` once it accepts connections,
@@ -37,6 +45,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const host = typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1';
   const json = parsed.values.json === true;
   const db = databasePath(parsed, io.env);
+  const metrics = metricsAddress(parsed.values.metrics, io.env);
   const sqliteSynchronous = parsed.values['sqlite-synchronous'] ?? 'full';
   if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
     throw new UsageError('--sqlite-synchronous must be full or normal', 'serve');
@@ -56,6 +65,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       port,
       host,
       demo: parsed.values.demo === true,
+      metrics,
       sqliteSynchronous,
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
@@ -65,6 +75,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   io.stdout(`listening on ${server.url}`);
+  if (server.metricsUrl) io.stdout(`metrics on ${server.metricsUrl}`);
   if (parsed.values.demo === true) {
     if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/.test(host)) {
       io.stderr(

@@ -10,12 +10,15 @@ import {
   type TidingsOptions,
 } from '@tidings/core';
 import { tidingsHono } from '@tidings/hono';
+import type { PrometheusMetrics } from '@tidings/metrics';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
 import { registerApiReference } from './api-reference.js';
 import { registerDemoPage } from './demo.js';
 import { type DemoCredentials, demoFilePath, ensureDemo } from './demo-setup.js';
 import { answerMalformedRequests, answerProblems, requestErrorAnswer } from './edge-problems.js';
+import type { ListenAddress } from './listen-address.js';
+import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
 
 /** Options of {@link startServer}. */
@@ -34,6 +37,8 @@ export interface StartServerOptions {
   redis?: ServeRedisOptions;
   /** How long open connections may take to finish once closing starts, in milliseconds. @default 3000 */
   shutdownGraceMs?: number;
+  /** Serve Prometheus metrics at `/metrics` on a listener of its own at this address. @default null (off) */
+  metrics?: ListenAddress | null;
   /**
    * `'full'`: a 201 means the send is on disk, power loss included. `'normal'`: faster sends that
    * survive a crash of the process, not a power loss (the SQLite store's `synchronous`). @default 'full'
@@ -47,6 +52,8 @@ export interface RunningServer {
   url: string;
   port: number;
   tidings: Tidings;
+  /** `http://HOST:PORT/metrics` of the metrics listener; null when metrics are off. */
+  metricsUrl: string | null;
   /** The demo credentials with `demo`; null without it, or when the store is not the demo's. */
   demo: { credentials: DemoCredentials; created: boolean; file: string | null } | null;
   /** Stops accepting, closes open streams, waits for requests in flight, closes the store. */
@@ -85,9 +92,21 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const store = createSqliteStore({ path: db, synchronous: options.sqliteSynchronous ?? 'full' });
   let tidings: Tidings | undefined;
   let redis: RedisPorts | undefined;
+  let metricsListener: MetricsListener | null = null;
   try {
     if (options.redis) redis = await openRedisPorts(options.redis);
-    tidings = openTidings(store, { ...options.tidings, ...(redis && { limiter: redis.limiter, hub: redis.hub }) });
+    let metrics: PrometheusMetrics | null = null;
+    if (options.metrics) {
+      // Loaded only when asked for: every other command of the CLI starts without prom-client.
+      const { createMetricsHandler, createPrometheusMetrics } = await import('@tidings/metrics');
+      metrics = createPrometheusMetrics();
+      metricsListener = await startMetricsListener(options.metrics, createMetricsHandler(metrics.registry));
+    }
+    tidings = openTidings(store, {
+      ...options.tidings,
+      ...(redis && { limiter: redis.limiter, hub: redis.hub }),
+      ...(metrics ? { metrics } : {}),
+    });
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null);
     const server = createServer(
@@ -104,6 +123,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       url: `http://${urlHost(host)}:${address.port}`,
       port: address.port,
       tidings: running,
+      metricsUrl:
+        options.metrics && metricsListener
+          ? `http://${urlHost(options.metrics.host)}:${metricsListener.port}/metrics`
+          : null,
       demo: demo && { ...demo, file: db === ':memory:' ? null : demoFilePath(db) },
       close() {
         closing ??= (async () => {
@@ -122,12 +145,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           clearInterval(idle);
           clearTimeout(force);
           await redis?.close();
+          await metricsListener?.close();
           await store.close();
         })();
         return closing;
       },
     };
   } catch (error) {
+    await metricsListener?.close();
     await tidings?.close();
     await redis?.close();
     await store.close();

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from './ports/clock.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import { createConsoleLogger, type Logger } from './ports/logger.js';
+import { type Metrics, noopMetrics } from './ports/metrics.js';
 import type { Store } from './ports/store.js';
 
 /** Request limits per window. The defaults are those of docs/api.md#limits. */
@@ -34,6 +35,11 @@ export interface TidingsOptions {
   clock?: Clock;
   /** @default createConsoleLogger() */
   logger?: Logger;
+  /**
+   * Counts requests, sends, ended attempts, streams, refusals and store latency, e.g.
+   * `createPrometheusMetrics()` from `@tidings/metrics`. @default noopMetrics (nothing is measured)
+   */
+  metrics?: Metrics;
   /** @default the limits of docs/api.md#limits */
   limits?: LimitsOptions;
   /**
@@ -140,6 +146,7 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     hub: options.hub ?? null,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? createConsoleLogger(),
+    metrics: options.metrics ?? noopMetrics,
     limits,
     trustProxy: nonNegativeInteger('trustProxy', options.trustProxy ?? 0),
     publicUrl,

@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
 import type { BrowserStream } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
@@ -13,6 +14,7 @@ export interface StreamRegistryDeps {
   hub: Hub;
   clock: Clock;
   logger: Logger;
+  metrics: Metrics;
   heartbeatMs: number;
   /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
   staleBrowserMs: number;
@@ -73,6 +75,7 @@ export class StreamRegistry {
     set.add(stream);
     this.#size++;
     this.#heartbeats.add(stream);
+    this.deps.metrics.streamOpened();
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
@@ -80,6 +83,7 @@ export class StreamRegistry {
     const set = this.#byBrowser.get(stream.browserId);
     if (!set?.delete(stream)) return;
     this.#size--;
+    this.deps.metrics.streamClosed();
     if (set.size === 0) this.#byBrowser.delete(stream.browserId);
     this.#heartbeats.delete(stream);
     this.deps.store
