@@ -10,4 +10,5 @@ export const alias = [
   { find: /^@tidings\/hono$/, replacement: src('adapter-hono/src/index.ts') },
   { find: /^@tidings\/express$/, replacement: src('adapter-express/src/index.ts') },
   { find: /^@tidings\/browser$/, replacement: src('browser/src/index.ts') },
+  { find: /^@tidings\/dashboard$/, replacement: src('dashboard/src/index.ts') },
 ];

@@ -2,7 +2,8 @@ import { adminCommands } from './admin-commands.js';
 
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
-  synopsis: '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--demo]',
+  synopsis:
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--demo] [--smtp URL] [--signup open|invite|closed] [--no-dashboard]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default 8787)',
@@ -10,6 +11,12 @@ export const serveUsage = {
     '--trust-proxy N  proxy hops to believe in X-Forwarded-For (default 0)',
     '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',
     '--demo           create a demo account, project and keys on first run, print a curl',
+    "--smtp URL       send the dashboard's mail over SMTP (default: $TIDINGS_SMTP_URL; without it,",
+    '                 each mail is printed on stderr as: [mail] to=… subject="…" code=…)',
+    '--mail-from ADDR the sender of that mail (default: Tidings <no-reply@SMTP host>)',
+    '--signup POLICY  who may create a dashboard account: open, invite (an operator invites) or',
+    '                 closed (default: open)',
+    '--no-dashboard   do not serve the web dashboard at /dashboard',
   ],
 };
 

@@ -1,6 +1,6 @@
-import { databasePath, expectPositionals, integerFlag, parseCommand } from './args.js';
+import { databasePath, expectPositionals, integerFlag, parseCommand, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
-import { demoText } from './demo-setup.js';
+import { demoSignInText, demoText } from './demo-setup.js';
 import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
 import { startServer } from './server.js';
@@ -11,7 +11,13 @@ const serveOptions = {
   'trust-proxy': { type: 'string' },
   config: { type: 'string' },
   demo: { type: 'boolean' },
+  smtp: { type: 'string' },
+  'mail-from': { type: 'string' },
+  signup: { type: 'string' },
+  'no-dashboard': { type: 'boolean' },
 } as const;
+
+const SIGNUP_POLICIES = ['open', 'invite', 'closed'] as const;
 
 /**
  * `tidings serve`: starts the server, prints `listening on URL` once it accepts connections,
@@ -29,6 +35,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const host = typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1';
   const json = parsed.values.json === true;
   const db = databasePath(parsed, io.env);
+  const signup = typeof parsed.values.signup === 'string' ? parsed.values.signup : 'open';
+  if (!(SIGNUP_POLICIES as readonly string[]).includes(signup)) {
+    throw new UsageError('--signup must be open, invite or closed', 'serve');
+  }
+  const smtpUrl = typeof parsed.values.smtp === 'string' ? parsed.values.smtp : io.env.TIDINGS_SMTP_URL || null;
+  const mailFrom = typeof parsed.values['mail-from'] === 'string' ? parsed.values['mail-from'] : undefined;
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -38,6 +50,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       port,
       host,
       demo: parsed.values.demo === true,
+      dashboard: {
+        enabled: parsed.values['no-dashboard'] !== true,
+        signup: signup as (typeof SIGNUP_POLICIES)[number],
+        smtpUrl,
+        ...(mailFrom ? { mailFrom } : {}),
+      },
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
     });
   } catch (error) {
@@ -56,9 +74,18 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     if (!server.demo) {
       io.stderr(`demo: ${db} already holds accounts that are not the demo's; use another --db for a fresh demo`);
     } else if (json) {
-      io.stdout(JSON.stringify({ object: 'demo', ...server.demo.credentials, url: reachable, file: server.demo.file }));
+      io.stdout(
+        JSON.stringify({
+          object: 'demo',
+          ...server.demo.credentials,
+          url: reachable,
+          file: server.demo.file,
+          dashboard: server.demo.signIn && { url: `${reachable}/dashboard`, ...server.demo.signIn },
+        }),
+      );
     } else {
       io.stdout(demoText(server.demo.credentials, reachable, server.demo.file));
+      if (server.demo.signIn) io.stdout(demoSignInText(server.demo.signIn, reachable));
     }
   }
 

@@ -1,6 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createTidings, type Store, type Tidings, TidingsError, type TidingsOptions } from '@tidings/core';
+import {
+  createConsoleMailer,
+  createTidings,
+  type Mailer,
+  type Store,
+  systemClock,
+  type Tidings,
+  TidingsError,
+  type TidingsOptions,
+} from '@tidings/core';
+import { createAccountService, createSmtpMailer, type SignupPolicy, tidingsDashboard } from '@tidings/dashboard';
 import { tidingsHono } from '@tidings/hono';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
@@ -21,6 +31,22 @@ export interface StartServerOptions {
   demo?: boolean;
   /** How long open connections may take to finish once closing starts, in milliseconds. @default 3000 */
   shutdownGraceMs?: number;
+  /** The web dashboard under `/dashboard`. @default { enabled: true } */
+  dashboard?: ServerDashboardOptions;
+}
+
+/** How the standalone server runs the dashboard. */
+export interface ServerDashboardOptions {
+  /** Serve it. @default true */
+  enabled?: boolean;
+  /** Who may sign up. @default 'open' */
+  signup?: SignupPolicy;
+  /** Send mail over SMTP (`smtp://user:pass@host:587`); without it, codes are printed on stderr. @default null */
+  smtpUrl?: string | null;
+  /** The sender of the dashboard's mail. @default `Tidings <no-reply@SMTP host>` */
+  mailFrom?: string;
+  /** A mailer of the embedder's (tests): overrides `smtpUrl`. */
+  mailer?: Mailer;
 }
 
 /** A server started by {@link startServer}. */
@@ -30,7 +56,13 @@ export interface RunningServer {
   port: number;
   tidings: Tidings;
   /** The demo credentials with `demo`; null without it, or when the store is not the demo's. */
-  demo: { credentials: DemoCredentials; created: boolean; file: string | null } | null;
+  demo: {
+    credentials: DemoCredentials;
+    created: boolean;
+    file: string | null;
+    /** A one-time code to sign in to the dashboard as the demo account; null without the dashboard. */
+    signIn: { email: string; code: string; minutes: number } | null;
+  } | null;
   /** Stops accepting, closes open streams, waits for requests in flight, closes the store. */
   close(): Promise<void>;
 }
@@ -40,13 +72,54 @@ export function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** The standalone app: `/healthz`, the demo page with `demo`, and Tidings under `/v1`. */
-export function createServerApp(tidings: Tidings, demo: DemoCredentials | null): Hono {
+/** The standalone app: `/healthz`, the demo page with `demo`, the dashboard, and Tidings under `/v1`. */
+export function createServerApp(
+  tidings: Tidings,
+  demo: DemoCredentials | null,
+  dashboard: {
+    store: Store;
+    options: ServerDashboardOptions;
+    tidingsOptions: Omit<TidingsOptions, 'store'>;
+  } | null = null,
+): Hono {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   if (demo) registerDemoPage(app, { tidings, demo });
+  if (dashboard && dashboard.options.enabled !== false) {
+    const { options, tidingsOptions } = dashboard;
+    const mailer =
+      options.mailer ??
+      (options.smtpUrl
+        ? createSmtpMailer({ url: options.smtpUrl, ...(options.mailFrom ? { from: options.mailFrom } : {}) })
+        : createConsoleMailer());
+    app.route(
+      '/',
+      tidingsDashboard({
+        tidings,
+        store: dashboard.store,
+        mailer,
+        signup: options.signup ?? 'open',
+        trustProxy: tidingsOptions.trustProxy ?? 0,
+        maxProjectsPerAccount: tidingsOptions.maxProjectsPerAccount ?? 10,
+        maxActiveKeysPerProject: tidingsOptions.maxActiveKeysPerProject ?? 10,
+        ...(tidingsOptions.publicUrl ? { publicUrl: tidingsOptions.publicUrl } : {}),
+      }),
+    );
+  }
   app.route('/', tidingsHono(tidings));
   return app;
+}
+
+/** How long the sign-in code `--demo` prints stays good. */
+const DEMO_SIGN_IN_MINUTES = 60;
+
+/** A fresh one-time sign-in code for the demo account, printed beside its keys. */
+async function demoSignIn(store: Store, credentials: DemoCredentials) {
+  const account = await store.getAccount(credentials.accountId);
+  if (!account) return null;
+  const accounts = createAccountService({ store, clock: systemClock, mailer: createConsoleMailer() });
+  const code = await accounts.issueSignInCode(account.email, DEMO_SIGN_IN_MINUTES * 60_000);
+  return { email: account.email, code, minutes: DEMO_SIGN_IN_MINUTES };
 }
 
 function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidings {
@@ -67,7 +140,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   try {
     tidings = openTidings(store, options.tidings ?? {});
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
-    const app = createServerApp(tidings, demo?.credentials ?? null);
+    const app = createServerApp(tidings, demo?.credentials ?? null, {
+      store,
+      options: options.dashboard ?? {},
+      tidingsOptions: options.tidings ?? {},
+    });
     const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
       (resolve, reject) => {
         const server = serve({ fetch: app.fetch, port, hostname: host }, (address) => resolve({ server, address }));
@@ -75,12 +152,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       },
     );
     const running: Tidings = tidings;
+    const signIn = demo && options.dashboard?.enabled !== false ? await demoSignIn(store, demo.credentials) : null;
     let closing: Promise<void> | undefined;
     return {
       url: `http://${urlHost(host)}:${address.port}`,
       port: address.port,
       tidings: running,
-      demo: demo && { ...demo, file: db === ':memory:' ? null : demoFilePath(db) },
+      demo: demo && { ...demo, file: db === ':memory:' ? null : demoFilePath(db), signIn },
       close() {
         closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
