@@ -8,7 +8,7 @@ function KeyTable(props: { ctx: PageContext; project: ProjectRecord; keys: ApiKe
   const { ctx, project } = props;
   if (props.keys.length === 0) return <p class="empty">No keys yet.</p>;
   return (
-    <div class="table-wrap">
+    <section class="table-wrap" tabindex={0} aria-label="API keys">
       <table>
         <caption class="visually-hidden">API keys</caption>
         <thead>
@@ -60,7 +60,7 @@ function KeyTable(props: { ctx: PageContext; project: ProjectRecord; keys: ApiKe
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

@@ -70,7 +70,7 @@ export function LogPage(props: {
       {props.items.length === 0 ? (
         <p class="empty">No notifications{filters.recipient || filters.mode ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <div class="table-wrap">
+        <section class="table-wrap" tabindex={0} aria-label="Notifications">
           <table>
             <caption class="visually-hidden">Notifications</caption>
             <thead>
@@ -104,7 +104,7 @@ export function LogPage(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
       {props.nextCursor ? (
         <p>
@@ -172,7 +172,7 @@ export function NotificationPage(props: { ctx: PageContext; project: ProjectReco
       {attempts.length === 0 ? (
         <p class="empty">No attempts.</p>
       ) : (
-        <div class="table-wrap">
+        <section class="table-wrap" tabindex={0} aria-label="Attempts">
           <table>
             <caption class="visually-hidden">Attempts</caption>
             <thead>
@@ -219,7 +219,7 @@ export function NotificationPage(props: { ctx: PageContext; project: ProjectReco
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </ProjectFrame>
   );
@@ -243,7 +243,7 @@ export function AuditPage(props: { ctx: PageContext; project: ProjectRecord; eve
       {props.events.length === 0 ? (
         <p class="empty">Nothing recorded yet.</p>
       ) : (
-        <div class="table-wrap">
+        <section class="table-wrap" tabindex={0} aria-label="Audit log">
           <table>
             <caption class="visually-hidden">Audit log</caption>
             <thead>
@@ -271,7 +271,7 @@ export function AuditPage(props: { ctx: PageContext; project: ProjectRecord; eve
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </ProjectFrame>
   );

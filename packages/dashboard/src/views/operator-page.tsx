@@ -39,7 +39,7 @@ export function OperatorPage(props: {
         </section>
       ) : null}
       <h2>Projects ({props.projects.length})</h2>
-      <div class="table-wrap">
+      <section class="table-wrap" tabindex={0} aria-label="Every project">
         <table>
           <caption class="visually-hidden">Every project</caption>
           <thead>
@@ -86,9 +86,9 @@ export function OperatorPage(props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       <h2>Accounts ({props.accounts.length})</h2>
-      <div class="table-wrap">
+      <section class="table-wrap" tabindex={0} aria-label="Every account">
         <table>
           <caption class="visually-hidden">Every account</caption>
           <thead>
@@ -125,7 +125,7 @@ export function OperatorPage(props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
     </Layout>
   );
 }

@@ -68,7 +68,7 @@ export function UsagePage(props: { ctx: PageContext; project: ProjectRecord; usa
       </p>
       <div class="usage">
         <UsageChart usage={usage} />
-        <div class="table-wrap usage-table">
+        <section class="table-wrap usage-table" tabindex={0} aria-label="Usage per UTC day">
           <table>
             <caption class="visually-hidden">Usage per UTC day</caption>
             <thead>
@@ -92,7 +92,7 @@ export function UsagePage(props: { ctx: PageContext; project: ProjectRecord; usa
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       </div>
     </ProjectFrame>
   );
