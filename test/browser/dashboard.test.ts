@@ -167,13 +167,37 @@ describe('the dashboard in Chromium', () => {
     const token = (await (
       await api('/v1/connect-tokens', key.key, { method: 'POST', body: JSON.stringify({ recipient: 'user_42' }) })
     ).json()) as { token: string };
-    expect((await fetch(`${server.url}/v1/connect/${token.token}`, { method: 'POST' })).status).toBe(201);
+    const connected = await fetch(`${server.url}/v1/connect/${token.token}`, { method: 'POST' });
+    expect(connected.status).toBe(201);
+    const browserCredentials = (await connected.json()) as { browser_id: string; browser_secret: string };
+
+    // The live view, open before the send: the send appears, then its attempt turns delivered.
+    const live = await context.newPage();
+    await live.goto(`${server.url}/dashboard/projects/${projectId}/live`);
+    await live.locator('#live-status[data-status="open"]').waitFor({ timeout: 15_000 });
+    await checkAxe(live);
     const sent = await api('/v1/notifications', key.key, {
       method: 'POST',
       body: JSON.stringify({ recipient: 'user_42', title: 'Your order shipped' }),
     });
     expect(sent.status).toBe(201);
-    const { id } = (await sent.json()) as { id: string };
+    const { id, attempts } = (await sent.json()) as { id: string; attempts: { id: string }[] };
+    const item = live.locator(`#live-list li[data-id="${id}"]`);
+    await item.waitFor({ timeout: 15_000 });
+    expect(await item.textContent()).toContain('Your order shipped');
+    const receipt = await fetch(`${server.url}/v1/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        browser_id: browserCredentials.browser_id,
+        browser_secret: browserCredentials.browser_secret,
+        events: [{ type: 'delivered', attempt_id: attempts[0]!.id }],
+      }),
+    });
+    expect(receipt.status).toBe(202);
+    await live.locator(`#live-list li[data-id="${id}"][data-status="completed"]`).waitFor({ timeout: 15_000 });
+    expect(await item.textContent()).toContain('delivered');
+    await live.close();
 
     await page.goto(`${server.url}/dashboard/projects/${projectId}/usage`);
     expect(await page.locator('svg.chart rect.bar').count()).toBe(30);
@@ -193,7 +217,7 @@ describe('the dashboard in Chromium', () => {
       .click();
     await page.waitForURL(new RegExp(`/notifications/${id}$`));
     expect(await page.locator('tr[data-attempt-id]').count()).toBe(1);
-    expect(await page.textContent('main')).toMatch(/accepted|sent/);
+    expect(await page.textContent('main')).toMatch(/delivered/);
     await checkAxe();
 
     await page.goto(`${server.url}/dashboard/projects/${projectId}/audit`);

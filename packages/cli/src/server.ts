@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import {
   createConsoleMailer,
+  createMemoryHub,
   createTidings,
+  type Hub,
   type Mailer,
   type Store,
   systemClock,
@@ -78,6 +80,7 @@ export function createServerApp(
   demo: DemoCredentials | null,
   dashboard: {
     store: Store;
+    hub?: Hub;
     options: ServerDashboardOptions;
     tidingsOptions: Omit<TidingsOptions, 'store'>;
   } | null = null,
@@ -97,6 +100,7 @@ export function createServerApp(
       tidingsDashboard({
         tidings,
         store: dashboard.store,
+        ...(dashboard.hub ? { hub: dashboard.hub } : {}),
         mailer,
         signup: options.signup ?? 'open',
         trustProxy: tidingsOptions.trustProxy ?? 0,
@@ -136,12 +140,15 @@ function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidi
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
   const store = createSqliteStore({ path: db });
+  const hub = createMemoryHub();
   let tidings: Tidings | undefined;
   try {
-    tidings = openTidings(store, options.tidings ?? {});
+    // One hub for the API and the dashboard's live view, which listens to it.
+    tidings = openTidings(store, { hub, ...options.tidings });
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null, {
       store,
+      hub,
       options: options.dashboard ?? {},
       tidingsOptions: options.tidings ?? {},
     });
@@ -175,6 +182,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           await closed;
           clearInterval(idle);
           clearTimeout(force);
+          await hub.close();
           await store.close();
         })();
         return closing;
@@ -182,6 +190,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     };
   } catch (error) {
     await tidings?.close();
+    await hub.close();
     await store.close();
     throw error;
   }

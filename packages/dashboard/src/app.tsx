@@ -12,6 +12,7 @@ import { type DashboardOptions, resolveDashboardOptions } from './options.js';
 import { render, seeOther } from './render.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerHistoryRoutes } from './routes/history.js';
+import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { createSessions } from './sessions.js';
@@ -98,6 +99,7 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   registerAuthRoutes(app, deps);
   registerProjectRoutes(app, deps);
   registerHistoryRoutes(app, deps);
+  registerLiveRoutes(app, deps);
   registerOperatorRoutes(app, deps);
 
   app.all('*', (c) => {

@@ -2,6 +2,7 @@ import {
   type Clock,
   createConsoleMailer,
   createMemoryLimiter,
+  type Hub,
   type Limiter,
   type Logger,
   type Mailer,
@@ -24,6 +25,11 @@ export interface DashboardOptions {
   mailer?: Mailer;
   /** Counts sign-in, code and reset attempts. @default an in-memory limiter */
   limiter?: Limiter;
+  /**
+   * The hub the Tidings instance publishes on (pass the same one to `createTidings`): it wakes the
+   * live view at once when a send goes out. @default none: the live view re-reads every 2 s
+   */
+  hub?: Hub;
   /** @default the wall clock */
   clock?: Clock;
   /** @default the Tidings instance's logger is not reachable: nothing is logged unless given */
@@ -53,8 +59,9 @@ export interface DashboardOptions {
 }
 
 /** {@link DashboardOptions} with every default applied. */
-export interface ResolvedDashboardOptions extends Required<Omit<DashboardOptions, 'publicUrl' | 'logger'>> {
+export interface ResolvedDashboardOptions extends Required<Omit<DashboardOptions, 'publicUrl' | 'logger' | 'hub'>> {
   publicUrl: string | null;
+  hub: Hub | null;
   secureCookie: boolean;
   logger: Logger | null;
 }
@@ -85,6 +92,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     mailer: options.mailer ?? createConsoleMailer(),
     limiter: options.limiter ?? createMemoryLimiter(),
     clock: options.clock ?? systemClock,
+    hub: options.hub ?? null,
     logger: options.logger ?? null,
     basePath,
     signup,

@@ -58,8 +58,67 @@ function setUpReveal(): void {
   });
 }
 
+/** One send as the live stream describes it. */
+interface LiveSend {
+  id: string;
+  recipient: string;
+  title: string;
+  mode: string;
+  created_at: string;
+  status: string;
+  attempts: { id: string; browser_id: string; status: string }[];
+}
+
+function element(tag: string, text: string, className?: string): HTMLElement {
+  const node = document.createElement(tag);
+  node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+/** Puts a send in the list, or updates it in place; text only, never markup from the stream. */
+function showSend(list: HTMLElement, send: LiveSend): void {
+  let item = list.querySelector<HTMLElement>(`li[data-id="${CSS.escape(send.id)}"]`);
+  const isNew = !item;
+  item ??= document.createElement('li');
+  item.dataset.id = send.id;
+  item.dataset.status = send.status;
+  item.replaceChildren();
+  const link = document.createElement('a');
+  link.href = `${list.dataset.notificationBase ?? ''}${send.id}`;
+  link.textContent = send.title;
+  const head = document.createElement('div');
+  head.append(link, ' ', element('span', send.mode, `badge ${send.mode}`), ' ', element('code', send.recipient));
+  head.append(' ', element('span', `${send.created_at.slice(11, 19)} UTC · ${send.status}`, 'muted'));
+  const attempts = document.createElement('div');
+  attempts.className = 'muted';
+  attempts.textContent =
+    send.attempts.map((attempt) => `${attempt.browser_id}: ${attempt.status}`).join(' · ') || 'no attempts';
+  item.append(head, attempts);
+  if (isNew) list.prepend(item);
+}
+
+function setUpLive(): void {
+  const list = document.getElementById('live-list');
+  const status = document.getElementById('live-status');
+  if (!list?.dataset.stream || !status) return;
+  const source = new EventSource(list.dataset.stream);
+  const show = (event: MessageEvent<string>) => showSend(list, JSON.parse(event.data) as LiveSend);
+  source.addEventListener('send', show);
+  source.addEventListener('update', show);
+  source.addEventListener('ready', () => {
+    status.textContent = 'Live: new sends appear here as they happen.';
+    status.dataset.status = 'open';
+  });
+  source.addEventListener('error', () => {
+    status.textContent = 'Reconnecting…';
+    status.dataset.status = 'reconnecting';
+  });
+}
+
 function start(): void {
   setUpReveal();
+  setUpLive();
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

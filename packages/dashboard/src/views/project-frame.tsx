@@ -10,6 +10,7 @@ const TABS: { tab: ProjectTab; label: string; path: string }[] = [
   { tab: 'keys', label: 'API keys', path: '' },
   { tab: 'usage', label: 'Usage', path: '/usage' },
   { tab: 'log', label: 'Log of sends', path: '/log' },
+  { tab: 'live', label: 'Live', path: '/live' },
   { tab: 'audit', label: 'Audit log', path: '/audit' },
   { tab: 'settings', label: 'Settings', path: '/settings' },
 ];
