@@ -3,7 +3,7 @@ import { adminCommands } from './admin-commands.js';
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
   synopsis:
-    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--redis URL] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full]',
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--redis URL] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default: $TIDINGS_PORT, else 8787)',
@@ -19,6 +19,12 @@ export const serveUsage = {
     '--sqlite-synchronous full|normal',
     '                 full (default): a 201 is on disk, power loss included; normal: faster,',
     '                 survives a crash of the process but not a power loss',
+    "--smtp URL       send the dashboard's mail over SMTP (default: $TIDINGS_SMTP_URL; without it,",
+    '                 each mail is printed on stderr as: [mail] to=… subject="…" code=…)',
+    '--mail-from ADDR the sender of that mail (default: Tidings <no-reply@SMTP host>)',
+    '--signup POLICY  who may create a dashboard account: open, invite (an operator invites) or',
+    '                 closed (default: open)',
+    '--no-dashboard   do not serve the web dashboard at /dashboard',
   ],
 };
 

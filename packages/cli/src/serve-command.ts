@@ -1,6 +1,6 @@
 import { databasePath, expectPositionals, integerFlag, parseCommand, parseWholeNumber, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
-import { demoText } from './demo-setup.js';
+import { demoSignInText, demoText } from './demo-setup.js';
 import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
 import { type ListenAddress, parseListenAddress } from './listen-address.js';
@@ -16,6 +16,10 @@ const serveOptions = {
   'sqlite-synchronous': { type: 'string' },
   redis: { type: 'string' },
   'redis-unreachable': { type: 'string' },
+  smtp: { type: 'string' },
+  'mail-from': { type: 'string' },
+  signup: { type: 'string' },
+  'no-dashboard': { type: 'boolean' },
 } as const;
 
 /** `--metrics HOST:PORT`, else `TIDINGS_METRICS`; off when neither is set. */
@@ -23,6 +27,8 @@ function metricsAddress(flag: string | boolean | undefined, env: NodeJS.ProcessE
   if (typeof flag === 'string') return parseListenAddress(flag, '--metrics');
   return env.TIDINGS_METRICS ? parseListenAddress(env.TIDINGS_METRICS, 'TIDINGS_METRICS') : null;
 }
+
+const SIGNUP_POLICIES = ['open', 'invite', 'closed'] as const;
 
 /**
  * `tidings serve`: starts the server, prints `listening on URL` once it accepts connections,
@@ -56,6 +62,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   if (whenUnreachable !== 'fallback' && whenUnreachable !== 'refuse') {
     throw new UsageError('--redis-unreachable must be fallback or refuse', 'serve');
   }
+  const signup = typeof parsed.values.signup === 'string' ? parsed.values.signup : 'open';
+  if (!(SIGNUP_POLICIES as readonly string[]).includes(signup)) {
+    throw new UsageError('--signup must be open, invite or closed', 'serve');
+  }
+  const smtpUrl = typeof parsed.values.smtp === 'string' ? parsed.values.smtp : io.env.TIDINGS_SMTP_URL || null;
+  const mailFrom = typeof parsed.values['mail-from'] === 'string' ? parsed.values['mail-from'] : undefined;
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -68,6 +80,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       metrics,
       sqliteSynchronous,
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
+      dashboard: {
+        enabled: parsed.values['no-dashboard'] !== true,
+        signup: signup as (typeof SIGNUP_POLICIES)[number],
+        smtpUrl,
+        ...(mailFrom ? { mailFrom } : {}),
+      },
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
     });
   } catch (error) {
@@ -87,9 +105,18 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     if (!server.demo) {
       io.stderr(`demo: ${db} already holds accounts that are not the demo's; use another --db for a fresh demo`);
     } else if (json) {
-      io.stdout(JSON.stringify({ object: 'demo', ...server.demo.credentials, url: reachable, file: server.demo.file }));
+      io.stdout(
+        JSON.stringify({
+          object: 'demo',
+          ...server.demo.credentials,
+          url: reachable,
+          file: server.demo.file,
+          dashboard: server.demo.signIn && { url: `${reachable}/dashboard`, ...server.demo.signIn },
+        }),
+      );
     } else {
       io.stdout(demoText(server.demo.credentials, reachable, server.demo.file));
+      if (server.demo.signIn) io.stdout(demoSignInText(server.demo.signIn, reachable));
     }
   }
 

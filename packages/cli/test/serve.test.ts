@@ -226,6 +226,12 @@ describe('tidings serve', () => {
         testKey: expect.stringMatching(/^sk_test_[A-Za-z0-9]{32}$/),
         url: server.url,
         file: `${db}.demo.json`,
+        dashboard: {
+          url: `${server.url}/dashboard`,
+          email: 'demo@example.com',
+          code: expect.stringMatching(/^\d{6}$/),
+          minutes: 60,
+        },
       });
     });
 

@@ -1,7 +1,7 @@
 import { randomString } from './random.js';
 
 /** The prefixes of every kind of id. */
-export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req';
+export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req' | 'aud';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 

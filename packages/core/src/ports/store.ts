@@ -15,6 +15,7 @@ import type {
   Receipt,
   UsageDay,
 } from '../types.js';
+import type { DashboardStoreMethods } from './dashboard-store.js';
 
 /** Outcome of {@link Store.createProject}: the limits are checked in the same transaction. */
 export type CreateProjectResult =
@@ -112,8 +113,11 @@ export type DisconnectBrowserResult =
  * or returned. A store may return the very same notification object again while that
  * notification has not changed (the core renders such a record once), and must return another
  * object once it has.
+ *
+ * The dashboard's methods (sign-in, sessions, codes, audit log, log of sends) are declared apart,
+ * in {@link DashboardStoreMethods}.
  */
-export interface Store {
+export interface Store extends DashboardStoreMethods {
   createAccount(input: { id: string; email: string; verified: boolean; now: number }): Promise<AccountRecord>;
   getAccount(id: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;
