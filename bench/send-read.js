@@ -9,7 +9,18 @@
 // Run after `npm run build`: node bench/send-read.js (or `npm run bench` for everything).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchDir, cleanup, cliBin, forkHelper, report, row, settings, startServer, tempDir } from './lib/common.js';
+import {
+  benchDir,
+  cleanup,
+  cliBin,
+  forkHelper,
+  formatCount,
+  report,
+  row,
+  settings,
+  startServer,
+  tempDir,
+} from './lib/common.js';
 import { compare, describe, note } from './lib/http-compare.js';
 import { prepareDatabase, sendBody } from './lib/setup.js';
 
