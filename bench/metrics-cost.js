@@ -6,11 +6,9 @@
 // Run after `npm run build`: node bench/metrics-cost.js (or `node bench/run.js metrics`).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchDir, cleanup, cliBin, forkHelper, report, row, settings, startServer, tempDir } from './lib/common.js';
-import { compare, describe, note } from './lib/http-compare.js';
+import { cleanup, cliBin, report, row, settings, startServer, tempDir } from './lib/common.js';
+import { compare, describe, note, openBrowserStream } from './lib/http-compare.js';
 import { prepareDatabase, sendBody } from './lib/setup.js';
-
-const streamClient = join(benchDir, 'lib/stream-client.js');
 
 /** A `tidings serve` on a fresh database, with its browser's stream open. */
 async function startTidings(name, extraArgs) {
@@ -19,20 +17,7 @@ async function startTidings(name, extraArgs) {
   const setup = await prepareDatabase(dir, { recipients: 1 });
   const args = ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, ...extraArgs];
   const server = await startServer(name, cliBin, args);
-  const { hostname, port } = new URL(server.url);
-  const client = forkHelper(streamClient);
-  const opened = await client.request(
-    {
-      type: 'open',
-      host: hostname,
-      port: Number(port),
-      paths: [`/v1/connect/${setup.tokens[0].token}`],
-      concurrency: 1,
-      record: false,
-    },
-    'opened',
-  );
-  if (opened.ok !== 1) throw new Error(`${name}: the browser's stream did not open: ${opened.errors.join(', ')}`);
+  const client = await openBrowserStream(name, server, setup.tokens[0].token);
   const sendRequest = {
     method: 'POST',
     headers: { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' },

@@ -9,22 +9,9 @@
 // Run after `npm run build`: node bench/send-read.js (or `npm run bench` for everything).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  benchDir,
-  cleanup,
-  cliBin,
-  forkHelper,
-  formatCount,
-  report,
-  row,
-  settings,
-  startServer,
-  tempDir,
-} from './lib/common.js';
-import { compare, describe, note } from './lib/http-compare.js';
+import { benchDir, cleanup, cliBin, formatCount, report, row, settings, startServer, tempDir } from './lib/common.js';
+import { compare, describe, note, openBrowserStream } from './lib/http-compare.js';
 import { prepareDatabase, sendBody } from './lib/setup.js';
-
-const streamClient = join(benchDir, 'lib/stream-client.js');
 
 /** A Tidings server of `variant` on a database of its own, with the recipient's browser stream open. */
 async function startVariant(name, variant) {
@@ -32,20 +19,7 @@ async function startVariant(name, variant) {
   mkdirSync(dir);
   const setup = await prepareDatabase(dir, { recipients: 1 });
   const server = await variant.start(setup);
-  const { hostname, port } = new URL(server.url);
-  const client = forkHelper(streamClient);
-  const opened = await client.request(
-    {
-      type: 'open',
-      host: hostname,
-      port: Number(port),
-      paths: [`/v1/connect/${setup.tokens[0].token}`],
-      concurrency: 1,
-      record: false,
-    },
-    'opened',
-  );
-  if (opened.ok !== 1) throw new Error(`${name}: the browser's stream did not open: ${opened.errors.join(', ')}`);
+  const client = await openBrowserStream(name, server, setup.tokens[0].token);
   const body = JSON.stringify(sendBody(setup.tokens[0].recipient));
   const sendRequest = {
     method: 'POST',

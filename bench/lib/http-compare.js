@@ -1,7 +1,9 @@
 // Load runs shared by the HTTP benchmarks: autocannon against a server, the server's CPU per
 // answer, and baseline and subject measured alternately.
+
+import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMs, formatCount, formatMs, settings } from './common.js';
+import { benchDir, cpuMs, forkHelper, formatCount, formatMs, settings } from './common.js';
 
 /**
  * Runs autocannon once against `server`; req/s counts only answers with the expected status.
@@ -82,4 +84,27 @@ export function note(subject, baseline, extra = []) {
   if (subject.unexpected.length > 0) parts.push(`UNEXPECTED ${subject.unexpected.join(', ')}`);
   if (baseline.unexpected.length > 0) parts.push(`baseline UNEXPECTED ${baseline.unexpected.join(', ')}`);
   return parts.join('; ');
+}
+
+/**
+ * Opens the recipient's one browser stream on `server` with the raw-socket stream client (in a
+ * process of its own), so that every send of the run records an attempt and writes it to a
+ * stream; resolves with the client, whose `collect` counts the events read.
+ */
+export async function openBrowserStream(name, server, token) {
+  const { hostname, port } = new URL(server.url);
+  const client = forkHelper(join(benchDir, 'lib/stream-client.js'));
+  const opened = await client.request(
+    {
+      type: 'open',
+      host: hostname,
+      port: Number(port),
+      paths: [`/v1/connect/${token}`],
+      concurrency: 1,
+      record: false,
+    },
+    'opened',
+  );
+  if (opened.ok !== 1) throw new Error(`${name}: the browser's stream did not open: ${opened.errors.join(', ')}`);
+  return client;
 }
