@@ -109,6 +109,12 @@ export async function commitWith<T>(client: PoolClient, last: Promise<unknown>, 
 export async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T | Ended<T>>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection that ends mid-transaction fails the statement in flight and also emits
+  // 'error', which must not go unheard; the client is then destroyed rather than reused.
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     const begin = client.query('BEGIN');
     // `work` queues its first statement behind BEGIN; an error of BEGIN fails that statement too.
@@ -127,6 +133,7 @@ export async function transaction<T>(pool: Pool, work: (client: PoolClient) => P
     });
     throw error;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
