@@ -7,7 +7,7 @@ import { createSql, runText } from './db.js';
 import { deliveryOperations } from './deliveries.js';
 import { idempotencyOperations } from './idempotency.js';
 import { maintenanceOperations } from './maintenance.js';
-import { migrate, migrations, readSchemaVersion } from './migrations.js';
+import { type MigrateResult, migrate, migrations, readSchemaVersion } from './migrations.js';
 import { notificationOperations } from './notifications.js';
 import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
 
@@ -83,5 +83,21 @@ async function refuseAsynchronousCommit(pool: pg.Pool): Promise<void> {
     throw new Error(
       'createPostgresStore: the pool commits with synchronous_commit = off, which can lose an acknowledged send; turn it on for this pool',
     );
+  }
+}
+
+/**
+ * Applies the migrations of the schema named by the options (what `tidings migrate` runs) and
+ * tells the versions before and after.
+ */
+export async function migratePostgres(
+  options: Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema'>,
+): Promise<MigrateResult & { schema: string }> {
+  const resolved = resolvePostgresStoreOptions({ ...options, maxConnections: 1 });
+  const pool = resolved.pool ?? new pg.Pool({ connectionString: resolved.connectionString!, max: 1 });
+  try {
+    return { ...(await migrate(pool, resolved.schema)), schema: resolved.schema };
+  } finally {
+    if (!resolved.pool) await pool.end();
   }
 }
