@@ -147,7 +147,8 @@ describe('PostgreSQL store: several instances on one schema', () => {
         idempotency: { key, fingerprint: 'fp', expiresAt: T0 + 86_400_000 },
         render: () => ({ status: 201, body: '{"ok":true}' }),
       });
-    // Another session holds the browser's row: the send claims its key, then waits for the row.
+    // Another session holds the browser's row: the send claims its key, then waits for the row
+    // in the statement that records it.
     const holder = await admin.connect();
     await holder.query('BEGIN');
     await holder.query(`SELECT 1 FROM ${quoteIdentifier(schema)}.browsers WHERE id = $1 FOR UPDATE`, [browser.id]);
@@ -156,14 +157,14 @@ describe('PostgreSQL store: several instances on one schema', () => {
     await expect
       .poll(async () => {
         const { rows } = await admin.query(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%idempotency_keys%'",
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%last_seq + 1%'",
         );
         return rows[0].n;
       })
       .toBe(1);
     // The send's process dies: its connection ends in the middle of the transaction.
     await admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%idempotency_keys%'",
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%last_seq + 1%'",
     );
     await expect(dying).rejects.toThrow();
     await holder.query('ROLLBACK');

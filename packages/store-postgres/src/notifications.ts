@@ -2,6 +2,7 @@ import {
   type AttemptRecord,
   type CreateNotificationInput,
   type CreateNotificationResult,
+  type IdempotencyInput,
   type NotificationRecord,
   type Store,
   type UsageDay,
@@ -9,19 +10,22 @@ import {
 } from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
 import { ATTEMPT, NOTIFICATION } from './columns.js';
-import { commitWith, type Ended, rollBack, run, type Sql, transaction } from './db.js';
+import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
 
-/** A browser the send goes to, with the sequence number its attempt takes. */
-interface TargetRow {
-  id: string;
-  seq: number;
+/** A row of the claim: a stored result under the key, or (id set) a connected browser. */
+interface ClaimRow extends Partial<IdempotencyRow> {
+  id: string | null;
 }
 
-/** What the first statement of a send returns: a stored result, or the browsers and their seqs. */
-type ClaimRow = TargetRow & Partial<IdempotencyRow>;
+/** An attempt the recording statement wrote, with the sequence number its browser gave it. */
+interface RecordedRow {
+  attempt_id: string;
+  browser_id: string;
+  seq: number;
+}
 
 /**
  * The status the claim of a key holds inside its send's transaction until the result replaces
@@ -32,40 +36,29 @@ const CLAIMED = 0;
 /**
  * Notifications, their attempts, and the usage they count.
  *
- * A send is one transaction of two statements (see the package README):
- * 1. Claims the idempotency key, if any, and raises the sequence of every connected browser of
- *    the recipient under the browser's row lock. The claim is an upsert on the key's primary
- *    key: a concurrent send with the same key waits until this one commits or rolls back, then
- *    finds its result (replay or mismatch) or the key free.
- * 2. With the attempt ids made and the response rendered: inserts the notification, its
- *    attempts, the result under the key, and adds the live usage to the connection's shard.
- * A refusal, replay or mismatch rolls the first statement back: nothing stays behind, and a
- * process that dies in between leaves nothing either (its transaction dies with its connection).
+ * A send without an idempotency key is two statements and no explicit transaction: a read of the
+ * recipient's connected browsers, then one statement (atomic on its own) that raises each
+ * browser's sequence under its row lock and inserts the notification, its attempts and the live
+ * usage. The browser's row is locked only from that statement to its commit: sends to one
+ * browser queue there, and nowhere else.
+ *
+ * A send with a key is one transaction: the claim (an upsert on the key's primary key: a
+ * concurrent send with the same key waits until this one commits or rolls back, then finds its
+ * result, or the key free) with the read of the browsers; the same recording statement; then the
+ * result under the key, sent together with COMMIT. A replay, mismatch or refusal rolls back:
+ * nothing stays behind, and a process that dies in between leaves nothing either (its
+ * transaction dies with its connection).
  */
 export function notificationOperations(pool: Pool, sql: Sql, usageShards: number): NotificationOperations {
   const { t, statement } = sql;
-  // Browsers are locked in the order of their ids, the same in every send, so sends to one
-  // recipient queue rather than deadlock. The row lock re-reads `connected` on the latest
-  // version: a browser disconnected meanwhile gets no attempt.
-  const raiseSeqs = `
-    target AS (
-      SELECT id FROM ${t('browsers')}
-       WHERE project_id = $1 AND recipient = $2 AND connected {claimed}
-       ORDER BY id
-       FOR NO KEY UPDATE
-    ), raised AS (
-      UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + 1
-        FROM target WHERE b.id = target.id
-      RETURNING b.id, b.last_seq AS seq
-    )`;
-  const targets = statement(
-    'send_targets',
-    `WITH ${raiseSeqs.replace('{claimed}', '')} SELECT id, seq FROM raised ORDER BY id`,
+  const connectedBrowsers = statement(
+    'send_browsers',
+    `SELECT id FROM ${t('browsers')} WHERE project_id = $1 AND recipient = $2 AND connected ORDER BY id`,
   );
   // An unexpired result is kept as it was (the upsert only locks it) and returned; an expired
   // one, or none, becomes this send's claim.
-  const claimAndTargets = statement(
-    'send_claim_targets',
+  const claimAndBrowsers = statement(
+    'send_claim',
     `WITH claim AS (
        INSERT INTO ${t('idempotency_keys')} AS k
          (project_id, key, fingerprint, response_status, response_body, created_at, expires_at)
@@ -77,32 +70,47 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
          created_at = CASE WHEN k.expires_at <= $5 THEN excluded.created_at ELSE k.created_at END,
          expires_at = CASE WHEN k.expires_at <= $5 THEN excluded.expires_at ELSE k.expires_at END
        RETURNING fingerprint, response_status, response_body
-     ), ${raiseSeqs.replace('{claimed}', `AND (SELECT response_status FROM claim) = ${CLAIMED}`)}
-     SELECT NULL AS id, NULL::int8 AS seq, fingerprint, response_status, response_body
-       FROM claim WHERE response_status <> ${CLAIMED}
+     )
+     SELECT NULL AS id, fingerprint, response_status, response_body FROM claim WHERE response_status <> ${CLAIMED}
      UNION ALL
-     SELECT id, seq, NULL, NULL, NULL FROM raised`,
+     SELECT id, NULL, NULL, NULL FROM ${t('browsers')}
+      WHERE project_id = $1 AND recipient = $2 AND connected AND (SELECT response_status FROM claim) = ${CLAIMED}`,
   );
+  // Browsers are locked in the order of their ids, the same in every send, so sends to one
+  // recipient queue rather than deadlock. The row lock re-reads `connected` on the latest
+  // version: a browser disconnected since the read gets no attempt, and when none is left the
+  // statement writes nothing at all.
   const record = statement(
     'send_record',
-    `WITH notification AS (
+    `WITH target AS (
+       SELECT id FROM ${t('browsers')} WHERE id = ANY($14::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
+     ), raised AS (
+       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + 1 FROM target WHERE b.id = target.id
+       RETURNING b.id, b.last_seq AS seq
+     ), planned AS (
+       SELECT p.attempt_id, p.browser_id, p.position, raised.seq
+         FROM unnest($15::text[], $14::text[]) WITH ORDINALITY AS p(attempt_id, browser_id, position)
+         JOIN raised ON raised.id = p.browser_id
+     ), notification AS (
        INSERT INTO ${t('notifications')}
          (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 WHERE EXISTS (SELECT 1 FROM raised)
      ), attempt AS (
        INSERT INTO ${t('attempts')}
          (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
-       SELECT a.id, $1, a.position, a.browser_id, a.seq, 'accepted', $3 = 'test', $12, $13
-         FROM unnest($14::text[], $15::text[], $16::int8[]) WITH ORDINALITY AS a(id, browser_id, seq, position)
+       SELECT attempt_id, $1, position, browser_id, seq, 'accepted', $3 = 'test', $12, $13 FROM planned
      ), usage AS (
        INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
-       SELECT $2, $17, pg_backend_pid() % $18, 1, cardinality($14::text[]) WHERE $3 = 'live'
+       SELECT $2, $16, pg_backend_pid() % $17, 1, count(*) FROM planned HAVING count(*) > 0 AND $3 = 'live'
        ON CONFLICT (project_id, day, shard) DO UPDATE SET
          notifications = u.notifications + 1,
          attempts = u.attempts + excluded.attempts
      )
-     UPDATE ${t('idempotency_keys')} SET response_status = $20, response_body = $21
-      WHERE project_id = $2 AND key = $19`,
+     SELECT attempt_id, browser_id, seq FROM planned ORDER BY position`,
+  );
+  const storeResult = statement(
+    'send_result',
+    `UPDATE ${t('idempotency_keys')} SET response_status = $3, response_body = $4 WHERE project_id = $1 AND key = $2`,
   );
   const selectNotification = statement(
     'select_notification',
@@ -119,11 +127,40 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
       GROUP BY day ORDER BY day`,
   );
 
-  /** The send's first statement: a stored result, or the browsers and their new seqs. */
-  function claim(client: PoolClient, input: CreateNotificationInput): Promise<ClaimRow[]> {
-    const { notification, idempotency } = input;
-    if (idempotency === null) return run<ClaimRow>(client, targets, [notification.projectId, notification.recipient]);
-    return run<ClaimRow>(client, claimAndTargets, [
+  /** Records the notification for these browsers; the attempts it wrote, in order (none: nothing written). */
+  async function recordSend(db: Queryable, input: CreateNotificationInput, browserIds: string[]) {
+    const { notification } = input;
+    const attemptIds = browserIds.map(() => input.newAttemptId());
+    const rows = await run<RecordedRow>(db, record, recordValues(notification, browserIds, attemptIds, usageShards));
+    return rows.map((row) => newAttempt(notification, row));
+  }
+
+  async function sendWithoutKey(input: CreateNotificationInput): Promise<CreateNotificationResult> {
+    const { notification } = input;
+    const browsers = await run<{ id: string }>(pool, connectedBrowsers, [
+      notification.projectId,
+      notification.recipient,
+    ]);
+    const attempts =
+      browsers.length === 0
+        ? []
+        : await recordSend(
+            pool,
+            input,
+            browsers.map((browser) => browser.id),
+          );
+    if (attempts.length === 0) return { kind: 'no-connected-browser' };
+    const created = { notification, attempts };
+    return { kind: 'created', created, response: input.render(created) };
+  }
+
+  async function sendWithKey(
+    client: PoolClient,
+    input: CreateNotificationInput,
+    idempotency: IdempotencyInput,
+  ): Promise<CreateNotificationResult | Ended<CreateNotificationResult>> {
+    const { notification } = input;
+    const rows = await run<ClaimRow>(client, claimAndBrowsers, [
       notification.projectId,
       notification.recipient,
       idempotency.key,
@@ -131,32 +168,26 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
       notification.createdAt,
       idempotency.expiresAt,
     ]);
-  }
-
-  async function create(client: PoolClient, input: CreateNotificationInput): Promise<Ended<CreateNotificationResult>> {
-    const { notification, idempotency } = input;
-    const rows = await claim(client, input);
     const stored = rows.find((row) => row.id === null);
-    if (stored && idempotency) {
+    if (stored) {
       const outcome = idempotencyOutcome(stored as IdempotencyRow, idempotency.fingerprint);
       if (outcome.kind === 'mismatch') return rollBack(outcome);
       return rollBack({ kind: 'replay', response: { status: outcome.status, body: outcome.body } });
     }
-    if (rows.length === 0) return rollBack({ kind: 'no-connected-browser' });
-    const attempts = rows.map((row) => newAttempt(input, row));
+    const browserIds = rows.map((row) => row.id!).sort();
+    const attempts = browserIds.length === 0 ? [] : await recordSend(client, input, browserIds);
+    if (attempts.length === 0) return rollBack({ kind: 'no-connected-browser' });
     const created = { notification, attempts };
     const response = input.render(created);
-    const recorded = run(
-      client,
-      record,
-      recordValues(notification, attempts, idempotency?.key ?? null, response, usageShards),
-    );
-    return commitWith(client, recorded, { kind: 'created', created, response });
+    const stores = run(client, storeResult, [notification.projectId, idempotency.key, response.status, response.body]);
+    return commitWith(client, stores, { kind: 'created', created, response });
   }
 
   return {
     async createNotification(input) {
-      return transaction(pool, (client) => create(client, input));
+      const { idempotency } = input;
+      if (idempotency === null) return sendWithoutKey(input);
+      return transaction(pool, (client) => sendWithKey(client, input, idempotency));
     },
     async getNotification({ projectId, id }) {
       // Two statements in one exchange; the attempts are read after the notification, so they
@@ -172,13 +203,12 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
   };
 }
 
-function newAttempt(input: CreateNotificationInput, target: TargetRow): AttemptRecord {
-  const { notification } = input;
+function newAttempt(notification: NotificationRecord, row: RecordedRow): AttemptRecord {
   return {
-    id: input.newAttemptId(),
+    id: row.attempt_id,
     notificationId: notification.id,
-    browserId: target.id,
-    seq: target.seq,
+    browserId: row.browser_id,
+    seq: row.seq,
     status: 'accepted',
     // Test mode records its attempts final at once: nothing will ever be sent for them.
     final: notification.mode === 'test',
@@ -196,9 +226,8 @@ function newAttempt(input: CreateNotificationInput, target: TargetRow): AttemptR
 
 function recordValues(
   notification: NotificationRecord,
-  attempts: AttemptRecord[],
-  idempotencyKey: string | null,
-  response: { status: number; body: string },
+  browserIds: string[],
+  attemptIds: string[],
   usageShards: number,
 ): unknown[] {
   return [
@@ -215,13 +244,9 @@ function recordValues(
     notification.ttl,
     notification.createdAt,
     notification.expiresAt,
-    attempts.map((attempt) => attempt.id),
-    attempts.map((attempt) => attempt.browserId),
-    attempts.map((attempt) => attempt.seq),
+    browserIds,
+    attemptIds,
     utcDay(notification.createdAt),
     usageShards,
-    idempotencyKey,
-    response.status,
-    response.body,
   ];
 }
