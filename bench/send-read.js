@@ -1,6 +1,8 @@
 // send and read over HTTP: POST /v1/notifications and GET /v1/notifications/{id} with a live key,
-// through `tidings serve` (Hono adapter, SQLite file store in WAL mode) and through the Express
-// adapter, each against a bare app of the same framework measured in the same run.
+// through `tidings serve` (Hono adapter, SQLite file store in WAL mode), through the Express
+// adapter, and through `tidings serve --db postgres://…` (a schema of the run's own on
+// BENCH_POSTGRES_URL, dropped after), each against a bare app of the same framework measured in
+// the same run. BENCH_SEND_READ=hono,express,postgres picks some of them (default: all).
 //
 // The recipient has one connected browser whose event stream is held open and read by a
 // separate client process, so that every send records an attempt and writes it to a stream.
@@ -24,7 +26,7 @@ import {
   startServer,
   tempDir,
 } from './lib/common.js';
-import { prepareDatabase, sendBody } from './lib/setup.js';
+import { postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
 
 const streamClient = join(benchDir, 'lib/stream-client.js');
 
@@ -109,10 +111,11 @@ function note(subject, baseline, extra = []) {
 }
 
 /** Starts a Tidings server, opens the browser's stream, and measures send and read against a baseline. */
-async function measureAdapter({ name, adapterLabel, startTidings, baselineScript, baselineName, targets }) {
+async function measureAdapter({ name, adapterLabel, startTidings, baselineScript, baselineName, targets, postgres }) {
+  if (!variants.has(name)) return;
   const dir = join(tempDir(name), 'data');
   mkdirSync(dir);
-  const setup = await prepareDatabase(dir, { recipients: 1 });
+  const setup = await prepareDatabase(dir, { recipients: 1, postgres: postgres ? postgresBenchDb() : null });
   const tidings = await startTidings(setup);
   const { hostname, port } = new URL(tidings.url);
   const client = forkHelper(streamClient);
@@ -190,6 +193,8 @@ async function measureAdapter({ name, adapterLabel, startTidings, baselineScript
   await tidings.stop();
 }
 
+const variants = new Set((process.env.BENCH_SEND_READ || 'hono,express,postgres').split(','));
+
 try {
   console.log(
     `send/read: autocannon, ${settings.connections} connections; ${settings.warmup} s warm-up, then ${settings.rounds} × ${settings.duration} s runs alternating with the baseline`,
@@ -230,6 +235,23 @@ try {
     baselineScript: 'bare-express.js',
     baselineName: 'bare express',
     targets: { send: { op: '>=', value: 0.8 }, read: { op: '>=', value: 0.8 } },
+  });
+  await measureAdapter({
+    name: 'postgres',
+    adapterLabel: 'tidings serve --db postgres://',
+    postgres: true,
+    startTidings: (setup) =>
+      startServer(
+        'tidings-serve-postgres',
+        cliBin,
+        ['serve', '--db', setup.db, '--port', '0', '--config', setup.config],
+        {
+          cpuProf: true,
+        },
+      ),
+    baselineScript: 'bare-hono.js',
+    baselineName: 'bare hono',
+    targets: { send: { op: '>=', value: 0.3 }, read: null },
   });
 } finally {
   await cleanup();

@@ -2,14 +2,14 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createTidings, type Store, type Tidings, TidingsError, type TidingsOptions } from '@tidings/core';
 import { tidingsHono } from '@tidings/hono';
-import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
 import { registerDemoPage } from './demo.js';
-import { type DemoCredentials, demoFilePath, ensureDemo } from './demo-setup.js';
+import { type DemoCredentials, demoFilePath, ensureDemo, savesDemoFile } from './demo-setup.js';
+import { openStore, storeTarget } from './open-store.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
-  /** The SQLite database file, created if missing. */
+  /** The SQLite database file, created if missing, or a `postgres://` URL (`?schema=` names the schema). */
   db: string;
   /** Port to listen on; 0 picks a free one. @default 8787 */
   port?: number;
@@ -67,7 +67,7 @@ function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidi
 /** Opens the store, builds Tidings and the app, and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
-  const store = createSqliteStore({ path: db, synchronous: options.sqliteSynchronous ?? 'full' });
+  const store = await openStore(storeTarget(db), 'serve', { sqliteSynchronous: options.sqliteSynchronous ?? 'full' });
   let tidings: Tidings | undefined;
   try {
     tidings = openTidings(store, options.tidings ?? {});
@@ -85,7 +85,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       url: `http://${urlHost(host)}:${address.port}`,
       port: address.port,
       tidings: running,
-      demo: demo && { ...demo, file: db === ':memory:' ? null : demoFilePath(db) },
+      demo: demo && { ...demo, file: savesDemoFile(db) ? demoFilePath(db) : null },
       close() {
         closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -3,6 +3,7 @@ import type { Store } from '../ports/store.js';
 import { accountConformance } from './conformance-accounts.js';
 import { apiKeyConformance } from './conformance-api-keys.js';
 import { browserConformance } from './conformance-browsers.js';
+import { concurrencyConformance } from './conformance-concurrency.js';
 import { deliveryConformance } from './conformance-deliveries.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
@@ -40,5 +41,6 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     browserConformance(getStore);
     deliveryConformance(getStore);
     maintenanceConformance(getStore);
+    concurrencyConformance(getStore);
   });
 }
