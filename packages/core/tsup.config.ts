@@ -6,5 +6,5 @@ export default defineConfig({
   dts: true,
   clean: true,
   target: 'node20',
-  external: ['vitest'],
+  external: ['vitest', 'fast-check'],
 });

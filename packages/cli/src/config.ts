@@ -14,6 +14,7 @@ export const configKeys = [
   'staleBrowserMs',
   'maxStreamBufferBytes',
   'sweepIntervalMs',
+  'catchUpIntervalMs',
   'idempotencyRetentionMs',
   'maxProjectsPerAccount',
   'maxActiveKeysPerProject',

@@ -1,5 +1,4 @@
-import { TidingsError } from '@tidings/core';
-import { databasePath, expectPositionals, integerFlag, parseCommand } from './args.js';
+import { databasePath, expectPositionals, integerFlag, parseCommand, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { demoText } from './demo-setup.js';
 import { usage } from './help.js';
@@ -14,6 +13,8 @@ const serveOptions = {
   config: { type: 'string' },
   demo: { type: 'boolean' },
   'sqlite-synchronous': { type: 'string' },
+  redis: { type: 'string' },
+  'redis-unreachable': { type: 'string' },
 } as const;
 
 /**
@@ -34,14 +35,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const db = databasePath(parsed, io.env);
   const sqliteSynchronous = parsed.values['sqlite-synchronous'] ?? 'full';
   if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
-    return reportFailure(
-      io,
-      new TidingsError(
-        'VALIDATION_FAILED',
-        `serve: --sqlite-synchronous must be full or normal, not ${sqliteSynchronous}`,
-      ),
-      json,
-    );
+    throw new UsageError('--sqlite-synchronous must be full or normal', 'serve');
+  }
+  const redisUrl =
+    typeof parsed.values.redis === 'string' ? parsed.values.redis : io.env.TIDINGS_REDIS_URL || undefined;
+  const whenUnreachable = parsed.values['redis-unreachable'] ?? 'fallback';
+  if (whenUnreachable !== 'fallback' && whenUnreachable !== 'refuse') {
+    throw new UsageError('--redis-unreachable must be fallback or refuse', 'serve');
   }
 
   let server: Awaited<ReturnType<typeof startServer>>;
@@ -53,6 +53,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       host,
       demo: parsed.values.demo === true,
       sqliteSynchronous,
+      ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
     });
   } catch (error) {

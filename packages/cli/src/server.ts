@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { registerDemoPage } from './demo.js';
 import { type DemoCredentials, demoFilePath, ensureDemo, savesDemoFile } from './demo-setup.js';
 import { openStore, storeTarget } from './open-store.js';
+import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -19,6 +20,8 @@ export interface StartServerOptions {
   tidings?: Omit<TidingsOptions, 'store'>;
   /** Create (on an empty store) or load the demo account, project and keys, and serve /demo. @default false */
   demo?: boolean;
+  /** Redis for the limiter and the hub, so that many servers share one store. @default none (in process) */
+  redis?: ServeRedisOptions;
   /** How long open connections may take to finish once closing starts, in milliseconds. @default 3000 */
   shutdownGraceMs?: number;
   /**
@@ -69,8 +72,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
   const store = await openStore(storeTarget(db), 'serve', { sqliteSynchronous: options.sqliteSynchronous ?? 'full' });
   let tidings: Tidings | undefined;
+  let redis: RedisPorts | undefined;
   try {
-    tidings = openTidings(store, options.tidings ?? {});
+    if (options.redis) redis = await openRedisPorts(options.redis);
+    tidings = openTidings(store, { ...options.tidings, ...(redis && { limiter: redis.limiter, hub: redis.hub }) });
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null);
     const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
@@ -102,6 +107,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           await closed;
           clearInterval(idle);
           clearTimeout(force);
+          await redis?.close();
           await store.close();
         })();
         return closing;
@@ -109,6 +115,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     };
   } catch (error) {
     await tidings?.close();
+    await redis?.close();
     await store.close();
     throw error;
   }

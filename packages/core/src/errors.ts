@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'IDEMPOTENCY_MISMATCH'
   | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
 
 /** HTTP status and title of each code: the one place where a code meets HTTP. */
 export const errorCodes: Record<ErrorCode, { status: number; title: string }> = {
@@ -35,6 +36,7 @@ export const errorCodes: Record<ErrorCode, { status: number; title: string }> = 
   IDEMPOTENCY_MISMATCH: { status: 422, title: 'The idempotency key was used with another request' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 };
 
 /** One invalid field of a request, in a VALIDATION_FAILED problem. */

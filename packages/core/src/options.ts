@@ -62,6 +62,13 @@ export interface TidingsOptions {
   maxStreamBufferBytes?: number;
   /** How often expiry and stale browsers are swept; 0 to sweep only when `sweep()` is called. @default 1000 */
   sweepIntervalMs?: number;
+  /**
+   * How often every open stream is caught up from the store, writing what its hub did not carry
+   * (a hub across processes may drop messages); streams are also caught up on a gap in their
+   * sequence and when the hub reconnects. 0: only then. @default 5000 with a `hub` of your own,
+   * 0 with the in-process hub (which loses nothing)
+   */
+  catchUpIntervalMs?: number;
   /** How long idempotency results are kept. @default 86400000 */
   idempotencyRetentionMs?: number;
   /** Projects per account. @default 10 */
@@ -147,6 +154,10 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     staleBrowserMs: positiveInteger('staleBrowserMs', options.staleBrowserMs ?? 120_000),
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes ?? 1_048_576),
     sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1_000),
+    catchUpIntervalMs: nonNegativeInteger(
+      'catchUpIntervalMs',
+      options.catchUpIntervalMs ?? (options.hub === undefined ? 0 : 5_000),
+    ),
     idempotencyRetentionMs: positiveInteger('idempotencyRetentionMs', options.idempotencyRetentionMs ?? 86_400_000),
     maxProjectsPerAccount: positiveInteger('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),
     maxActiveKeysPerProject: positiveInteger('maxActiveKeysPerProject', options.maxActiveKeysPerProject ?? 10),

@@ -121,6 +121,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     logger: options.logger,
     heartbeatMs: options.heartbeatMs,
     staleBrowserMs: options.staleBrowserMs,
+    catchUpIntervalMs: options.catchUpIntervalMs,
   });
   const services: Services = {
     options,

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryLimiter, type Limiter } from '../src/index.js';
 import { createHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -88,6 +89,44 @@ describe('rate limits over the API', () => {
     const response = await h.send({ recipient: 'a', title: 'x' });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('Bearer');
+  });
+});
+
+describe('a limiter that cannot decide', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After on every limited endpoint, and sends nothing', async () => {
+    // A limiter that works until it is switched off, as a shared one whose Redis goes away.
+    const counting = createMemoryLimiter();
+    let reachable = true;
+    const limiter: Limiter = {
+      consume: (scopes, now) =>
+        reachable
+          ? counting.consume(scopes, now)
+          : Promise.resolve({ allowed: false, unavailable: true, retryAfterMs: 2_500, scopes: [] }),
+      close: () => counting.close(),
+    };
+    h = await createHarness({ extra: { limiter } });
+    const browser = await h.connectBrowser('a');
+    reachable = false;
+
+    const refusals = [
+      await h.send({ recipient: 'a', title: 'x' }),
+      await h.request('/v1/notifications', { method: 'POST', json: { recipient: 'a', title: 'x' } }),
+      await h.request(`/v1/connect/${browser.token}`, { method: 'POST' }),
+      await h.request('/v1/events', {
+        method: 'POST',
+        json: { browser_id: browser.browserId, browser_secret: browser.secret, events: [] },
+      }),
+    ];
+    for (const response of refusals) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('3');
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    }
+    expect((await h.tidings.admin.getUsage(h.project.id)).total.notifications).toBe(0);
+
+    reachable = true;
+    expect((await h.send({ recipient: 'a', title: 'x' })).status).toBe(201);
   });
 });
 

@@ -10,6 +10,7 @@ import { maintenanceOperations } from './maintenance.js';
 import { type MigrateResult, migrate, migrations, readSchemaVersion } from './migrations.js';
 import { notificationOperations } from './notifications.js';
 import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
+import { pendingDeliveryOperations } from './pending-deliveries.js';
 
 /**
  * A {@link Store} on PostgreSQL (node-postgres), for one instance or many sharing one
@@ -54,6 +55,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...notificationOperations(pool, sql, resolved.usageShards),
     ...browserOperations(pool, sql),
     ...deliveryOperations(pool, sql),
+    ...pendingDeliveryOperations(pool, sql),
     ...maintenanceOperations(pool, sql),
     close() {
       // A pool handed in is the host's to end.

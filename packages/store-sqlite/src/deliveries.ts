@@ -4,7 +4,10 @@ import type { GroupCommit } from './group-commit.js';
 import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
 
-type DeliveryOperations = Pick<Store, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
+type DeliveryOperations = Pick<
+  Store,
+  'listDeliveries' | 'listPendingDeliveries' | 'markAttemptsSent' | 'applyReceipts'
+>;
 
 interface DeliveryRow {
   attempt_id: string;
@@ -53,6 +56,27 @@ export function deliveryOperations(
       WHERE a.browser_id = ? AND a.final = 0 AND n.expires_at > ?
       ORDER BY a.seq`,
   );
+  // The same for many browsers: their ids as one JSON array, each browser through the same index.
+  const selectPendingOfMany = db.prepare<[string, number], DeliveryRow>(
+    `SELECT a.id AS attempt_id, a.browser_id, a.seq, n.id AS notification_id, n.title, n.body, n.url,
+            n.icon, n.tag, n.data, n.created_at, n.expires_at
+       FROM (SELECT DISTINCT value AS id FROM json_each(?)) AS b
+       JOIN attempts AS a ON a.browser_id = b.id AND a.final = 0
+       JOIN notifications AS n ON n.id = a.notification_id
+      WHERE n.expires_at > ?
+      ORDER BY a.browser_id, a.seq`,
+  );
+  const selectNotConnected = db
+    .prepare<[string], string>(
+      `SELECT DISTINCT j.value FROM json_each(?) AS j
+        WHERE NOT EXISTS (SELECT 1 FROM browsers AS b WHERE b.id = j.value AND b.connected = 1)`,
+    )
+    .pluck();
+  // Both in one read transaction, so that they describe one moment.
+  const readPending = db.transaction((ids: string, now: number) => ({
+    deliveries: selectPendingOfMany.all(ids, now).map(deliveryFromRow),
+    disconnectedBrowserIds: selectNotConnected.all(ids),
+  }));
   // One statement for a whole batch of ids (a JSON array), not one per attempt.
   // Every write to attempts returns the notifications it changed, which the cache then forgets.
   const markSent = db
@@ -94,6 +118,10 @@ export function deliveryOperations(
   return {
     async listDeliveries({ browserId, now }) {
       return selectDeliveries.all(browserId, now).map(deliveryFromRow);
+    },
+    async listPendingDeliveries({ browserIds, now }) {
+      if (browserIds.length === 0) return { deliveries: [], disconnectedBrowserIds: [] };
+      return readPending.deferred(JSON.stringify(browserIds), now);
     },
     async markAttemptsSent({ attemptIds, now }) {
       // Joins the group commit of the sends of this turn: one transaction for both.

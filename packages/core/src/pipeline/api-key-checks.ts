@@ -80,16 +80,25 @@ export function suspensionGuard(project: ProjectRecord): TidingsError | null {
 /** The three scopes a request with a valid key counts against. */
 export function apiKeyScopes(limits: ResolvedLimits, key: ApiKeyRecord, project: ProjectRecord): LimitScope[] {
   const { windowMs } = limits;
+  const group = `account:${project.accountId}`;
   return [
-    { name: 'key', id: `key:${key.id}`, limit: limits.perKey, windowMs },
-    { name: 'project', id: `project:${project.id}`, limit: limits.perProject, windowMs },
-    { name: 'account', id: `account:${project.accountId}`, limit: limits.perAccount, windowMs },
+    { name: 'key', id: `key:${key.id}`, group, limit: limits.perKey, windowMs },
+    { name: 'project', id: `project:${project.id}`, group, limit: limits.perProject, windowMs },
+    { name: 'account', id: `account:${project.accountId}`, group, limit: limits.perAccount, windowMs },
   ];
 }
 
-/** The 429 of a refused decision, with Retry-After and the RateLimit headers. */
+/**
+ * The answer to a refused decision: 429 with Retry-After and the RateLimit headers, or 503 with
+ * Retry-After when the limiter could not decide (its shared counts are out of reach).
+ */
 export function rateLimited(decision: Extract<LimitDecision, { allowed: false }>): TidingsError {
   const seconds = retryAfterSeconds(decision.retryAfterMs);
+  if (decision.unavailable) {
+    return new TidingsError('SERVICE_UNAVAILABLE', `Rate limits cannot be checked now; retry after ${seconds} s`, {
+      headers: { 'Retry-After': String(seconds) },
+    });
+  }
   return new TidingsError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
     headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes) },
   });

@@ -11,12 +11,22 @@ export type HubMessage =
 
 /**
  * Fan-out from the process that records a send to the processes that hold the browsers' open
- * streams. In one process it is a function call; a PostgreSQL or Redis hub carries the same
- * messages between processes.
+ * streams. In one process it is a function call; a Redis hub carries the same messages between
+ * processes.
+ *
+ * A hub may lose messages (pub/sub drops them across a reconnect), because nothing depends on
+ * it alone: the store holds every attempt, and the core catches its open streams up from the
+ * store when a hub reports that it may have missed messages, when a browser's sequence shows a
+ * gap, and every `catchUpIntervalMs`. For the same reason `publish` never fails because the
+ * transport is down: what it cannot carry is left to the catch-up.
  */
 export interface Hub {
   publish(messages: readonly HubMessage[]): Promise<void>;
-  /** Receives every message published on the hub; returns the unsubscribe function. */
-  subscribe(listener: (message: HubMessage) => void): () => void;
+  /**
+   * Receives every message published on the hub, by any process; returns the unsubscribe
+   * function. `onMissed` is called when messages may have been lost (the hub's connection came
+   * back after a break): the subscriber then re-reads what it holds from the store.
+   */
+  subscribe(listener: (message: HubMessage) => void, onMissed?: () => void): () => void;
   close(): Promise<void>;
 }

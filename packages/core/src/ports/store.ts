@@ -76,6 +76,12 @@ export type CreateNotificationResult =
   /** An unexpired result under the idempotency key, another fingerprint: nothing was written. */
   | { kind: 'mismatch' };
 
+/** Outcome of {@link Store.listPendingDeliveries}. */
+export interface PendingDeliveries {
+  deliveries: Delivery[];
+  disconnectedBrowserIds: string[];
+}
+
 /** Outcome of {@link Store.disconnectBrowser}. */
 export type DisconnectBrowserResult =
   | { kind: 'disconnected'; failedAttemptIds: string[] }
@@ -176,6 +182,15 @@ export interface Store {
   findBrowser(id: string): Promise<BrowserLookup | null>;
   /** The browser's attempts that are not final and not past their expiry, in stream order. */
   listDeliveries(input: { browserId: string; now: number }): Promise<Delivery[]>;
+  /**
+   * What the open streams of an instance should hold, for many browsers in one read (an
+   * instance catches its streams up every few seconds, and after its hub may have lost
+   * messages). `deliveries`: the attempts of the given browsers that are not final and not past
+   * their expiry, ordered by browser and, within a browser, by seq, as {@link listDeliveries}
+   * lists them. `disconnectedBrowserIds`: the given browsers that are not connected (disconnected,
+   * reaped as stale, or unknown), whose streams must close. Ids may repeat; each is answered once.
+   */
+  listPendingDeliveries(input: { browserIds: string[]; now: number }): Promise<PendingDeliveries>;
   /** Moves the given attempts from `accepted` to `sent`; others are left as they are. */
   markAttemptsSent(input: { attemptIds: string[]; now: number }): Promise<void>;
   /**

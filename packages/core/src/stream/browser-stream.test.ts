@@ -75,4 +75,69 @@ describe('BrowserStream', () => {
     expect(stream.ended).toBe(true);
     await expect(reader.read()).rejects.toThrow(/slow reader/);
   });
+
+  it('writes an attempt once, whether it comes from the hub, twice, or from a catch-up', async () => {
+    const { stream, written, reader } = openStream();
+    await reader.read(); // retry:
+    await reader.read(); // ready
+    expect(stream.deliver(delivery(1))).toBe(false);
+    expect(stream.deliver(delivery(1))).toBe(false);
+    stream.catchUp([delivery(1), delivery(2)], stream.beginCatchUp());
+    const text = decoder.decode((await reader.read()).value);
+    expect(text.match(/^id: .*$/gm)).toEqual(['id: brw_1.1', 'id: brw_1.2']);
+    expect(written.flat()).toEqual(['att_1', 'att_2']);
+    stream.deliver(delivery(2));
+    stream.close();
+    expect((await reader.read()).done).toBe(true);
+    expect(written.flat()).toEqual(['att_1', 'att_2']);
+  });
+
+  it('reports a gap in the sequence, and writes the delivery all the same', async () => {
+    const { stream, written } = openStream();
+    expect(stream.deliver(delivery(1))).toBe(false);
+    expect(stream.deliver(delivery(3))).toBe(true);
+    // The missing one, late: no new gap, and it is written.
+    expect(stream.deliver(delivery(2))).toBe(false);
+    expect(stream.deliver(delivery(4))).toBe(false);
+    stream.close();
+    expect(written.flat()).toEqual(['att_1', 'att_3', 'att_2', 'att_4']);
+  });
+
+  it('forgets what the store no longer lists, except what was written while the store was read', async () => {
+    const { stream, written } = openStream();
+    stream.deliver(delivery(1));
+    stream.deliver(delivery(2));
+    const generation = stream.beginCatchUp();
+    stream.deliver(delivery(3)); // arrives while the store is read, committed after the read
+    // The store lists 2 only: 1 was delivered (final); 3 is too recent for the read.
+    stream.catchUp([delivery(2)], generation);
+    // 1 was forgotten, so a stray copy of it is written again; 3 was kept, so it is not.
+    stream.deliver(delivery(3));
+    stream.deliver(delivery(1));
+    stream.close();
+    expect(written.flat()).toEqual(['att_1', 'att_2', 'att_3', 'att_1']);
+  });
+
+  it('leaves a catch-up to the backlog while the backlog is being read', () => {
+    const written: string[][] = [];
+    const stream = new BrowserStream({
+      browserId: 'brw_1',
+      projectId: 'proj_1',
+      maxBufferBytes: 1 << 20,
+      onWritten: (ids) => written.push(ids),
+      onEnd: () => {},
+    });
+    stream.open(
+      { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
+      2000,
+      0,
+    );
+    expect(stream.opening).toBe(true);
+    stream.catchUp([delivery(1)], stream.beginCatchUp());
+    stream.deliver(delivery(2));
+    stream.replay([delivery(1), delivery(2)]);
+    expect(stream.opening).toBe(false);
+    stream.close();
+    expect(written.flat()).toEqual(['att_1', 'att_2']);
+  });
 });

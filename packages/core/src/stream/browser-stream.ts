@@ -49,6 +49,16 @@ export class BrowserStream {
   #ended = false;
   /** While the backlog is read from the store, live deliveries wait here. */
   #held: Delivery[] | null = [];
+  /**
+   * The attempts written (or queued) to this stream that may still be pending, with the
+   * catch-up generation they were written in: a delivery that arrives twice (from the hub and
+   * from a catch-up, or from two hubs' views) is written once. A catch-up forgets the ones the
+   * store no longer lists as pending, so this holds at most the browser's pending attempts.
+   */
+  #written = new Map<string, number>();
+  #generation = 0;
+  /** The highest sequence this stream has seen: a delivery beyond the next one shows a gap. */
+  #maxSeq = 0;
   #pending: PendingEvent[] = [];
   #pendingHead = 0;
   #pendingLiveBytes = 0;
@@ -84,6 +94,7 @@ export class BrowserStream {
 
   /** Writes the `retry:` advice and the `ready` event. */
   open(ready: ReadyPayload, retryMs: number, sequence: number): void {
+    this.#maxSeq = sequence;
     this.#enqueue(sseRetry(retryMs));
     this.#enqueue(sseEvent('ready', sseEventId(this.browserId, sequence), ready));
   }
@@ -92,23 +103,54 @@ export class BrowserStream {
   replay(backlog: readonly Delivery[]): void {
     const held = this.#held ?? [];
     this.#held = null;
-    const seen = new Set<string>();
-    for (const delivery of backlog) {
-      seen.add(delivery.attemptId);
-      this.#queue(delivery, false);
-    }
-    for (const delivery of held) if (!seen.has(delivery.attemptId)) this.#queue(delivery, true);
+    for (const delivery of backlog) this.#queue(delivery, false);
+    for (const delivery of held) if (!this.#written.has(delivery.attemptId)) this.#queue(delivery, true);
     this.#afterQueue();
   }
 
-  /** Queues one live delivery (or holds it while the backlog is being read). */
-  deliver(delivery: Delivery): void {
-    if (this.#ended) return;
+  /**
+   * Queues one live delivery (or holds it while the backlog is being read), unless the stream
+   * wrote it already. Returns true when its sequence shows a gap: a delivery before it may have
+   * been lost on the way (or was final before it could be sent), and the store should be asked.
+   */
+  deliver(delivery: Delivery): boolean {
+    if (this.#ended) return false;
     if (this.#held) {
       this.#held.push(delivery);
-      return;
+      return false;
     }
+    const gap = delivery.seq > this.#maxSeq + 1;
+    if (this.#written.has(delivery.attemptId)) return false;
     this.#queue(delivery, true);
+    this.#afterQueue();
+    return gap;
+  }
+
+  /** True while the backlog is being read: a catch-up has nothing to add yet. */
+  get opening(): boolean {
+    return this.#held !== null;
+  }
+
+  /** Starts a catch-up: returns the generation to hand to {@link catchUp} with what the store lists. */
+  beginCatchUp(): number {
+    return ++this.#generation;
+  }
+
+  /**
+   * Writes the pending deliveries the store listed that this stream has not written, and forgets
+   * written ones that are no longer pending. Ones written after the read began (of this
+   * `generation`) are kept: the read may have been too early to list them.
+   */
+  catchUp(pending: readonly Delivery[], generation: number): void {
+    if (this.#ended || this.#held) return;
+    const listed = new Set<string>();
+    for (const delivery of pending) {
+      listed.add(delivery.attemptId);
+      if (!this.#written.has(delivery.attemptId)) this.#queue(delivery, false);
+    }
+    for (const [attemptId, writtenIn] of this.#written) {
+      if (writtenIn < generation && !listed.has(attemptId)) this.#written.delete(attemptId);
+    }
     this.#afterQueue();
   }
 
@@ -127,6 +169,8 @@ export class BrowserStream {
   }
 
   #queue(delivery: Delivery, live: boolean): void {
+    this.#written.set(delivery.attemptId, this.#generation);
+    if (delivery.seq > this.#maxSeq) this.#maxSeq = delivery.seq;
     const bytes = sseEventOfJson(
       'notification',
       sseEventId(this.browserId, delivery.seq),
@@ -204,6 +248,7 @@ export class BrowserStream {
     this.#ended = true;
     this.#held = null;
     this.#pending = [];
+    this.#written.clear();
     this.#init.onEnd(this);
   }
 }

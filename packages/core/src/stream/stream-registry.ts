@@ -3,6 +3,7 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { BrowserStream } from './browser-stream.js';
+import { CatchUp } from './catch-up.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
 import { SentMarker } from './sent-marker.js';
 
@@ -15,12 +16,16 @@ export interface StreamRegistryDeps {
   heartbeatMs: number;
   /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
   staleBrowserMs: number;
+  /** How often every open stream is caught up from the store; 0 for only on a gap or a hub's break. */
+  catchUpIntervalMs: number;
 }
 
 /**
  * The open streams of this process, by browser. It receives every hub message and routes it to
  * the streams it concerns; a heartbeat ring writes each stream's heartbeats, spread over the
- * interval, and the sweeper records that their browsers are still there.
+ * interval, and the sweeper records that their browsers are still there. What the hub may have
+ * lost, the catch-up reads from the store: for a stream whose sequence shows a gap, for every
+ * stream when the hub says it missed messages, and for every stream each `catchUpIntervalMs`.
  */
 export class StreamRegistry {
   readonly #byBrowser = new Map<string, Set<BrowserStream>>();
@@ -28,13 +33,25 @@ export class StreamRegistry {
   readonly #unsubscribe: () => void;
   /** Its timer runs while at least one stream is open, so that an idle instance holds none. */
   readonly #heartbeats: HeartbeatRing<BrowserStream>;
+  readonly #catchUp: CatchUp;
   #size = 0;
   #lastTouchAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: StreamRegistryDeps) {
     this.#sent = new SentMarker({ store: deps.store, clock: deps.clock, logger: deps.logger, delayMs: 5 });
     this.#heartbeats = new HeartbeatRing(deps.heartbeatMs);
-    this.#unsubscribe = deps.hub.subscribe((message) => this.#route(message));
+    this.#catchUp = new CatchUp({
+      store: deps.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      intervalMs: deps.catchUpIntervalMs,
+      streamsOf: (browserId) => this.#byBrowser.get(browserId),
+      openBrowserIds: () => [...this.#byBrowser.keys()],
+    });
+    this.#unsubscribe = deps.hub.subscribe(
+      (message) => this.#route(message),
+      () => this.#catchUp.all(),
+    );
   }
 
   /** Number of open streams. */
@@ -95,6 +112,11 @@ export class StreamRegistry {
     await this.deps.store.touchBrowsers({ browserIds: [...this.#byBrowser.keys()], now });
   }
 
+  /** Catches every open stream up from the store now; resolves once it is done. */
+  catchUp(): Promise<void> {
+    return this.#catchUp.all();
+  }
+
   /** Writes pending `sent` records. */
   flush(): Promise<void> {
     return this.#sent.flush();
@@ -103,6 +125,7 @@ export class StreamRegistry {
   /** Closes every stream and stops the timers and the hub subscription. */
   async close(): Promise<void> {
     this.#unsubscribe();
+    this.#catchUp.stop();
     for (const set of [...this.#byBrowser.values()]) for (const stream of [...set]) stream.close();
     await this.#sent.flush();
   }
@@ -111,7 +134,10 @@ export class StreamRegistry {
     switch (message.type) {
       case 'deliver': {
         const set = this.#byBrowser.get(message.delivery.browserId);
-        if (set) for (const stream of set) stream.deliver(message.delivery);
+        if (!set) break;
+        for (const stream of set) {
+          if (stream.deliver(message.delivery)) this.#catchUp.browser(message.delivery.browserId);
+        }
         break;
       }
       case 'close-browser': {

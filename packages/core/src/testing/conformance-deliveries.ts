@@ -66,6 +66,58 @@ export function deliveryConformance(getStore: GetStore): void {
       expect(await store.listDeliveries({ browserId: 'brw_unknown', now: T0 })).toEqual([]);
     });
 
+    it('lists the pending deliveries of many browsers at once, and which of them are not connected', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const a = await seedBrowser(store, project.id, 'user-a');
+      const b = await seedBrowser(store, project.id, 'user-b');
+      const idle = await seedBrowser(store, project.id, 'user-idle');
+      const gone = await seedBrowser(store, project.id, 'user-gone');
+      const a1 = await sendCreated(store, { projectId: project.id, recipient: 'user-a', now: T0 + 1 });
+      const b1 = await sendCreated(store, { projectId: project.id, recipient: 'user-b', now: T0 + 2, ttl: 5 });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-b', mode: 'test', now: T0 + 3 });
+      const a2 = await sendCreated(store, { projectId: project.id, recipient: 'user-a', now: T0 + 4 });
+      const b2 = await sendCreated(store, { projectId: project.id, recipient: 'user-b', now: T0 + 5 });
+      const goneAttempt = await sendCreated(store, { projectId: project.id, recipient: 'user-gone', now: T0 + 6 });
+      await store.disconnectBrowser({ browserId: gone.id, reason: 'browser_disconnected', now: T0 + 7 });
+      await store.markAttemptsSent({ attemptIds: [a2.attempts[0]!.id], now: T0 + 8 });
+      await store.applyReceipts({
+        browserId: a.id,
+        receipts: [{ type: 'delivered', attemptId: a1.attempts[0]!.id, at: T0 + 9 }],
+        now: T0 + 9,
+      });
+
+      const browserIds = [b.id, a.id, idle.id, gone.id, 'brw_00000000000000000000000000', b.id];
+      // At T0 + 10 s, b1 (ttl 5 s) has expired.
+      const pending = await store.listPendingDeliveries({ browserIds, now: T0 + 10_000 });
+      const byBrowser = (id: string) => pending.deliveries.filter((delivery) => delivery.browserId === id);
+      expect(byBrowser(a.id).map((delivery) => delivery.attemptId)).toEqual([a2.attempts[0]!.id]);
+      expect(byBrowser(b.id).map((delivery) => delivery.attemptId)).toEqual([b2.attempts[0]!.id]);
+      expect(byBrowser(idle.id)).toEqual([]);
+      expect(byBrowser(gone.id)).toEqual([]);
+      expect(pending.deliveries).toHaveLength(2);
+      expect(pending.deliveries[0]!.browserId < pending.deliveries[1]!.browserId).toBe(true);
+      expect(pending.deliveries).toEqual(
+        [
+          ...(await store.listDeliveries({ browserId: a.id, now: T0 + 10_000 })),
+          ...(await store.listDeliveries({ browserId: b.id, now: T0 + 10_000 })),
+        ].sort((x, y) => (x.browserId < y.browserId ? -1 : 1)),
+      );
+      expect(pending.disconnectedBrowserIds.sort()).toEqual([gone.id, 'brw_00000000000000000000000000'].sort());
+      expect(goneAttempt.attempts).toHaveLength(1);
+
+      // Before b1 expires, a browser's deliveries come in seq order.
+      const earlier = await store.listPendingDeliveries({ browserIds: [b.id], now: T0 + 10 });
+      expect(earlier.deliveries.map((delivery) => delivery.attemptId)).toEqual([
+        b1.attempts[0]!.id,
+        b2.attempts[0]!.id,
+      ]);
+      expect(await store.listPendingDeliveries({ browserIds: [], now: T0 })).toEqual({
+        deliveries: [],
+        disconnectedBrowserIds: [],
+      });
+    });
+
     it('marks only accepted attempts that are not final as sent', async () => {
       const store = getStore();
       const project = await seedProject(store);

@@ -1,0 +1,53 @@
+import { type Hub, type Limiter, TidingsError } from '@tidings/core';
+import { createRedisHub, createRedisLimiter, type WhenRedisUnreachable } from '@tidings/redis';
+
+/** How `tidings serve` reaches Redis: `--redis URL` (or `TIDINGS_REDIS_URL`). */
+export interface ServeRedisOptions {
+  url: string;
+  /** @default 'fallback' */
+  whenUnreachable?: WhenRedisUnreachable;
+}
+
+/** The Redis limiter and hub of one server, and their lifecycle. */
+export interface RedisPorts {
+  limiter: Limiter;
+  hub: Hub;
+  close(): Promise<void>;
+}
+
+/** How long the server waits for Redis at start before it serves anyway (and falls back meanwhile). */
+const READY_WAIT_MS = 5_000;
+
+/**
+ * Connects the shared limiter and the cross-instance hub. The server starts once both are
+ * connected, or after a few seconds without Redis: a send depends only on the store, so a
+ * server that cannot reach Redis still serves (the limiter falls back or refuses, as told).
+ */
+export async function openRedisPorts(options: ServeRedisOptions): Promise<RedisPorts> {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new TidingsError('VALIDATION_FAILED', '--redis must be a redis:// or rediss:// URL');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new TidingsError('VALIDATION_FAILED', `--redis must be a redis:// or rediss:// URL, not ${url.protocol}`);
+  }
+  const limiter = createRedisLimiter({ url: options.url, whenUnreachable: options.whenUnreachable ?? 'fallback' });
+  const hub = createRedisHub({ url: options.url });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all([limiter.ready(), hub.ready()]),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, READY_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  return {
+    limiter,
+    hub,
+    async close() {
+      await Promise.all([limiter.close(), hub.close()]);
+    },
+  };
+}

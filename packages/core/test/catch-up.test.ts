@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryHub, type Hub, type HubMessage } from '../src/index.js';
+import { createHarness, type Harness } from './harness.js';
+import { readEvents } from './sse-client.js';
+
+/** An in-process hub that can be told to lose messages, and to report that it lost some. */
+function lossyHub() {
+  const inner = createMemoryHub();
+  const onMissed = new Set<() => void>();
+  let losing = false;
+  const hub: Hub = {
+    publish: (messages: readonly HubMessage[]) => (losing ? Promise.resolve() : inner.publish(messages)),
+    subscribe(listener, missed) {
+      const unsubscribe = inner.subscribe(listener);
+      if (missed) onMissed.add(missed);
+      return () => {
+        unsubscribe();
+        if (missed) onMissed.delete(missed);
+      };
+    },
+    close: () => inner.close(),
+  };
+  return {
+    hub,
+    lose(value: boolean) {
+      losing = value;
+    },
+    reportMissed() {
+      for (const missed of onMissed) missed();
+    },
+    /** Carries messages as a second copy would: a duplicate reaches the same streams. */
+    repeat: (messages: readonly HubMessage[]) => inner.publish(messages),
+  };
+}
+
+let h: Harness;
+afterEach(async () => {
+  await h.close();
+});
+
+async function openStream(recipient: string) {
+  const token = (await h.tidings.createConnectToken({ projectId: h.project.id, recipient })).token;
+  const stream = readEvents(await h.request(`/v1/connect/${token}`));
+  const ready = JSON.parse((await stream.next('ready')).data) as { browser_id: string; browser_secret: string };
+  return { stream, browserId: ready.browser_id, secret: ready.browser_secret };
+}
+
+const titles = (stream: ReturnType<typeof readEvents>) =>
+  stream.events.filter((event) => event.event === 'notification').map((event) => JSON.parse(event.data).title);
+
+describe('catching streams up from the store', () => {
+  it('writes a send whose hub message was lost at the next periodic catch-up', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 50 } });
+    const { stream } = await openStream('r');
+    lossy.lose(true);
+    const sent = await (await h.send({ recipient: 'r', title: 'lost on the way' })).json();
+    const event = await stream.next('notification');
+    expect(JSON.parse(event.data)).toMatchObject({ attempt_id: sent.attempts[0].id, title: 'lost on the way' });
+    await h.tidings.close();
+    const read = await (await h.request(`/v1/notifications/${sent.id}`, { key: h.liveKey })).json();
+    expect(read.attempts[0].status).toBe('sent');
+  });
+
+  it('reads the store at once when a delivery shows a gap in the browser’s sequence', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 0 } });
+    const { stream } = await openStream('r');
+    lossy.lose(true);
+    await h.send({ recipient: 'r', title: 'first, lost' });
+    lossy.lose(false);
+    await h.send({ recipient: 'r', title: 'second' });
+    await stream.next('notification', 2);
+    expect(titles(stream).sort()).toEqual(['first, lost', 'second']);
+    // No catch-up timer runs: only the gap could have brought the first one.
+  });
+
+  it('catches every stream up when the hub reports that it may have missed messages', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 0 } });
+    const one = await openStream('one');
+    const two = await openStream('two');
+    lossy.lose(true);
+    await h.send({ recipient: 'one', title: 'for one' });
+    await h.send({ recipient: 'two', title: 'for two' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(titles(one.stream)).toEqual([]);
+    lossy.reportMissed();
+    await one.stream.next('notification');
+    await two.stream.next('notification');
+    expect(titles(one.stream)).toEqual(['for one']);
+    expect(titles(two.stream)).toEqual(['for two']);
+  });
+
+  it('writes an attempt once when the hub carries it twice and a catch-up lists it too', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 20 } });
+    const { stream } = await openStream('r');
+    const sent = await (await h.send({ recipient: 'r', title: 'once' })).json();
+    await stream.next('notification');
+    // Still pending (no receipt yet): every catch-up lists it, and a stray copy arrives.
+    await lossy.repeat([
+      {
+        type: 'deliver',
+        delivery: {
+          attemptId: sent.attempts[0].id,
+          browserId: sent.attempts[0].browser_id,
+          seq: 1,
+          notificationId: sent.id,
+          title: 'once',
+          body: null,
+          url: null,
+          icon: null,
+          tag: null,
+          data: null,
+          createdAt: Date.parse(sent.created_at),
+          expiresAt: Date.parse(sent.expires_at),
+        },
+      },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(titles(stream)).toEqual(['once']);
+  });
+
+  it('closes the stream of a browser disconnected elsewhere, when the close message was lost', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 30 } });
+    const { stream, browserId, secret } = await openStream('r');
+    lossy.lose(true);
+    const response = await h.request(`/v1/browsers/${browserId}/disconnect`, {
+      method: 'POST',
+      json: { browser_secret: secret },
+    });
+    expect(response.status).toBe(204);
+    await stream.end(2_000);
+    expect(h.tidings.openStreams()).toBe(0);
+  });
+});

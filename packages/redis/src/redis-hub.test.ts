@@ -1,0 +1,148 @@
+import { type HubMessage, silentLogger } from '@tidings/core';
+import { runHubConformance } from '@tidings/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  eventually,
+  type PrivateRedis,
+  SHARED_REDIS_URL,
+  sharedClient,
+  startPrivateRedis,
+  uniquePrefix,
+} from '../test/redis-fixtures.js';
+import { createRedisHub, type RedisHub } from './redis-hub.js';
+
+const prefix = uniquePrefix('hub');
+let channels = 0;
+
+async function hubsOn(url: string, count: number, channel = `${prefix}${channels++}`): Promise<RedisHub[]> {
+  const hubs = Array.from({ length: count }, () => createRedisHub({ url, channel, logger: silentLogger }));
+  await Promise.all(hubs.map((hub) => hub.ready()));
+  return hubs;
+}
+
+runHubConformance('redis, three instances', async () => {
+  const [a, b, c] = await hubsOn(SHARED_REDIS_URL, 3);
+  return { hubs: [a!, b!, c!] };
+});
+
+const closeBrowser = (browserId: string): HubMessage => ({ type: 'close-browser', browserId });
+
+/** Records what a hub's subscriber receives, and how often it was told it may have missed some. */
+function record(hub: RedisHub) {
+  const received: string[] = [];
+  let missed = 0;
+  hub.subscribe(
+    (message) => {
+      if (message.type === 'close-browser') received.push(message.browserId);
+    },
+    () => {
+      missed++;
+    },
+  );
+  return {
+    received,
+    get missed() {
+      return missed;
+    },
+  };
+}
+
+describe('createRedisHub on the shared Redis', () => {
+  let admin: Awaited<ReturnType<typeof sharedClient>>;
+  beforeAll(async () => {
+    admin = await sharedClient();
+  });
+  afterAll(async () => {
+    await admin.close();
+  });
+
+  /** Kills this hub's subscribing connection, found by its name: never anyone else's. */
+  async function killSubscriber(hub: RedisHub): Promise<void> {
+    const list = (await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'pubsub'])) as string;
+    const line = list.split('\n').find((entry) => entry.includes(` name=tidings-hub-sub:${hub.instanceId} `));
+    const id = line?.match(/\bid=(\d+)/)?.[1];
+    if (!id) throw new Error(`no subscriber connection of ${hub.instanceId}`);
+    expect(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id])).toBe(1);
+  }
+
+  it('reports a killed subscription as possibly missed messages, and carries messages again', async () => {
+    const [a, b] = await hubsOn(SHARED_REDIS_URL, 2);
+    const onB = record(b!);
+    await a!.publish([closeBrowser('brw_before')]);
+    await eventually(() => onB.received.length === 1);
+    await killSubscriber(b!);
+    await eventually(() => onB.missed === 1);
+    await a!.publish([closeBrowser('brw_after')]);
+    await eventually(() => onB.received.length === 2);
+    expect(onB.received).toEqual(['brw_before', 'brw_after']);
+    await a!.close();
+    await b!.close();
+  });
+
+  it('delivers its own messages to its own subscribers once, in process', async () => {
+    const [a] = await hubsOn(SHARED_REDIS_URL, 1);
+    const onA = record(a!);
+    await a!.publish([closeBrowser('brw_1'), closeBrowser('brw_2')]);
+    // At once: no round trip through Redis for this instance's own streams.
+    expect(onA.received).toEqual(['brw_1', 'brw_2']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(onA.received).toEqual(['brw_1', 'brw_2']);
+    await a!.close();
+  });
+
+  it('ignores what is not one of its messages on the channel', async () => {
+    const channel = `${prefix}foreign`;
+    const [a] = await hubsOn(SHARED_REDIS_URL, 1, channel);
+    const onA = record(a!);
+    await admin.publish(channel, 'not json');
+    await admin.publish(channel, JSON.stringify({ from: 'someone', messages: 'no list' }));
+    await admin.publish(channel, JSON.stringify({ from: 'other', messages: [closeBrowser('brw_ok')] }));
+    await eventually(() => onA.received.length === 1);
+    expect(onA.received).toEqual(['brw_ok']);
+    await a!.close();
+  });
+});
+
+describe('createRedisHub when Redis goes away', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis.close();
+  });
+
+  it('resubscribes after Redis restarts, reports possibly missed messages, and carries messages again', async () => {
+    const [a, b] = await hubsOn(redis.url, 2);
+    const onB = record(b!);
+    await a!.publish([closeBrowser('brw_before')]);
+    await eventually(() => onB.received.length === 1);
+
+    await redis.stop();
+    // Publishing while Redis is down neither throws nor hangs: the store has what matters.
+    const started = Date.now();
+    await a!.publish([closeBrowser('brw_lost')]);
+    expect(Date.now() - started).toBeLessThan(1_500);
+
+    await redis.start();
+    await eventually(() => onB.missed >= 1, 10_000);
+    await eventually(async () => {
+      await a!.publish([closeBrowser('brw_after')]);
+      return onB.received.includes('brw_after');
+    }, 10_000);
+    expect(onB.received[0]).toBe('brw_before');
+    expect(onB.received).not.toContain('brw_lost');
+    await a!.close();
+    await b!.close();
+  });
+
+  it('still reaches its own subscribers while Redis is down', async () => {
+    const [a] = await hubsOn(redis.url, 1);
+    const onA = record(a!);
+    await redis.stop();
+    await a!.publish([closeBrowser('brw_local')]);
+    expect(onA.received).toEqual(['brw_local']);
+    await redis.start();
+    await a!.close();
+  });
+});

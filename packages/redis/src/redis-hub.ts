@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { createConsoleLogger, type Hub, type HubMessage, type Logger } from '@tidings/core';
+import { connectRedis, type OwnedRedisClient, withTimeout } from './redis-client.js';
+
+/** Options of {@link createRedisHub}. */
+export interface RedisHubOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…`; the hub opens two connections to it. */
+  url: string;
+  /**
+   * The pub/sub channel. Every instance of one deployment must use the same; deployments that
+   * share a Redis use different ones. @default 'tidings:hub'
+   */
+  channel?: string;
+  /** A publish Redis has not taken within this long is left to the catch-up. @default 1000 */
+  publishTimeoutMs?: number;
+  /** Where lost connections and dropped messages are reported. @default createConsoleLogger() */
+  logger?: Logger;
+}
+
+/** A {@link Hub} that carries messages between instances through Redis pub/sub. */
+export interface RedisHub extends Hub {
+  /** This instance's id, also in its connections' names (`CLIENT LIST`): `tidings-hub:<id>`, `tidings-hub-sub:<id>`. */
+  readonly instanceId: string;
+  /** Resolves once both connections are up. */
+  ready(): Promise<void>;
+}
+
+/** What goes over the channel: one publish, and the instance it came from. */
+interface Envelope {
+  from: string;
+  messages: HubMessage[];
+}
+
+/**
+ * Creates the hub of many instances. A publish reaches this instance's own streams at once, in
+ * process, and the other instances' through one PUBLISH on a channel they all subscribe to.
+ *
+ * Redis pub/sub is at most once: a message published while a subscriber reconnects, or dropped
+ * when a subscriber passes its output-buffer limit, is gone. Nothing depends on it alone: each
+ * attempt is in the store before it is published, a publish that fails is logged and dropped
+ * (the send still succeeds), and when the subscribing connection comes back the hub reports
+ * that it may have missed messages, so that the core catches its open streams up from the store.
+ */
+export function createRedisHub(options: RedisHubOptions): RedisHub {
+  const channel = options.channel ?? 'tidings:hub';
+  const publishTimeoutMs = options.publishTimeoutMs ?? 1_000;
+  if (!(publishTimeoutMs > 0 && Number.isFinite(publishTimeoutMs))) {
+    throw new TypeError(`publishTimeoutMs must be a positive number, got ${publishTimeoutMs}`);
+  }
+  const logger = options.logger ?? createConsoleLogger();
+  const instanceId = randomBytes(8).toString('hex');
+  const listeners = new Set<(message: HubMessage) => void>();
+  const missedListeners = new Set<() => void>();
+
+  const publisher: OwnedRedisClient = connectRedis(options.url, { name: `tidings-hub:${instanceId}`, logger });
+  const subscriber: OwnedRedisClient = connectRedis(options.url, { name: `tidings-hub-sub:${instanceId}`, logger });
+
+  function dispatch(messages: readonly HubMessage[]): void {
+    for (const message of messages) for (const listener of listeners) listener(message);
+  }
+
+  function receive(raw: string): void {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(raw) as Envelope;
+    } catch {
+      logger.warn('ignored a hub message that is not JSON', { channel });
+      return;
+    }
+    // This instance's own messages were dispatched when they were published.
+    if (envelope.from === instanceId || !Array.isArray(envelope.messages)) return;
+    dispatch(envelope.messages);
+  }
+
+  // The first `ready` is the start; every later one follows a break, during which messages may
+  // have been published and lost. node-redis subscribes again before it reports `ready`.
+  let connectedOnce = false;
+  subscriber.client.on('ready', () => {
+    if (!connectedOnce) {
+      connectedOnce = true;
+      return;
+    }
+    logger.info('hub subscription back: catching streams up from the store', { channel });
+    for (const missed of missedListeners) missed();
+  });
+  const subscribed = subscriber.ready.then(() =>
+    subscriber.client.isReady ? subscriber.client.subscribe(channel, receive) : undefined,
+  );
+  subscribed.catch((error: unknown) => logger.error('hub subscription failed', { channel, error: String(error) }));
+
+  let dropping = false;
+  function dropped(error: unknown): void {
+    // Logged once per outage: the catch-up of every instance brings what was dropped.
+    if (dropping) return;
+    dropping = true;
+    logger.warn('hub publishes are dropped while redis is out of reach; streams catch up from the store', {
+      channel,
+      error: String(error),
+    });
+  }
+
+  return {
+    instanceId,
+    async publish(messages) {
+      if (messages.length === 0) return;
+      dispatch(messages);
+      if (!publisher.client.isReady) return dropped('not connected');
+      const envelope: Envelope = { from: instanceId, messages: [...messages] };
+      try {
+        await withTimeout(publisher.client.publish(channel, JSON.stringify(envelope)), publishTimeoutMs);
+        dropping = false;
+      } catch (error) {
+        dropped(error);
+      }
+    },
+    subscribe(listener, onMissed) {
+      listeners.add(listener);
+      if (onMissed) missedListeners.add(onMissed);
+      return () => {
+        listeners.delete(listener);
+        if (onMissed) missedListeners.delete(onMissed);
+      };
+    },
+    async ready() {
+      await Promise.all([publisher.ready, subscribed]);
+    },
+    async close() {
+      listeners.clear();
+      missedListeners.clear();
+      await Promise.all([publisher.close(), subscriber.close()]);
+    },
+  };
+}

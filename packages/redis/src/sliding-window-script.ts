@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The exact sliding window over several scopes, as one Lua script: Redis runs it atomically, so
+ * no other consume interleaves between the checks and the writes.
+ *
+ * Each scope is a sorted set of the times of its admitted requests (score: time in ms; member:
+ * unique per request). The script checks every scope first and only then, when all admit,
+ * records the request in each: a refusal writes nothing. What no request can count any more
+ * (older than two windows) is trimmed; the one extra window is kept for callers whose `now`
+ * lags by up to a window, as the in-process limiter keeps it. A time older than the newest of a
+ * scope is recorded as its newest, which errs towards refusing, again as in process.
+ *
+ * KEYS: one sorted set per scope. ARGV: the clock (`redis` for Redis's own TIME, `caller` for
+ * ARGV[2]), the caller's now, the member, then a limit and a window per scope. Reply: admitted
+ * (1 or 0), the wait in ms until every full scope admits one more, then per scope the requests
+ * in its window and the ms until it admits one more (0 when empty).
+ */
+export const SLIDING_WINDOW_SCRIPT = `
+local now
+if ARGV[1] == 'redis' then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+else
+  now = tonumber(ARGV[2])
+end
+local member = ARGV[3]
+local count = #KEYS
+local admitted = 1
+local retry = 0
+for i = 1, count do
+  local key = KEYS[i]
+  local limit = tonumber(ARGV[2 + 2 * i])
+  local window = tonumber(ARGV[3 + 2 * i])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 2 * window)
+  if redis.call('ZCOUNT', key, '(' .. (now - window), '+inf') >= limit then
+    admitted = 0
+    local nth = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
+    local wait = tonumber(nth[2]) + window - now
+    if wait > retry then retry = wait end
+  end
+end
+if admitted == 1 then
+  for i = 1, count do
+    local key = KEYS[i]
+    local window = tonumber(ARGV[3 + 2 * i])
+    local at = now
+    local newest = redis.call('ZREVRANGE', key, 0, 0, 'WITHSCORES')
+    if newest[2] and tonumber(newest[2]) > at then at = tonumber(newest[2]) end
+    redis.call('ZADD', key, at, member)
+    redis.call('PEXPIRE', key, 2 * window + 60000)
+  end
+end
+local reply = { admitted, retry }
+for i = 1, count do
+  local key = KEYS[i]
+  local limit = tonumber(ARGV[2 + 2 * i])
+  local window = tonumber(ARGV[3 + 2 * i])
+  local held = redis.call('ZCOUNT', key, '(' .. (now - window), '+inf')
+  local reset = 0
+  if held > 0 then
+    local next
+    if held < limit then
+      next = redis.call('ZRANGEBYSCORE', key, '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+    else
+      next = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
+    end
+    reset = tonumber(next[2]) + window - now
+  end
+  reply[#reply + 1] = held
+  reply[#reply + 1] = reset
+end
+return reply
+`;
+
+/** The SHA-1 that EVALSHA names the script by. */
+export const SLIDING_WINDOW_SHA = createHash('sha1').update(SLIDING_WINDOW_SCRIPT).digest('hex');
