@@ -210,6 +210,21 @@ try {
     baselineName: 'bare hono',
     targets: { send: { op: '>=', value: 0.5 }, read: { op: '>=', value: 0.6 } },
   });
+  // The same server with the faster, power-loss-unsafe commit mode, for the figure it would give.
+  await measureAdapter({
+    name: 'hono-normal',
+    adapterLabel: 'tidings serve --sqlite-synchronous normal',
+    startTidings: (setup) =>
+      startServer(
+        'tidings-serve-normal',
+        cliBin,
+        ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, '--sqlite-synchronous', 'normal'],
+        {},
+      ),
+    baselineScript: 'bare-hono.js',
+    baselineName: 'bare hono',
+    targets: { send: null, read: null },
+  });
   await measureAdapter({
     name: 'express',
     adapterLabel: 'express adapter',

@@ -3,7 +3,7 @@ import { migrateUsage } from './migrate-command.js';
 
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
-  synopsis: '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--demo]',
+  synopsis: '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--demo] [--sqlite-synchronous full]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default 8787)',
@@ -11,6 +11,9 @@ export const serveUsage = {
     '--trust-proxy N  proxy hops to believe in X-Forwarded-For (default 0)',
     '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',
     '--demo           create a demo account, project and keys on first run, print a curl',
+    '--sqlite-synchronous full|normal',
+    '                 full (default): a 201 is on disk, power loss included; normal: faster,',
+    '                 survives a crash of the process but not a power loss',
   ],
 };
 

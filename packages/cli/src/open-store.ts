@@ -29,10 +29,19 @@ export function describeTarget(target: StoreTarget): string {
 /**
  * Opens the store `--db` names. `serve` keeps it for the server's life; `admin` runs one short
  * command (a SQLite file then needs no checkpoint thread, a pool one connection).
+ * `sqliteSynchronous` applies to a SQLite file only: PostgreSQL always commits synchronously.
  */
-export async function openStore(target: StoreTarget, purpose: 'serve' | 'admin'): Promise<Store> {
+export async function openStore(
+  target: StoreTarget,
+  purpose: 'serve' | 'admin',
+  { sqliteSynchronous }: { sqliteSynchronous?: 'full' | 'normal' } = {},
+): Promise<Store> {
   if (target.kind === 'sqlite') {
-    return createSqliteStore({ path: target.path, ...(purpose === 'admin' ? { checkpointIntervalMs: 0 } : {}) });
+    return createSqliteStore({
+      path: target.path,
+      ...(purpose === 'admin' ? { checkpointIntervalMs: 0 } : {}),
+      ...(sqliteSynchronous ? { synchronous: sqliteSynchronous } : {}),
+    });
   }
   return createPostgresStore({ connectionString: target.url, ...(purpose === 'admin' ? { maxConnections: 1 } : {}) });
 }

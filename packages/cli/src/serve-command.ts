@@ -1,3 +1,4 @@
+import { TidingsError } from '@tidings/core';
 import { databasePath, expectPositionals, integerFlag, parseCommand } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { demoText } from './demo-setup.js';
@@ -12,6 +13,7 @@ const serveOptions = {
   'trust-proxy': { type: 'string' },
   config: { type: 'string' },
   demo: { type: 'boolean' },
+  'sqlite-synchronous': { type: 'string' },
 } as const;
 
 /**
@@ -30,6 +32,17 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const host = typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1';
   const json = parsed.values.json === true;
   const db = databasePath(parsed, io.env);
+  const sqliteSynchronous = parsed.values['sqlite-synchronous'] ?? 'full';
+  if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
+    return reportFailure(
+      io,
+      new TidingsError(
+        'VALIDATION_FAILED',
+        `serve: --sqlite-synchronous must be full or normal, not ${sqliteSynchronous}`,
+      ),
+      json,
+    );
+  }
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -39,6 +52,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       port,
       host,
       demo: parsed.values.demo === true,
+      sqliteSynchronous,
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
     });
   } catch (error) {

@@ -21,6 +21,11 @@ export interface StartServerOptions {
   demo?: boolean;
   /** How long open connections may take to finish once closing starts, in milliseconds. @default 3000 */
   shutdownGraceMs?: number;
+  /**
+   * `'full'`: a 201 means the send is on disk, power loss included. `'normal'`: faster sends that
+   * survive a crash of the process, not a power loss (the SQLite store's `synchronous`). @default 'full'
+   */
+  sqliteSynchronous?: 'full' | 'normal';
 }
 
 /** A server started by {@link startServer}. */
@@ -62,7 +67,7 @@ function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidi
 /** Opens the store, builds Tidings and the app, and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
-  const store = await openStore(storeTarget(db), 'serve');
+  const store = await openStore(storeTarget(db), 'serve', { sqliteSynchronous: options.sqliteSynchronous ?? 'full' });
   let tidings: Tidings | undefined;
   try {
     tidings = openTidings(store, options.tidings ?? {});

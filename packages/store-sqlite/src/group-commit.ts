@@ -31,6 +31,11 @@ export interface GroupHooks<G> {
   begin(): G;
   /** Writes what the group's writes left in the shared state, before the commit. */
   end(group: G): void;
+  /**
+   * Runs after the commit and before any write's promise settles, e.g. to flush the commit to
+   * disk (see wal-sync.ts); a failure rejects every write of the group.
+   */
+  afterCommit?: () => Promise<void>;
 }
 
 interface Job<G> {
@@ -88,10 +93,16 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
       for (const job of jobs) job.reject(error);
       return;
     }
-    for (const job of jobs) {
-      if (job.failed) job.reject(job.outcome);
-      else job.resolve(job.outcome);
-    }
+    const settle = () => {
+      for (const job of jobs) {
+        if (job.failed) job.reject(job.outcome);
+        else job.resolve(job.outcome);
+      }
+    };
+    if (!hooks.afterCommit) return settle();
+    hooks.afterCommit().then(settle, (error: unknown) => {
+      for (const job of jobs) job.reject(error);
+    });
   });
 
   return {

@@ -29,7 +29,10 @@ export interface SendGroup {
 }
 
 /** The group commit of sends: its state, and what it writes at the end of each group. */
-export function createSendGroupCommit(db: Database.Database): GroupCommit<SendGroup> {
+export function createSendGroupCommit(
+  db: Database.Database,
+  afterCommit?: () => Promise<void>,
+): GroupCommit<SendGroup> {
   const writeLastSeq = db.prepare<[number, string]>('UPDATE browsers SET last_seq = ? WHERE id = ?');
   const countUsage = db.prepare<[string, string, number, number]>(
     `INSERT INTO usage_days (project_id, day, notifications, attempts) VALUES (?, ?, ?, ?)
@@ -38,6 +41,7 @@ export function createSendGroupCommit(db: Database.Database): GroupCommit<SendGr
        attempts = attempts + excluded.attempts`,
   );
   return createGroupCommit<SendGroup>(db, {
+    afterCommit,
     begin: () => ({ browsers: new Map(), lastSeq: new Map(), usage: new Map() }),
     end(group) {
       for (const [browserId, seq] of group.lastSeq) writeLastSeq.run(seq, browserId);

@@ -11,9 +11,9 @@ export function openDatabase(options: ResolvedSqliteStoreOptions): Database.Data
     // WAL lets readers (the server) proceed while a writer (the CLI) commits; an in-memory
     // database has no file and stays in its own `memory` mode.
     db.pragma('journal_mode = WAL');
-    // NORMAL is durable across application crashes in WAL mode; only a power loss may drop the
-    // last commits, never corrupt the file.
-    db.pragma('synchronous = NORMAL');
+    // FULL syncs the WAL in every commit, so an acknowledged send survives a power loss; NORMAL
+    // survives a crash of the process only (see the `synchronous` option).
+    db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
     migrate(db);
     return db;

@@ -22,6 +22,14 @@ export interface SqliteStoreOptions {
    * commit). Ignored for `:memory:`. @default 200
    */
   checkpointIntervalMs?: number;
+  /**
+   * When a commit counts as done. `'full'` syncs the write-ahead log to the disk in every commit
+   * (one fsync per group of sends), so a send acknowledged with 201 survives a power loss or an
+   * operating-system crash. `'normal'` skips that sync: an acknowledged send still survives the
+   * process crashing, but the last commits before a power loss may be lost (never corrupted).
+   * See bench/README.md for what each costs. @default 'full'
+   */
+  synchronous?: 'full' | 'normal';
 }
 
 /** {@link SqliteStoreOptions} with every default applied. */
@@ -29,7 +37,13 @@ export type ResolvedSqliteStoreOptions = Required<SqliteStoreOptions>;
 
 /** Applies the defaults and refuses a bad configuration at construction. */
 export function resolveSqliteStoreOptions(options: SqliteStoreOptions): ResolvedSqliteStoreOptions {
-  const { path, busyTimeoutMs = 5000, notificationCacheSize = 4096, checkpointIntervalMs = 200 } = options;
+  const {
+    path,
+    busyTimeoutMs = 5000,
+    notificationCacheSize = 4096,
+    checkpointIntervalMs = 200,
+    synchronous = 'full',
+  } = options;
   if (typeof path !== 'string' || path.length === 0) {
     throw new TypeError("createSqliteStore: `path` must be a file path or ':memory:'");
   }
@@ -42,5 +56,8 @@ export function resolveSqliteStoreOptions(options: SqliteStoreOptions): Resolved
   if (!Number.isInteger(checkpointIntervalMs) || checkpointIntervalMs < 0) {
     throw new TypeError('createSqliteStore: `checkpointIntervalMs` must be a whole number of milliseconds, 0 or more');
   }
-  return { path, busyTimeoutMs, notificationCacheSize, checkpointIntervalMs };
+  if (synchronous !== 'full' && synchronous !== 'normal') {
+    throw new TypeError("createSqliteStore: `synchronous` must be 'full' or 'normal'");
+  }
+  return { path, busyTimeoutMs, notificationCacheSize, checkpointIntervalMs, synchronous };
 }

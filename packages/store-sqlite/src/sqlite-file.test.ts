@@ -3,6 +3,8 @@ import { hashSecret, newId, type Store } from '@tidings/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { migrate, migrations } from './migrations.js';
+import { openDatabase } from './open-database.js';
+import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
@@ -237,6 +239,23 @@ describe('migration 5: idempotency results only', () => {
 });
 
 describe('createSqliteStore options', () => {
+  it('opens with synchronous FULL by default, NORMAL with synchronous: normal', () => {
+    const pragma = (options: Omit<SqliteStoreOptions, 'path'>) => {
+      const db = openDatabase(resolveSqliteStoreOptions({ path: file.path, ...options }));
+      try {
+        return db.pragma('synchronous', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    // SQLite's numbers: 1 NORMAL, 2 FULL.
+    expect(pragma({})).toBe(2);
+    expect(pragma({ synchronous: 'full' })).toBe(2);
+    expect(pragma({ synchronous: 'normal' })).toBe(1);
+    // @ts-expect-error: not a mode
+    expect(() => createSqliteStore({ path: ':memory:', synchronous: 'off' })).toThrow(/synchronous/);
+  });
+
   it('refuses a bad configuration at construction', () => {
     expect(() => createSqliteStore({ path: '' })).toThrow(TypeError);
     expect(() => createSqliteStore({ path: ':memory:', busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);

@@ -13,6 +13,7 @@ import { createNotificationCache } from './notification-cache.js';
 import { createSendGroupCommit, notificationOperations } from './notifications.js';
 import { openDatabase } from './open-database.js';
 import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
+import { createWalSync, type WalSync } from './wal-sync.js';
 
 /**
  * A {@link Store} on an embedded SQLite file (better-sqlite3). Every multi-step write is one
@@ -33,11 +34,13 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const resolved = resolveSqliteStoreOptions(options);
   const db = openDatabase(resolved);
   const checkpointer = backgroundCheckpoints(db, resolved);
-  const groupCommit = createSendGroupCommit(db);
+  const walSync = resolved.synchronous === 'full' ? flushOffTheLoop(db, resolved) : null;
+  const afterCommit = walSync ? () => walSync.sync() : undefined;
+  const groupCommit = createSendGroupCommit(db, afterCommit);
   const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
   let closing: Promise<void> | null = null;
-  return {
+  const store: Store = {
     ...accountOperations(db),
     ...apiKeyOperations(db, groupRead),
     ...idempotencyOperations(db),
@@ -49,12 +52,59 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       closing ??= (async () => {
         groupRead.flush();
         groupCommit.flush();
+        await walSync?.close();
         await checkpointer?.close();
         db.close();
       })();
       return closing;
     },
   };
+  if (walSync) flushAfter(store, walSync);
+  return store;
+}
+
+/**
+ * The writes, besides the group-committed ones, whose answers promise that the change is on disk
+ * (an account, a key, a revocation, a browser, a receipt…). Bookkeeping that may be redone (last
+ * used and seen times, purging) does not wait for a flush.
+ */
+const DURABLE_WRITES = [
+  'createAccount',
+  'setAccountVerified',
+  'createProject',
+  'setProjectSuspended',
+  'createApiKey',
+  'revokeApiKey',
+  'createConnectToken',
+  'registerBrowser',
+  'applyReceipts',
+  'disconnectBrowser',
+  'reapStaleBrowsers',
+  'expireAttempts',
+] as const satisfies readonly (keyof Store)[];
+
+/** Makes each of the {@link DURABLE_WRITES} resolve only once its commit is flushed to disk. */
+function flushAfter(store: Store, walSync: WalSync): void {
+  for (const name of DURABLE_WRITES) {
+    const write = store[name] as (input: never) => Promise<unknown>;
+    (store as unknown as Record<string, unknown>)[name] = async (input: never) => {
+      const result = await write(input);
+      await walSync.sync();
+      return result;
+    };
+  }
+}
+
+/**
+ * With `synchronous: 'full'` on a WAL file: commits at NORMAL and flushes the WAL on the thread
+ * pool before a write resolves (wal-sync.ts), instead of an fsync inside every commit on the
+ * event loop. Where there is no WAL file the connection keeps SQLite's own FULL.
+ */
+function flushOffTheLoop(db: Database.Database, options: ResolvedSqliteStoreOptions): WalSync | null {
+  if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return null;
+  const walSync = createWalSync(`${resolve(options.path)}-wal`);
+  if (walSync) db.pragma('synchronous = NORMAL');
+  return walSync;
 }
 
 /** The committing connection's threshold while a thread checkpoints: a backstop, rarely reached. */
