@@ -1,5 +1,4 @@
 import type { Store } from '@tidings/core';
-import { createPostgresStore, migratePostgres } from '@tidings/store-postgres';
 import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
 
 /**
@@ -43,11 +42,18 @@ export async function openStore(
       ...(sqliteSynchronous ? { synchronous: sqliteSynchronous } : {}),
     });
   }
+  const { createPostgresStore } = await loadPostgres();
   return createPostgresStore({ connectionString: target.url, ...(purpose === 'admin' ? { maxConnections: 1 } : {}) });
 }
 
 /** Applies the migrations of the store `--db` names, and tells the versions before and after. */
 export async function migrateStore(target: StoreTarget): Promise<{ from: number; to: number; schema: string | null }> {
   if (target.kind === 'sqlite') return { ...migrateSqliteFile(target.path), schema: null };
+  const { migratePostgres } = await loadPostgres();
   return migratePostgres({ connectionString: target.url });
+}
+
+/** The PostgreSQL store, loaded only for a postgres:// `--db`: a SQLite command starts without pg. */
+function loadPostgres(): Promise<typeof import('@tidings/store-postgres')> {
+  return import('@tidings/store-postgres');
 }
