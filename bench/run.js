@@ -16,6 +16,7 @@ const benchmarks = [
   { name: 'send-read', script: 'send-read.js' },
   { name: 'fanout', script: 'fanout.js' },
   { name: 'ceiling', script: 'ceiling.js' },
+  { name: 'postgres-usage', script: 'postgres-usage.js' },
 ];
 
 const only = process.argv.slice(2);

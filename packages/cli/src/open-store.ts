@@ -1,5 +1,4 @@
 import type { Store } from '@tidings/core';
-import { createPostgresStore, migratePostgres } from '@tidings/store-postgres';
 import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
 
 /**
@@ -29,24 +28,32 @@ export function describeTarget(target: StoreTarget): string {
 /**
  * Opens the store `--db` names. `serve` keeps it for the server's life; `admin` runs one short
  * command (a SQLite file then needs no checkpoint thread, a pool one connection).
+ * `sqliteSynchronous` applies to a SQLite file only: PostgreSQL always commits synchronously.
  */
 export async function openStore(
   target: StoreTarget,
   purpose: 'serve' | 'admin',
-  options: { sqliteSynchronous?: 'full' | 'normal' } = {},
+  { sqliteSynchronous }: { sqliteSynchronous?: 'full' | 'normal' } = {},
 ): Promise<Store> {
   if (target.kind === 'sqlite') {
     return createSqliteStore({
       path: target.path,
       ...(purpose === 'admin' ? { checkpointIntervalMs: 0 } : {}),
-      ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
+      ...(sqliteSynchronous ? { synchronous: sqliteSynchronous } : {}),
     });
   }
+  const { createPostgresStore } = await loadPostgres();
   return createPostgresStore({ connectionString: target.url, ...(purpose === 'admin' ? { maxConnections: 1 } : {}) });
 }
 
 /** Applies the migrations of the store `--db` names, and tells the versions before and after. */
 export async function migrateStore(target: StoreTarget): Promise<{ from: number; to: number; schema: string | null }> {
   if (target.kind === 'sqlite') return { ...migrateSqliteFile(target.path), schema: null };
+  const { migratePostgres } = await loadPostgres();
   return migratePostgres({ connectionString: target.url });
+}
+
+/** The PostgreSQL store, loaded only for a postgres:// `--db`: a SQLite command starts without pg. */
+function loadPostgres(): Promise<typeof import('@tidings/store-postgres')> {
+  return import('@tidings/store-postgres');
 }

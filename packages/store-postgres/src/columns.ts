@@ -21,12 +21,19 @@ export const BROWSER =
   'disconnect_reason AS "disconnectReason", created_at AS "createdAt", last_seen_at AS "lastSeenAt", ' +
   'disconnected_at AS "disconnectedAt"';
 
-/** An attempt's columns as its record. */
-export const ATTEMPT =
-  'id, notification_id AS "notificationId", browser_id AS "browserId", seq, status, final, ' +
-  'accepted_at AS "acceptedAt", sent_at AS "sentAt", delivered_at AS "deliveredAt", failed_at AS "failedAt", ' +
-  'expired_at AS "expiredAt", reason, displayed_at AS "displayedAt", clicked_at AS "clickedAt", ' +
-  'dismissed_at AS "dismissedAt"';
+/**
+ * The attempts of notification `n`, in their order, as one JSON array of records: a read of a
+ * notification is then one row of one statement.
+ */
+export const ATTEMPTS_JSON = `coalesce((
+  SELECT json_agg(json_build_object(
+    'id', a.id, 'notificationId', a.notification_id, 'browserId', a.browser_id, 'seq', a.seq,
+    'status', a.status, 'final', a.final, 'acceptedAt', a.accepted_at, 'sentAt', a.sent_at,
+    'deliveredAt', a.delivered_at, 'failedAt', a.failed_at, 'expiredAt', a.expired_at, 'reason', a.reason,
+    'displayedAt', a.displayed_at, 'clickedAt', a.clicked_at, 'dismissedAt', a.dismissed_at
+  ) ORDER BY a.position)
+  FROM {attempts} AS a WHERE a.notification_id = n.id
+), '[]')`;
 
 /** A notification's columns as its record. */
 export const NOTIFICATION =

@@ -9,7 +9,7 @@ import {
   utcDay,
 } from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
-import { ATTEMPT, NOTIFICATION } from './columns.js';
+import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 
@@ -114,11 +114,8 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
   );
   const selectNotification = statement(
     'select_notification',
-    `SELECT ${NOTIFICATION} FROM ${t('notifications')} WHERE id = $1 AND project_id = $2`,
-  );
-  const selectAttempts = statement(
-    'select_attempts',
-    `SELECT ${ATTEMPT} FROM ${t('attempts')} WHERE notification_id = $1 ORDER BY position`,
+    `SELECT ${NOTIFICATION}, ${ATTEMPTS_JSON.replace('{attempts}', t('attempts'))} AS attempts
+       FROM ${t('notifications')} AS n WHERE n.id = $1 AND n.project_id = $2`,
   );
   const selectUsage = statement(
     'select_usage',
@@ -190,12 +187,14 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
       return transaction(pool, (client) => sendWithKey(client, input, idempotency));
     },
     async getNotification({ projectId, id }) {
-      // Two statements in one exchange; the attempts are read after the notification, so they
-      // are at least as fresh as it is.
-      const [found] = await run<NotificationRecord>(pool, selectNotification, [id, projectId]);
+      // One statement: the notification and its attempts from one snapshot.
+      const [found] = await run<NotificationRecord & { attempts: AttemptRecord[] }>(pool, selectNotification, [
+        id,
+        projectId,
+      ]);
       if (!found) return null;
-      const attempts = await run<AttemptRecord>(pool, selectAttempts, [id]);
-      return { notification: found, attempts };
+      const { attempts, ...notification } = found;
+      return { notification, attempts };
     },
     async getUsage({ projectId, fromDay, toDay }) {
       return run<UsageDay>(pool, selectUsage, [projectId, fromDay, toDay]);
