@@ -9,7 +9,10 @@ export const alias = [
   { find: /^@tidings\/store-sqlite$/, replacement: src('store-sqlite/src/index.ts') },
   { find: /^@tidings\/store-postgres$/, replacement: src('store-postgres/src/index.ts') },
   { find: /^@tidings\/redis$/, replacement: src('redis/src/index.ts') },
+  { find: /^@tidings\/metrics$/, replacement: src('metrics/src/index.ts') },
   { find: /^@tidings\/hono$/, replacement: src('adapter-hono/src/index.ts') },
   { find: /^@tidings\/express$/, replacement: src('adapter-express/src/index.ts') },
   { find: /^@tidings\/browser$/, replacement: src('browser/src/index.ts') },
+  { find: /^@tidings\/client$/, replacement: src('client/src/index.ts') },
+  { find: /^@tidings\/dashboard$/, replacement: src('dashboard/src/index.ts') },
 ];

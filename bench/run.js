@@ -14,7 +14,9 @@ const benchmarks = [
   { name: 'limiter', script: 'limiter.js' },
   { name: 'core', script: 'core.js' },
   { name: 'send-read', script: 'send-read.js' },
+  { name: 'metrics', script: 'metrics-cost.js' },
   { name: 'fanout', script: 'fanout.js' },
+  { name: 'fanout-instances', script: 'fanout-instances.js' },
   { name: 'ceiling', script: 'ceiling.js' },
   { name: 'postgres-usage', script: 'postgres-usage.js' },
 ];

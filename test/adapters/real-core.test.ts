@@ -10,6 +10,7 @@ import { createSqliteStore } from '@tidings/store-sqlite';
 import express from 'express';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import { conformingFetch } from '../../packages/core/test/openapi-conformance.js';
 import { readEvents } from '../../packages/core/test/sse-client.js';
 
 /** Both adapters with the real core, over real HTTP: the event stream included. */
@@ -43,7 +44,7 @@ async function setUp(
 }
 
 async function deliverThroughStream(base: string, key: string) {
-  const tokenResponse = await fetch(`${base}/v1/connect-tokens`, {
+  const tokenResponse = await conformingFetch(`${base}/v1/connect-tokens`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ recipient: 'r1' }),
@@ -52,10 +53,10 @@ async function deliverThroughStream(base: string, key: string) {
   const token = await tokenResponse.json();
   expect(token.connect_url.startsWith(`${base}/v1/connect/`)).toBe(true);
   const controller = new AbortController();
-  const stream = readEvents(await fetch(token.connect_url, { signal: controller.signal }));
+  const stream = readEvents(await conformingFetch(token.connect_url, { signal: controller.signal }));
   await stream.next('ready');
   expect(tidings.openStreams()).toBe(1);
-  const sent = await fetch(`${base}/v1/notifications`, {
+  const sent = await conformingFetch(`${base}/v1/notifications`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ recipient: 'r1', title: 'through the adapter' }),
@@ -96,7 +97,7 @@ describe('adapters with the real core', () => {
       return { server: listening, base: `http://127.0.0.1:${port}/notify` };
     });
     await deliverThroughStream(base, key);
-    expect(await (await fetch(base.replace('/notify', '/'))).text()).toBe('host app');
+    expect(await (await conformingFetch(base.replace('/notify', '/'))).text()).toBe('host app');
   });
 
   it('Hono on @hono/node-server: send, stream, client abort', async () => {
@@ -107,7 +108,7 @@ describe('adapters with the real core', () => {
   it('a client that stops reading is cut once the socket, Node and stream buffers are full: memory stays bounded', async () => {
     const { key, base } = await setUp(honoServer, { maxStreamBufferBytes: 256 * 1024 });
     const token = await (
-      await fetch(`${base}/v1/connect-tokens`, {
+      await conformingFetch(`${base}/v1/connect-tokens`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ recipient: 'slow' }),
@@ -124,7 +125,7 @@ describe('adapters with the real core', () => {
     const body = 'x'.repeat(1900);
     let sent = 0;
     while (tidings.openStreams() > 0 && sent < 20_000) {
-      const response = await fetch(`${base}/v1/notifications`, {
+      const response = await conformingFetch(`${base}/v1/notifications`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ recipient: 'slow', title: `n${sent}`, body }),

@@ -51,6 +51,8 @@ export interface RecordedStatus {
   transport: string | null;
   reason: string | null;
   error: string | null;
+  /** Pages opened with `share=1`: whether this tab holds the connection. */
+  leader: boolean | null;
 }
 
 /** A notification as `onNotification` got it. */
@@ -80,7 +82,8 @@ declare global {
  * A customer's page: loads the SDK's script-tag build from its own origin, gets its connect
  * token from its own back end (`/token`, which calls `POST /v1/connect-tokens` with a key, as a
  * customer's server does), and records what the SDK reports on `window` for the test to read.
- * Query: `recipient`, and `ack=manual` to turn `autoDelivered` off.
+ * Query: `recipient`, `ack=manual` to turn `autoDelivered` off, and `share=1` to give the SDK the
+ * recipient, so that the tabs of one browser share one connection.
  */
 function testPageHtml(tidingsUrl: string): string {
   const baseUrl = JSON.stringify(tidingsUrl).replaceAll('<', '\\u003c');
@@ -103,6 +106,7 @@ function testPageHtml(tidingsUrl: string): string {
       if (!response.ok) throw new Error('token: ' + response.status + ' ' + (await response.text()));
       return response.text();
     },
+    recipient: params.get('share') === '1' ? recipient : undefined,
     autoDelivered: params.get('ack') !== 'manual',
     onNotification: (notification) => {
       window.__received.push(notification);
@@ -117,6 +121,7 @@ function testPageHtml(tidingsUrl: string): string {
         transport: detail.transport ?? null,
         reason: detail.reason ?? null,
         error: detail.error ? detail.error.code : null,
+        leader: detail.leader ?? null,
       });
     },
     onError: (error) => window.__errors.push({ code: error.code, message: error.message, fatal: error.fatal }),

@@ -9,6 +9,7 @@ import {
   startServe,
   tidingsJson,
 } from '../../packages/cli/test/cli-process.js';
+import { conformingFetch } from '../../packages/core/test/openapi-conformance.js';
 import { readEvents } from '../../packages/core/test/sse-client.js';
 
 /**
@@ -70,13 +71,13 @@ function api(path: string, init: RequestInit & { key?: string; json?: unknown } 
     body = JSON.stringify(init.json);
     headers.set('Content-Type', 'application/json');
   }
-  return fetch(`${server.url}${path}`, { ...init, headers, body });
+  return conformingFetch(`${server.url}${path}`, { ...init, headers, body });
 }
 
 async function connect(recipient: string, key = liveKey) {
   const token = await (await api('/v1/connect-tokens', { method: 'POST', key, json: { recipient } })).json();
   expect(token.connect_url).toBe(`${server.url}/v1/connect/${token.token}`);
-  const stream = readEvents(await fetch(token.connect_url, { headers: { Accept: 'text/event-stream' } }));
+  const stream = readEvents(await conformingFetch(token.connect_url, { headers: { Accept: 'text/event-stream' } }));
   const ready = JSON.parse((await stream.next('ready')).data);
   return { token: token.token as string, stream, ready };
 }
@@ -96,7 +97,7 @@ describe('tidings serve over real HTTP', () => {
     const event = JSON.parse((await stream.next('notification')).data);
     expect(event).toMatchObject({ notification_id: sent.id, attempt_id: sent.attempts[0].id, title: 'Hi' });
 
-    const receipt = await fetch(`${server.url}/v1/events`, {
+    const receipt = await conformingFetch(`${server.url}/v1/events`, {
       method: 'POST',
       headers: { 'Content-Type': 'text/plain', Origin: 'https://shop.example' },
       body: JSON.stringify({
@@ -216,13 +217,13 @@ describe('tidings serve over real HTTP', () => {
       ],
     ];
     for (const [path, init] of cases) {
-      const response = await fetch(`${server.url}${path}`, init);
+      const response = await conformingFetch(`${server.url}${path}`, init);
       expect(response.status, `${init.method ?? 'GET'} ${path}`).toBeGreaterThanOrEqual(400);
       expect(response.status, `${init.method ?? 'GET'} ${path}`).toBeLessThan(500);
       expect(response.headers.get('content-type')).toBe('application/problem+json');
       expect((await response.json()).code).toMatch(/^[A-Z_]+$/);
     }
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await conformingFetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it('the 61st request of a key within 60 s is refused with Retry-After', async () => {

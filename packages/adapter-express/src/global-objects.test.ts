@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tidingsExpress } from './index.js';
 import { listening } from './test-support/servers.js';
 
-// In a file of its own: the default replaces the globals for the whole process.
+// In a file of its own: `overrideGlobalObjects: true` replaces the globals for the whole process.
 const { Request: NativeRequest, Response: NativeResponse } = globalThis;
 
 const tidings = stubTidings({
@@ -27,14 +27,20 @@ async function post(options: Parameters<typeof tidingsExpress>[1]) {
 }
 
 describe('overrideGlobalObjects', () => {
-  it('false: leaves the global Request and Response as they are, and answers all the same', async () => {
+  it('by default: leaves the global Request and Response as they are, and answers all the same', async () => {
+    expect(await post({})).toBe('201 18 POST /v1/events hi');
+    expect(globalThis.Request).toBe(NativeRequest);
+    expect(globalThis.Response).toBe(NativeResponse);
+  });
+
+  it('false: the same', async () => {
     expect(await post({ overrideGlobalObjects: false })).toBe('201 18 POST /v1/events hi');
     expect(globalThis.Request).toBe(NativeRequest);
     expect(globalThis.Response).toBe(NativeResponse);
   });
 
-  it('by default: replaces them with subclasses', async () => {
-    expect(await post({})).toBe('201 18 POST /v1/events hi');
+  it('true: replaces them with subclasses, for the whole process', async () => {
+    expect(await post({ overrideGlobalObjects: true })).toBe('201 18 POST /v1/events hi');
     expect(globalThis.Response).not.toBe(NativeResponse);
     expect(new Response('x')).toBeInstanceOf(NativeResponse);
     expect(new Request('http://localhost/')).toBeInstanceOf(NativeRequest);

@@ -14,10 +14,12 @@ export interface TidingsExpressOptions {
    */
   getClientAddress?: (req: ExpressRequest) => string | undefined;
   /**
-   * Whether `@hono/node-server` may replace the global `Request` and `Response` with its
-   * lightweight subclasses (for the whole process), which lets it write the core's answers
-   * without building a Web body stream. With `false` every answer is still written by it, from
-   * standard Responses, a little slower. @default true
+   * Whether `@hono/node-server` may replace the process's global `Request` and `Response` with
+   * its lightweight subclasses, which lets it write the core's answers without building a Web
+   * body stream. Off by default: mounting a middleware must not change what the host
+   * application's own code sees (the package declares no side effects). Turning it on is a
+   * choice for the whole process; the README's performance section gives what it saves.
+   * @default false
    */
   overrideGlobalObjects?: boolean;
 }
@@ -66,7 +68,7 @@ export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions 
     {
       // An HTTP/1.0 request may come without Host.
       hostname: 'localhost',
-      overrideGlobalObjects: options.overrideGlobalObjects ?? true,
+      overrideGlobalObjects: options.overrideGlobalObjects ?? false,
       errorHandler(error) {
         if (error instanceof Forwarded) {
           // Nothing was written: Express's error handling answers.

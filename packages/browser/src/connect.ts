@@ -11,6 +11,7 @@ import type { Step } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
 import { openStream, type StreamHandle } from './stream.js';
 import { showSystemNotification } from './system-notification.js';
+import { createTabElection, type LeaderMessage, type TabElection, type TabRole } from './tab-election.js';
 import type {
   TidingsCloseReason,
   TidingsConnection,
@@ -67,6 +68,11 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let abortCurrent: (() => void) | null = null;
   let endSleep: (() => void) | null = null;
   let sleepingForRetryAfter = false;
+  let lastDetail: TidingsStatusDetail | undefined;
+  /** Shared with the other tabs when there is a recipient and the browser can (see the end). */
+  let election: TabElection | null = null;
+  /** False while another tab holds the connection for this one. */
+  let leading = true;
 
   // The app's callbacks must not break the loop; their errors surface as uncaught ones instead.
   const safely = <A extends unknown[]>(callback: (...args: A) => void, ...args: A) => {
@@ -81,7 +87,9 @@ export function connect(options: ConnectOptions): TidingsConnection {
   const report = (error: TidingsError) => safely(config.onError, error);
   const setStatus = (next: TidingsStatus, detail?: TidingsStatusDetail) => {
     status = next;
+    lastDetail = detail;
     safely(config.onStatus, next, detail);
+    election?.post();
   };
   const save = () =>
     saveState(config.storage, key, {
@@ -105,21 +113,25 @@ export function connect(options: ConnectOptions): TidingsConnection {
     if (browser) receipts.add(browser, { type, attempt_id: attemptId, at: new Date(environment.now()).toISOString() });
   };
 
-  const handleNotification = (payload: unknown) => {
+  /** A notification from the server (`fromServer`), or relayed by the leader tab, which sent its receipt. */
+  const handleNotification = (payload: unknown, fromServer = true) => {
     const notification = payload as TidingsNotification | null;
     const attemptId = notification?.attempt_id;
     if (typeof attemptId !== 'string' || !notification) {
-      return report(new TidingsError('PROTOCOL_ERROR', 'A notification without attempt_id'));
+      return report(new TidingsError('PROTOCOL_ERROR', 'No attempt_id'));
     }
     if (seen.add(attemptId)) {
       safely(config.onNotification, notification);
-      if (config.systemNotifications) {
+      // One system notification per browser: the tab that got it from the server shows it.
+      if (config.systemNotifications && fromServer) {
         showSystemNotification(environment.host, notification, {
           displayed: () => receipt('displayed', attemptId),
           clicked: () => receipt('clicked', attemptId),
         });
       }
     }
+    if (!fromServer) return;
+    election?.post({ notification });
     // A duplicate still gets its receipt: the server sends again only what it has no receipt for.
     if (config.autoDelivered) receipt('delivered', attemptId);
   };
@@ -129,7 +141,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
     tokenRefreshed = false;
     stalls = 0;
     save();
-    if (status !== 'open' && browser) setStatus('open', { browserId: browser.browserId, resumed, transport: via });
+    // A follower that takes over was open through the former leader: it reports its own opening.
+    if ((status !== 'open' || lastDetail?.leader === false) && browser) {
+      setStatus('open', { browserId: browser.browserId, resumed, transport: via, leader: election ? true : undefined });
+    }
   };
 
   const onReady = (payload: unknown): Step | undefined => {
@@ -143,13 +158,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
       kind: 'retry',
       error: new TidingsError('PROTOCOL_ERROR', message),
     });
-    if (typeof ready?.browser_id !== 'string') return protocolError('A ready event without browser_id');
+    if (typeof ready?.browser_id !== 'string') return protocolError('No browser_id');
     if (typeof ready.browser_secret === 'string') {
       // A new browser: the first connection, or a resume position the server no longer knew.
       browser = { browserId: ready.browser_id, browserSecret: ready.browser_secret };
     } else if (browser?.browserId !== ready.browser_id) {
       forgetBrowser(); // resumed a browser whose secret is lost: start a new one
-      return protocolError('A resumed browser whose secret is unknown');
+      return protocolError('Browser secret lost');
     }
     const heartbeat = ready.heartbeat_ms;
     heartbeatMs = typeof heartbeat === 'number' && heartbeat > 0 ? heartbeat : defaultHeartbeatMs;
@@ -159,7 +174,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
 
   const onStreamEvent = (event: SseEvent): Step | undefined => {
     if (event.type === 'ready') return onReady(parseJson(event.data));
-    if (event.type === 'notification') handleNotification(parseJson(event.data));
+    if (event.type === 'notification') {
+      lastEventId = event.id; // before the relay, which hands it to the other tabs
+      handleNotification(parseJson(event.data));
+    }
     return undefined;
   };
 
@@ -237,16 +255,17 @@ export function connect(options: ConnectOptions): TidingsConnection {
       report(error);
     }
     setStatus('closed', { reason, error });
+    election?.close(); // after the status, which tells the other tabs why
   };
 
   const refreshToken = async (): Promise<boolean> => {
     try {
       const fresh = config.getToken ? await config.getToken() : null;
-      if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() gave no token');
+      if (typeof fresh !== 'string' || !fresh) throw new TypeError('No token');
       token = fresh;
       return true;
     } catch (cause) {
-      stop('error', new TidingsError('TOKEN_FAILED', 'Could not get a connect token', { cause }));
+      stop('error', new TidingsError('TOKEN_FAILED', 'getToken failed', { cause }));
       return false;
     }
   };
@@ -262,7 +281,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
         return { delayMs: step.delayMs, retryAfter: false };
       case 'fallback':
         if (config.transport === 'sse') {
-          stop('error', new TidingsError('PROTOCOL_ERROR', 'Streaming is not available here'));
+          stop('error', new TidingsError('PROTOCOL_ERROR', 'No stream body'));
           return null;
         }
         transport = 'poll';
@@ -293,17 +312,21 @@ export function connect(options: ConnectOptions): TidingsConnection {
   };
 
   const run = async () => {
-    if (!token && !(await refreshToken())) return;
     let attempt = 0;
     while (!closed) {
-      if (paused) {
+      if (paused || !leading) {
         await sleep(Number.POSITIVE_INFINITY, false);
+        continue;
+      }
+      // A follower needs no token: it asks for one when it becomes the leader, then checks again.
+      if (!token) {
+        if (!(await refreshToken())) return;
         continue;
       }
       openedAt = 0;
       const step = await (transport === 'sse' ? streamOnce() : pollNow());
       abortCurrent = null;
-      if (closed || paused) continue;
+      if (closed || paused || !leading) continue;
       if (openedAt && environment.now() - openedAt >= healthyAfterMs) attempt = 0;
       const next = await afterStep(step, attempt);
       wakeNow = false;
@@ -332,6 +355,52 @@ export function connect(options: ConnectOptions): TidingsConnection {
       endSleep?.();
     },
   });
+
+  /** A follower takes the leader's browser and status, and the notifications it relays. */
+  const follow = (message: LeaderMessage) => {
+    const shared = message as {
+      browser?: BrowserCredentials | null;
+      lastEventId?: string;
+      status?: TidingsStatus;
+      detail?: TidingsStatusDetail;
+      notification?: unknown;
+    };
+    const next = shared.browser ?? browser;
+    const changed = next?.browserId !== browser?.browserId || shared.lastEventId !== lastEventId;
+    browser = next;
+    lastEventId = shared.lastEventId ?? lastEventId;
+    if (shared.notification) handleNotification(shared.notification, false);
+    // Saved (with the ids seen) only on news: the leader's heartbeat repeats itself four times a second.
+    if (changed || shared.notification) save();
+    const leaderStatus = shared.status;
+    if (
+      (leaderStatus === 'open' || leaderStatus === 'reconnecting') &&
+      (leaderStatus !== status || lastDetail?.leader)
+    ) {
+      setStatus(leaderStatus, { ...shared.detail, leader: false });
+    } else if (leaderStatus === 'closed' && /^disconnect/.test(`${shared.detail?.reason}`)) stop('disconnected');
+  };
+
+  const { host } = environment;
+  const locks = host?.navigator?.locks;
+  if (config.recipient && locks && host.BroadcastChannel) {
+    // Versioned, so that a tab still running an older SDK does not read these messages.
+    const name = `tidings:1:${config.baseUrl}:${config.recipient}`;
+    leading = false;
+    election = createTabElection({
+      name,
+      locks,
+      channel: new host.BroadcastChannel(name),
+      environment,
+      state: () => ({ browser, lastEventId, status, detail: { ...lastDetail, error: undefined } }),
+      onRole: (role: TabRole) => {
+        leading = role === 'leader';
+        if (leading) endSleep?.();
+        else abortCurrent?.(); // another tab holds the connection now
+      },
+      onMessage: follow,
+    });
+  }
 
   // Started after connect() returns, so that no callback runs before the page holds the handle.
   Promise.resolve()

@@ -8,7 +8,7 @@ export async function tryFetch(fetchFunction: typeof fetch, url: string, init: R
   try {
     return { response: await fetchFunction(url, { credentials: 'omit', cache: 'no-store', ...init }) };
   } catch (cause) {
-    return { error: new TidingsError('NETWORK_ERROR', 'Network request failed', { cause }) };
+    return { error: new TidingsError('NETWORK_ERROR', 'Network error', { cause }) };
   }
 }
 

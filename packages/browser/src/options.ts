@@ -1,4 +1,5 @@
 import type { TidingsError } from './errors.js';
+import type { ElectionChannel, ElectionLocks } from './tab-election.js';
 import type { TidingsNotification, TidingsStatus, TidingsStatusDetail } from './types.js';
 
 /** What the SDK needs from the page; tests replace parts of it. */
@@ -10,7 +11,8 @@ export interface TidingsHost {
     addEventListener(type: string, listener: (event: Event) => void): void;
     removeEventListener(type: string, listener: (event: Event) => void): void;
   };
-  navigator?: { sendBeacon?: (url: string, data: string) => boolean };
+  navigator?: { sendBeacon?: (url: string, data: string) => boolean; locks?: ElectionLocks };
+  BroadcastChannel?: new (name: string) => ElectionChannel;
   location?: { href: string };
   Notification?: typeof Notification;
   open?: (url: string, target?: string, features?: string) => unknown;
@@ -39,6 +41,13 @@ export interface ConnectOptions {
    * connection closes with an error.
    */
   getToken?: () => Promise<string>;
+  /**
+   * The recipient the tokens are minted for (your id of the signed-in user). With it, the tabs of
+   * one browser that show this recipient share one connection: one tab holds it and hands every
+   * notification to the others. Without it, or where the browser lacks Web Locks or
+   * BroadcastChannel, each tab connects on its own.
+   */
+  recipient?: string;
   /** Called once per delivery attempt, in order; duplicates after a reconnect are dropped. */
   onNotification: (notification: TidingsNotification) => void;
   /** Called on every status change. */
@@ -93,6 +102,7 @@ export interface ResolvedOptions {
   baseUrl: string;
   token: string | null;
   getToken: (() => Promise<string>) | null;
+  recipient: string | null;
   onNotification: (notification: TidingsNotification) => void;
   onStatus: (status: TidingsStatus, detail?: TidingsStatusDetail) => void;
   onError: (error: TidingsError) => void;
@@ -118,23 +128,25 @@ function defaultStorage(): Storage | null {
 /** Applies the defaults and throws a `TypeError` on a misuse, at once rather than later. */
 export function resolveOptions(options: ConnectOptions): ResolvedOptions {
   const { token, getToken, transport = 'auto', pollIntervalMs = 10_000 } = options ?? {};
-  const problem =
+  // The option at fault, named in the message: its rules are in the README.
+  const invalid =
     typeof options?.onNotification !== 'function'
-      ? 'onNotification must be a function'
+      ? 'onNotification'
       : !/^https?:\/\//i.test(String(options.baseUrl))
-        ? 'baseUrl must be an http(s) URL'
+        ? 'baseUrl'
         : !(token ? typeof token === 'string' : typeof getToken === 'function')
-          ? 'give a token string or a getToken function'
+          ? 'token or getToken'
           : !/^(auto|sse|poll)$/.test(transport)
-            ? 'transport must be auto, sse or poll'
+            ? 'transport'
             : !(pollIntervalMs >= 1000)
-              ? 'pollIntervalMs must be at least 1000'
+              ? 'pollIntervalMs'
               : '';
-  if (problem) throw new TypeError(`Tidings connect(): ${problem}`);
+  if (invalid) throw new TypeError(`Tidings connect(): invalid ${invalid}`);
   return {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     token: token || null,
     getToken: getToken ?? null,
+    recipient: options.recipient || null,
     onNotification: options.onNotification,
     onStatus: options.onStatus ?? noop,
     onError: options.onError ?? noop,

@@ -54,7 +54,7 @@ export async function pollOnce(context: PollContext): Promise<Step> {
       context.onPolled(body.notifications);
       return { kind: 'again', delayMs: context.pollIntervalMs };
     }
-    return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'Unexpected poll answer') };
+    return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'Bad poll answer') };
   } finally {
     environment.clearTimeout(timer);
   }

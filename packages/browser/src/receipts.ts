@@ -64,7 +64,7 @@ export function createReceiptBatcher(options: ReceiptBatcherOptions): ReceiptBat
     if (!outcome.retry || tries + 1 >= maxTries) {
       const { error } = outcome;
       options.onError(
-        new TidingsError('RECEIPTS_FAILED', `${events.length} receipt(s) not sent: ${error.message}`, {
+        new TidingsError('RECEIPTS_FAILED', `Receipts lost: ${error.message}`, {
           status: error.status,
           requestId: error.requestId,
           cause: error,

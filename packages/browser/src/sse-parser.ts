@@ -83,21 +83,10 @@ export function createSseParser(options: SseParserOptions): SseParser {
       }
       // A CR ended the previous piece: an LF opening this one belongs to the same line break.
       if (skipLineFeed && text[0] === '\n') text = text.slice(1);
-      skipLineFeed = false;
-      const scanFrom = pending.length;
-      const buffer = pending + text;
-      let lineStart = 0;
-      for (let index = scanFrom; index < buffer.length; index++) {
-        const char = buffer[index];
-        if (char !== '\r' && char !== '\n') continue;
-        processLine(buffer.slice(lineStart, index));
-        if (char === '\r') {
-          if (index + 1 === buffer.length) skipLineFeed = true;
-          else if (buffer[index + 1] === '\n') index++;
-        }
-        lineStart = index + 1;
-      }
-      pending = buffer.slice(lineStart);
+      skipLineFeed = text.endsWith('\r');
+      const lines = (pending + text).split(/\r\n?|\n/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) processLine(line);
     },
   };
 }

@@ -73,7 +73,7 @@ export function openStream(context: StreamContext): StreamHandle {
     if (response.status !== 200) return stepForFailure(response, false);
     if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
       controller.abort();
-      return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'The answer is not an event stream') };
+      return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'Not an event stream') };
     }
     if (!response.body) return { kind: 'fallback' };
 
@@ -100,7 +100,7 @@ export function openStream(context: StreamContext): StreamHandle {
       }
     } catch (cause) {
       if (stalled) return stalledStep();
-      return { kind: 'retry', error: new TidingsError('NETWORK_ERROR', 'The stream broke', { cause }) };
+      return { kind: 'retry', error: new TidingsError('NETWORK_ERROR', 'Stream broke', { cause }) };
     } finally {
       controller.abort(); // releases the connection whichever way the loop left
     }

@@ -47,6 +47,11 @@ export interface TidingsStatusDetail {
   attempt?: number;
   /** `reconnecting`: the wait before the next try, in milliseconds. */
   delayMs?: number;
+  /**
+   * With a `recipient` (tabs share one connection): `open` in the tab that holds the connection
+   * says true; `open` and `reconnecting` in the tabs it relays to say false.
+   */
+  leader?: boolean;
   /** `closed`: why. */
   reason?: TidingsCloseReason;
   /** `reconnecting` or `closed`: the failure that caused it, if any. */

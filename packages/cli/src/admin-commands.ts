@@ -1,4 +1,4 @@
-import type { AdminApi } from '@tidings/core';
+import { type AdminApi, type Store, TidingsError } from '@tidings/core';
 import {
   expectPositionals,
   integerFlag,
@@ -23,7 +23,7 @@ export interface AdminCommand {
   synopsis: string;
   summary: string;
   options: OptionsConfig;
-  run(admin: AdminApi, parsed: ParsedCommand): Promise<CommandOutput>;
+  run(admin: AdminApi, parsed: ParsedCommand, store: Store): Promise<CommandOutput>;
 }
 
 const modes = ['live', 'test'] as const;
@@ -32,28 +32,75 @@ const modes = ['live', 'test'] as const;
 export const adminCommands: AdminCommand[] = [
   {
     name: 'account create',
-    synopsis: '--email EMAIL [--verified]',
-    summary: 'Create an account (unverified unless --verified)',
-    options: { email: { type: 'string' }, verified: { type: 'boolean' } },
-    async run(admin, parsed) {
+    synopsis: '--email EMAIL [--verified] [--operator]',
+    summary: "Create an account (unverified unless --verified; --operator: may run the dashboard's operator page)",
+    options: { email: { type: 'string' }, verified: { type: 'boolean' }, operator: { type: 'boolean' } },
+    async run(admin, parsed, store) {
       expectPositionals(parsed, [], this.name);
-      const account = await admin.createAccount({
-        email: requiredString(parsed, 'email', this.name),
-        verified: parsed.values.verified === true,
-      });
+      const email = normaliseEmail(requiredString(parsed, 'email', this.name));
+      if (await store.findAccountByEmail(email)) {
+        throw new TidingsError('VALIDATION_FAILED', `An account with the email ${email} exists`, {
+          errors: [{ path: 'email', message: 'is taken' }],
+        });
+      }
+      const account = await admin.createAccount({ email, verified: parsed.values.verified === true });
+      const operator = parsed.values.operator === true;
+      if (operator) await store.setAccountOperator({ id: account.id, operator: true });
       const state = account.verified ? 'verified' : 'unverified';
-      return { result: account, text: `created account ${account.id} (${account.email}, ${state})` };
+      return {
+        result: { ...account, operator },
+        text: `created account ${account.id} (${account.email}, ${state}${operator ? ', operator' : ''})`,
+      };
     },
   },
   {
     name: 'account verify',
-    synopsis: 'ACCOUNT_ID',
-    summary: "Mark an account's email as verified",
-    options: {},
-    async run(admin, parsed) {
+    synopsis: 'ACCOUNT_ID | --email EMAIL',
+    summary: "Mark an account's email as verified (for installs without mail)",
+    options: { email: { type: 'string' } },
+    async run(admin, parsed, store) {
+      const email = parsed.values.email;
+      if (typeof email === 'string') {
+        expectPositionals(parsed, [], this.name);
+        const account = await accountByEmail(store, email);
+        const verified = await admin.verifyAccount(account.id);
+        return { result: verified, text: `verified account ${verified.id} (${verified.email})` };
+      }
       const [accountId] = expectPositionals(parsed, ['ACCOUNT_ID'], this.name);
       const account = await admin.verifyAccount(accountId!);
       return { result: account, text: `verified account ${account.id} (${account.email})` };
+    },
+  },
+  {
+    name: 'account operator',
+    synopsis: '--email EMAIL [--revoke]',
+    summary: 'Make an account an operator of the dashboard (--revoke: no longer)',
+    options: { email: { type: 'string' }, revoke: { type: 'boolean' } },
+    async run(_admin, parsed, store) {
+      expectPositionals(parsed, [], this.name);
+      const account = await accountByEmail(store, requiredString(parsed, 'email', this.name));
+      const operator = parsed.values.revoke !== true;
+      await store.setAccountOperator({ id: account.id, operator });
+      return {
+        result: { object: 'account', id: account.id, email: account.email, operator },
+        text: `${account.email} is ${operator ? 'now an operator' : 'no longer an operator'}`,
+      };
+    },
+  },
+  {
+    name: 'account sign-in-code',
+    synopsis: '--email EMAIL [--minutes 15]',
+    summary: 'Print a one-time code to sign in to the dashboard as this account',
+    options: { email: { type: 'string' }, minutes: { type: 'string' } },
+    async run(_admin, parsed, store) {
+      expectPositionals(parsed, [], this.name);
+      const account = await accountByEmail(store, requiredString(parsed, 'email', this.name));
+      const minutes = integerFlag(parsed, 'minutes', this.name, { min: 1, max: 1440 }) ?? 15;
+      const code = await signInCode(store, account.email, minutes);
+      return {
+        result: { object: 'sign_in_code', email: account.email, code, expires_in_minutes: minutes },
+        text: `sign-in code for ${account.email}: ${code} (good for ${minutes} minutes, once; enter it at /dashboard/login/code)`,
+      };
     },
   },
   {
@@ -169,3 +216,26 @@ export const adminCommands: AdminCommand[] = [
     },
   },
 ];
+
+/** Emails as the dashboard stores them: trimmed and lower-cased. */
+function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The account with this email, or NOT_FOUND. */
+async function accountByEmail(store: Store, email: string) {
+  const found = await store.findAccountByEmail(normaliseEmail(email));
+  if (!found) throw new TidingsError('NOT_FOUND', `No account with the email ${normaliseEmail(email)}`);
+  return found.account;
+}
+
+/** Issues a one-time dashboard sign-in code for an address. */
+export async function signInCode(store: Store, email: string, minutes: number): Promise<string> {
+  const { createAccountService } = await import('@tidings/dashboard');
+  const accounts = createAccountService({
+    store,
+    clock: { now: () => Date.now() },
+    mailer: { send: async () => {} },
+  });
+  return accounts.issueSignInCode(email, minutes * 60_000);
+}

@@ -57,11 +57,20 @@ export function integerFlag(
   command: string,
   range: { min: number; max: number },
 ): number | undefined {
-  const value = parsed.values[name];
+  return parseWholeNumber(parsed.values[name], `--${name}`, command, range);
+}
+
+/** `value` (a flag's or an environment variable's) as a whole number in [min, max]; undefined stays undefined. */
+export function parseWholeNumber(
+  value: unknown,
+  label: string,
+  command: string,
+  range: { min: number; max: number },
+): number | undefined {
   if (value === undefined) return undefined;
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number) || number < range.min || number > range.max) {
-    throw new UsageError(`--${name} must be a whole number from ${range.min} to ${range.max}`, command);
+    throw new UsageError(`${label} must be a whole number from ${range.min} to ${range.max}`, command);
   }
   return number;
 }

@@ -68,3 +68,12 @@ export function demoText(credentials: DemoCredentials, baseUrl: string, file: st
     `  curl -X POST ${baseUrl}/v1/notifications -H "Authorization: Bearer ${credentials.liveKey}" -H "Content-Type: application/json" -d '${body}'`,
   ].join('\n');
 }
+
+/** The lines that say how to open the dashboard as the demo account. */
+export function demoSignInText(signIn: { email: string; code: string; minutes: number }, baseUrl: string): string {
+  return [
+    `dashboard: ${baseUrl}/dashboard/login/code?email=${encodeURIComponent(signIn.email)}`,
+    `  sign in as ${signIn.email} with the one-time code ${signIn.code} (good for ${signIn.minutes} minutes, once)`,
+    '  to see the project, its keys, and the log of what you send',
+  ].join('\n');
+}

@@ -4,20 +4,28 @@ import { migrateUsage } from './migrate-command.js';
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
   synopsis:
-    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--redis URL] [--demo] [--sqlite-synchronous full]',
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--config FILE] [--redis URL] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard]',
   summary: 'Run the Tidings server on the database',
   details: [
-    '--port N         port to listen on; 0 picks a free one (default 8787)',
+    '--port N         port to listen on; 0 picks a free one (default: $TIDINGS_PORT, else 8787)',
     '--host HOST      address to bind (default 127.0.0.1)',
     '--trust-proxy N  proxy hops to believe in X-Forwarded-For (default 0)',
     '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',
     '--redis URL      Redis for the shared limiter and the hub of many servers (default: $TIDINGS_REDIS_URL)',
     '--redis-unreachable fallback|refuse',
     '                 while Redis is out of reach: count limits in process, or answer 503 (default fallback)',
+    '--metrics HOST:PORT  serve Prometheus metrics at /metrics on a listener of its own',
+    '                 (default: $TIDINGS_METRICS, else off)',
     '--demo           create a demo account, project and keys on first run, print a curl',
     '--sqlite-synchronous full|normal',
     '                 full (default): a 201 is on disk, power loss included; normal: faster,',
     '                 survives a crash of the process but not a power loss',
+    "--smtp URL       send the dashboard's mail over SMTP (default: $TIDINGS_SMTP_URL; without it,",
+    '                 each mail is printed on stderr as: [mail] to=… subject="…" code=…)',
+    '--mail-from ADDR the sender of that mail (default: Tidings <no-reply@SMTP host>)',
+    '--signup POLICY  who may create a dashboard account: open, invite (an operator invites) or',
+    '                 closed (default: open)',
+    '--no-dashboard   do not serve the web dashboard at /dashboard',
   ],
 };
 

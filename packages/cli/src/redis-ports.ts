@@ -1,5 +1,5 @@
 import { type Hub, type Limiter, TidingsError } from '@tidings/core';
-import { createRedisHub, createRedisLimiter, type WhenRedisUnreachable } from '@tidings/redis';
+import type { WhenRedisUnreachable } from '@tidings/redis';
 
 /** How `tidings serve` reaches Redis: `--redis URL` (or `TIDINGS_REDIS_URL`). */
 export interface ServeRedisOptions {
@@ -33,6 +33,9 @@ export async function openRedisPorts(options: ServeRedisOptions): Promise<RedisP
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new TidingsError('VALIDATION_FAILED', `--redis must be a redis:// or rediss:// URL, not ${url.protocol}`);
   }
+  // Loaded only when asked for: the Redis client is a large module, and every command of the
+  // CLI loads this file.
+  const { createRedisHub, createRedisLimiter } = await import('@tidings/redis');
   const limiter = createRedisLimiter({ url: options.url, whenUnreachable: options.whenUnreachable ?? 'fallback' });
   const hub = createRedisHub({ url: options.url });
   let timer: ReturnType<typeof setTimeout> | undefined;

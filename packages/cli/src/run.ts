@@ -4,7 +4,6 @@ import { databasePath, parseCommand, UsageError } from './args.js';
 import { usage } from './help.js';
 import { type CliIo, processIo, reportFailure, reportSuccess } from './io.js';
 import { migrateCommand } from './migrate-command.js';
-import { serveCommand } from './serve-command.js';
 
 const groups = new Set(adminCommands.map((command) => command.name.split(' ')[0]));
 
@@ -36,7 +35,11 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   try {
     const words = leadingWords(argv);
     if (words[0] === undefined) throw new UsageError('a command is required');
-    if (words[0] === 'serve') return await serveCommand(argv.slice(1), io);
+    if (words[0] === 'serve') {
+      // Loaded only to serve: the server and the dashboard would slow every short admin command.
+      const { serveCommand } = await import('./serve-command.js');
+      return await serveCommand(argv.slice(1), io);
+    }
     if (words[0] === 'migrate') return await migrateCommand(argv.slice(1), io);
     const command = findAdminCommand(words);
     if (!command) {
@@ -53,7 +56,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     try {
       return reportSuccess(
         io,
-        await withAdmin(databasePath(parsed, io.env), (admin) => command.run(admin, parsed)),
+        await withAdmin(databasePath(parsed, io.env), (admin, store) => command.run(admin, parsed, store)),
         json,
       );
     } catch (error) {

@@ -1,8 +1,9 @@
-import { databasePath, expectPositionals, integerFlag, parseCommand, UsageError } from './args.js';
+import { databasePath, expectPositionals, integerFlag, parseCommand, parseWholeNumber, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
-import { demoText } from './demo-setup.js';
+import { demoSignInText, demoText } from './demo-setup.js';
 import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
+import { type ListenAddress, parseListenAddress } from './listen-address.js';
 import { describeTarget, storeTarget } from './open-store.js';
 import { startServer } from './server.js';
 
@@ -12,10 +13,23 @@ const serveOptions = {
   'trust-proxy': { type: 'string' },
   config: { type: 'string' },
   demo: { type: 'boolean' },
+  metrics: { type: 'string' },
   'sqlite-synchronous': { type: 'string' },
   redis: { type: 'string' },
   'redis-unreachable': { type: 'string' },
+  smtp: { type: 'string' },
+  'mail-from': { type: 'string' },
+  signup: { type: 'string' },
+  'no-dashboard': { type: 'boolean' },
 } as const;
+
+/** `--metrics HOST:PORT`, else `TIDINGS_METRICS`; off when neither is set. */
+function metricsAddress(flag: string | boolean | undefined, env: NodeJS.ProcessEnv): ListenAddress | null {
+  if (typeof flag === 'string') return parseListenAddress(flag, '--metrics');
+  return env.TIDINGS_METRICS ? parseListenAddress(env.TIDINGS_METRICS, 'TIDINGS_METRICS') : null;
+}
+
+const SIGNUP_POLICIES = ['open', 'invite', 'closed'] as const;
 
 /**
  * `tidings serve`: starts the server, prints `listening on URL` once it accepts connections,
@@ -28,11 +42,17 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   expectPositionals(parsed, [], 'serve');
-  const port = integerFlag(parsed, 'port', 'serve', { min: 0, max: 65_535 }) ?? 8787;
+  const portRange = { min: 0, max: 65_535 };
+  // TIDINGS_PORT, like TIDINGS_DB, lets `npm start` (a fixed command line) serve elsewhere.
+  const port =
+    integerFlag(parsed, 'port', 'serve', portRange) ??
+    parseWholeNumber(io.env.TIDINGS_PORT || undefined, 'TIDINGS_PORT', 'serve', portRange) ??
+    8787;
   const trustProxy = integerFlag(parsed, 'trust-proxy', 'serve', { min: 0, max: 100 });
   const host = typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1';
   const json = parsed.values.json === true;
   const db = databasePath(parsed, io.env);
+  const metrics = metricsAddress(parsed.values.metrics, io.env);
   const sqliteSynchronous = parsed.values['sqlite-synchronous'] ?? 'full';
   if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
     throw new UsageError('--sqlite-synchronous must be full or normal', 'serve');
@@ -43,6 +63,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   if (whenUnreachable !== 'fallback' && whenUnreachable !== 'refuse') {
     throw new UsageError('--redis-unreachable must be fallback or refuse', 'serve');
   }
+  const signup = typeof parsed.values.signup === 'string' ? parsed.values.signup : 'open';
+  if (!(SIGNUP_POLICIES as readonly string[]).includes(signup)) {
+    throw new UsageError('--signup must be open, invite or closed', 'serve');
+  }
+  const smtpUrl = typeof parsed.values.smtp === 'string' ? parsed.values.smtp : io.env.TIDINGS_SMTP_URL || null;
+  const mailFrom = typeof parsed.values['mail-from'] === 'string' ? parsed.values['mail-from'] : undefined;
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -52,8 +78,15 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       port,
       host,
       demo: parsed.values.demo === true,
+      metrics,
       sqliteSynchronous,
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
+      dashboard: {
+        enabled: parsed.values['no-dashboard'] !== true,
+        signup: signup as (typeof SIGNUP_POLICIES)[number],
+        smtpUrl,
+        ...(mailFrom ? { mailFrom } : {}),
+      },
       tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
     });
   } catch (error) {
@@ -61,6 +94,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   io.stdout(`listening on ${server.url}`);
+  if (server.metricsUrl) io.stdout(`metrics on ${server.metricsUrl}`);
   if (parsed.values.demo === true) {
     if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/.test(host)) {
       io.stderr(
@@ -74,9 +108,18 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
         `demo: ${describeTarget(storeTarget(db))} already holds accounts that are not the demo's, or a demo whose keys were not saved; use another --db for a fresh demo`,
       );
     } else if (json) {
-      io.stdout(JSON.stringify({ object: 'demo', ...server.demo.credentials, url: reachable, file: server.demo.file }));
+      io.stdout(
+        JSON.stringify({
+          object: 'demo',
+          ...server.demo.credentials,
+          url: reachable,
+          file: server.demo.file,
+          dashboard: server.demo.signIn && { url: `${reachable}/dashboard`, ...server.demo.signIn },
+        }),
+      );
     } else {
       io.stdout(demoText(server.demo.credentials, reachable, server.demo.file));
+      if (server.demo.signIn) io.stdout(demoSignInText(server.demo.signIn, reachable));
     }
   }
 

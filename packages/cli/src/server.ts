@@ -1,10 +1,29 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { createTidings, type Store, type Tidings, TidingsError, type TidingsOptions } from '@tidings/core';
+import { getRequestListener } from '@hono/node-server';
+import {
+  createConsoleLogger,
+  createConsoleMailer,
+  createMemoryHub,
+  createTidings,
+  type Hub,
+  type Mailer,
+  type Store,
+  systemClock,
+  type Tidings,
+  TidingsError,
+  type TidingsOptions,
+} from '@tidings/core';
+import { createAccountService, createSmtpMailer, type SignupPolicy, tidingsDashboard } from '@tidings/dashboard';
 import { tidingsHono } from '@tidings/hono';
+import type { PrometheusMetrics } from '@tidings/metrics';
 import { Hono } from 'hono';
+import { registerApiReference } from './api-reference.js';
 import { registerDemoPage } from './demo.js';
 import { type DemoCredentials, demoFilePath, ensureDemo, savesDemoFile } from './demo-setup.js';
+import { answerMalformedRequests, answerProblems, requestErrorAnswer } from './edge-problems.js';
+import type { ListenAddress } from './listen-address.js';
+import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 import { openStore, storeTarget } from './open-store.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
 
@@ -24,11 +43,29 @@ export interface StartServerOptions {
   redis?: ServeRedisOptions;
   /** How long open connections may take to finish once closing starts, in milliseconds. @default 3000 */
   shutdownGraceMs?: number;
+  /** Serve Prometheus metrics at `/metrics` on a listener of its own at this address. @default null (off) */
+  metrics?: ListenAddress | null;
   /**
    * `'full'`: a 201 means the send is on disk, power loss included. `'normal'`: faster sends that
    * survive a crash of the process, not a power loss (the SQLite store's `synchronous`). @default 'full'
    */
   sqliteSynchronous?: 'full' | 'normal';
+  /** The web dashboard under `/dashboard`. @default { enabled: true } */
+  dashboard?: ServerDashboardOptions;
+}
+
+/** How the standalone server runs the dashboard. */
+export interface ServerDashboardOptions {
+  /** Serve it. @default true */
+  enabled?: boolean;
+  /** Who may sign up. @default 'open' */
+  signup?: SignupPolicy;
+  /** Send mail over SMTP (`smtp://user:pass@host:587`); without it, codes are printed on stderr. @default null */
+  smtpUrl?: string | null;
+  /** The sender of the dashboard's mail. @default `Tidings <no-reply@SMTP host>` */
+  mailFrom?: string;
+  /** A mailer of the embedder's (tests): overrides `smtpUrl`. */
+  mailer?: Mailer;
 }
 
 /** A server started by {@link startServer}. */
@@ -37,8 +74,16 @@ export interface RunningServer {
   url: string;
   port: number;
   tidings: Tidings;
+  /** `http://HOST:PORT/metrics` of the metrics listener; null when metrics are off. */
+  metricsUrl: string | null;
   /** The demo credentials with `demo`; null without it, or when the store is not the demo's. */
-  demo: { credentials: DemoCredentials; created: boolean; file: string | null } | null;
+  demo: {
+    credentials: DemoCredentials;
+    created: boolean;
+    file: string | null;
+    /** A one-time code to sign in to the dashboard as the demo account; null without the dashboard. */
+    signIn: { email: string; code: string; minutes: number } | null;
+  } | null;
   /** Stops accepting, closes open streams, waits for requests in flight, closes the store. */
   close(): Promise<void>;
 }
@@ -48,13 +93,58 @@ export function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** The standalone app: `/healthz`, the demo page with `demo`, and Tidings under `/v1`. */
-export function createServerApp(tidings: Tidings, demo: DemoCredentials | null): Hono {
+/** The standalone app: `/healthz`, the API reference at `/docs`, the demo page with `demo`, the dashboard, and Tidings under `/v1`. */
+export function createServerApp(
+  tidings: Tidings,
+  demo: DemoCredentials | null,
+  dashboard: {
+    store: Store;
+    hub?: Hub;
+    options: ServerDashboardOptions;
+    tidingsOptions: Omit<TidingsOptions, 'store'>;
+  } | null = null,
+): Hono {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  registerApiReference(app, tidings);
   if (demo) registerDemoPage(app, { tidings, demo });
+  if (dashboard && dashboard.options.enabled !== false) {
+    const { options, tidingsOptions } = dashboard;
+    const mailer =
+      options.mailer ??
+      (options.smtpUrl
+        ? createSmtpMailer({ url: options.smtpUrl, ...(options.mailFrom ? { from: options.mailFrom } : {}) })
+        : createConsoleMailer());
+    app.route(
+      '/',
+      tidingsDashboard({
+        tidings,
+        store: dashboard.store,
+        ...(dashboard.hub ? { hub: dashboard.hub } : {}),
+        mailer,
+        signup: options.signup ?? 'open',
+        trustProxy: tidingsOptions.trustProxy ?? 0,
+        maxProjectsPerAccount: tidingsOptions.maxProjectsPerAccount ?? 10,
+        maxActiveKeysPerProject: tidingsOptions.maxActiveKeysPerProject ?? 10,
+        ...(tidingsOptions.publicUrl ? { publicUrl: tidingsOptions.publicUrl } : {}),
+      }),
+    );
+  }
   app.route('/', tidingsHono(tidings));
+  answerProblems(app);
   return app;
+}
+
+/** How long the sign-in code `--demo` prints stays good. */
+const DEMO_SIGN_IN_MINUTES = 60;
+
+/** A fresh one-time sign-in code for the demo account, printed beside its keys. */
+async function demoSignIn(store: Store, credentials: DemoCredentials) {
+  const account = await store.getAccount(credentials.accountId);
+  if (!account) return null;
+  const accounts = createAccountService({ store, clock: systemClock, mailer: createConsoleMailer() });
+  const code = await accounts.issueSignInCode(account.email, DEMO_SIGN_IN_MINUTES * 60_000);
+  return { email: account.email, code, minutes: DEMO_SIGN_IN_MINUTES };
 }
 
 function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidings {
@@ -71,26 +161,55 @@ function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidi
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
   const store = await openStore(storeTarget(db), 'serve', { sqliteSynchronous: options.sqliteSynchronous ?? 'full' });
+  // The in-process hub, unless Redis carries the messages between servers.
+  const ownHub = createMemoryHub();
   let tidings: Tidings | undefined;
   let redis: RedisPorts | undefined;
+  let metricsListener: MetricsListener | null = null;
   try {
     if (options.redis) redis = await openRedisPorts(options.redis);
-    tidings = openTidings(store, { ...options.tidings, ...(redis && { limiter: redis.limiter, hub: redis.hub }) });
+    let metrics: PrometheusMetrics | null = null;
+    if (options.metrics) {
+      // Loaded only when asked for: every other command of the CLI starts without prom-client.
+      const { createMetricsHandler, createPrometheusMetrics } = await import('@tidings/metrics');
+      metrics = createPrometheusMetrics();
+      metricsListener = await startMetricsListener(options.metrics, createMetricsHandler(metrics.registry));
+    }
+    // One hub for the API and the dashboard's live view, which listens to it.
+    const hub = redis?.hub ?? ownHub;
+    tidings = openTidings(store, {
+      hub,
+      ...options.tidings,
+      ...(redis && { limiter: redis.limiter }),
+      ...(metrics ? { metrics } : {}),
+    });
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
-    const app = createServerApp(tidings, demo?.credentials ?? null);
-    const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
-      (resolve, reject) => {
-        const server = serve({ fetch: app.fetch, port, hostname: host }, (address) => resolve({ server, address }));
-        server.once('error', reject);
-      },
+    const app = createServerApp(tidings, demo?.credentials ?? null, {
+      store,
+      hub,
+      options: options.dashboard ?? {},
+      tidingsOptions: options.tidings ?? {},
+    });
+    const server = createServer(
+      getRequestListener(app.fetch, { hostname: host, errorHandler: requestErrorAnswer(createConsoleLogger()) }),
     );
+    answerMalformedRequests(server);
+    const address = await new Promise<AddressInfo>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve(server.address() as AddressInfo));
+    });
     const running: Tidings = tidings;
+    const signIn = demo && options.dashboard?.enabled !== false ? await demoSignIn(store, demo.credentials) : null;
     let closing: Promise<void> | undefined;
     return {
       url: `http://${urlHost(host)}:${address.port}`,
       port: address.port,
       tidings: running,
-      demo: demo && { ...demo, file: savesDemoFile(db) ? demoFilePath(db) : null },
+      metricsUrl:
+        options.metrics && metricsListener
+          ? `http://${urlHost(options.metrics.host)}:${metricsListener.port}/metrics`
+          : null,
+      demo: demo && { ...demo, file: savesDemoFile(db) ? demoFilePath(db) : null, signIn },
       close() {
         closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -108,14 +227,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           clearInterval(idle);
           clearTimeout(force);
           await redis?.close();
+          await ownHub.close();
+          await metricsListener?.close();
           await store.close();
         })();
         return closing;
       },
     };
   } catch (error) {
+    await metricsListener?.close();
     await tidings?.close();
     await redis?.close();
+    await ownHub.close();
     await store.close();
     throw error;
   }

@@ -75,6 +75,7 @@ describe('tidings help and usage errors', () => {
     [['key', 'create', '--project', 'proj_x', '--mode', 'prod'], '--mode must be live or test'],
     [['usage', '--project', 'proj_x', '--days', 'many'], '--days must be a whole number'],
     [['serve', '--port', '99999'], '--port must be a whole number'],
+    [['serve', '--signup', 'maybe'], '--signup must be open, invite or closed'],
   ])('refuses %j with the usage on stderr, exit 2', async (args, message) => {
     const result = await runTidings([...args, '--db', join(dir, 'usage.db')]);
     expect(result.code).toBe(2);
@@ -93,6 +94,7 @@ describe('tidings account, project and key', () => {
       email: 'ops@example.com',
       verified: false,
       created_at: expect.stringMatching(/Z$/),
+      operator: false,
     });
     const text = await runTidings(['account', 'verify', account.id as string, '--db', db]);
     expect(text).toEqual({ code: 0, stdout: `verified account ${account.id} (ops@example.com)\n`, stderr: '' });
@@ -100,6 +102,23 @@ describe('tidings account, project and key', () => {
     expect(listed.find((a) => a.id === account.id)?.verified).toBe(true);
     const lines = await runTidings(['account', 'list', '--db', db]);
     expect(lines.stdout).toMatch(new RegExp(`^${account.id}  ops@example.com  verified`, 'm'));
+  });
+
+  it('makes operators, verifies by email, prints sign-in codes, and refuses a second account per email', async () => {
+    const created = await tidingsJson(['account', 'create', '--email', 'Root@Example.com', '--operator', '--db', db]);
+    expect(created).toMatchObject({ email: 'root@example.com', verified: false, operator: true });
+    const twice = await runTidings(['account', 'create', '--email', 'root@example.com', '--db', db]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr + twice.stdout).toContain('exists');
+    const verified = await tidingsJson(['account', 'verify', '--email', 'root@example.com', '--db', db]);
+    expect(verified).toMatchObject({ id: created.id, verified: true });
+    const demoted = await tidingsJson(['account', 'operator', '--email', 'root@example.com', '--revoke', '--db', db]);
+    expect(demoted).toMatchObject({ id: created.id, operator: false });
+    const code = await tidingsJson(['account', 'sign-in-code', '--email', 'root@example.com', '--db', db]);
+    expect(code).toMatchObject({ object: 'sign_in_code', email: 'root@example.com', expires_in_minutes: 15 });
+    expect(code.code).toMatch(/^\d{6}$/);
+    const unknown = await runTidings(['account', 'operator', '--email', 'nobody@example.com', '--db', db]);
+    expect(unknown.code).toBe(1);
   });
 
   it('refuses a project on an unverified account: EMAIL_NOT_VERIFIED', async () => {

@@ -1,6 +1,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { conformingFetch } from '../../core/test/openapi-conformance.js';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -39,7 +40,7 @@ async function liveKey(db: string): Promise<{ projectId: string; keyId: string; 
 }
 
 function notify(url: string, key: string): Promise<Response> {
-  return fetch(`${url}/v1/notifications`, {
+  return conformingFetch(`${url}/v1/notifications`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ recipient: 'nobody-yet', title: 'Hi' }),
@@ -56,10 +57,10 @@ describe('tidings serve', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.url).not.toBe('http://127.0.0.1:0');
     expect(server.stdout()).toBe(`listening on ${server.url}\n`);
-    const health = await fetch(`${server.url}/healthz`);
+    const health = await conformingFetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
-    expect((await fetch(`${server.url}/elsewhere`)).status).toBe(404);
+    expect((await conformingFetch(`${server.url}/elsewhere`)).status).toBe(404);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
@@ -88,14 +89,14 @@ describe('tidings serve', () => {
     const db = join(dir, 'streams.db');
     const server = await serve(['--db', db, '--port', '0']);
     const { key } = await liveKey(db);
-    const token = await fetch(`${server.url}/v1/connect-tokens`, {
+    const token = await conformingFetch(`${server.url}/v1/connect-tokens`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ recipient: 'u1' }),
     });
     expect(token.status).toBe(201);
     const { connect_url } = (await token.json()) as { connect_url: string };
-    const stream = await fetch(connect_url);
+    const stream = await conformingFetch(connect_url);
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     const reader = stream.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('ready');
@@ -119,7 +120,9 @@ describe('tidings serve', () => {
     await writeFile(config, JSON.stringify({ limits: { invalidKeyPerIp: 2 } }));
     const server = await serve(['--db', db, '--port', '0', '--config', config, '--trust-proxy', '1']);
     const from = (ip: string) =>
-      fetch(`${server.url}/v1/notifications/ntf_x`, { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
+      conformingFetch(`${server.url}/v1/notifications/ntf_x`, { headers: { 'x-forwarded-for': ip } }).then(
+        (r) => r.status,
+      );
     expect([await from('198.51.100.1'), await from('198.51.100.1'), await from('198.51.100.1')]).toEqual([
       401, 401, 429,
     ]);
@@ -139,6 +142,16 @@ describe('tidings serve', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^error: VALIDATION_FAILED: /);
     expect(result.stderr).toContain(message);
+  });
+
+  it('listens on $TIDINGS_PORT without --port, and refuses one that is no port', async () => {
+    const server = await startServe(['--db', join(dir, 'env-port.db')], { TIDINGS_PORT: '0' });
+    started.push(server);
+    // 0 picks a free port: had the variable been ignored, it would be 8787.
+    expect(new URL(server.url).port).not.toBe('8787');
+    const refused = await runTidings(['serve', '--db', join(dir, 'env-port.db')], { TIDINGS_PORT: 'http' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('TIDINGS_PORT must be a whole number');
   });
 
   it('refuses a missing or malformed config file', async () => {
@@ -181,7 +194,7 @@ describe('tidings serve', () => {
       );
       // The curl's request is authenticated: it stops only at "no connected browser" yet.
       expect(await code(await notify(first.url, liveKey!))).toBe('NO_CONNECTED_BROWSER');
-      const page = await fetch(`${first.url}/demo`);
+      const page = await conformingFetch(`${first.url}/demo`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toContain('text/html');
 
@@ -213,6 +226,12 @@ describe('tidings serve', () => {
         testKey: expect.stringMatching(/^sk_test_[A-Za-z0-9]{32}$/),
         url: server.url,
         file: `${db}.demo.json`,
+        dashboard: {
+          url: `${server.url}/dashboard`,
+          email: 'demo@example.com',
+          code: expect.stringMatching(/^\d{6}$/),
+          minutes: 60,
+        },
       });
     });
 

@@ -17,7 +17,7 @@ import { utcDay } from './time.js';
 import type { KeyMode } from './types.js';
 
 /**
- * The operations SPEC.md places in the dashboard, as a typed API: the `tidings` CLI drives it,
+ * The operations of docs/api.md#operations (those of a dashboard), as a typed API: the `tidings` CLI drives it,
  * and a web dashboard can sit on top of it. Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */
@@ -28,6 +28,8 @@ export interface AdminApi {
   listAccounts(): Promise<AccountObject[]>;
   createProject(input: { accountId: string; name: string }): Promise<ProjectObject>;
   getProject(projectId: string): Promise<ProjectObject>;
+  /** Renames a project (1 to 100 characters, trimmed). */
+  renameProject(projectId: string, name: string): Promise<ProjectObject>;
   listProjects(accountId: string): Promise<ProjectObject[]>;
   /** Suspends a project: every request of it is refused with 403 and its open streams close. */
   suspendProject(projectId: string): Promise<ProjectObject>;
@@ -50,6 +52,12 @@ function notFound(kind: string, id: string): TidingsError {
 
 function invalid(path: string, message: string): TidingsError {
   return new TidingsError('VALIDATION_FAILED', message, { errors: [{ path, message }] });
+}
+
+function checkProjectName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) {
+    throw invalid('name', 'must be 1 to 100 characters');
+  }
 }
 
 /** Builds the admin API over the resolved options' store. */
@@ -77,9 +85,7 @@ export function createAdminApi(options: ResolvedOptions, hub: Hub): AdminApi {
       return (await store.listAccounts()).map(accountObject);
     },
     async createProject({ accountId, name }) {
-      if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) {
-        throw invalid('name', 'must be 1 to 100 characters');
-      }
+      checkProjectName(name);
       const now = clock.now();
       const result = await store.createProject({
         id: newId('proj', now),
@@ -104,6 +110,12 @@ export function createAdminApi(options: ResolvedOptions, hub: Hub): AdminApi {
     },
     async getProject(projectId) {
       const project = await store.getProject(projectId);
+      if (!project) throw notFound('project', projectId);
+      return projectObject(project);
+    },
+    async renameProject(projectId, name) {
+      checkProjectName(name);
+      const project = await store.renameProject({ id: projectId, name: name.trim() });
       if (!project) throw notFound('project', projectId);
       return projectObject(project);
     },

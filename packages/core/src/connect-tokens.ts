@@ -1,17 +1,13 @@
+import type { z } from 'zod';
 import { TidingsError } from './errors.js';
+import type { connectTokenObjectSchema } from './object-schemas.js';
 import { isoTime } from './objects.js';
 import type { ResolvedOptions } from './options.js';
 import { recipientSchema } from './schemas.js';
 import { generateConnectToken, hashSecret } from './secrets.js';
 
 /** The public connect token object; the token itself appears only here. */
-export interface ConnectTokenObject {
-  object: 'connect_token';
-  token: string;
-  recipient: string;
-  expires_at: string;
-  connect_url: string;
-}
+export type ConnectTokenObject = z.infer<typeof connectTokenObjectSchema>;
 
 /** Mints and stores a connect token for a recipient of a project. */
 export async function mintConnectToken(

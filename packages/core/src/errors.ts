@@ -1,4 +1,7 @@
-/** Every error code of the public contract (DECISIONS.md section 8). */
+import type { z } from 'zod';
+import type { fieldErrorSchema, problemSchema } from './object-schemas.js';
+
+/** Every error code of the public contract (docs/api.md#errors). */
 export type ErrorCode =
   | 'VALIDATION_FAILED'
   | 'UNAUTHORIZED'
@@ -40,10 +43,7 @@ export const errorCodes: Record<ErrorCode, { status: number; title: string }> = 
 };
 
 /** One invalid field of a request, in a VALIDATION_FAILED problem. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type FieldError = z.infer<typeof fieldErrorSchema>;
 
 /** The single error class of Tidings: a code from {@link errorCodes}, a detail, and extras. */
 export class TidingsError extends Error {
@@ -68,15 +68,7 @@ export class TidingsError extends Error {
 }
 
 /** RFC 9457 problem details as Tidings renders them. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  request_id: string;
-  errors?: FieldError[];
-}
+export type Problem = z.infer<typeof problemSchema>;
 
 /** Renders an error as problem details. */
 export function toProblem(error: TidingsError, requestId: string): Problem {

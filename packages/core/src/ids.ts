@@ -1,7 +1,7 @@
 import { randomString } from './random.js';
 
 /** The prefixes of every kind of id. */
-export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req';
+export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req' | 'aud';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -22,12 +22,17 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
 /** Compiled once per prefix, not per call: a read checks its id on every request. */
 const ID_PATTERNS = new Map<IdPrefix, RegExp>();
 
-/** True when `value` has the shape of an id with this prefix. */
-export function isId(prefix: IdPrefix, value: string): boolean {
+/** The shape of an id with this prefix: the prefix, `_`, and 26 Crockford base32 characters. */
+export function idPattern(prefix: IdPrefix): RegExp {
   let pattern = ID_PATTERNS.get(prefix);
   if (pattern === undefined) {
     pattern = new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`);
     ID_PATTERNS.set(prefix, pattern);
   }
-  return pattern.test(value);
+  return pattern;
+}
+
+/** True when `value` has the shape of an id with this prefix. */
+export function isId(prefix: IdPrefix, value: string): boolean {
+  return idPattern(prefix).test(value);
 }

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { attemptObjectSchema, notificationObjectSchema } from './object-schemas.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -65,42 +67,11 @@ export interface ApiKeyObject {
   revoked_at: string | null;
 }
 
-/** The public attempt object (DECISIONS.md section 2). */
-export interface AttemptObject {
-  object: 'attempt';
-  id: string;
-  browser_id: string;
-  status: AttemptRecord['status'];
-  final: boolean;
-  accepted_at: string;
-  sent_at: string | null;
-  delivered_at: string | null;
-  failed_at: string | null;
-  expired_at: string | null;
-  reason: AttemptRecord['reason'];
-  displayed_at: string | null;
-  clicked_at: string | null;
-  dismissed_at: string | null;
-}
+/** The public attempt object (inferred from its schema, which the OpenAPI document is made of). */
+export type AttemptObject = z.infer<typeof attemptObjectSchema>;
 
-/** The public notification object (DECISIONS.md section 2). */
-export interface NotificationObject {
-  object: 'notification';
-  id: string;
-  mode: 'live' | 'test';
-  recipient: string;
-  title: string;
-  body: string | null;
-  url: string | null;
-  icon: string | null;
-  tag: string | null;
-  data: Record<string, unknown> | null;
-  ttl: number;
-  created_at: string;
-  expires_at: string;
-  status: 'pending' | 'completed';
-  attempts: AttemptObject[];
-}
+/** The public notification object (inferred from its schema, which the OpenAPI document is made of). */
+export type NotificationObject = z.infer<typeof notificationObjectSchema>;
 
 /** The public usage object: live notifications and attempts per UTC day. */
 export interface UsageObject {

@@ -2,9 +2,10 @@ import { type Clock, systemClock } from './ports/clock.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import { createConsoleLogger, type Logger } from './ports/logger.js';
+import { type Metrics, noopMetrics } from './ports/metrics.js';
 import type { Store } from './ports/store.js';
 
-/** Request limits per window. The defaults are SPEC.md section 8's. */
+/** Request limits per window. The defaults are those of docs/api.md#limits. */
 export interface LimitsOptions {
   /** Length of the sliding window in milliseconds. @default 60000 */
   windowMs?: number;
@@ -34,7 +35,12 @@ export interface TidingsOptions {
   clock?: Clock;
   /** @default createConsoleLogger() */
   logger?: Logger;
-  /** @default SPEC.md section 8's limits */
+  /**
+   * Counts requests, sends, ended attempts, streams, refusals and store latency, e.g.
+   * `createPrometheusMetrics()` from `@tidings/metrics`. @default noopMetrics (nothing is measured)
+   */
+  metrics?: Metrics;
+  /** @default the limits of docs/api.md#limits */
   limits?: LimitsOptions;
   /**
    * How many proxy hops to believe in `X-Forwarded-For`. With 0 the client IP is the socket
@@ -90,7 +96,7 @@ export interface ResolvedOptions extends Required<Omit<TidingsOptions, 'limits' 
   hub: Hub | null;
 }
 
-/** SPEC.md section 8's limits. */
+/** The limits of docs/api.md#limits. */
 export const defaultLimits: ResolvedLimits = {
   windowMs: 60_000,
   perKey: 60,
@@ -140,6 +146,7 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     hub: options.hub ?? null,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? createConsoleLogger(),
+    metrics: options.metrics ?? noopMetrics,
     limits,
     trustProxy: nonNegativeInteger('trustProxy', options.trustProxy ?? 0),
     publicUrl,

@@ -3,6 +3,8 @@ import type { CorsKind } from './http/cors.js';
 
 /** One path of the API, the handler of each method, and its CORS answer. */
 export interface Route {
+  /** The route's pattern as people write it, e.g. `/v1/notifications/{id}`: the metrics' label. */
+  path: string;
   pattern: RegExp;
   params: readonly string[];
   methods: Partial<Record<'GET' | 'POST', RouteHandler>>;

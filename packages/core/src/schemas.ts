@@ -53,16 +53,21 @@ export function utf8ByteLength(text: string): number {
   return bytes;
 }
 
-/** The body of POST /v1/notifications (DECISIONS.md section 2). Unknown fields are refused. */
+/** The body of POST /v1/notifications (docs/api.md#post-v1notifications). Unknown fields are refused. */
 export const notificationBodySchema = z.strictObject({
-  recipient: recipientSchema,
+  recipient: recipientSchema.describe('Your own id of the user: 1–128 characters of `A-Z a-z 0-9 _ - . : @`.'),
   title: z.string().min(1).max(200),
   body: z.string().max(2000).nullish(),
-  url: linkSchema.nullish(),
-  icon: linkSchema.nullish(),
-  tag: z.string().max(64).nullish(),
-  data: dataSchema.nullish(),
-  ttl: z.int().min(1).max(604_800).nullish(),
+  url: linkSchema.nullish().describe('Opened on click: an absolute http(s) URL, or a path starting with `/`.'),
+  icon: linkSchema.nullish().describe('An absolute http(s) URL, or a path starting with `/`.'),
+  tag: z.string().max(64).nullish().describe('Groups notifications on the page, e.g. one per conversation.'),
+  data: dataSchema.nullish().describe('Any JSON object for your page, at most 4 KiB serialized.'),
+  ttl: z
+    .int()
+    .min(1)
+    .max(604_800)
+    .nullish()
+    .describe('Seconds to wait for delivery before the attempts expire; default 86400.'),
 });
 
 /** A validated notification body. */
@@ -71,8 +76,8 @@ export type NotificationBody = z.infer<typeof notificationBodySchema>;
 /** The body of POST /v1/connect-tokens; the longest ttl is an option of the instance. */
 export function connectTokenBodySchema(maxTtlSeconds: number) {
   return z.strictObject({
-    recipient: recipientSchema,
-    ttl_seconds: z.int().min(1).max(maxTtlSeconds).nullish(),
+    recipient: recipientSchema.describe('Your own id of the signed-in user.'),
+    ttl_seconds: z.int().min(1).max(maxTtlSeconds).nullish().describe('Lifetime of the token; default 3600.'),
   });
 }
 
@@ -89,7 +94,10 @@ export const connectPollBodySchema = z.strictObject({
 export const receiptSchema = z.strictObject({
   type: z.enum(['delivered', 'displayed', 'clicked', 'dismissed']),
   attempt_id: z.string().min(1).max(64),
-  at: z.iso.datetime({ offset: true }).nullish(),
+  at: z.iso
+    .datetime({ offset: true })
+    .nullish()
+    .describe('When it happened (RFC 3339); default now, never later than now.'),
 });
 
 /** The body of POST /v1/events: at most 100 receipts. */

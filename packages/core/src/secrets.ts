@@ -6,8 +6,10 @@ import type { KeyMode } from './types.js';
 export const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 const API_KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9]{32}$/;
-const CONNECT_TOKEN_PATTERN = /^ct_[A-Za-z0-9]{32}$/;
-const BROWSER_SECRET_PATTERN = /^bs_[A-Za-z0-9]{32}$/;
+/** A connect token: `ct_` and 32 letters and digits. */
+export const CONNECT_TOKEN_PATTERN = /^ct_[A-Za-z0-9]{32}$/;
+/** A browser secret: `bs_` and 32 letters and digits. */
+export const BROWSER_SECRET_PATTERN = /^bs_[A-Za-z0-9]{32}$/;
 
 /** How many leading characters of a key are stored to tell keys apart. */
 export const KEY_PREFIX_LENGTH = 12;

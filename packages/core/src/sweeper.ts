@@ -28,11 +28,16 @@ export function createSweeper(options: ResolvedOptions, hub: Hub, streams: Strea
   async function sweepOnce(): Promise<void> {
     const { store, clock } = options;
     const now = clock.now();
-    await store.expireAttempts({ now });
+    const expired = await store.expireAttempts({ now });
+    if (expired.length > 0) options.metrics.attemptsEnded('expired', 'ttl_expired', expired.length);
     // Browsers with an open stream in this process are seen now, whatever the touch timer did.
     await streams.touchOpenBrowsers();
     const reaped = await store.reapStaleBrowsers({ seenBefore: now - options.staleBrowserMs, now });
-    if (reaped.length > 0) await hub.publish(reaped.map((browserId) => ({ type: 'close-browser', browserId })));
+    if (reaped.length > 0) {
+      const failed = reaped.reduce((sum, browser) => sum + browser.failedAttemptIds.length, 0);
+      if (failed > 0) options.metrics.attemptsEnded('failed', 'browser_stale', failed);
+      await hub.publish(reaped.map(({ browserId }) => ({ type: 'close-browser', browserId })));
+    }
     await closeSuspendedStreams(options, hub, streams);
     if (now - lastPurge >= PURGE_INTERVAL_MS) {
       await store.purgeExpired({ now });

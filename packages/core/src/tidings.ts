@@ -7,7 +7,10 @@ import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './http/res
 import { createMemoryHub } from './hub/memory-hub.js';
 import { newId } from './ids.js';
 import { createClientIpKeys, createMemoryLimiter } from './limiter/index.js';
-import { resolveOptions, type TidingsOptions } from './options.js';
+import { instrumentLimiter } from './metrics/instrument-limiter.js';
+import { instrumentStore } from './metrics/instrument-store.js';
+import { type ResolvedOptions, resolveOptions, type TidingsOptions } from './options.js';
+import { noopMetrics } from './ports/metrics.js';
 import { matchRoute, pathOf } from './router.js';
 import { createRoutes } from './routes/index.js';
 import { StreamRegistry } from './stream/stream-registry.js';
@@ -52,7 +55,7 @@ function normaliseBasePath(basePath: string | undefined): string {
   return `/${basePath.replace(/^\/+|\/+$/g, '')}`;
 }
 
-/** Minimum interval between two writes of a key's last-used time (SPEC.md section 8 rule 4). */
+/** Minimum interval between two writes of a key's last-used time (docs/api.md#authentication). */
 const LAST_USED_INTERVAL_MS = 60_000;
 
 /** The last base path normalised: a host passes the same one with every request. */
@@ -102,6 +105,23 @@ class RequestScope implements RouteContext {
   }
 }
 
+/** The route label of a request that matched no route. */
+const UNMATCHED_ROUTE = 'unmatched';
+
+/** Methods that label themselves; any other becomes `other`, so that a client cannot mint labels. */
+const METHOD_LABELS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
+
+/** What the edge learns about a request for the metrics: the pattern of the route it matched. */
+interface RequestTrace {
+  route: string;
+}
+
+/** With metrics on, every store operation is timed; with them off the store is used as it is. */
+function measuredOptions(options: ResolvedOptions): ResolvedOptions {
+  if (options.metrics === noopMetrics) return options;
+  return { ...options, store: instrumentStore(options.store, options.metrics) };
+}
+
 /** Paths with secrets in them, made safe to log. */
 function redactPath(pathname: string): string {
   return pathname.replace(/\/connect\/[^/]+/, '/connect/[redacted]');
@@ -109,16 +129,20 @@ function redactPath(pathname: string): string {
 
 /** Creates a Tidings instance over a store. Bad options throw here, not at the first request. */
 export function createTidings(tidingsOptions: TidingsOptions): Tidings {
-  const options = resolveOptions(tidingsOptions);
+  const options = measuredOptions(resolveOptions(tidingsOptions));
+  const { metrics } = options;
+  const measuring = metrics !== noopMetrics;
   const ownsLimiter = options.limiter === null;
   const ownsHub = options.hub === null;
-  const limiter = options.limiter ?? createMemoryLimiter();
+  const givenLimiter = options.limiter ?? createMemoryLimiter();
+  const limiter = measuring ? instrumentLimiter(givenLimiter, metrics) : givenLimiter;
   const hub = options.hub ?? createMemoryHub();
   const streams = new StreamRegistry({
     store: options.store,
     hub,
     clock: options.clock,
     logger: options.logger,
+    metrics,
     heartbeatMs: options.heartbeatMs,
     staleBrowserMs: options.staleBrowserMs,
     catchUpIntervalMs: options.catchUpIntervalMs,
@@ -140,17 +164,18 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
   if (options.sweepIntervalMs > 0) {
     sweepTimer = setInterval(() => {
-      sweeper.sweep().catch((error: unknown) => logger.error('sweep failed', { error: String(error) }));
+      sweeper.sweep().catch((error: unknown) => logger.error('sweep failed', { task: 'sweep', error: String(error) }));
     }, options.sweepIntervalMs);
     if (typeof sweepTimer === 'object' && 'unref' in sweepTimer) sweepTimer.unref();
   }
 
-  async function handle(request: Request, context: RequestContext, requestId: string) {
+  async function handle(request: Request, context: RequestContext, requestId: string, trace: RequestTrace | null) {
     const fullPath = pathOf(request.url);
     const basePath = basePathOf(context.basePath);
     const pathname = basePath && fullPath.startsWith(basePath) ? fullPath.slice(basePath.length) || '/' : fullPath;
     const matched = matchRoute(routes, pathname);
     const edgeHeaders = matched ? EDGE_HEADERS[matched.route.cors] : NO_HEADERS;
+    if (trace !== null && matched) trace.route = matched.route.path;
     let ctx: RequestScope | null = null;
     try {
       if (!matched) throw new TidingsError('NOT_FOUND', `No route ${request.method} ${redactPath(pathname)}`);
@@ -200,16 +225,26 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     return new TidingsError('INTERNAL_ERROR', `Something went wrong; quote request id ${requestId} when asking`);
   }
 
+  async function answer(request: Request, context: RequestContext, trace: RequestTrace | null): Promise<Response> {
+    const requestId = newId('req');
+    try {
+      return await handle(request, context, requestId, trace);
+    } catch (error) {
+      // Nothing is expected here (handle() turns failures into problems); answer rather than throw.
+      logger.error('response could not be finished', { request_id: requestId, error: String(error) });
+      return problemResponse(new TidingsError('INTERNAL_ERROR', 'Something went wrong'), bareReplyContext(requestId));
+    }
+  }
+
   return {
     async fetch(request, context = {}) {
-      const requestId = newId('req');
-      try {
-        return await handle(request, context, requestId);
-      } catch (error) {
-        // Nothing is expected here (handle() turns failures into problems); answer rather than throw.
-        logger.error('response could not be finished', { request_id: requestId, error: String(error) });
-        return problemResponse(new TidingsError('INTERNAL_ERROR', 'Something went wrong'), bareReplyContext(requestId));
-      }
+      if (!measuring) return answer(request, context, null);
+      const started = performance.now();
+      const trace: RequestTrace = { route: UNMATCHED_ROUTE };
+      const response = await answer(request, context, trace);
+      const method = METHOD_LABELS.has(request.method) ? request.method : 'other';
+      metrics.requestHandled(method, trace.route, response.status, performance.now() - started);
+      return response;
     },
     handles(pathname) {
       return matchRoute(routes, pathname) !== null;

@@ -60,7 +60,7 @@ export interface NotificationRecord extends NotificationContent {
   expiresAt: number;
 }
 
-/** The status of one delivery attempt (DECISIONS.md section 3). */
+/** The status of one delivery attempt (docs/api.md#attempt-states). */
 export type AttemptStatus = 'accepted' | 'sent' | 'delivered' | 'expired' | 'failed';
 
 /** Why an attempt ended without a delivery receipt. */

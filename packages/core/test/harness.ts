@@ -6,6 +6,7 @@ import {
   silentLogger,
   type TidingsOptions,
 } from '../src/index.js';
+import { expectConforms } from './openapi-conformance.js';
 
 /** A Tidings instance on an in-memory SQLite store with a manual clock, and a verified account with keys. */
 export async function createHarness(options: { limits?: LimitsOptions; extra?: Partial<TidingsOptions> } = {}) {
@@ -39,7 +40,7 @@ export async function createHarness(options: { limits?: LimitsOptions; extra?: P
       return harness;
     },
     /** Sends a request through the instance as a host adapter would. */
-    request(path: string, init: RequestInit & { key?: string; json?: unknown } = {}) {
+    async request(path: string, init: RequestInit & { key?: string; json?: unknown } = {}) {
       const headers = new Headers(init.headers);
       if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
       let body = init.body;
@@ -47,9 +48,11 @@ export async function createHarness(options: { limits?: LimitsOptions; extra?: P
         body = JSON.stringify(init.json);
         if (!headers.has('content-type')) headers.set('Content-Type', 'application/json');
       }
-      return tidings.fetch(new Request(`http://tidings.test${path}`, { ...init, headers, body }), {
-        clientAddress: address,
-      });
+      const request = new Request(`http://tidings.test${path}`, { ...init, headers, body });
+      const response = await tidings.fetch(request, { clientAddress: address });
+      // Every answer a test sees is checked against the OpenAPI document.
+      await expectConforms(request.method, request.url, response);
+      return response;
     },
     /** Mints a connect token and registers a browser of the recipient (the polling form). */
     async connectBrowser(recipient: string, projectId = project.id) {

@@ -1,8 +1,8 @@
 import { createSqliteStore } from '@tidings/store-sqlite';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createTidings, type LogFields, type Logger, type Store } from '../src/index.js';
 
-/** DECISIONS.md section 4: tokens and secrets never appear in logs (nor in problem details). */
+/** docs/api.md#logs: tokens and secrets never appear in logs (nor in problem details); each line says which request. */
 describe('secrets stay out of logs', () => {
   it('an internal error on a connect path logs the request id and a redacted path', async () => {
     const lines: string[] = [];
@@ -31,6 +31,34 @@ describe('secrets stay out of logs', () => {
       const unknownRoute = await tidings.fetch(new Request(`http://tidings.test/v1/connect/${token}/more`));
       expect(unknownRoute.status).toBe(404);
       expect(await unknownRoute.text()).not.toContain(token);
+    } finally {
+      await tidings.close();
+      await sqlite.close();
+    }
+  });
+
+  it('a failure after a stream ended names the request that opened it, and no token', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const record = (message: string, fields?: LogFields) => lines.push({ message, ...fields });
+    const logger: Logger = { info: record, warn: record, error: record };
+    const sqlite = createSqliteStore({ path: ':memory:' });
+    const store: Store = Object.assign(Object.create(sqlite) as Store, {
+      touchBrowsers: async () => {
+        throw new Error('disk full');
+      },
+    });
+    const tidings = createTidings({ store, logger, sweepIntervalMs: 0 });
+    try {
+      const account = await tidings.admin.createAccount({ email: 'l@example.com', verified: true });
+      const project = await tidings.admin.createProject({ accountId: account.id, name: 'L' });
+      const { token } = await tidings.createConnectToken({ projectId: project.id, recipient: 'r1' });
+      const stream = await tidings.fetch(new Request(`http://tidings.test/v1/connect/${token}`));
+      expect(stream.status).toBe(200);
+      const requestId = stream.headers.get('request-id');
+      await stream.body?.cancel();
+      await vi.waitFor(() => expect(lines).toHaveLength(1));
+      expect(lines[0]).toMatchObject({ message: 'recording a closed stream failed', request_id: requestId });
+      expect(JSON.stringify(lines)).not.toContain(token);
     } finally {
       await tidings.close();
       await sqlite.close();

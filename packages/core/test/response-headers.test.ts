@@ -9,7 +9,7 @@ afterEach(async () => {
   await h.close();
 });
 
-/** DECISIONS.md section 8: every response carries Request-Id; every route answers CORS; token URLs send no Referer. */
+/** docs/api.md#errors and #cors: every response carries Request-Id; every route answers CORS; token URLs send no Referer. */
 describe('headers on every kind of answer', () => {
   it('201, 200, 202, 204, 405, preflight and an event stream all carry Request-Id and CORS; browser routes no-referrer', async () => {
     const browser = await h.connectBrowser('hdr');

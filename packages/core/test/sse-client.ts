@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { conformanceChecker } from './openapi-conformance.js';
 
 /** Reads an event stream through a spec-compliant parser, so tests see what a browser would. */
 export function readEvents(response: Response) {
@@ -6,12 +7,16 @@ export function readEvents(response: Response) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   const events: EventSourceMessage[] = [];
+  const eventIssues: string[] = [];
   const comments: string[] = [];
   let retry: number | null = null;
   let ended = false;
   const waiters = new Set<() => void>();
   const parser = createParser({
     onEvent: (event) => {
+      // Every event a test sees is checked against the document's schema of its data.
+      const issues = conformanceChecker().checkEvent(event.event ?? 'message', event.data);
+      if (issues.length > 0) eventIssues.push(...issues);
       events.push(event);
       for (const wake of waiters) wake();
     },
@@ -40,7 +45,10 @@ export function readEvents(response: Response) {
   /** Waits until `predicate` holds, or fails after `timeoutMs`. */
   async function until(predicate: () => boolean, timeoutMs = 2000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (!predicate()) {
+    for (;;) {
+      if (eventIssues.length > 0)
+        throw new Error(`an event does not conform to the document: ${eventIssues.join('; ')}`);
+      if (predicate()) return;
       if (ended) throw new Error(`stream ended first; events: ${events.map((e) => e.event).join(',')}`);
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error('timed out waiting on the stream');

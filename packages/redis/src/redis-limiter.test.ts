@@ -203,3 +203,48 @@ async function sharedClientOf(url: string) {
   await admin.connect();
   return admin;
 }
+
+describe('createRedisLimiter on a Redis Cluster node', () => {
+  let node: PrivateRedis;
+  let cluster: Awaited<ReturnType<typeof sharedClientOf>>;
+  beforeAll(async () => {
+    // A one-node cluster that owns every slot: scripts are still refused keys of several slots.
+    node = await startPrivateRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf']);
+    cluster = await sharedClientOf(node.url);
+    await cluster.sendCommand(['CLUSTER', 'ADDSLOTSRANGE', '0', '16383']);
+    const deadline = Date.now() + 5_000;
+    while (!String(await cluster.sendCommand(['CLUSTER', 'INFO'])).includes('cluster_state:ok')) {
+      if (Date.now() > deadline) throw new Error('the cluster did not come up');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  afterAll(async () => {
+    await cluster.close();
+    await node.close();
+  });
+
+  it('keeps a key, its project and its account on one slot, so one script decides for all three', async () => {
+    const limiter = createRedisLimiter({ client: cluster, logger: silentLogger });
+    const group = 'account:acct_1';
+    const scopes = [
+      scope('key:key_1', 2, MINUTE, group),
+      scope('project:proj_1', 5, MINUTE, group),
+      scope('account:acct_1', 9, MINUTE, group),
+    ];
+    expect((await limiter.consume(scopes, 0)).allowed).toBe(true);
+    expect((await limiter.consume(scopes, 0)).allowed).toBe(true);
+    expect(await limiter.consume(scopes, 0)).toMatchObject({
+      allowed: false,
+      scopes: [{ remaining: 0 }, { remaining: 3 }, { remaining: 7 }],
+    });
+    const slots = new Set<unknown>();
+    for (const name of ['key:key_1', 'project:proj_1', 'account:acct_1']) {
+      slots.add(await cluster.sendCommand(['CLUSTER', 'KEYSLOT', `tidings:limit:{${group}}:${name}`]));
+    }
+    expect(slots.size).toBe(1);
+    // Without a shared group the same scopes lie on several slots, and Redis refuses the script.
+    const ungrouped = scopes.map(({ group: _, ...rest }) => rest);
+    await expect(limiter.consume(ungrouped, 0)).rejects.toThrow(/CROSSSLOT|slot/i);
+    await limiter.close();
+  });
+});

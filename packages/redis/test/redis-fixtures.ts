@@ -56,7 +56,7 @@ export interface PrivateRedis {
 }
 
 /** Starts a private redis-server without persistence; `stop` and `start` keep its port. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(extraArgs: string[] = []): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'tidings-redis-'));
   let child: ChildProcess | null = null;
@@ -77,6 +77,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         dir,
         '--enable-debug-command',
         'yes',
+        ...extraArgs,
       ],
       { stdio: 'ignore' },
     );

@@ -1,4 +1,4 @@
-import type { DisconnectBrowserResult, DisconnectReason, Store } from '@tidings/core';
+import type { DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
 import {
@@ -98,10 +98,13 @@ export function browserOperations(db: Database.Database, cache: NotificationCach
   const touchAll = db.transaction((browserIds: string[], now: number) => {
     for (const id of browserIds) touch.run(now, id);
   });
-  const reap = db.transaction((seenBefore: number, now: number) => {
-    const ids = staleBrowsers.all(seenBefore);
-    for (const id of ids) disconnect(id, 'browser_stale', now);
-    return ids;
+  const reap = db.transaction((seenBefore: number, now: number): ReapedBrowser[] => {
+    const reaped: ReapedBrowser[] = [];
+    for (const browserId of staleBrowsers.all(seenBefore)) {
+      const result = disconnect(browserId, 'browser_stale', now);
+      if (result.kind === 'disconnected') reaped.push({ browserId, failedAttemptIds: result.failedAttemptIds });
+    }
+    return reaped;
   });
 
   return {

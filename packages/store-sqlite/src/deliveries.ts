@@ -1,4 +1,4 @@
-import type { Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
+import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
 import type { NotificationCache } from './notification-cache.js';
@@ -105,14 +105,17 @@ export function deliveryOperations(
   };
 
   // IMMEDIATE, like every write: it takes the write lock (waiting busyTimeoutMs) before reading.
-  const applyAll = db.transaction((browserId: string, receipts: Receipt[]) => {
+  const applyAll = db.transaction((browserId: string, receipts: Receipt[]): AppliedReceipts => {
     let named = 0;
+    const deliveredAttemptIds: string[] = [];
     for (const receipt of receipts) {
       if (!isOwnAttempt.get(receipt.attemptId, browserId)) continue;
       named++;
-      cache.forget(apply[receipt.type].all({ at: receipt.at, id: receipt.attemptId }));
+      const changed = apply[receipt.type].all({ at: receipt.at, id: receipt.attemptId });
+      if (changed.length > 0 && receipt.type === 'delivered') deliveredAttemptIds.push(receipt.attemptId);
+      cache.forget(changed);
     }
-    return named;
+    return { named, deliveredAttemptIds };
   });
 
   return {
@@ -130,7 +133,7 @@ export function deliveryOperations(
       }
     },
     async applyReceipts({ browserId, receipts }) {
-      return receipts.length > 0 ? applyAll.immediate(browserId, receipts) : 0;
+      return receipts.length > 0 ? applyAll.immediate(browserId, receipts) : { named: 0, deliveredAttemptIds: [] };
     },
   };
 }

@@ -148,7 +148,7 @@ export const migrations: readonly string[] = [
   // 3: a counter that every change able to alter a key lookup's answer raises, by trigger, in the
   // same transaction as the change, whichever connection or tool makes it. A process may keep
   // the keys it has looked up while the counter stands still; one read of it per request is
-  // cheaper than the lookup, and the lookup stays exact (DECISIONS: no cache may keep a revoked
+  // cheaper than the lookup, and the lookup stays exact (docs/api.md: no cache may keep a revoked
   // key alive). Also drops an index no query needs.
   `
   CREATE TABLE key_lookup_generation (
@@ -171,7 +171,8 @@ export const migrations: readonly string[] = [
   // 4: attempts without foreign keys. Every attempt is inserted by a send in the transaction that
   // inserts its notification, for a browser it read as connected in that transaction, and no
   // notification or browser is ever deleted: the two parent lookups SQLite made for each attempt
-  // could not fail, and cost about 8% of the server time of a send. The table is copied in rowid
+  // could not fail, and cost a measurable share of a send's server time
+  // (bench/README.md#figures-behind-the-design). The table is copied in rowid
   // order, which is the order a notification's attempts are read back in.
   `
   CREATE TABLE attempts_next (
@@ -226,6 +227,46 @@ export const migrations: readonly string[] = [
   DROP TABLE idempotency_keys;
   ALTER TABLE idempotency_keys_next RENAME TO idempotency_keys;
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  `,
+  // 6: the dashboard. Passwords and the operator flag on accounts, found by email; sessions and
+  // one-time codes stored only as hashes; the audit log of each project. The log of sends reads
+  // notifications by their primary key backwards (ids sort by time) and needs no new index, which
+  // would cost every send.
+  `
+  ALTER TABLE accounts ADD COLUMN password_hash TEXT;
+  ALTER TABLE accounts ADD COLUMN operator INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1));
+  CREATE INDEX accounts_by_email ON accounts (email);
+
+  CREATE TABLE sessions (
+    hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    created_at INTEGER NOT NULL,
+    idle_expires_at INTEGER NOT NULL,
+    absolute_expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX sessions_by_account ON sessions (account_id);
+
+  CREATE TABLE email_codes (
+    email TEXT NOT NULL,
+    purpose TEXT NOT NULL CHECK (purpose IN ('verify', 'reset', 'invite', 'sign-in')),
+    code_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    failed_attempts INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (email, purpose)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE audit_events (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    action TEXT NOT NULL,
+    actor_account_id TEXT,
+    actor_email TEXT,
+    ip TEXT,
+    detail TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
   `,
 ];
 

@@ -5,6 +5,7 @@ import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
+import { dashboardOperations } from './dashboard.js';
 import { deliveryOperations } from './deliveries.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
@@ -48,6 +49,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...browserOperations(db, cache),
     ...deliveryOperations(db, groupCommit, cache),
     ...maintenanceOperations(db, cache),
+    ...dashboardOperations(db),
     close() {
       closing ??= (async () => {
         groupRead.flush();

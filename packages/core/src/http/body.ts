@@ -71,9 +71,19 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   // With a declared length the HTTP layer ends the body there, so reading it whole reads at most
   // maxBytes, and hosts answer arrayBuffer() without building a stream (@hono/node-server reads
   // the Node request directly). The size is still checked, not assumed.
-  const bytes = Number.isFinite(declared)
-    ? new Uint8Array(await request.arrayBuffer())
-    : await readCountingBytes(request, maxBytes);
+  let bytes: Uint8Array;
+  try {
+    bytes = Number.isFinite(declared)
+      ? new Uint8Array(await request.arrayBuffer())
+      : await readCountingBytes(request, maxBytes);
+  } catch (error) {
+    if (error instanceof TidingsError) throw error;
+    // The body stream broke: the client went away (or its connection did) mid-upload. That is
+    // no fault of the server, so it is answered, to nobody, as a bad request, not logged as one.
+    throw new TidingsError('VALIDATION_FAILED', 'The body ended before its end: the connection was closed', {
+      errors: [{ path: '', message: 'incomplete body' }],
+    });
+  }
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   try {
     return utf8.decode(bytes);

@@ -56,7 +56,7 @@ export function ipScopeKey(ip: string): string {
 }
 
 /**
- * The per-IP limit key of each request (DECISIONS.md section 5, step 1), remembering the last one
+ * The per-IP limit key of each request (docs/api.md#order-of-checks, step 1), remembering the last one
  * worked out: a server's requests come from few addresses at a time (a load balancer, the
  * customer's back end), and parsing an address is as dear as the rest of the step. The answer is
  * the same as {@link ipScopeKey} of {@link resolveClientIp}; `X-Forwarded-For` is read only when

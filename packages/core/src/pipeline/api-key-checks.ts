@@ -1,5 +1,5 @@
 /**
- * The order of checks for every request that carries an API key (DECISIONS.md section 5), as
+ * The order of checks for every request that carries an API key (docs/api.md#order-of-checks), as
  * one explicit sequence. Each step is a small function; `runApiKeyChecks` is the only place
  * that decides their order, and its test pins it step by step.
  */

@@ -1,5 +1,5 @@
 /**
- * The order of checks for the browser endpoints (DECISIONS.md section 5): resolve the credential
+ * The order of checks for the browser endpoints (docs/api.md#order-of-checks): resolve the credential
  * by its hash; a suspended project → 403 with nothing counted; then the endpoint's per-IP limit
  * (429); then an unresolved credential → 401.
  */

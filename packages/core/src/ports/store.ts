@@ -15,6 +15,7 @@ import type {
   Receipt,
   UsageDay,
 } from '../types.js';
+import type { DashboardStoreMethods } from './dashboard-store.js';
 
 /** Outcome of {@link Store.createProject}: the limits are checked in the same transaction. */
 export type CreateProjectResult =
@@ -82,6 +83,21 @@ export interface PendingDeliveries {
   disconnectedBrowserIds: string[];
 }
 
+/** Outcome of {@link Store.applyReceipts}. */
+export interface AppliedReceipts {
+  /** How many receipts named an attempt of this browser (repeats included). */
+  named: number;
+  /** The attempts that this call moved to `delivered`: none already final, none twice. */
+  deliveredAttemptIds: string[];
+}
+
+/** A browser that {@link Store.reapStaleBrowsers} disconnected as stale. */
+export interface ReapedBrowser {
+  browserId: string;
+  /** Its attempts that were not final and became `failed` (reason `browser_stale`). */
+  failedAttemptIds: string[];
+}
+
 /** Outcome of {@link Store.disconnectBrowser}. */
 export type DisconnectBrowserResult =
   | { kind: 'disconnected'; failedAttemptIds: string[] }
@@ -97,8 +113,11 @@ export type DisconnectBrowserResult =
  * or returned. A store may return the very same notification object again while that
  * notification has not changed (the core renders such a record once), and must return another
  * object once it has.
+ *
+ * The dashboard's methods (sign-in, sessions, codes, audit log, log of sends) are declared apart,
+ * in {@link DashboardStoreMethods}.
  */
-export interface Store {
+export interface Store extends DashboardStoreMethods {
   createAccount(input: { id: string; email: string; verified: boolean; now: number }): Promise<AccountRecord>;
   getAccount(id: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;
@@ -197,9 +216,10 @@ export interface Store {
    * Applies receipts of one browser. Receipts for attempts of other browsers are ignored. A
    * `delivered` receipt also sets `sentAt` when the record of sending has not landed yet
    * (sending is recorded in batches, and a fast browser can answer first).
-   * Returns how many receipts named an attempt of this browser.
+   * Returns how many receipts named an attempt of this browser, and which attempts became
+   * `delivered` by this call (what the metrics count as attempts ended).
    */
-  applyReceipts(input: { browserId: string; receipts: Receipt[]; now: number }): Promise<number>;
+  applyReceipts(input: { browserId: string; receipts: Receipt[]; now: number }): Promise<AppliedReceipts>;
   /** Disconnects a browser: its attempts that are not final become `failed` with the reason. */
   disconnectBrowser(input: {
     browserId: string;
@@ -208,8 +228,11 @@ export interface Store {
   }): Promise<DisconnectBrowserResult>;
   /** Records that these browsers were seen (an open stream or a poll) at `now`. */
   touchBrowsers(input: { browserIds: string[]; now: number }): Promise<void>;
-  /** Disconnects (reason `browser_stale`) connected browsers last seen before `seenBefore`. */
-  reapStaleBrowsers(input: { seenBefore: number; now: number }): Promise<string[]>;
+  /**
+   * Disconnects (reason `browser_stale`) connected browsers last seen before `seenBefore`, and
+   * returns each with the attempts that failed with it.
+   */
+  reapStaleBrowsers(input: { seenBefore: number; now: number }): Promise<ReapedBrowser[]>;
   /** Moves attempts that are not final and whose notification expired to `expired`. */
   expireAttempts(input: { now: number }): Promise<EndedAttempt[]>;
   /** Deletes idempotency records and connect tokens past their expiry. */

@@ -70,6 +70,7 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
   const stream = new BrowserStream({
     browserId: browser.id,
     projectId: browser.projectId,
+    requestId: ctx.requestId,
     maxBufferBytes: options.maxStreamBufferBytes,
     onWritten: (attemptIds) => streams.written(attemptIds),
     onEnd: (ended) => streams.remove(ended),

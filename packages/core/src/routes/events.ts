@@ -34,8 +34,10 @@ export async function postEvents(ctx: RouteContext, services: Services): Promise
     const at = event.at ? Math.min(Date.parse(event.at), ctx.now) : ctx.now;
     return { type: event.type, attemptId: event.attempt_id, at };
   });
-  const accepted = await options.store.applyReceipts({ browserId: lookup.browser.id, receipts, now: ctx.now });
-  return jsonReply(ctx, 202, JSON.stringify({ object: 'receipt_batch', accepted }));
+  const applied = await options.store.applyReceipts({ browserId: lookup.browser.id, receipts, now: ctx.now });
+  const delivered = applied.deliveredAttemptIds.length;
+  if (delivered > 0) options.metrics.attemptsEnded('delivered', null, delivered);
+  return jsonReply(ctx, 202, JSON.stringify({ object: 'receipt_batch', accepted: applied.named }));
 }
 
 /** Reads the secret of a disconnect: JSON `{ browser_secret }`, or the bare secret as text/plain (sendBeacon). */
@@ -67,6 +69,8 @@ export async function disconnectBrowser(ctx: RouteContext, services: Services): 
     now: ctx.now,
   });
   if (result.kind === 'disconnected') {
+    const failed = result.failedAttemptIds.length;
+    if (failed > 0) options.metrics.attemptsEnded('failed', 'browser_disconnected', failed);
     await services.hub.publish([{ type: 'close-browser', browserId: lookup.browser.id }]);
   }
   return reply(ctx, 204, null);

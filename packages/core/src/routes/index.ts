@@ -4,29 +4,52 @@ import { connectPoll, openStream } from './connect.js';
 import { createConnectTokenRoute } from './connect-tokens.js';
 import { disconnectBrowser, postEvents } from './events.js';
 import { readNotification, sendNotification } from './notifications.js';
+import { createOpenApiRoute } from './openapi.js';
 
 /** Every route of the API. */
 export function createRoutes(options: ResolvedOptions): Route[] {
   return [
-    { pattern: /^\/v1\/notifications$/, params: [], methods: { POST: sendNotification }, cors: 'api' },
-    { pattern: /^\/v1\/notifications\/([^/]+)$/, params: ['id'], methods: { GET: readNotification }, cors: 'api' },
     {
+      path: '/v1/notifications',
+      pattern: /^\/v1\/notifications$/,
+      params: [],
+      methods: { POST: sendNotification },
+      cors: 'api',
+    },
+    {
+      path: '/v1/notifications/{id}',
+      pattern: /^\/v1\/notifications\/([^/]+)$/,
+      params: ['id'],
+      methods: { GET: readNotification },
+      cors: 'api',
+    },
+    {
+      path: '/v1/connect-tokens',
       pattern: /^\/v1\/connect-tokens$/,
       params: [],
       methods: { POST: createConnectTokenRoute(options.maxConnectTokenTtlSeconds) },
       cors: 'api',
     },
     {
+      path: '/v1/connect/{token}',
       pattern: /^\/v1\/connect\/([^/]+)$/,
       params: ['token'],
       methods: { GET: openStream, POST: connectPoll },
       cors: 'browser',
     },
-    { pattern: /^\/v1\/events$/, params: [], methods: { POST: postEvents }, cors: 'browser' },
+    { path: '/v1/events', pattern: /^\/v1\/events$/, params: [], methods: { POST: postEvents }, cors: 'browser' },
     {
+      path: '/v1/browsers/{id}/disconnect',
       pattern: /^\/v1\/browsers\/([^/]+)\/disconnect$/,
       params: ['id'],
       methods: { POST: disconnectBrowser },
+      cors: 'browser',
+    },
+    {
+      path: '/v1/openapi.json',
+      pattern: /^\/v1\/openapi\.json$/,
+      params: [],
+      methods: { GET: createOpenApiRoute({ maxConnectTokenTtlSeconds: options.maxConnectTokenTtlSeconds }) },
       cors: 'browser',
     },
   ];

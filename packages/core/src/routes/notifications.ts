@@ -8,7 +8,7 @@ import { notificationJson, serializeNotification } from '../objects.js';
 import type { IdempotencyInput, StoredResponse } from '../ports/store.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
-import type { ApiKeyRecord, NotificationRecord, ProjectRecord } from '../types.js';
+import type { ApiKeyRecord, KeyMode, NotificationRecord, ProjectRecord } from '../types.js';
 import { authenticate } from './authenticate.js';
 
 /**
@@ -80,6 +80,7 @@ async function recordSend(
     case 'created':
       break;
   }
+  countSend(services, notification.mode, result.created.attempts.length);
   if (notification.mode === 'live') {
     try {
       await services.hub.publish(
@@ -106,6 +107,13 @@ function idempotencyMismatch(): TidingsError {
     'IDEMPOTENCY_MISMATCH',
     'This Idempotency-Key was used with another body or another mode; use a new key',
   );
+}
+
+/** A recorded send, for the metrics; a test-mode attempt is final (`accepted`) at once. */
+function countSend(services: Services, mode: KeyMode, attempts: number): void {
+  const { metrics } = services.options;
+  metrics.notificationSent(mode, attempts);
+  if (mode === 'test') metrics.attemptsEnded('accepted', null, attempts);
 }
 
 function buildNotification(

@@ -22,6 +22,7 @@ function delivery(seq: number): Delivery {
 function openStream(maxBufferBytes = 1 << 20) {
   const written: string[][] = [];
   const stream = new BrowserStream({
+    requestId: 'req_1',
     browserId: 'brw_1',
     projectId: 'proj_1',
     maxBufferBytes,
@@ -123,6 +124,7 @@ describe('BrowserStream', () => {
     const stream = new BrowserStream({
       browserId: 'brw_1',
       projectId: 'proj_1',
+      requestId: 'req_1',
       maxBufferBytes: 1 << 20,
       onWritten: (ids) => written.push(ids),
       onEnd: () => {},

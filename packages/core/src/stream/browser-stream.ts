@@ -1,19 +1,19 @@
+import type { z } from 'zod';
+import type { readyEventSchema } from '../object-schemas.js';
 import type { Delivery } from '../types.js';
 import { deliveryPayloadJson } from './delivery.js';
 import { SSE_HEARTBEAT, sseEvent, sseEventId, sseEventOfJson, sseRetry } from './sse.js';
 
-/** The `ready` event's data (DECISIONS.md section 4). */
-export interface ReadyPayload {
-  browser_id: string;
-  /** Present only when the browser was registered by this stream; a resume does not repeat it. */
-  browser_secret: string | null;
-  recipient: string;
-  heartbeat_ms: number;
-  resumed: boolean;
-}
+/**
+ * The `ready` event's data. `browser_secret` is present only when the stream registered the
+ * browser; a resume does not repeat it.
+ */
+export type ReadyPayload = z.infer<typeof readyEventSchema>;
 
 /** What a stream needs from its surroundings. */
 export interface BrowserStreamInit {
+  /** The id of the request that opened the stream, for the log lines about it. */
+  requestId: string;
   browserId: string;
   projectId: string;
   /** Bytes the stream may hold for a reader that does not keep up; past it the stream is cut. */
@@ -44,6 +44,8 @@ interface PendingEvent {
 export class BrowserStream {
   readonly browserId: string;
   readonly projectId: string;
+  /** The id of the request that opened the stream. */
+  readonly requestId: string;
   readonly body: ReadableStream<Uint8Array>;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #ended = false;
@@ -68,6 +70,7 @@ export class BrowserStream {
   constructor(init: BrowserStreamInit) {
     this.#init = init;
     this.browserId = init.browserId;
+    this.requestId = init.requestId;
     this.projectId = init.projectId;
     this.body = new ReadableStream<Uint8Array>(
       {

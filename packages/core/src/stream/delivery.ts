@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { deliveryPayloadSchema } from '../object-schemas.js';
 import { isoTime, stringJson } from '../objects.js';
 import type { AttemptRecord, Delivery, NotificationRecord } from '../types.js';
 
@@ -19,19 +21,8 @@ export function toDelivery(notification: NotificationRecord, attempt: AttemptRec
   };
 }
 
-/** The JSON payload of a `notification` event (DECISIONS.md section 4). */
-export interface DeliveryPayload {
-  attempt_id: string;
-  notification_id: string;
-  title: string;
-  body: string | null;
-  url: string | null;
-  icon: string | null;
-  tag: string | null;
-  data: Record<string, unknown> | null;
-  created_at: string;
-  expires_at: string;
-}
+/** The JSON payload of a `notification` event, and an item of a poll's answer. */
+export type DeliveryPayload = z.infer<typeof deliveryPayloadSchema>;
 
 /** The payload the browser receives for a delivery. */
 export function deliveryPayload(delivery: Delivery): DeliveryPayload {

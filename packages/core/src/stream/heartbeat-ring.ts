@@ -15,8 +15,8 @@ function unrefTimer(timer: ReturnType<typeof setInterval>): void {
  * Spreads heartbeats over the interval. Streams are dealt in turn into slots, and each tick
  * (`heartbeatMs / slots`) writes the heartbeats of one slot, so every stream still gets one at
  * least every `heartbeatMs` (the first one sooner), but the streams of a process never all
- * write at once: with 10 000 streams a single burst held the event loop for about 300 ms,
- * and every send waited behind it. The timer runs only while a stream is held.
+ * write at once: with thousands of streams a single burst held the event loop for a noticeable
+ * time (bench/README.md#figures-behind-the-design), and every send waited behind it. The timer runs only while a stream is held.
  */
 export class HeartbeatRing<T extends Beating> {
   readonly #slots: Set<T>[];

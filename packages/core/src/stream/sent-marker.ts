@@ -32,7 +32,12 @@ export class SentMarker {
       .then(() => this.deps.store.markAttemptsSent({ attemptIds, now: this.deps.clock.now() }))
       .catch((error: unknown) => {
         // The attempts stay `accepted`; they are written again on the browser's next resume.
-        this.deps.logger.error('recording sent attempts failed', { error: String(error), count: attemptIds.length });
+        // Attempts of many requests are recorded together: the log line names the task, not a request.
+        this.deps.logger.error('recording sent attempts failed', {
+          task: 'mark-sent',
+          error: String(error),
+          count: attemptIds.length,
+        });
       });
     return this.#flushing;
   }

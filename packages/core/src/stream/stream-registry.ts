@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
 import type { BrowserStream } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
@@ -13,6 +14,7 @@ export interface StreamRegistryDeps {
   hub: Hub;
   clock: Clock;
   logger: Logger;
+  metrics: Metrics;
   heartbeatMs: number;
   /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
   staleBrowserMs: number;
@@ -50,7 +52,7 @@ export class StreamRegistry {
     });
     this.#unsubscribe = deps.hub.subscribe(
       (message) => this.#route(message),
-      () => this.#catchUp.all(),
+      () => void this.#catchUp.all(),
     );
   }
 
@@ -73,6 +75,7 @@ export class StreamRegistry {
     set.add(stream);
     this.#size++;
     this.#heartbeats.add(stream);
+    this.deps.metrics.streamOpened();
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
@@ -80,11 +83,18 @@ export class StreamRegistry {
     const set = this.#byBrowser.get(stream.browserId);
     if (!set?.delete(stream)) return;
     this.#size--;
+    this.deps.metrics.streamClosed();
     if (set.size === 0) this.#byBrowser.delete(stream.browserId);
     this.#heartbeats.delete(stream);
     this.deps.store
       .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
-      .catch((error: unknown) => this.deps.logger.error('recording a closed stream failed', { error: String(error) }));
+      .catch((error: unknown) =>
+        this.deps.logger.error('recording a closed stream failed', {
+          request_id: stream.requestId,
+          browser_id: stream.browserId,
+          error: String(error),
+        }),
+      );
   }
 
   /** The projects that have open streams here. */
@@ -110,11 +120,6 @@ export class StreamRegistry {
     this.#lastTouchAt = now;
     if (this.#byBrowser.size === 0) return;
     await this.deps.store.touchBrowsers({ browserIds: [...this.#byBrowser.keys()], now });
-  }
-
-  /** Catches every open stream up from the store now; resolves once it is done. */
-  catchUp(): Promise<void> {
-    return this.#catchUp.all();
   }
 
   /** Writes pending `sent` records. */

@@ -182,7 +182,10 @@ export function browserConformance(getStore: GetStore): void {
       expect((await store.findBrowser(active.id))?.browser.lastSeenAt).toBe(T0 + 100_000);
       expect((await store.findBrowser(quiet.id))?.browser.lastSeenAt).toBe(T0);
 
-      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 50_000, now: T0 + 170_000 })).toEqual([quiet.id]);
+      const quietAttempt = created.attempts.find((attempt) => attempt.browserId === quiet.id)!;
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 50_000, now: T0 + 170_000 })).toEqual([
+        { browserId: quiet.id, failedAttemptIds: [quietAttempt.id] },
+      ]);
       expect((await store.findBrowser(quiet.id))?.browser).toMatchObject({
         connected: false,
         disconnectReason: 'browser_stale',
@@ -203,7 +206,10 @@ export function browserConformance(getStore: GetStore): void {
       });
       expect(await store.reapStaleBrowsers({ seenBefore: T0 + 50_000, now: T0 + 180_000 })).toEqual([]);
       expect(await store.reapStaleBrowsers({ seenBefore: T0 + 100_000, now: T0 + 180_000 })).toEqual([]);
-      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 100_001, now: T0 + 180_000 })).toEqual([active.id]);
+      const activeAttempt = created.attempts.find((attempt) => attempt.browserId === active.id)!;
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 100_001, now: T0 + 180_000 })).toEqual([
+        { browserId: active.id, failedAttemptIds: [activeAttempt.id] },
+      ]);
     });
   });
 }

@@ -158,7 +158,7 @@ export function deliveryConformance(getStore: GetStore): void {
         ],
         now: T0 + 6,
       });
-      expect(count).toBe(2);
+      expect(count).toEqual({ named: 2, deliveredAttemptIds: [accepted.id, sent.id] });
       expect(await reread(store, project.id, accepted)).toEqual({
         ...accepted,
         status: 'delivered',
@@ -193,7 +193,8 @@ export function deliveryConformance(getStore: GetStore): void {
         receipts: [...engagement(accepted.id, T0 + 10), ...engagement(delivered.id, T0 + 20)],
         now: T0 + 30,
       });
-      expect(count).toBe(6);
+      // Engagement receipts never end an attempt.
+      expect(count).toEqual({ named: 6, deliveredAttemptIds: [] });
       expect(await reread(store, project.id, accepted)).toEqual({
         ...accepted,
         displayedAt: T0 + 10,
@@ -210,11 +211,13 @@ export function deliveryConformance(getStore: GetStore): void {
         clickedAt: T0 + 21,
         dismissedAt: T0 + 22,
       });
-      await store.applyReceipts({
+      const again = await store.applyReceipts({
         browserId: browser.id,
         receipts: [...engagement(accepted.id, T0 + 40), { type: 'delivered', attemptId: delivered.id, at: T0 + 43 }],
         now: T0 + 43,
       });
+      // A repeated delivered receipt names its attempt but delivers nothing again.
+      expect(again).toEqual({ named: 4, deliveredAttemptIds: [] });
       expect(await reread(store, project.id, accepted)).toMatchObject({
         status: 'accepted',
         final: false,
@@ -275,7 +278,7 @@ export function deliveryConformance(getStore: GetStore): void {
         ],
         now: T0 + 1,
       });
-      expect(count).toBe(1);
+      expect(count).toEqual({ named: 1, deliveredAttemptIds: [] });
       expect(await reread(store, project.id, theirs)).toEqual(theirs);
       expect((await reread(store, project.id, mine)).displayedAt).toBe(T0 + 1);
     });
@@ -292,7 +295,7 @@ export function deliveryConformance(getStore: GetStore): void {
         receipts: [{ type: 'delivered', attemptId: attempt.id, at: T0 + 2 }],
         now: T0 + 2,
       });
-      expect(count).toBe(1);
+      expect(count).toEqual({ named: 1, deliveredAttemptIds: [] });
       expect(await reread(store, project.id, attempt)).toEqual(failed);
       expect(failed).toMatchObject({ status: 'failed', final: true, deliveredAt: null });
     });
@@ -306,11 +309,41 @@ export function deliveryConformance(getStore: GetStore): void {
         { type: 'delivered', attemptId: attempt.id, at: T0 + 1 },
         { type: 'displayed', attemptId: attempt.id, at: T0 + 2 },
       ] as const;
-      expect(await store.applyReceipts({ browserId: browser.id, receipts: [...receipts], now: T0 + 2 })).toBe(2);
+      expect(await store.applyReceipts({ browserId: browser.id, receipts: [...receipts], now: T0 + 2 })).toEqual({
+        named: 2,
+        deliveredAttemptIds: [attempt.id],
+      });
       const once = await reread(store, project.id, attempt);
-      expect(await store.applyReceipts({ browserId: browser.id, receipts: [...receipts], now: T0 + 9 })).toBe(2);
+      expect(await store.applyReceipts({ browserId: browser.id, receipts: [...receipts], now: T0 + 9 })).toEqual({
+        named: 2,
+        deliveredAttemptIds: [],
+      });
       expect(await reread(store, project.id, attempt)).toEqual(once);
       expect(once).toMatchObject({ status: 'delivered', deliveredAt: T0 + 1, displayedAt: T0 + 2 });
+    });
+
+    it('reports each ended attempt once when receipts, a disconnect and expiry race', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const attempts = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => attemptFor(store, project.id, browser, T0 + index)),
+      );
+      const ids = attempts.map((attempt) => attempt.id);
+      const receipts = ids.map((attemptId) => ({ type: 'delivered' as const, attemptId, at: T0 + 10 }));
+      const [first, second, disconnected, expired] = await Promise.all([
+        store.applyReceipts({ browserId: browser.id, receipts, now: T0 + 10 }),
+        store.applyReceipts({ browserId: browser.id, receipts: [...receipts].reverse(), now: T0 + 10 }),
+        store.disconnectBrowser({ browserId: browser.id, reason: 'browser_disconnected', now: T0 + 10 }),
+        store.expireAttempts({ now: T0 + 86_400_000 + 10 }),
+      ]);
+      const ended = [
+        ...first.deliveredAttemptIds,
+        ...second.deliveredAttemptIds,
+        ...(disconnected.kind === 'disconnected' ? disconnected.failedAttemptIds : []),
+        ...expired.map((attempt) => attempt.attemptId),
+      ];
+      expect([...ended].sort()).toEqual([...ids].sort());
     });
   });
 }

@@ -4,6 +4,7 @@ import { accountConformance } from './conformance-accounts.js';
 import { apiKeyConformance } from './conformance-api-keys.js';
 import { browserConformance } from './conformance-browsers.js';
 import { concurrencyConformance } from './conformance-concurrency.js';
+import { dashboardConformance } from './conformance-dashboard.js';
 import { deliveryConformance } from './conformance-deliveries.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
@@ -42,5 +43,6 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     deliveryConformance(getStore);
     maintenanceConformance(getStore);
     concurrencyConformance(getStore);
+    dashboardConformance(getStore);
   });
 }

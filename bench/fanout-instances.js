@@ -1,0 +1,234 @@
+// fan-out across instances: the streams of fanout.js spread over BENCH_INSTANCES `tidings serve
+// --redis` processes on one database and one Redis (a private redis-server this script starts),
+// the sends spread over the same instances, as behind a load balancer. A send recorded on one
+// instance reaches the streams of the others through Redis pub/sub. Prints p50/p99/max from the
+// send's 201 to the event at the client.
+//
+// Baseline: the same streams and sends on one `tidings serve` without Redis, in the same run.
+//
+// Run after `npm run build`: node bench/fanout-instances.js
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import {
+  benchDir,
+  cleanup,
+  cliBin,
+  envNumber,
+  forkHelper,
+  formatCount,
+  formatMs,
+  onCleanup,
+  percentile,
+  report,
+  row,
+  settings,
+  sleep,
+  startServer,
+  tempDir,
+  wallNow,
+} from './lib/common.js';
+import { prepareDatabase, sendBody } from './lib/setup.js';
+
+const streamClient = join(benchDir, 'lib/stream-client.js');
+const instances = Math.max(2, Math.round(envNumber('BENCH_INSTANCES', 3)));
+const browsersPerRecipient = Math.max(1, Math.floor(settings.browsersPerRecipient));
+const recipients = Math.max(1, Math.round(settings.streams / browsersPerRecipient));
+
+function post(agent, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        text += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode, body: text }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** Sends to recipient 0, 1, 2… at a steady rate, each send to the next server in turn. */
+async function sendSteadily({ urls, headers, recipientNames }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const sends = [];
+  const failures = [];
+  const total = Math.round(settings.fanoutRate * settings.fanoutSeconds);
+  const started = performance.now();
+  const pending = [];
+  for (let i = 0; i < total; i++) {
+    const wait = started + (i * 1000) / settings.fanoutRate - performance.now();
+    if (wait > 1) await sleep(wait);
+    const body = JSON.stringify(sendBody(recipientNames[i % recipientNames.length]));
+    const start = wallNow();
+    const url = `${urls[i % urls.length]}/v1/notifications`;
+    pending.push(
+      post(agent, url, { ...headers, 'content-length': Buffer.byteLength(body) }, body).then(
+        ({ status, body: text }) => {
+          if (status !== 201) failures.push(`${status} ${text.slice(0, 200)}`);
+          else sends.push({ id: JSON.parse(text).id, start, answered: wallNow() });
+        },
+        (error) => failures.push(error.code ?? String(error)),
+      ),
+    );
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return { sends, failures };
+}
+
+/** Opens each recipient's browsers round-robin over the servers, sends, and measures 201 → event. */
+async function measure(label, servers, setup) {
+  const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
+  const pathsOf = servers.map(() => []);
+  let next = 0;
+  for (const { token } of setup.tokens) {
+    for (let j = 0; j < browsersPerRecipient; j++) pathsOf[next++ % servers.length].push(`/v1/connect/${token}`);
+  }
+  const clients = servers.map(() => forkHelper(streamClient));
+  await sleep(500);
+  const opened = await Promise.all(
+    servers.map((server, i) => {
+      const { hostname, port } = new URL(server.url);
+      return clients[i].request(
+        { type: 'open', host: hostname, port: Number(port), paths: pathsOf[i], concurrency: 64, record: true },
+        'opened',
+      );
+    }),
+  );
+  const ok = opened.reduce((sum, o) => sum + o.ok, 0);
+  await sleep(1500);
+  const run = await sendSteadily({
+    urls: servers.map((server) => server.url),
+    headers,
+    recipientNames: setup.tokens.map((t) => t.recipient),
+  });
+  if (run.failures.length > 0) console.warn(`${label}: failed sends, e.g. ${run.failures.slice(0, 3).join(' / ')}`);
+  await sleep(1000);
+  const collected = await Promise.all(clients.map((client) => client.request({ type: 'collect' }, 'collected')));
+  for (const client of clients) await client.close();
+  const byId = new Map(run.sends.map((send) => [send.id, send]));
+  const fromAnswer = [];
+  for (const { arrivals } of collected) {
+    for (const [id, at] of arrivals) {
+      const send = byId.get(id);
+      if (send) fromAnswer.push(at - send.answered);
+    }
+  }
+  fromAnswer.sort((a, b) => a - b);
+  const result = {
+    p50: percentile(fromAnswer, 50),
+    p99: percentile(fromAnswer, 99),
+    max: fromAnswer.at(-1) ?? Number.NaN,
+    received: fromAnswer.length,
+    expected: run.sends.length * browsersPerRecipient,
+    failedSends: run.failures.length,
+    opened: ok,
+  };
+  console.log(
+    `${label}: ${formatCount(ok)} streams on ${servers.length} server(s); ${formatCount(result.received)} of ` +
+      `${formatCount(result.expected)} events; 201→event p50/p99/max ${formatMs(result.p50)}/${formatMs(result.p99)}/${formatMs(result.max)}`,
+  );
+  return result;
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of this benchmark's own, without persistence, killed at cleanup. */
+async function startRedis(dir) {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir], {
+    stdio: 'ignore',
+  });
+  onCleanup(() => child.kill('SIGKILL'));
+  const url = `redis://127.0.0.1:${port}`;
+  for (let tries = 0; tries < 200; tries++) {
+    if (spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG') return url;
+    await sleep(25);
+  }
+  throw new Error('redis-server did not start');
+}
+
+try {
+  console.log(
+    `fan-out across ${instances} instances: ${formatCount(recipients * browsersPerRecipient)} streams ` +
+      `(${formatCount(recipients)} recipients × ${browsersPerRecipient} browsers), ${settings.fanoutRate} sends/s for ${settings.fanoutSeconds} s`,
+  );
+  const base = tempDir('fanout-instances');
+  const single = join(base, 'single');
+  const shared = join(base, 'shared');
+  mkdirSync(single);
+  mkdirSync(shared);
+
+  // One database per side, so that neither sends to the other's browsers.
+  const singleSetup = await prepareDatabase(single, { recipients });
+  const one = await startServer('tidings-serve-single', cliBin, [
+    'serve',
+    '--db',
+    singleSetup.db,
+    '--port',
+    '0',
+    '--config',
+    singleSetup.config,
+  ]);
+  const baseline = await measure('one instance', [one], singleSetup);
+  await one.stop();
+
+  const redisUrl = await startRedis(shared);
+  const sharedSetup = await prepareDatabase(shared, { recipients });
+  const many = [];
+  for (let i = 0; i < instances; i++) {
+    many.push(
+      await startServer(`tidings-serve-redis-${i}`, cliBin, [
+        'serve',
+        '--db',
+        sharedSetup.db,
+        '--port',
+        '0',
+        '--config',
+        sharedSetup.config,
+        '--redis',
+        redisUrl,
+      ]),
+    );
+  }
+  const subject = await measure(`${instances} instances`, many, sharedSetup);
+  for (const server of many) await server.stop();
+
+  const completeness = (m) =>
+    `${formatCount(m.received)}/${formatCount(m.expected)} events` +
+    (m.failedSends ? `, ${m.failedSends} sends failed` : '');
+  report(
+    row({
+      benchmark: `fan-out over ${instances} instances + Redis, 201→event p99 (${formatCount(subject.opened)} streams)`,
+      figure: subject.p99,
+      figureText: formatMs(subject.p99),
+      baseline: baseline.p99,
+      baselineText: formatMs(baseline.p99),
+      baselineName: 'one instance, no Redis',
+      unit: 'ms',
+      target: { on: 'figure', op: '<', value: 50, text: '50 ms' },
+      note:
+        `p50/p99/max ${formatMs(subject.p50)}/${formatMs(subject.p99)}/${formatMs(subject.max)}` +
+        ` (one instance ${formatMs(baseline.p50)}/${formatMs(baseline.p99)}/${formatMs(baseline.max)}); ` +
+        `${completeness(subject)} (one instance ${completeness(baseline)})`,
+    }),
+  );
+} finally {
+  await cleanup();
+}

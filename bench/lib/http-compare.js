@@ -1,0 +1,85 @@
+// Load runs shared by the HTTP benchmarks: autocannon against a server, the server's CPU per
+// answer, and baseline and subject measured alternately.
+import autocannon from 'autocannon';
+import { cpuMs, formatCount, formatMs, settings } from './common.js';
+
+/**
+ * Runs autocannon once against `server`; req/s counts only answers with the expected status.
+ * Also measures the server process's CPU time (all threads, user + system) per good answer,
+ * which moves far less than req/s when the shared machine is busy.
+ */
+export async function load(server, path, { method, headers, body, expect }, duration = settings.duration) {
+  const cpuBefore = cpuMs(server.pid);
+  const result = await autocannon({
+    url: `${server.url}${path}`,
+    method,
+    headers,
+    body,
+    connections: settings.connections,
+    duration,
+  });
+  const cpuUsed = cpuMs(server.pid) - cpuBefore;
+  const seconds = (result.finish - result.start) / 1000;
+  const good = result.statusCodeStats[String(expect)]?.count ?? 0;
+  const unexpected = Object.entries(result.statusCodeStats)
+    .filter(([status]) => status !== String(expect))
+    .map(([status, { count }]) => `${count}×${status}`);
+  if (result.errors > 0) unexpected.push(`${result.errors} errors`);
+  if (result.timeouts > 0) unexpected.push(`${result.timeouts} timeouts`);
+  return {
+    rps: good / seconds,
+    cpuUs: good > 0 ? (cpuUsed * 1000) / good : Number.NaN,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: good,
+    unexpected,
+  };
+}
+
+/** The run with the median req/s (the lower middle one for an even count). */
+export function medianRun(runs) {
+  const sorted = [...runs].sort((a, b) => a.rps - b.rps);
+  const cpu = runs.map((run) => run.cpuUs).sort((a, b) => a - b);
+  return {
+    ...sorted[Math.floor((sorted.length - 1) / 2)],
+    medianCpuUs: cpu[Math.floor((cpu.length - 1) / 2)],
+    all: runs.map((run) => run.rps),
+    unexpected: runs.flatMap((run) => run.unexpected),
+  };
+}
+
+/**
+ * Warms every server up, then measures them in turn, baseline first, `rounds` times, so that a
+ * disturbance of the machine hits all alike; each one's median run counts.
+ */
+export async function compare(baselineTarget, subjectTargets) {
+  const targets = [baselineTarget, ...subjectTargets];
+  if (settings.warmup > 0) {
+    for (const t of targets) await load(t, t.path, t.request, settings.warmup);
+  }
+  const runs = targets.map(() => []);
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const [i, t] of targets.entries()) runs[i].push(await load(t, t.path, t.request));
+  }
+  const [baseline, ...subjects] = runs.map(medianRun);
+  return { baseline, subjects };
+}
+
+/** A median run as the table shows it. */
+export function describe(m) {
+  return `${formatCount(m.rps)} req/s`;
+}
+
+/** The notes of a row: every run, CPU per answer, latencies, and anything unexpected. */
+export function note(subject, baseline, extra = []) {
+  const each = (runs) => runs.map((rps) => formatCount(rps)).join(', ');
+  const parts = [
+    `runs ${each(subject.all)} vs ${each(baseline.all)} req/s`,
+    `server CPU per answer ${subject.medianCpuUs.toFixed(0)} µs vs ${baseline.medianCpuUs.toFixed(0)} µs (${(baseline.medianCpuUs / subject.medianCpuUs).toFixed(2)}×)`,
+    `p50/p99 ${formatMs(subject.p50)}/${formatMs(subject.p99)} vs ${formatMs(baseline.p50)}/${formatMs(baseline.p99)}`,
+    ...extra,
+  ];
+  if (subject.unexpected.length > 0) parts.push(`UNEXPECTED ${subject.unexpected.join(', ')}`);
+  if (baseline.unexpected.length > 0) parts.push(`baseline UNEXPECTED ${baseline.unexpected.join(', ')}`);
+  return parts.join('; ');
+}

@@ -1,0 +1,163 @@
+import type { TidingsEnvironment } from './options.js';
+
+/**
+ * A tab's part in the election of the tab that holds the connection for all the tabs of one
+ * browser: `follower` (queued on the lock, fed by the leader), `leader` (holds the lock and the
+ * connection), `closed` (out for good).
+ */
+export type TabRole = 'follower' | 'leader' | 'closed';
+
+/**
+ * What moves a tab: the lock was `granted`; the request `failed` (stolen from the leader by a tab
+ * that found it silent, or refused outright, as in a sandboxed frame); the leader fell `silent`
+ * (a frozen tab keeps its lock); the page called `close`.
+ */
+export type ElectionEvent = 'granted' | 'failed' | 'silent' | 'close';
+
+/** The part of the Web Locks API the election uses. */
+export interface ElectionLocks {
+  request(
+    name: string,
+    options: { steal?: boolean; signal?: AbortSignal },
+    callback: () => Promise<void>,
+  ): Promise<unknown>;
+}
+
+/** The part of a `BroadcastChannel` the election uses. */
+export interface ElectionChannel {
+  postMessage(message: unknown): void;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  close(): void;
+}
+
+/** A message of the leader to the other tabs: its state, and what it relays. */
+export type LeaderMessage = Record<string, unknown>;
+
+/** Options of {@link createTabElection}. */
+export interface TabElectionOptions {
+  /** The lock's name; tabs that share it share one connection. */
+  name: string;
+  locks: ElectionLocks;
+  channel: ElectionChannel;
+  environment: Pick<TidingsEnvironment, 'setTimeout' | 'clearTimeout' | 'now'>;
+  /** The leader's state, sent with every message of the leader (the heartbeat included). */
+  state: () => LeaderMessage;
+  /** Called on every change of role. */
+  onRole: (role: TabRole) => void;
+  /** A message of the leader, in a follower. */
+  onMessage: (message: LeaderMessage) => void;
+  /**
+   * Interval of the leader's heartbeat and of the followers' check of it, in milliseconds.
+   * @default 250
+   */
+  heartbeatMs?: number;
+  /**
+   * Silence of the leader after which a follower takes its lock (`steal`), in milliseconds. One
+   * heartbeat earlier the follower asks the leader to answer at once, so that a tab whose timers
+   * the browser throttles in the background is not taken for a frozen one.
+   * @default 1000
+   */
+  silenceMs?: number;
+}
+
+/** A tab's membership of the election. */
+export interface TabElection {
+  role(): TabRole;
+  /** Sends a message to the other tabs, with the leader's state; only the leader sends. */
+  post(message?: LeaderMessage): void;
+  /** Leaves the election for good: the lock goes to the next tab in the queue. */
+  close(): void;
+}
+
+/**
+ * Joins the election. The leader is the tab that holds the Web Lock `name`: the others queue on
+ * it, so that the next one is granted it the instant the leader's tab closes (which releases
+ * it). A frozen tab keeps its lock, so the leader also sends a heartbeat over the channel, and a
+ * follower that hears nothing for `silenceMs` takes the lock with `steal`; the frozen tab's
+ * request then rejects, and it follows from then on.
+ */
+export function createTabElection(options: TabElectionOptions): TabElection {
+  const { name, locks, channel, environment, heartbeatMs = 250, silenceMs = 1000 } = options;
+  let role: TabRole = 'follower';
+  let heardAt = environment.now();
+  /** The newest lock request; a queued one is withdrawn before stealing. */
+  let current: AbortController | null = null;
+  let release: (() => void) | null = null;
+  let timer: unknown = null;
+
+  const post = (message?: LeaderMessage) => {
+    if (role === 'leader') channel.postMessage({ ...options.state(), ...message, leader: true });
+  };
+  const request = (steal: boolean) => {
+    const controller = new AbortController();
+    current = controller;
+    locks
+      .request(name, steal ? { steal } : { signal: controller.signal }, () => {
+        transition('granted');
+        return new Promise<void>((resolve) => {
+          release = resolve;
+          if (role === 'closed') resolve(); // granted after close: hand the lock on at once
+        });
+      })
+      // Rejected: stolen from this tab, or withdrawn by it (then it is no longer `current`).
+      .catch(() => current === controller && transition('failed'));
+  };
+
+  /** Every change of role, in one place. */
+  const transition = (event: ElectionEvent) => {
+    if (role === 'closed') return;
+    const before = role;
+    switch (event) {
+      case 'granted':
+        role = 'leader';
+        post();
+        break;
+      case 'failed':
+        // A queued request fails only when the lock cannot be had at all: lead without it, as a
+        // tab without Web Locks does. A leader's fails when another tab took the lock: follow.
+        if (role === 'follower') {
+          role = 'leader';
+          break;
+        }
+        role = 'follower';
+        release = null;
+        heardAt = environment.now();
+        request(false);
+        break;
+      case 'silent':
+        heardAt = environment.now();
+        current?.abort();
+        request(true);
+        break;
+      case 'close':
+        role = 'closed';
+        current?.abort();
+        release?.();
+        environment.clearTimeout(timer);
+        channel.close();
+    }
+    if (role !== before) options.onRole(role);
+  };
+
+  const tick = () => {
+    const silence = environment.now() - heardAt;
+    if (role === 'leader') post();
+    else if (silence > silenceMs) transition('silent');
+    else if (silence > silenceMs - heartbeatMs) channel.postMessage({ probe: true });
+    timer = environment.setTimeout(tick, heartbeatMs);
+  };
+
+  channel.onmessage = ({ data }) => {
+    const message = data as LeaderMessage | null;
+    if (message?.probe) post();
+    else if (message?.leader && role === 'follower') {
+      heardAt = environment.now();
+      options.onMessage(message);
+    }
+  };
+  request(false);
+  channel.postMessage({ probe: true }); // a leader answers at once: no wait for its heartbeat
+  timer = environment.setTimeout(tick, heartbeatMs);
+
+  return { role: () => role, post, close: () => transition('close') };
+}

@@ -1,0 +1,104 @@
+// The API's objects, field for field as docs/api.md describes them (snake_case, as on the wire).
+// A test compares them with the server's own types and with real answers.
+
+import type { ServerErrorCode } from './errors.js';
+
+/** The status of one delivery attempt; see "Attempt states" in the API reference. */
+export type AttemptStatus = 'accepted' | 'sent' | 'delivered' | 'expired' | 'failed';
+
+/** Why an attempt ended without a delivery receipt. */
+export type AttemptReason = 'browser_disconnected' | 'browser_stale' | 'ttl_expired';
+
+/** One delivery attempt: one per connected browser of the recipient. Absent times are null. */
+export interface AttemptObject {
+  object: 'attempt';
+  id: string;
+  browser_id: string;
+  status: AttemptStatus;
+  /** True once the status can no longer change (`delivered`, `expired`, `failed`, or any test-mode attempt). */
+  final: boolean;
+  accepted_at: string;
+  sent_at: string | null;
+  delivered_at: string | null;
+  failed_at: string | null;
+  expired_at: string | null;
+  reason: AttemptReason | null;
+  displayed_at: string | null;
+  clicked_at: string | null;
+  dismissed_at: string | null;
+}
+
+/** A notification and the status of its attempts, as `send` and `retrieve` return it. */
+export interface NotificationObject {
+  object: 'notification';
+  /** `ntf_…` */
+  id: string;
+  mode: 'live' | 'test';
+  recipient: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: Record<string, unknown> | null;
+  /** Seconds. */
+  ttl: number;
+  created_at: string;
+  expires_at: string;
+  /** `completed` once every attempt is final. */
+  status: 'pending' | 'completed';
+  attempts: AttemptObject[];
+}
+
+/** A connect token for one recipient, to hand to a page; reusable until it expires. */
+export interface ConnectTokenObject {
+  object: 'connect_token';
+  /** `ct_…`: give it to the page (e.g. to `@tidings/browser`), never log it. */
+  token: string;
+  recipient: string;
+  expires_at: string;
+  connect_url: string;
+}
+
+/** One invalid field of a VALIDATION_FAILED problem. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** An RFC 9457 problem, as the server answers every error. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ServerErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+/** The body of a send; see `POST /v1/notifications` in the API reference for each rule. */
+export interface SendNotificationParams {
+  /** Your own id for the user: 1–128 characters of `A-Z a-z 0-9 _ - . : @`. */
+  recipient: string;
+  /** 1–200 characters. */
+  title: string;
+  /** Up to 2000 characters. */
+  body?: string | null;
+  /** An absolute http(s) URL, or a path starting with `/`. */
+  url?: string | null;
+  icon?: string | null;
+  /** Up to 64 characters. */
+  tag?: string | null;
+  /** Any JSON object, at most 4 KiB serialized. */
+  data?: Record<string, unknown> | null;
+  /** Seconds, 1–604800. @default 86400 */
+  ttl?: number | null;
+}
+
+/** The body of `connectTokens.create`. */
+export interface CreateConnectTokenParams {
+  recipient: string;
+  /** Lifetime of the token, 1–86400 seconds. @default 3600 (the server's setting) */
+  ttlSeconds?: number;
+}

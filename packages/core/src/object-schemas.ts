@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { type ErrorCode, errorCodes } from './errors.js';
+import { type IdPrefix, idPattern } from './ids.js';
+import { recipientSchema } from './schemas.js';
+import { BROWSER_SECRET_PATTERN, CONNECT_TOKEN_PATTERN } from './secrets.js';
+
+/**
+ * The objects the HTTP API answers with, as zod schemas: the public types are inferred from
+ * them and the OpenAPI document is generated from them, so the two cannot drift apart. They
+ * are never run on the hot path: answers are serialized by hand (objects.ts) and the
+ * conformance tests check those bytes against the document.
+ */
+
+function idSchema(prefix: IdPrefix, what: string) {
+  return z.string().regex(idPattern(prefix)).describe(`The ${what}'s id (\`${prefix}_…\`).`);
+}
+
+const time = z.iso.datetime();
+const nullableTime = (what: string) => time.nullable().describe(`When ${what}; null until then.`);
+
+/** The status of a delivery attempt. */
+export const attemptStatusSchema = z
+  .enum(['accepted', 'sent', 'delivered', 'expired', 'failed'])
+  .describe(
+    '`accepted`: recorded and queued (final at once in test mode). `sent`: written to an open stream or a poll. ' +
+      '`delivered`: the browser posted a delivered receipt. `expired`: the ttl passed first. ' +
+      '`failed`: the browser disconnected or was reaped as stale first.',
+  );
+
+/** The public attempt object: one per connected browser of the recipient, per notification. */
+export const attemptObjectSchema = z.object({
+  object: z.literal('attempt'),
+  id: idSchema('att', 'attempt'),
+  browser_id: idSchema('brw', 'browser'),
+  status: attemptStatusSchema,
+  final: z.boolean().describe('True once the status can no longer change.'),
+  accepted_at: time.describe('When the attempt was recorded.'),
+  sent_at: nullableTime('it was written to the browser'),
+  delivered_at: nullableTime('the browser confirmed delivery'),
+  failed_at: nullableTime('it failed'),
+  expired_at: nullableTime('it expired'),
+  reason: z
+    .enum(['browser_disconnected', 'browser_stale', 'ttl_expired'])
+    .nullable()
+    .describe('Why an attempt ended without a delivery receipt; null otherwise.'),
+  displayed_at: nullableTime('the browser showed it (receipt)'),
+  clicked_at: nullableTime('the user clicked it (receipt)'),
+  dismissed_at: nullableTime('the user dismissed it (receipt)'),
+});
+
+/** The public notification object, with the status of each of its attempts. */
+export const notificationObjectSchema = z.object({
+  object: z.literal('notification'),
+  id: idSchema('ntf', 'notification'),
+  mode: z.enum(['live', 'test']).describe('The mode of the key that sent it.'),
+  recipient: recipientSchema.describe('Your own id of the recipient.'),
+  title: z.string(),
+  body: z.string().nullable(),
+  url: z.string().nullable(),
+  icon: z.string().nullable(),
+  tag: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+  ttl: z.int().min(1).describe('Seconds the notification may wait for delivery.'),
+  created_at: time,
+  expires_at: time,
+  status: z.enum(['pending', 'completed']).describe('`completed` once every attempt is final.'),
+  attempts: z.array(attemptObjectSchema),
+});
+
+/** The public connect token object; the token itself appears only in this answer. */
+export const connectTokenObjectSchema = z.object({
+  object: z.literal('connect_token'),
+  token: z.string().regex(CONNECT_TOKEN_PATTERN).describe('Shown once; reusable until it expires.'),
+  recipient: recipientSchema,
+  expires_at: time,
+  connect_url: z.string().describe('Where the browser connects: `GET` for a stream, `POST` to poll.'),
+});
+
+/** The answer that registers a browser without a stream (`POST /v1/connect/{token}`, 201). */
+export const browserObjectSchema = z.object({
+  object: z.literal('browser'),
+  browser_id: idSchema('brw', 'browser'),
+  browser_secret: z.string().regex(BROWSER_SECRET_PATTERN).describe('Shown once: keep it to poll, ack and disconnect.'),
+  recipient: recipientSchema,
+  stream_url: z.string().describe('Resumes this browser as an event stream.'),
+});
+
+/** What a browser receives for one attempt: the data of a `notification` event, or an item of a poll. */
+export const deliveryPayloadSchema = z.object({
+  attempt_id: idSchema('att', 'attempt'),
+  notification_id: idSchema('ntf', 'notification'),
+  title: z.string(),
+  body: z.string().nullable(),
+  url: z.string().nullable(),
+  icon: z.string().nullable(),
+  tag: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+  created_at: time,
+  expires_at: time,
+});
+
+/** The answer to a poll (`POST /v1/connect/{token}` with the browser's credentials, 200). */
+export const deliveryListSchema = z.object({
+  object: z.literal('list'),
+  browser_id: idSchema('brw', 'browser'),
+  notifications: z.array(deliveryPayloadSchema).describe('Every attempt of the browser that is not final; now `sent`.'),
+});
+
+/** The data of the `ready` event that opens every event stream. */
+export const readyEventSchema = z.object({
+  browser_id: idSchema('brw', 'browser'),
+  browser_secret: z
+    .string()
+    .regex(BROWSER_SECRET_PATTERN)
+    .nullable()
+    .describe('Present when this stream registered the browser; null on a resume.'),
+  recipient: recipientSchema,
+  heartbeat_ms: z.int().min(1).describe('How often a `: ping` comment arrives.'),
+  resumed: z.boolean().describe('True when the stream resumed the browser of the resume position.'),
+});
+
+/** The answer to `POST /v1/events`. */
+export const receiptBatchSchema = z.object({
+  object: z.literal('receipt_batch'),
+  accepted: z.int().min(0).describe('How many receipts named an attempt of this browser.'),
+});
+
+const codes = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
+
+/** One invalid field of a request. */
+export const fieldErrorSchema = z.object({
+  path: z.string().describe('The field, e.g. `title` or `events.0.type`; `header.Idempotency-Key` for a header.'),
+  message: z.string(),
+});
+
+/** RFC 9457 problem details, as every error is answered. */
+export const problemSchema = z.object({
+  type: z.string().describe('`urn:tidings:problem:<code in kebab case>`.'),
+  title: z.string(),
+  status: z.int().min(400).max(599),
+  detail: z.string(),
+  code: z.enum(codes).describe('The stable, machine-readable error code.'),
+  request_id: idSchema('req', 'request'),
+  errors: z.array(fieldErrorSchema).optional().describe('With VALIDATION_FAILED: each invalid field.'),
+});

@@ -1,0 +1,2 @@
+export { buildOpenApiDocument, type OpenApiDocumentOptions } from './document.js';
+export type * from './types.js';

@@ -1,0 +1,274 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../ids.js';
+import type { AuditEventRecord } from '../ports/dashboard-store.js';
+import { hashSecret } from '../secrets.js';
+import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
+
+const HOUR_MS = 3_600_000;
+
+async function seedAccount(getStore: GetStore, email = 'a@example.com') {
+  const result = await getStore().createAccountWithPassword({
+    id: newId('acct', T0),
+    email,
+    passwordHash: 'scrypt$hash',
+    verified: false,
+    operator: false,
+    now: T0,
+  });
+  if (result.kind !== 'created') throw new Error('seedAccount: email taken');
+  return result.account;
+}
+
+/** The dashboard's methods: accounts by email, sessions, one-time codes, audit log, log of sends. */
+export function dashboardConformance(getStore: GetStore): void {
+  describe('dashboard accounts', () => {
+    it('creates an account with a password, finds it by email and id, refuses a second one', async () => {
+      const store = getStore();
+      const created = await seedAccount(getStore);
+      expect(created).toEqual({
+        account: { id: created.account.id, email: 'a@example.com', verified: false, createdAt: T0 },
+        passwordHash: 'scrypt$hash',
+        operator: false,
+      });
+      expect(await store.findAccountByEmail('a@example.com')).toEqual(created);
+      expect(await store.getDashboardAccount(created.account.id)).toEqual(created);
+      expect(await store.getAccount(created.account.id)).toEqual(created.account);
+      expect(await store.findAccountByEmail('b@example.com')).toBeNull();
+      const again = await store.createAccountWithPassword({
+        id: newId('acct', T0),
+        email: 'a@example.com',
+        passwordHash: 'other',
+        verified: true,
+        operator: true,
+        now: T0,
+      });
+      expect(again).toEqual({ kind: 'email-taken' });
+    });
+
+    it('lets exactly one of concurrent sign-ups with one email through', async () => {
+      const store = getStore();
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store.createAccountWithPassword({
+            id: newId('acct', T0 + i),
+            email: 'race@example.com',
+            passwordHash: `h${i}`,
+            verified: false,
+            operator: false,
+            now: T0,
+          }),
+        ),
+      );
+      expect(results.filter((result) => result.kind === 'created')).toHaveLength(1);
+      expect((await store.listAccounts()).filter((account) => account.email === 'race@example.com')).toHaveLength(1);
+    });
+
+    it('finds accounts created without a password, and sets passwords and the operator flag', async () => {
+      const store = getStore();
+      const plain = await store.createAccount({
+        id: newId('acct', T0),
+        email: 'cli@example.com',
+        verified: true,
+        now: T0,
+      });
+      expect(await store.findAccountByEmail('cli@example.com')).toEqual({
+        account: plain,
+        passwordHash: null,
+        operator: false,
+      });
+      expect(await store.setAccountPassword({ id: plain.id, passwordHash: 'new' })).toBe(true);
+      expect(await store.setAccountPassword({ id: 'acct_unknown', passwordHash: 'new' })).toBe(false);
+      expect(await store.setAccountOperator({ id: plain.id, operator: true })).toEqual({
+        account: plain,
+        passwordHash: 'new',
+        operator: true,
+      });
+      expect(await store.setAccountOperator({ id: 'acct_unknown', operator: true })).toBeNull();
+    });
+  });
+
+  describe('sessions', () => {
+    it('resumes a session, moving its idle expiry, never past the absolute one', async () => {
+      const store = getStore();
+      const { account } = await seedAccount(getStore);
+      const hash = hashSecret('session-1');
+      await store.createSession({
+        hash,
+        accountId: account.id,
+        now: T0,
+        idleExpiresAt: T0 + HOUR_MS,
+        absoluteExpiresAt: T0 + 2 * HOUR_MS,
+      });
+      const resumed = await store.resumeSession({ hash, now: T0 + HOUR_MS - 1, idleExpiresAt: T0 + 2 * HOUR_MS + 5 });
+      expect(resumed?.account.account.id).toBe(account.id);
+      expect(resumed?.session).toEqual({
+        accountId: account.id,
+        createdAt: T0,
+        idleExpiresAt: T0 + 2 * HOUR_MS,
+        absoluteExpiresAt: T0 + 2 * HOUR_MS,
+      });
+      expect(await store.resumeSession({ hash, now: T0 + 2 * HOUR_MS, idleExpiresAt: T0 + 3 * HOUR_MS })).toBeNull();
+      expect(await store.resumeSession({ hash: hashSecret('unknown'), now: T0, idleExpiresAt: T0 + 1 })).toBeNull();
+    });
+
+    it('ends a session after its idle time, and on delete, and all of an account at once', async () => {
+      const store = getStore();
+      const { account } = await seedAccount(getStore);
+      const session = (id: string) =>
+        store.createSession({
+          hash: hashSecret(id),
+          accountId: account.id,
+          now: T0,
+          idleExpiresAt: T0 + HOUR_MS,
+          absoluteExpiresAt: T0 + DAY_MS,
+        });
+      await session('s1');
+      await session('s2');
+      await session('s3');
+      await session('s4');
+      const resume = (id: string, now = T0 + 1) =>
+        store.resumeSession({ hash: hashSecret(id), now, idleExpiresAt: now + HOUR_MS });
+      expect(await resume('s1', T0 + HOUR_MS)).toBeNull();
+      await store.deleteSession(hashSecret('s2'));
+      expect(await resume('s2')).toBeNull();
+      expect(await resume('s3')).not.toBeNull();
+      await store.deleteAccountSessions(account.id);
+      expect(await resume('s3')).toBeNull();
+      expect(await resume('s4')).toBeNull();
+    });
+  });
+
+  describe('one-time codes', () => {
+    const put = (getStoreFn: GetStore, code: string, now = T0) =>
+      getStoreFn().putEmailCode({
+        email: 'a@example.com',
+        purpose: 'verify',
+        codeHash: hashSecret(code),
+        now,
+        expiresAt: now + 15 * 60_000,
+      });
+    const check = (getStoreFn: GetStore, code: string, now = T0 + 1, purpose: 'verify' | 'reset' = 'verify') =>
+      getStoreFn().consumeEmailCode({
+        email: 'a@example.com',
+        purpose,
+        codeHash: hashSecret(code),
+        now,
+        maxAttempts: 5,
+      });
+
+    it('accepts a code once, within its time, for its purpose only', async () => {
+      const store = getStore();
+      await put(getStore, '123456');
+      expect(await store.hasEmailCode({ email: 'a@example.com', purpose: 'verify', now: T0 })).toBe(true);
+      expect(await check(getStore, '123456', T0 + 1, 'reset')).toEqual({ kind: 'missing' });
+      expect(await check(getStore, '123456')).toEqual({ kind: 'valid' });
+      expect(await check(getStore, '123456')).toEqual({ kind: 'missing' });
+      expect(await store.hasEmailCode({ email: 'a@example.com', purpose: 'verify', now: T0 })).toBe(false);
+      await put(getStore, '654321');
+      expect(await check(getStore, '654321', T0 + 15 * 60_000)).toEqual({ kind: 'missing' });
+    });
+
+    it('voids a code after five wrong tries, and a new code starts afresh', async () => {
+      await put(getStore, '123456');
+      for (let left = 4; left >= 0; left--) {
+        expect(await check(getStore, '000000')).toEqual({ kind: 'invalid', attemptsLeft: left });
+      }
+      expect(await check(getStore, '123456')).toEqual({ kind: 'missing' });
+      await put(getStore, '222222');
+      expect(await check(getStore, '000000')).toEqual({ kind: 'invalid', attemptsLeft: 4 });
+      expect(await check(getStore, '222222')).toEqual({ kind: 'valid' });
+    });
+
+    it('never allows more than five tries to concurrent checks', async () => {
+      await put(getStore, '123456');
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => check(getStore, String(100000 + i))));
+      expect(results.filter((result) => result.kind === 'invalid')).toHaveLength(5);
+      expect(await check(getStore, '123456')).toEqual({ kind: 'missing' });
+    });
+  });
+
+  describe('projects, audit log and log of sends', () => {
+    it('renames a project and lists every project of every account', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      expect(await store.renameProject({ id: project.id, name: 'Renamed' })).toEqual({ ...project, name: 'Renamed' });
+      expect(await store.renameProject({ id: 'proj_unknown', name: 'x' })).toBeNull();
+      const { account } = await seedAccount(getStore, 'other@example.com');
+      await store.setAccountVerified({ id: account.id, verified: true });
+      const other = await store.createProject({
+        id: newId('proj', T0 + 5),
+        accountId: account.id,
+        name: 'Other',
+        now: T0 + 5,
+        maxProjects: 10,
+      });
+      expect((await store.listAllProjects()).map((p) => p.id)).toEqual([
+        project.id,
+        other.kind === 'created' ? other.project.id : '',
+      ]);
+    });
+
+    it('keeps a project audit log, newest first', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store, T0 + 1);
+      const events: AuditEventRecord[] = [0, 1, 2].map((i) => ({
+        id: newId('aud', T0 + i),
+        projectId: project.id,
+        action: i === 0 ? 'project.created' : 'key.created',
+        actorAccountId: project.accountId,
+        actorEmail: 'owner@example.com',
+        ip: '127.0.0.1',
+        detail: `event ${i}`,
+        createdAt: T0 + i,
+      }));
+      for (const event of events) await store.appendAuditEvent(event);
+      await store.appendAuditEvent({ ...events[0]!, id: newId('aud', T0), projectId: other.id });
+      expect(await store.listAuditEvents({ projectId: project.id, limit: 10 })).toEqual([...events].reverse());
+      expect(await store.listAuditEvents({ projectId: project.id, limit: 2 })).toEqual([events[2], events[1]]);
+    });
+    it("lists a project's sends newest first, by pages, filtered by recipient and mode", async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store, T0 + 1);
+      await seedBrowser(store, project.id, 'alice');
+      await seedBrowser(store, project.id, 'alice');
+      await seedBrowser(store, project.id, 'bob');
+      await seedBrowser(store, other.id, 'alice');
+      const sent = [];
+      for (let i = 0; i < 5; i++) {
+        sent.push(
+          await sendCreated(store, {
+            projectId: project.id,
+            recipient: i % 2 === 0 ? 'alice' : 'bob',
+            mode: i === 4 ? 'test' : 'live',
+            now: T0 + 10 + i,
+          }),
+        );
+      }
+      await sendCreated(store, { projectId: other.id, recipient: 'alice', now: T0 + 20 });
+      const page = (input: { beforeId?: string; recipient?: string; mode?: 'live' | 'test'; limit?: number }) =>
+        store.listNotifications({
+          projectId: project.id,
+          beforeId: input.beforeId ?? null,
+          limit: input.limit ?? 10,
+          recipient: input.recipient ?? null,
+          mode: input.mode ?? null,
+        });
+      const ids = (list: { notification: { id: string } }[]) => list.map((item) => item.notification.id);
+      const newestFirst = sent.map((item) => item.notification.id).reverse();
+      const all = await page({});
+      expect(ids(all)).toEqual(newestFirst);
+      expect(all[0]).toEqual(await readBack(store, project.id, newestFirst[0]!));
+      expect(all[0]?.attempts).toHaveLength(2);
+      const first = await page({ limit: 2 });
+      expect(ids(first)).toEqual(newestFirst.slice(0, 2));
+      expect(ids(await page({ limit: 2, beforeId: newestFirst[1]! }))).toEqual(newestFirst.slice(2, 4));
+      expect(ids(await page({ recipient: 'bob' }))).toEqual([sent[3]!, sent[1]!].map((item) => item.notification.id));
+      expect(ids(await page({ mode: 'test' }))).toEqual([sent[4]!.notification.id]);
+      expect(ids(await page({ recipient: 'alice', mode: 'live' }))).toEqual(
+        [sent[2]!, sent[0]!].map((item) => item.notification.id),
+      );
+    });
+  });
+}

@@ -1,0 +1,154 @@
+import {
+  type Clock,
+  type ConsumeEmailCodeResult,
+  type DashboardAccount,
+  type EmailCodePurpose,
+  type Mailer,
+  newId,
+  type Store,
+} from '@tidings/core';
+import { generateCode, hashCode } from './codes.js';
+import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+
+/** A code is good for 15 minutes and 5 tries; an invitation for 7 days. */
+export const CODE_TTL_MS = 15 * 60_000;
+export const INVITATION_TTL_MS = 7 * 86_400_000;
+export const CODE_MAX_ATTEMPTS = 5;
+
+const SUBJECTS: Record<EmailCodePurpose, string> = {
+  verify: 'Your Tidings verification code',
+  reset: 'Your Tidings password reset code',
+  invite: 'You are invited to Tidings',
+  'sign-in': 'Your Tidings sign-in code',
+};
+
+/** Outcome of {@link AccountService.signUp}. */
+export type SignUpResult =
+  | { kind: 'created'; account: DashboardAccount }
+  | { kind: 'email-taken' }
+  | { kind: 'invitation-invalid' };
+
+/**
+ * The account rules of the dashboard, apart from HTTP: sign-up, sign-in, codes for
+ * verification, password reset, invitations and sign-in. Outcomes are values.
+ */
+export function createAccountService(options: { store: Store; mailer: Mailer; clock: Clock }) {
+  const { store, mailer, clock } = options;
+
+  async function issueCode(email: string, purpose: EmailCodePurpose, ttlMs: number): Promise<string> {
+    const code = generateCode();
+    const now = clock.now();
+    await store.putEmailCode({ email, purpose, codeHash: hashCode(purpose, email, code), now, expiresAt: now + ttlMs });
+    return code;
+  }
+
+  function checkCode(email: string, purpose: EmailCodePurpose, code: string): Promise<ConsumeEmailCodeResult> {
+    return store.consumeEmailCode({
+      email,
+      purpose,
+      codeHash: hashCode(purpose, email, code),
+      now: clock.now(),
+      maxAttempts: CODE_MAX_ATTEMPTS,
+    });
+  }
+
+  async function mailCode(email: string, purpose: EmailCodePurpose, lines: string[], ttlMs = CODE_TTL_MS) {
+    const code = await issueCode(email, purpose, ttlMs);
+    const text = [
+      ...lines.map((line) => line.replace('{code}', code)),
+      '',
+      'If you did not ask for this, ignore this message.',
+    ];
+    await mailer.send({ to: email, subject: SUBJECTS[purpose], text: text.join('\n'), code });
+  }
+
+  return {
+    /** Creates an account; with `invitationCode` (invitation-only sign-up) it must match and verifies the email. */
+    async signUp(input: { email: string; password: string; invitationCode: string | null }): Promise<SignUpResult> {
+      let verified = false;
+      if (input.invitationCode !== null) {
+        const checked = await checkCode(input.email, 'invite', input.invitationCode);
+        if (checked.kind !== 'valid') return { kind: 'invitation-invalid' };
+        verified = true;
+      }
+      const result = await store.createAccountWithPassword({
+        id: newId('acct', clock.now()),
+        email: input.email,
+        passwordHash: await hashPassword(input.password),
+        verified,
+        operator: false,
+        now: clock.now(),
+      });
+      return result;
+    },
+    /** The account when email and password match; null otherwise, after the same work either way. */
+    async signIn(email: string, password: string): Promise<DashboardAccount | null> {
+      const found = await store.findAccountByEmail(email);
+      const hash = found?.passwordHash ?? (await decoyPasswordHash());
+      const matches = await verifyPassword(password, hash);
+      return found?.passwordHash && matches ? found : null;
+    },
+    /** Mails a verification code to the account's address. */
+    sendVerification(email: string): Promise<void> {
+      return mailCode(email, 'verify', [
+        'Your code to verify this address on Tidings: {code}',
+        'It is good for 15 minutes.',
+      ]);
+    },
+    /** Checks a verification code, and marks the account verified when it matches. */
+    async verify(account: DashboardAccount, code: string): Promise<ConsumeEmailCodeResult> {
+      const result = await checkCode(account.account.email, 'verify', code);
+      if (result.kind === 'valid') await store.setAccountVerified({ id: account.account.id, verified: true });
+      return result;
+    },
+    /** Mails a reset code if an account has this email; says nothing either way. */
+    async requestReset(email: string): Promise<void> {
+      if (!(await store.findAccountByEmail(email))) return;
+      await mailCode(email, 'reset', [
+        'Your code to choose a new Tidings password: {code}',
+        'It is good for 15 minutes.',
+      ]);
+    },
+    /** Sets a new password when the reset code matches, and ends every session of the account. */
+    async reset(email: string, code: string, password: string): Promise<ConsumeEmailCodeResult> {
+      const found = await store.findAccountByEmail(email);
+      if (!found) return { kind: 'missing' };
+      const result = await checkCode(email, 'reset', code);
+      if (result.kind !== 'valid') return result;
+      await store.setAccountPassword({ id: found.account.id, passwordHash: await hashPassword(password) });
+      await store.deleteAccountSessions(found.account.id);
+      // The code arrived at the address: that proves it as well as a verification code would.
+      if (!found.account.verified) await store.setAccountVerified({ id: found.account.id, verified: true });
+      return result;
+    },
+    /** Mails an invitation code to an address (invitation-only sign-up). */
+    invite(email: string, signUpUrl: string): Promise<void> {
+      return mailCode(
+        email,
+        'invite',
+        [
+          `You are invited to create an account on Tidings: ${signUpUrl}`,
+          'Your invitation code: {code}',
+          'It is good for 7 days.',
+        ],
+        INVITATION_TTL_MS,
+      );
+    },
+    /** Issues a one-time sign-in code (for the operator CLI and the demo), returned rather than mailed. */
+    issueSignInCode(email: string, ttlMs: number): Promise<string> {
+      return issueCode(email, 'sign-in', ttlMs);
+    },
+    /** The account of a valid sign-in code. */
+    async signInWithCode(
+      email: string,
+      code: string,
+    ): Promise<{ account: DashboardAccount | null; result: ConsumeEmailCodeResult }> {
+      const result = await checkCode(email, 'sign-in', code);
+      if (result.kind !== 'valid') return { account: null, result };
+      return { account: await store.findAccountByEmail(email), result };
+    },
+  };
+}
+
+/** The account rules built by {@link createAccountService}. */
+export type AccountService = ReturnType<typeof createAccountService>;

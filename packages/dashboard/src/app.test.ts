@@ -1,0 +1,35 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDashboard } from './test-harness.js';
+
+let dashboard: ReturnType<typeof createTestDashboard>;
+beforeEach(() => {
+  dashboard = createTestDashboard();
+});
+afterEach(async () => {
+  await dashboard.close();
+});
+
+describe('pages', () => {
+  it('sends every page with a strict CSP, no-store and the usual secure headers', async () => {
+    const response = await dashboard.browser().get('/dashboard/login');
+    expect(response.status).toBe(200);
+    const csp = response.headers.get('Content-Security-Policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(response.headers.get('Cache-Control')).toBe('no-store');
+    expect(response.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    expect(response.headers.get('X-Frame-Options')).toBe('SAMEORIGIN');
+    const html = await response.text();
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('name="email"');
+    expect(html).toContain('name="password"');
+  });
+
+  it('sends a signed-out visitor to the sign-in page', async () => {
+    const response = await dashboard.browser().get('/dashboard/projects/proj_x');
+    expect(response.status).toBe(303);
+    expect(response.headers.get('Location')).toBe('/dashboard/login');
+  });
+});

@@ -1,0 +1,139 @@
+/** @jsxImportSource hono/jsx */
+import { TidingsError } from '@tidings/core';
+import { Hono } from 'hono';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { createAccountService } from './accounts.js';
+import { registerAssetRoutes } from './assets.js';
+import { type DashboardEnv, type Deps, loadSession, pageContext } from './context.js';
+import { type DashboardOptions, resolveDashboardOptions } from './options.js';
+import { render, seeOther } from './render.js';
+import { registerAuthRoutes } from './routes/auth.js';
+import { registerHistoryRoutes } from './routes/history.js';
+import { registerLiveRoutes } from './routes/live.js';
+import { registerOperatorRoutes } from './routes/operator.js';
+import { registerProjectRoutes } from './routes/projects.js';
+import { createSessions } from './sessions.js';
+import { ErrorPage } from './views/error-page.js';
+
+/** Pages anyone may open; every other page needs a session. */
+const PUBLIC_PATHS = ['/signup', '/login', '/login/code', '/reset', '/reset/confirm', '/logout'];
+
+/**
+ * The Tidings dashboard as a Hono app, answering under `basePath` (default `/dashboard`):
+ * server-rendered pages and plain HTML forms over the same admin API as the CLI. Mount it with
+ * `app.route('/', tidingsDashboard({ tidings, store }))`.
+ */
+export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<DashboardEnv> {
+  const options = resolveDashboardOptions(dashboardOptions);
+  const deps: Deps = {
+    options,
+    tidings: options.tidings,
+    accounts: createAccountService(options),
+    sessions: createSessions({
+      store: options.store,
+      idleMs: options.sessionIdleMs,
+      absoluteMs: options.sessionAbsoluteMs,
+    }),
+  };
+  const base = options.basePath;
+  const app = new Hono<DashboardEnv>().basePath(base);
+
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      referrerPolicy: 'same-origin',
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.use('*', async (c, next) => {
+    await next();
+    // Pages carry account data and, once, a secret: no cache may keep them.
+    if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+  });
+
+  // Form posts from another origin are refused: the Origin header, or Sec-Fetch-Site, must say
+  // this site. The session cookie's SameSite=Lax is the second line.
+  const checkOrigin = csrf({
+    origin: (origin, c) => origin === new URL(c.req.url).origin || origin === options.publicUrl,
+  });
+  app.use('*', async (c, next) => {
+    try {
+      await checkOrigin(c, next);
+    } catch (error) {
+      if (!(error instanceof HTTPException) || error.status !== 403) throw error;
+      return render(
+        c,
+        <ErrorPage
+          ctx={pageContext(c, options)}
+          title="Request refused"
+          code="FORBIDDEN"
+          message="This form was not sent from this dashboard, so it was refused. Open the page again and send it from there."
+        />,
+        403,
+      );
+    }
+  });
+
+  registerAssetRoutes(app);
+
+  app.use('*', async (c, next) => {
+    const signedIn = await loadSession(c, deps);
+    const path = c.req.path.slice(base.length) || '/';
+    if (signedIn || PUBLIC_PATHS.includes(path) || path.startsWith('/assets/')) return next();
+    return seeOther(c, `${base}/login`);
+  });
+
+  registerAuthRoutes(app, deps);
+  registerProjectRoutes(app, deps);
+  registerHistoryRoutes(app, deps);
+  registerLiveRoutes(app, deps);
+  registerOperatorRoutes(app, deps);
+
+  app.all('*', (c) => {
+    throw new TidingsError('NOT_FOUND', `No page ${c.req.path}`);
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof TidingsError) {
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+      c.header('Cache-Control', 'no-store');
+      const title = error.code === 'NOT_FOUND' ? 'Not found' : 'Refused';
+      const page = (
+        <ErrorPage ctx={pageContext(c as never, options)} title={title} code={error.code} message={error.message} />
+      );
+      return render(c, page, error.status as ContentfulStatusCode);
+    }
+    if (error instanceof HTTPException) return error.getResponse();
+    options.logger?.error('dashboard request failed', {
+      method: c.req.method,
+      path: c.req.path,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    c.header('Cache-Control', 'no-store');
+    return render(
+      c,
+      <ErrorPage
+        ctx={pageContext(c as never, options)}
+        title="Something went wrong"
+        code="INTERNAL_ERROR"
+        message="Something went wrong on our side. Try again."
+      />,
+      500,
+    );
+  });
+
+  return app;
+}

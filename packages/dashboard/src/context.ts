@@ -1,0 +1,98 @@
+import {
+  type AuditAction,
+  newId,
+  type ProjectRecord,
+  resolveClientIp,
+  type Tidings,
+  TidingsError,
+} from '@tidings/core';
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { AccountService } from './accounts.js';
+import type { ResolvedDashboardOptions } from './options.js';
+import type { Sessions, SignedIn } from './sessions.js';
+import { SESSION_COOKIE } from './sessions.js';
+import type { PageContext } from './views/layout.js';
+
+/** What the routes share: the options, the account rules, the sessions. */
+export interface Deps {
+  options: ResolvedDashboardOptions;
+  tidings: Tidings;
+  accounts: AccountService;
+  sessions: Sessions;
+}
+
+/** The Hono environment of the dashboard's routes. */
+export interface DashboardEnv {
+  Variables: { signedIn: SignedIn | null };
+}
+
+/** The Hono context of a dashboard route. */
+export type DashboardContext = Context<DashboardEnv>;
+
+/** The client IP, as per-IP limits and the audit log see it. */
+export function clientIp(c: Context, options: ResolvedDashboardOptions): string {
+  return resolveClientIp({
+    clientAddress: options.getClientAddress(c),
+    forwardedFor: c.req.header('x-forwarded-for') ?? null,
+    trustProxy: options.trustProxy,
+  });
+}
+
+/** What the layout needs to know of the request. */
+export function pageContext(c: DashboardContext, options: ResolvedDashboardOptions): PageContext {
+  const signedIn = c.get('signedIn');
+  return {
+    base: options.basePath,
+    email: signedIn?.account.account.email ?? null,
+    operator: signedIn?.account.operator ?? false,
+  };
+}
+
+/** The signed-in account; the routes behind sign-in run only after the middleware found one. */
+export function signedInOf(c: DashboardContext): SignedIn {
+  const signedIn = c.get('signedIn');
+  if (!signedIn) throw new TidingsError('UNAUTHORIZED', 'Sign in first');
+  return signedIn;
+}
+
+/** Reads the session cookie and resumes the session, if any. */
+export async function loadSession(c: DashboardContext, deps: Deps): Promise<SignedIn | null> {
+  const signedIn = await deps.sessions.resume(getCookie(c, SESSION_COOKIE), deps.options.clock.now());
+  c.set('signedIn', signedIn);
+  return signedIn;
+}
+
+/**
+ * The project at `id` if the signed-in account owns it. Another account's project, or an unknown
+ * one, is the same NOT_FOUND: nothing tells that another's exists.
+ */
+export async function ownedProject(deps: Deps, signedIn: SignedIn, id: string): Promise<ProjectRecord> {
+  const project = await deps.options.store.getProject(id);
+  if (!project || project.accountId !== signedIn.account.account.id) {
+    throw new TidingsError('NOT_FOUND', 'No such project');
+  }
+  return project;
+}
+
+/** Records one entry in a project's audit log. */
+export async function audit(
+  c: Context,
+  deps: Deps,
+  signedIn: SignedIn,
+  projectId: string,
+  action: AuditAction,
+  detail: string,
+): Promise<void> {
+  const now = deps.options.clock.now();
+  await deps.options.store.appendAuditEvent({
+    id: newId('aud', now),
+    projectId,
+    action,
+    actorAccountId: signedIn.account.account.id,
+    actorEmail: signedIn.account.account.email,
+    ip: clientIp(c, deps.options),
+    detail,
+    createdAt: now,
+  });
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const email = z
+  .string({ error: 'Enter your email address' })
+  .trim()
+  .toLowerCase()
+  .max(254, 'That email address is too long')
+  .regex(EMAIL_PATTERN, 'Enter an email address like name@example.com');
+const newPassword = z
+  .string({ error: 'Choose a password' })
+  .min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH, `Use at most ${MAX_PASSWORD_LENGTH} characters`);
+const code = z
+  .string({ error: 'Enter the 6-digit code' })
+  .trim()
+  .regex(/^\d{6}$/, 'Enter the 6 digits of the code');
+const projectName = z
+  .string({ error: 'Name the project' })
+  .trim()
+  .min(1, 'Name the project')
+  .max(100, 'Use at most 100 characters');
+
+/** POST /signup. `code` is the invitation code when sign-up is by invitation. */
+export const signupBodySchema = z.object({ email, password: newPassword, code: code.optional() });
+/** POST /login: any password is checked; its rules apply when it is chosen. */
+export const loginBodySchema = z.object({
+  email,
+  password: z.string({ error: 'Enter your password' }).min(1, 'Enter your password').max(MAX_PASSWORD_LENGTH),
+});
+/** POST /login/code. */
+export const codeLoginBodySchema = z.object({ email, code });
+/** POST /verify. */
+export const verifyBodySchema = z.object({ code });
+/** POST /reset. */
+export const resetRequestBodySchema = z.object({ email });
+/** POST /reset/confirm. */
+export const resetConfirmBodySchema = z.object({ email, code, password: newPassword });
+/** POST /projects and POST /projects/{id}/rename. */
+export const projectBodySchema = z.object({ name: projectName });
+/** POST /projects/{id}/keys. */
+export const keyBodySchema = z.object({
+  name: z.string().trim().max(100, 'Use at most 100 characters').optional(),
+  mode: z.enum(['live', 'test'], { error: 'Choose live or test' }),
+});
+/** POST /operator/invitations. */
+export const invitationBodySchema = z.object({ email });
+
+/** A parsed form: the data, or an error per field and the values to show again (never passwords). */
+export type ParsedForm<T> =
+  | { ok: true; data: T; values: Record<string, string> }
+  | { ok: false; errors: Record<string, string>; values: Record<string, string> };
+
+/** Validates a urlencoded or multipart form against a schema. */
+export function parseForm<T>(schema: z.ZodType<T>, body: Record<string, unknown>): ParsedForm<T> {
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (typeof value === 'string' && name !== 'password') values[name] = value;
+  }
+  // Empty optional fields arrive as '': they mean absent.
+  const input = Object.fromEntries(
+    Object.entries(body).filter(([, value]) => typeof value === 'string' && value !== ''),
+  );
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true, data: parsed.data, values };
+  const errors: Record<string, string> = {};
+  for (const issue of parsed.error.issues) {
+    const path = String(issue.path[0] ?? 'form');
+    errors[path] ??= issue.message;
+  }
+  return { ok: false, errors, values };
+}

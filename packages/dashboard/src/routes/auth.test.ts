@@ -1,0 +1,254 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDashboard, ORIGIN, signUpVerified } from '../test-harness.js';
+
+let dashboard: ReturnType<typeof createTestDashboard>;
+beforeEach(() => {
+  dashboard = createTestDashboard();
+});
+afterEach(async () => {
+  await dashboard.close();
+});
+
+const PASSWORD = 'correct horse battery';
+
+describe('sign-up', () => {
+  it('creates an unverified account, signs it in with a fresh HttpOnly Lax cookie, and mails a code', async () => {
+    const browser = dashboard.browser();
+    const response = await browser.post('/dashboard/signup', { email: ' Ada@Example.com ', password: PASSWORD });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('Location')).toBe('/dashboard');
+    const cookie = response.headers.get('Set-Cookie') ?? '';
+    expect(cookie).toMatch(/^tidings_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Lax');
+    expect(cookie).toContain('Path=/');
+    expect(cookie).not.toContain('Secure');
+    const [mail] = dashboard.mailer.sent;
+    expect(mail?.to).toBe('ada@example.com');
+    expect(mail?.code).toMatch(/^\d{6}$/);
+    expect(mail?.text).toContain(mail?.code);
+    const found = await dashboard.store.findAccountByEmail('ada@example.com');
+    expect(found?.account.verified).toBe(false);
+    expect(found?.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(found?.passwordHash).not.toContain(PASSWORD);
+    // The session id itself is nowhere in the store: only its hash.
+    const sessionId = /tidings_session=([^;]+)/.exec(cookie)?.[1] ?? '';
+    expect(
+      await dashboard.store.resumeSession({ hash: sessionId, now: dashboard.clock.now(), idleExpiresAt: 0 }),
+    ).toBeNull();
+    const page = await browser.get('/dashboard');
+    const html = await page.text();
+    expect(html).toContain('Creating a project needs a verified email address');
+    expect(html).not.toContain('name="name"');
+  });
+
+  it('adds Secure to the cookie when the public URL is https', async () => {
+    await dashboard.close();
+    dashboard = createTestDashboard({ publicUrl: 'https://notify.example.com' });
+    const response = await dashboard
+      .browser()
+      .post(
+        '/dashboard/signup',
+        { email: 'a@example.com', password: PASSWORD },
+        { Origin: 'https://notify.example.com' },
+      );
+    expect(response.status).toBe(303);
+    expect(response.headers.get('Set-Cookie')).toContain('Secure');
+  });
+
+  it('refuses bad input with the field named, a short password, and an email already taken', async () => {
+    const browser = dashboard.browser();
+    const bad = await browser.post('/dashboard/signup', { email: 'not-an-email', password: 'short' });
+    expect(bad.status).toBe(400);
+    const html = await bad.text();
+    expect(html).toContain('Enter an email address like name@example.com');
+    expect(html).toContain('Use at least 10 characters');
+    expect(html).not.toContain('value="short"');
+    await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    const taken = await dashboard.browser().post('/dashboard/signup', { email: 'A@example.com', password: PASSWORD });
+    expect(taken.status).toBe(409);
+    expect(await taken.text()).toContain('An account with this email exists');
+  });
+
+  it('is closed, or by invitation only, as the operator chose', async () => {
+    await dashboard.close();
+    dashboard = createTestDashboard({ signup: 'closed' });
+    const closed = await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    expect(closed.status).toBe(403);
+    expect(await dashboard.store.findAccountByEmail('a@example.com')).toBeNull();
+
+    await dashboard.close();
+    dashboard = createTestDashboard({ signup: 'invite' });
+    const uninvited = await dashboard
+      .browser()
+      .post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    expect(uninvited.status).toBe(400);
+    expect(await dashboard.store.findAccountByEmail('a@example.com')).toBeNull();
+    const { createAccountService } = await import('../accounts.js');
+    const accounts = createAccountService(dashboard);
+    await accounts.invite('b@example.com', `${ORIGIN}/dashboard/signup`);
+    const code = dashboard.mailer.lastCode('b@example.com')!;
+    const wrongAddress = await dashboard
+      .browser()
+      .post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD, code });
+    expect(wrongAddress.status).toBe(400);
+    const invited = await dashboard
+      .browser()
+      .post('/dashboard/signup', { email: 'b@example.com', password: PASSWORD, code });
+    expect(invited.status).toBe(303);
+    expect((await dashboard.store.findAccountByEmail('b@example.com'))?.account.verified).toBe(true);
+  });
+});
+
+describe('verification', () => {
+  it('verifies with the mailed code once; a wrong code counts down its five tries', async () => {
+    const browser = dashboard.browser();
+    await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    const code = dashboard.mailer.lastCode('a@example.com')!;
+    const wrong = await browser.post('/dashboard/verify', { code: code === '000000' ? '111111' : '000000' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('4 tries left');
+    const right = await browser.post('/dashboard/verify', { code });
+    expect(right.status).toBe(303);
+    expect((await dashboard.store.findAccountByEmail('a@example.com'))?.account.verified).toBe(true);
+  });
+
+  it('voids a code after five wrong tries, and limits resends', async () => {
+    const browser = dashboard.browser();
+    await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    const code = dashboard.mailer.lastCode('a@example.com')!;
+    const wrongCode = code === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 5; i++) await browser.post('/dashboard/verify', { code: wrongCode });
+    const late = await browser.post('/dashboard/verify', { code });
+    expect(late.status).toBe(400);
+    expect(await late.text()).toContain('expired or was used up');
+    // Sign-up mailed one code; three resends per 15 minutes are allowed, the fourth is refused.
+    for (let i = 0; i < 3; i++) expect((await browser.post('/dashboard/verify/resend')).status).toBe(303);
+    const refused = await browser.post('/dashboard/verify/resend');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    expect(dashboard.mailer.sent).toHaveLength(4);
+    // The newest code works: older ones were replaced.
+    expect(
+      (await browser.post('/dashboard/verify', { code: dashboard.mailer.lastCode('a@example.com')! })).status,
+    ).toBe(303);
+  });
+
+  it('voids a code after 15 minutes', async () => {
+    const browser = dashboard.browser();
+    await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    dashboard.clock.advance(15 * 60_000);
+    const response = await browser.post('/dashboard/verify', { code: dashboard.mailer.lastCode('a@example.com')! });
+    expect(response.status).toBe(400);
+  });
+});
+
+describe('sign-in', () => {
+  it('says the same for a wrong password and an unknown email, and signs in with the right one', async () => {
+    await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    const wrongPassword = await dashboard
+      .browser()
+      .post('/dashboard/login', { email: 'a@example.com', password: 'nope nope nope' });
+    const unknown = await dashboard.browser().post('/dashboard/login', { email: 'b@example.com', password: PASSWORD });
+    expect(wrongPassword.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    const message = (html: string) => /<div class="notice error"[^>]*>(.*?)<\/div>/.exec(html)?.[1];
+    expect(message(await wrongPassword.text())).toBe(message(await unknown.text()));
+    const browser = dashboard.browser();
+    const ok = await browser.post('/dashboard/login', { email: 'A@example.com', password: PASSWORD });
+    expect(ok.status).toBe(303);
+    expect((await browser.get('/dashboard')).status).toBe(200);
+  });
+
+  it('throttles sign-in per email with 429 and Retry-After, also for the right password', async () => {
+    await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    for (let i = 0; i < 10; i++) {
+      expect(
+        (await dashboard.browser().post('/dashboard/login', { email: 'a@example.com', password: 'wrong wrong' }))
+          .status,
+      ).toBe(401);
+    }
+    const refused = await dashboard.browser().post('/dashboard/login', { email: 'a@example.com', password: PASSWORD });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
+    dashboard.clock.advance(15 * 60_000);
+    expect(
+      (await dashboard.browser().post('/dashboard/login', { email: 'a@example.com', password: PASSWORD })).status,
+    ).toBe(303);
+  });
+
+  it('ends a session after its idle time and after its absolute time', async () => {
+    const browser = await signUpVerified(dashboard);
+    dashboard.clock.advance(2 * 3_600_000);
+    expect((await browser.get('/dashboard')).status).toBe(303);
+    const again = await signUpVerified(dashboard, 'b@example.com');
+    // Used every hour, it lives 24 hours from sign-in, and not a minute more.
+    for (let hour = 1; hour < 24; hour++) {
+      dashboard.clock.advance(3_600_000);
+      expect((await again.get('/dashboard')).status).toBe(200);
+    }
+    dashboard.clock.advance(3_600_000);
+    expect((await again.get('/dashboard')).status).toBe(303);
+  });
+
+  it('signs out: the old cookie no longer works', async () => {
+    const browser = await signUpVerified(dashboard);
+    const cookie = browser.cookie();
+    expect((await browser.post('/dashboard/logout')).status).toBe(303);
+    const stale = await dashboard.app.request(`${ORIGIN}/dashboard`, { headers: { Cookie: cookie } });
+    expect(stale.status).toBe(303);
+  });
+
+  it('resets a password by code and ends the sessions of the old one', async () => {
+    const first = await signUpVerified(dashboard);
+    const browser = dashboard.browser();
+    expect((await browser.post('/dashboard/reset', { email: 'ada@example.com' })).status).toBe(303);
+    const unknown = await browser.post('/dashboard/reset', { email: 'nobody@example.com' });
+    expect(unknown.status).toBe(303);
+    expect(dashboard.mailer.sent.filter((mail) => mail.to === 'nobody@example.com')).toHaveLength(0);
+    const code = dashboard.mailer.lastCode('ada@example.com')!;
+    const done = await browser.post('/dashboard/reset/confirm', {
+      email: 'ada@example.com',
+      code,
+      password: 'a brand new password',
+    });
+    expect(done.status).toBe(200);
+    expect((await first.get('/dashboard')).status).toBe(303);
+    expect(
+      (await browser.post('/dashboard/login', { email: 'ada@example.com', password: 'a brand new password' })).status,
+    ).toBe(303);
+    const reused = await browser.post('/dashboard/reset/confirm', {
+      email: 'ada@example.com',
+      code,
+      password: 'another new password',
+    });
+    expect(reused.status).toBe(400);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a form posted from another origin, or with no origin at all', async () => {
+    const browser = dashboard.browser();
+    const foreign = await browser.post(
+      '/dashboard/signup',
+      { email: 'a@example.com', password: PASSWORD },
+      { Origin: 'http://evil.test' },
+    );
+    expect(foreign.status).toBe(403);
+    const crossSite = await browser.post(
+      '/dashboard/signup',
+      { email: 'a@example.com', password: PASSWORD },
+      { 'Sec-Fetch-Site': 'cross-site' },
+    );
+    expect(crossSite.status).toBe(403);
+    const bare = await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD }, {});
+    expect(bare.status).toBe(403);
+    expect(await dashboard.store.findAccountByEmail('a@example.com')).toBeNull();
+    const sameOrigin = await browser.post(
+      '/dashboard/signup',
+      { email: 'a@example.com', password: PASSWORD },
+      { 'Sec-Fetch-Site': 'same-origin' },
+    );
+    expect(sameOrigin.status).toBe(303);
+  });
+});

@@ -1,0 +1,224 @@
+/** @jsxImportSource hono/jsx */
+import type { Hono } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { clientIp, type DashboardContext, type DashboardEnv, type Deps, pageContext } from '../context.js';
+import {
+  codeLoginBodySchema,
+  loginBodySchema,
+  parseForm,
+  resetConfirmBodySchema,
+  resetRequestBodySchema,
+  signupBodySchema,
+  verifyBodySchema,
+} from '../forms.js';
+import { render, seeOther } from '../render.js';
+import { SESSION_COOKIE } from '../sessions.js';
+import { type ThrottleKind, throttle } from '../throttle.js';
+import {
+  CodeLoginPage,
+  LoginPage,
+  ResetConfirmPage,
+  ResetRequestPage,
+  SignupPage,
+  VerifyPage,
+} from '../views/auth-pages.js';
+import { ErrorPage } from '../views/error-page.js';
+
+/** One message for a wrong email and a wrong password alike: it tells nobody which accounts exist. */
+export const WRONG_CREDENTIALS = 'The email or password is not right.';
+
+/** Sign-up, sign-in (password or one-time code), sign-out, verification and password reset. */
+export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
+  const { options, accounts, sessions } = deps;
+  const base = options.basePath;
+
+  async function signInAs(c: DashboardContext, accountId: string): Promise<Response> {
+    const previous = c.get('signedIn');
+    if (previous) await sessions.end(previous.sessionHash);
+    const id = await sessions.start(accountId, options.clock.now());
+    setCookie(c, SESSION_COOKIE, id, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+      secure: options.secureCookie,
+      maxAge: Math.floor(options.sessionAbsoluteMs / 1000),
+    });
+    return seeOther(c, base);
+  }
+
+  /** Counts an attempt; a refusal is the 429 page with Retry-After. */
+  async function throttled(c: DashboardContext, kind: ThrottleKind, email: string | null): Promise<Response | null> {
+    const decision = await throttle(options.limiter, kind, {
+      ip: clientIp(c, options),
+      email,
+      now: options.clock.now(),
+    });
+    if (decision.allowed) return null;
+    c.header('Retry-After', String(decision.retryAfterSeconds));
+    return render(
+      c,
+      <ErrorPage
+        ctx={pageContext(c, options)}
+        title="Too many attempts"
+        code="RATE_LIMITED"
+        message={`Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`}
+      />,
+      429,
+    );
+  }
+
+  const signupOpen = options.signup !== 'closed';
+
+  app.get('/signup', (c) => render(c, <SignupPage ctx={pageContext(c, options)} state={{}} policy={options.signup} />));
+  app.post('/signup', async (c) => {
+    const ctx = pageContext(c, options);
+    if (options.signup === 'closed') return render(c, <SignupPage ctx={ctx} state={{}} policy="closed" />, 403);
+    const form = parseForm(signupBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <SignupPage ctx={ctx} state={form} policy={options.signup} />, 400);
+    const limited = await throttled(c, 'sign-up', form.data.email);
+    if (limited) return limited;
+    if (options.signup === 'invite' && !form.data.code) {
+      const state = { values: form.values, errors: { code: 'Enter the invitation code from your invitation mail' } };
+      return render(c, <SignupPage ctx={ctx} state={state} policy="invite" />, 400);
+    }
+    const result = await accounts.signUp({
+      email: form.data.email,
+      password: form.data.password,
+      invitationCode: options.signup === 'invite' ? (form.data.code ?? null) : null,
+    });
+    if (result.kind === 'invitation-invalid') {
+      const state = { values: form.values, errors: { code: 'This invitation code is not valid for this address' } };
+      return render(c, <SignupPage ctx={ctx} state={state} policy="invite" />, 400);
+    }
+    if (result.kind === 'email-taken') {
+      const state = {
+        values: form.values,
+        errors: { email: 'An account with this email exists. Sign in, or reset its password.' },
+      };
+      return render(c, <SignupPage ctx={ctx} state={state} policy={options.signup} />, 409);
+    }
+    if (!result.account.account.verified) await accounts.sendVerification(result.account.account.email);
+    return signInAs(c, result.account.account.id);
+  });
+
+  app.get('/login', (c) => render(c, <LoginPage ctx={pageContext(c, options)} state={{}} signupOpen={signupOpen} />));
+  app.post('/login', async (c) => {
+    const ctx = pageContext(c, options);
+    const form = parseForm(loginBodySchema, await c.req.parseBody());
+    if (!form.ok) {
+      return render(
+        c,
+        <LoginPage ctx={ctx} state={{ ...form, message: WRONG_CREDENTIALS }} signupOpen={signupOpen} />,
+        400,
+      );
+    }
+    const limited = await throttled(c, 'sign-in', form.data.email);
+    if (limited) return limited;
+    const account = await accounts.signIn(form.data.email, form.data.password);
+    if (!account) {
+      const state = { values: form.values, message: WRONG_CREDENTIALS };
+      return render(c, <LoginPage ctx={ctx} state={state} signupOpen={signupOpen} />, 401);
+    }
+    return signInAs(c, account.account.id);
+  });
+
+  app.get('/login/code', (c) =>
+    render(
+      c,
+      <CodeLoginPage ctx={pageContext(c, options)} state={{ values: { email: c.req.query('email') ?? '' } }} />,
+    ),
+  );
+  app.post('/login/code', async (c) => {
+    const ctx = pageContext(c, options);
+    const form = parseForm(codeLoginBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <CodeLoginPage ctx={ctx} state={form} />, 400);
+    const limited = await throttled(c, 'code', form.data.email);
+    if (limited) return limited;
+    const { account } = await accounts.signInWithCode(form.data.email, form.data.code);
+    if (!account) {
+      const state = { values: form.values, message: 'This code is not valid for this address, or it has expired.' };
+      return render(c, <CodeLoginPage ctx={ctx} state={state} />, 401);
+    }
+    return signInAs(c, account.account.id);
+  });
+
+  app.post('/logout', async (c) => {
+    const signedIn = c.get('signedIn');
+    if (signedIn) await sessions.end(signedIn.sessionHash);
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: options.secureCookie });
+    return seeOther(c, `${base}/login`);
+  });
+
+  app.get('/verify', (c) => {
+    const signedIn = c.get('signedIn');
+    if (!signedIn) return seeOther(c, `${base}/login`);
+    if (signedIn.account.account.verified) return seeOther(c, base);
+    const state = c.req.query('sent') === '1' ? { notice: 'A new code is on its way.' } : {};
+    return render(c, <VerifyPage ctx={pageContext(c, options)} state={state} email={signedIn.account.account.email} />);
+  });
+  app.post('/verify', async (c) => {
+    const signedIn = c.get('signedIn');
+    if (!signedIn) return seeOther(c, `${base}/login`);
+    const ctx = pageContext(c, options);
+    const email = signedIn.account.account.email;
+    const form = parseForm(verifyBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <VerifyPage ctx={ctx} state={form} email={email} />, 400);
+    const limited = await throttled(c, 'code', email);
+    if (limited) return limited;
+    const result = await accounts.verify(signedIn.account, form.data.code);
+    if (result.kind === 'valid') return seeOther(c, `${base}?verified=1`);
+    const message =
+      result.kind === 'invalid'
+        ? `That code is not right. ${result.attemptsLeft} ${result.attemptsLeft === 1 ? 'try' : 'tries'} left.`
+        : 'This code has expired or was used up. Send a new one.';
+    return render(c, <VerifyPage ctx={ctx} state={{ errors: { code: message } }} email={email} />, 400);
+  });
+  app.post('/verify/resend', async (c) => {
+    const signedIn = c.get('signedIn');
+    if (!signedIn) return seeOther(c, `${base}/login`);
+    const limited = await throttled(c, 'send-code', signedIn.account.account.email);
+    if (limited) return limited;
+    await accounts.sendVerification(signedIn.account.account.email);
+    return seeOther(c, `${base}/verify?sent=1`);
+  });
+
+  app.get('/reset', (c) => render(c, <ResetRequestPage ctx={pageContext(c, options)} state={{}} />));
+  app.post('/reset', async (c) => {
+    const ctx = pageContext(c, options);
+    const form = parseForm(resetRequestBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <ResetRequestPage ctx={ctx} state={form} />, 400);
+    const limited = await throttled(c, 'send-code', form.data.email);
+    if (limited) return limited;
+    await accounts.requestReset(form.data.email);
+    return seeOther(c, `${base}/reset/confirm?email=${encodeURIComponent(form.data.email)}`);
+  });
+  app.get('/reset/confirm', (c) =>
+    render(
+      c,
+      <ResetConfirmPage ctx={pageContext(c, options)} state={{ values: { email: c.req.query('email') ?? '' } }} />,
+    ),
+  );
+  app.post('/reset/confirm', async (c) => {
+    const ctx = pageContext(c, options);
+    const form = parseForm(resetConfirmBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <ResetConfirmPage ctx={ctx} state={form} />, 400);
+    const limited = await throttled(c, 'code', form.data.email);
+    if (limited) return limited;
+    const result = await accounts.reset(form.data.email, form.data.code, form.data.password);
+    if (result.kind !== 'valid') {
+      const state = {
+        values: form.values,
+        errors: { code: 'This code is not valid for this address, or it has expired.' },
+      };
+      return render(c, <ResetConfirmPage ctx={ctx} state={state} />, 400);
+    }
+    return render(
+      c,
+      <LoginPage
+        ctx={ctx}
+        state={{ notice: 'Your password is set. Sign in with it.', values: { email: form.data.email } }}
+        signupOpen={signupOpen}
+      />,
+    );
+  });
+}

@@ -1,0 +1,93 @@
+/** @jsxImportSource hono/jsx */
+import type { NotificationWithAttempts } from '@tidings/core';
+import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { type DashboardEnv, type Deps, ownedProject, pageContext, signedInOf } from '../context.js';
+import { render } from '../render.js';
+import { LivePage } from '../views/live-page.js';
+
+/** The newest sends the live view keeps in sight; a change to an older one is not shown. */
+const WATCHED = 25;
+/** How often the view re-reads the newest sends for what the hub does not carry. */
+const REFRESH_MS = 2000;
+/** A stream ends after this long; the browser's EventSource reconnects, and the session is checked again. */
+const MAX_STREAM_MS = 15 * 60_000;
+
+/** What the page shows of one send, and what tells that it changed. */
+function summary(item: NotificationWithAttempts) {
+  const { notification, attempts } = item;
+  return {
+    id: notification.id,
+    recipient: notification.recipient,
+    title: notification.title,
+    mode: notification.mode,
+    created_at: new Date(notification.createdAt).toISOString(),
+    status: attempts.every((attempt) => attempt.final) ? 'completed' : 'pending',
+    attempts: attempts.map((attempt) => ({ id: attempt.id, browser_id: attempt.browserId, status: attempt.status })),
+  };
+}
+
+/**
+ * The live view: a Server-Sent Events stream of the project's sends and their attempts' changes.
+ * A message on the hub (a send delivered to a browser, a browser closed) wakes it at once; a
+ * re-read every 2 s picks up what the hub does not carry (receipts, test-mode sends, sends
+ * recorded by another instance).
+ */
+export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
+  const { options } = deps;
+  const { store } = options;
+
+  app.get('/projects/:id/live', async (c) => {
+    const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
+    return render(c, <LivePage ctx={pageContext(c, options)} project={project} />);
+  });
+
+  app.get('/projects/:id/live/stream', async (c) => {
+    const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(c, async (stream) => {
+      const seen = new Map<string, string>();
+      let wake: (() => void) | null = null;
+      const unsubscribe = options.hub?.subscribe(() => wake?.()) ?? (() => {});
+      let closed = false;
+      stream.onAbort(() => {
+        closed = true;
+        wake?.();
+      });
+      const started = Date.now();
+      try {
+        let first = true;
+        while (!closed && Date.now() - started < MAX_STREAM_MS) {
+          const items = await store.listNotifications({
+            projectId: project.id,
+            beforeId: null,
+            limit: WATCHED,
+            recipient: null,
+            mode: null,
+          });
+          // Oldest first, so the page can put each new one on top.
+          for (const item of [...items].reverse()) {
+            const data = JSON.stringify(summary(item));
+            if (seen.get(item.notification.id) === data) continue;
+            const event = seen.has(item.notification.id) || first ? 'update' : 'send';
+            seen.set(item.notification.id, data);
+            await stream.writeSSE({ event, data });
+          }
+          if (first) await stream.writeSSE({ event: 'ready', data: '{}' });
+          first = false;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, REFRESH_MS);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = null;
+        }
+      } finally {
+        unsubscribe();
+      }
+    });
+  });
+}

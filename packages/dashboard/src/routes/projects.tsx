@@ -1,0 +1,184 @@
+/** @jsxImportSource hono/jsx */
+import { TidingsError } from '@tidings/core';
+import type { Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import {
+  audit,
+  type DashboardContext,
+  type DashboardEnv,
+  type Deps,
+  ownedProject,
+  pageContext,
+  signedInOf,
+} from '../context.js';
+import { keyBodySchema, parseForm, projectBodySchema } from '../forms.js';
+import { render, seeOther } from '../render.js';
+import type { FormState } from '../views/auth-pages.js';
+import { KeyCreatedPage, KeysPage, RevokePage } from '../views/keys-pages.js';
+import { ProjectsPage } from '../views/projects-page.js';
+import { SettingsPage } from '../views/settings-page.js';
+
+/** The page's message for a refusal of the admin API, and its HTTP status. */
+function refusal(error: unknown): { message: string; status: ContentfulStatusCode } {
+  if (!(error instanceof TidingsError)) throw error;
+  return { message: `${error.message} (${error.code})`, status: error.status as ContentfulStatusCode };
+}
+
+const NOTICES: Record<string, string> = {
+  verified: 'Your email address is verified. You can create projects now.',
+  revoked: 'The key is revoked. The next request with it gets 401.',
+  renamed: 'The project is renamed.',
+};
+
+function noticeOf(query: Record<string, string>): FormState {
+  for (const [name, text] of Object.entries(NOTICES)) if (query[name] === '1') return { notice: text };
+  return {};
+}
+
+/** The projects list and creation, a project's keys (create, revoke) and its settings (rename). */
+export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
+  const { options, tidings } = deps;
+  const { store } = options;
+  const base = options.basePath;
+
+  async function projectsPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
+    const signedIn = signedInOf(c);
+    const projects = await store.listProjects(signedIn.account.account.id);
+    // The account as it is now: verification may have happened in another tab.
+    const account = await store.getAccount(signedIn.account.account.id);
+    return render(
+      c,
+      <ProjectsPage
+        ctx={pageContext(c, options)}
+        projects={projects}
+        limit={options.maxProjectsPerAccount}
+        verified={account?.verified ?? false}
+        state={state}
+      />,
+      status,
+    );
+  }
+
+  app.get('/', (c) => projectsPage(c, noticeOf(c.req.query())));
+  app.post('/projects', async (c) => {
+    const signedIn = signedInOf(c);
+    const form = parseForm(projectBodySchema, await c.req.parseBody());
+    if (!form.ok) return projectsPage(c, form, 400);
+    try {
+      const project = await tidings.admin.createProject({
+        accountId: signedIn.account.account.id,
+        name: form.data.name,
+      });
+      await audit(c, deps, signedIn, project.id, 'project.created', project.name);
+      return seeOther(c, `${base}/projects/${project.id}`);
+    } catch (error) {
+      const { message, status } = refusal(error);
+      return projectsPage(c, { values: form.values, message }, status);
+    }
+  });
+
+  async function keysPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
+    const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
+    const keys = await store.listApiKeys(project.id);
+    return render(
+      c,
+      <KeysPage
+        ctx={pageContext(c, options)}
+        project={project}
+        keys={keys}
+        limit={options.maxActiveKeysPerProject}
+        state={state}
+      />,
+      status,
+    );
+  }
+
+  app.get('/projects/:id', (c) => keysPage(c, noticeOf(c.req.query())));
+  app.post('/projects/:id/keys', async (c) => {
+    const signedIn = signedInOf(c);
+    const project = await ownedProject(deps, signedIn, c.req.param('id'));
+    const form = parseForm(keyBodySchema, await c.req.parseBody());
+    if (!form.ok) return keysPage(c, form, 400);
+    if (project.suspended) {
+      return keysPage(
+        c,
+        { values: form.values, message: 'This project is suspended: it takes no new keys (PROJECT_SUSPENDED).' },
+        403,
+      );
+    }
+    try {
+      const created = await tidings.admin.createKey({
+        projectId: project.id,
+        mode: form.data.mode,
+        ...(form.data.name ? { name: form.data.name } : {}),
+      });
+      const key = await store.getApiKey(created.id);
+      if (!key || !created.key) throw new Error('a created key could not be read back');
+      await audit(
+        c,
+        deps,
+        signedIn,
+        project.id,
+        'key.created',
+        `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`,
+      );
+      const apiUrl = options.publicUrl ?? new URL(c.req.url).origin;
+      return render(
+        c,
+        <KeyCreatedPage
+          ctx={pageContext(c, options)}
+          project={project}
+          apiKey={key}
+          fullKey={created.key}
+          apiUrl={apiUrl}
+        />,
+      );
+    } catch (error) {
+      const { message, status } = refusal(error);
+      return keysPage(c, { values: form.values, message }, status);
+    }
+  });
+
+  async function ownedKey(c: DashboardContext) {
+    const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
+    const key = await store.getApiKey(c.req.param('keyId') ?? '');
+    if (!key || key.projectId !== project.id) throw new TidingsError('NOT_FOUND', 'No such key in this project');
+    return { project, key };
+  }
+
+  app.get('/projects/:id/keys/:keyId/revoke', async (c) => {
+    const { project, key } = await ownedKey(c);
+    if (key.revokedAt !== null) return seeOther(c, `${base}/projects/${project.id}`);
+    return render(c, <RevokePage ctx={pageContext(c, options)} project={project} apiKey={key} />);
+  });
+  app.post('/projects/:id/keys/:keyId/revoke', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, key } = await ownedKey(c);
+    if (key.revokedAt === null) {
+      await tidings.admin.revokeKey(key.id);
+      await audit(
+        c,
+        deps,
+        signedIn,
+        project.id,
+        'key.revoked',
+        `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`,
+      );
+    }
+    return seeOther(c, `${base}/projects/${project.id}?revoked=1`);
+  });
+
+  app.get('/projects/:id/settings', async (c) => {
+    const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
+    return render(c, <SettingsPage ctx={pageContext(c, options)} project={project} state={noticeOf(c.req.query())} />);
+  });
+  app.post('/projects/:id/rename', async (c) => {
+    const signedIn = signedInOf(c);
+    const project = await ownedProject(deps, signedIn, c.req.param('id'));
+    const form = parseForm(projectBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <SettingsPage ctx={pageContext(c, options)} project={project} state={form} />, 400);
+    const renamed = await tidings.admin.renameProject(project.id, form.data.name);
+    await audit(c, deps, signedIn, project.id, 'project.renamed', `${project.name} → ${renamed.name}`);
+    return seeOther(c, `${base}/projects/${project.id}/settings?renamed=1`);
+  });
+}

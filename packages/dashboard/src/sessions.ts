@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { type DashboardAccount, hashSecret, type Store } from '@tidings/core';
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'tidings_session';
+
+/** What the pages know about the person signed in. */
+export interface SignedIn {
+  account: DashboardAccount;
+  /** The SHA-256 of the session id, to end this session. */
+  sessionHash: string;
+}
+
+/** Sessions: a random id in an HttpOnly cookie, only its SHA-256 in the store. */
+export function createSessions(options: { store: Store; idleMs: number; absoluteMs: number }) {
+  const { store, idleMs, absoluteMs } = options;
+  return {
+    /** Starts a session (always a new id: a fixed one could be planted before sign-in). */
+    async start(accountId: string, now: number): Promise<string> {
+      const id = randomBytes(32).toString('base64url');
+      await store.createSession({
+        hash: hashSecret(id),
+        accountId,
+        now,
+        idleExpiresAt: now + idleMs,
+        absoluteExpiresAt: now + absoluteMs,
+      });
+      return id;
+    },
+    /** The signed-in account of a cookie value, moving the idle expiry; null when none or expired. */
+    async resume(id: string | undefined, now: number): Promise<SignedIn | null> {
+      if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
+      const sessionHash = hashSecret(id);
+      const found = await store.resumeSession({ hash: sessionHash, now, idleExpiresAt: now + idleMs });
+      return found ? { account: found.account, sessionHash } : null;
+    },
+    end(sessionHash: string): Promise<void> {
+      return store.deleteSession(sessionHash);
+    },
+  };
+}
+
+/** The session functions built by {@link createSessions}. */
+export type Sessions = ReturnType<typeof createSessions>;

@@ -1,0 +1,69 @@
+import { createManualClock, createMemoryMailer, createTidings, silentLogger } from '@tidings/core';
+import { tidingsHono } from '@tidings/hono';
+import { createSqliteStore } from '@tidings/store-sqlite';
+import { Hono } from 'hono';
+import { tidingsDashboard } from './app.js';
+import type { DashboardOptions } from './options.js';
+
+/** The origin the tests' requests come from, as a browser on the dashboard's own page would send. */
+export const ORIGIN = 'http://dash.test';
+
+/** A dashboard over an in-memory store, mounted as the standalone server mounts it. */
+export function createTestDashboard(overrides: Partial<DashboardOptions> = {}) {
+  const store = createSqliteStore({ path: ':memory:' });
+  const clock = createManualClock(Date.UTC(2026, 0, 10, 12));
+  const tidings = createTidings({ store, clock, logger: silentLogger, sweepIntervalMs: 0 });
+  const mailer = createMemoryMailer();
+  const app = new Hono();
+  app.route('/', tidingsDashboard({ tidings, store, mailer, clock, ...overrides }));
+  app.route('/', tidingsHono(tidings));
+  return {
+    app,
+    store,
+    tidings,
+    mailer,
+    clock,
+    browser: () => createBrowser(app),
+    async close() {
+      await tidings.close();
+      await store.close();
+    },
+  };
+}
+
+/** A browser stand-in: keeps the cookie, sends forms with this origin's Origin header. */
+export function createBrowser(app: Hono) {
+  let cookie = '';
+  async function request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (cookie) headers.set('Cookie', cookie);
+    const response = await app.request(`${ORIGIN}${path}`, { ...init, headers });
+    const set = response.headers.get('Set-Cookie');
+    if (set) {
+      const [pair] = set.split(';');
+      cookie = /=$/.test(pair ?? '') || /Max-Age=0/i.test(set) ? '' : (pair ?? '');
+    }
+    return response;
+  }
+  return {
+    get: (path: string) => request(path),
+    post: (path: string, form: Record<string, string> = {}, headers: Record<string, string> = { Origin: ORIGIN }) =>
+      request(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form).toString(),
+      }),
+    cookie: () => cookie,
+  };
+}
+
+/** Signs up and verifies with the code from the mailer; returns the browser, signed in. */
+export async function signUpVerified(dashboard: ReturnType<typeof createTestDashboard>, email = 'ada@example.com') {
+  const browser = dashboard.browser();
+  const signup = await browser.post('/dashboard/signup', { email, password: 'correct horse battery' });
+  if (signup.status !== 303) throw new Error(`sign-up answered ${signup.status}: ${await signup.text()}`);
+  const code = dashboard.mailer.lastCode(email);
+  const verified = await browser.post('/dashboard/verify', { code: code ?? '' });
+  if (verified.status !== 303) throw new Error(`verify answered ${verified.status}`);
+  return browser;
+}

@@ -1,0 +1,216 @@
+/** @jsxImportSource hono/jsx */
+import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { Field, Layout, Notice, type PageContext } from './layout.js';
+
+/** Field errors of a form, by field name, and one message for the whole form. */
+export interface FormState {
+  values?: Record<string, string>;
+  errors?: Record<string, string>;
+  message?: string;
+  notice?: string;
+}
+
+function FormMessages(props: { state: FormState }) {
+  return (
+    <>
+      {props.state.message ? <Notice kind="error">{props.state.message}</Notice> : null}
+      {props.state.notice ? <Notice kind="success">{props.state.notice}</Notice> : null}
+    </>
+  );
+}
+
+function AuthCard(props: { ctx: PageContext; title: string; children: unknown }) {
+  return (
+    <Layout ctx={props.ctx} title={props.title}>
+      <section class="card narrow">
+        <h1>{props.title}</h1>
+        {props.children as never}
+      </section>
+    </Layout>
+  );
+}
+
+/** Sign-up: email and password, plus the invitation code when sign-up is by invitation. */
+export function SignupPage(props: { ctx: PageContext; state: FormState; policy: 'open' | 'invite' | 'closed' }) {
+  const { ctx, state } = props;
+  if (props.policy === 'closed') {
+    return (
+      <AuthCard ctx={ctx} title="Create an account">
+        <Notice kind="info">This Tidings server does not take new accounts. Ask its operator.</Notice>
+        <p>
+          Already have an account? <a href={`${ctx.base}/login`}>Sign in</a>
+        </p>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard ctx={ctx} title="Create an account">
+      <FormMessages state={state} />
+      <form method="post" action={`${ctx.base}/signup`} novalidate>
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          value={state.values?.email}
+          error={state.errors?.email}
+          autofocus
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          minlength={MIN_PASSWORD_LENGTH}
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+          error={state.errors?.password}
+        />
+        {props.policy === 'invite' ? (
+          <Field
+            label="Invitation code"
+            name="code"
+            inputmode="numeric"
+            autocomplete="one-time-code"
+            hint="Sign-up here is by invitation: the code is in the invitation mail."
+            value={state.values?.code}
+            error={state.errors?.code}
+          />
+        ) : null}
+        <button type="submit">Create account</button>
+      </form>
+      <p>
+        Already have an account? <a href={`${ctx.base}/login`}>Sign in</a>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** Sign-in with email and password. */
+export function LoginPage(props: { ctx: PageContext; state: FormState; signupOpen: boolean }) {
+  const { ctx, state } = props;
+  return (
+    <AuthCard ctx={ctx} title="Sign in">
+      <FormMessages state={state} />
+      <form method="post" action={`${ctx.base}/login`} novalidate>
+        <Field label="Email" name="email" type="email" autocomplete="email" value={state.values?.email} autofocus />
+        <Field label="Password" name="password" type="password" autocomplete="current-password" />
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="links">
+        <a href={`${ctx.base}/reset`}>Forgot your password?</a>
+        <a href={`${ctx.base}/login/code`}>Sign in with a one-time code</a>
+        {props.signupOpen ? <a href={`${ctx.base}/signup`}>Create an account</a> : null}
+      </p>
+    </AuthCard>
+  );
+}
+
+/** Sign-in with a one-time code (printed by `tidings account sign-in-code` or `npm start`). */
+export function CodeLoginPage(props: { ctx: PageContext; state: FormState }) {
+  const { ctx, state } = props;
+  return (
+    <AuthCard ctx={ctx} title="Sign in with a code">
+      <FormMessages state={state} />
+      <p>
+        An operator can print a one-time sign-in code with <code>tidings account sign-in-code --email …</code>.
+      </p>
+      <form method="post" action={`${ctx.base}/login/code`} novalidate>
+        <Field label="Email" name="email" type="email" autocomplete="email" value={state.values?.email} />
+        <Field label="Code" name="code" inputmode="numeric" autocomplete="one-time-code" error={state.errors?.code} />
+        <button type="submit">Sign in</button>
+      </form>
+      <p>
+        <a href={`${ctx.base}/login`}>Sign in with a password</a>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** Email verification by a 6-digit code, with a resend button. */
+export function VerifyPage(props: { ctx: PageContext; state: FormState; email: string }) {
+  const { ctx, state } = props;
+  return (
+    <AuthCard ctx={ctx} title="Verify your email">
+      <FormMessages state={state} />
+      <p>
+        We sent a 6-digit code to <strong>{props.email}</strong>. It is good for 15 minutes. Creating a project needs a
+        verified address.
+      </p>
+      <form method="post" action={`${ctx.base}/verify`} novalidate>
+        <Field
+          label="Verification code"
+          name="code"
+          inputmode="numeric"
+          autocomplete="one-time-code"
+          pattern="[0-9]{6}"
+          maxlength={6}
+          error={state.errors?.code}
+          autofocus
+        />
+        <button type="submit">Verify</button>
+      </form>
+      <form method="post" action={`${ctx.base}/verify/resend`} class="secondary-form">
+        <button type="submit" class="secondary">
+          Send a new code
+        </button>
+      </form>
+    </AuthCard>
+  );
+}
+
+/** The first step of a password reset: the address to send the code to. */
+export function ResetRequestPage(props: { ctx: PageContext; state: FormState }) {
+  const { ctx, state } = props;
+  return (
+    <AuthCard ctx={ctx} title="Reset your password">
+      <FormMessages state={state} />
+      <form method="post" action={`${ctx.base}/reset`} novalidate>
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          value={state.values?.email}
+          error={state.errors?.email}
+          autofocus
+        />
+        <button type="submit">Send a code</button>
+      </form>
+      <p>
+        <a href={`${ctx.base}/login`}>Back to sign in</a>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** The second step: the code and the new password. */
+export function ResetConfirmPage(props: { ctx: PageContext; state: FormState }) {
+  const { ctx, state } = props;
+  return (
+    <AuthCard ctx={ctx} title="Choose a new password">
+      <FormMessages state={state} />
+      <p>If an account has this address, a 6-digit code is on its way. It is good for 15 minutes.</p>
+      <form method="post" action={`${ctx.base}/reset/confirm`} novalidate>
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          value={state.values?.email}
+          error={state.errors?.email}
+        />
+        <Field label="Code" name="code" inputmode="numeric" autocomplete="one-time-code" error={state.errors?.code} />
+        <Field
+          label="New password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          minlength={MIN_PASSWORD_LENGTH}
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+          error={state.errors?.password}
+        />
+        <button type="submit">Set the password</button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,195 @@
+/** @jsxImportSource hono/jsx */
+import type { ApiKeyRecord, ProjectRecord } from '@tidings/core';
+import type { FormState } from './auth-pages.js';
+import { Field, Notice, type PageContext, Time } from './layout.js';
+import { ProjectFrame } from './project-frame.js';
+
+function KeyTable(props: { ctx: PageContext; project: ProjectRecord; keys: ApiKeyRecord[] }) {
+  const { ctx, project } = props;
+  if (props.keys.length === 0) return <p class="empty">No keys yet.</p>;
+  return (
+    <section class="table-wrap" tabindex={0} aria-label="API keys">
+      <table>
+        <caption class="visually-hidden">API keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Mode</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.keys.map((key) => (
+            <tr data-key-id={key.id}>
+              <td>{key.name ?? <span class="muted">unnamed</span>}</td>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>
+                <span class={`badge ${key.mode}`}>{key.mode}</span>
+              </td>
+              <td>
+                <Time ms={key.createdAt} />
+              </td>
+              <td class="last-used">
+                <Time ms={key.lastUsedAt} />
+              </td>
+              <td>
+                {key.revokedAt === null ? (
+                  <span class="badge ok">active</span>
+                ) : (
+                  <span class="badge muted-badge">
+                    revoked <Time ms={key.revokedAt} />
+                  </span>
+                )}
+              </td>
+              <td>
+                {key.revokedAt === null ? (
+                  <a class="danger-link" href={`${ctx.base}/projects/${project.id}/keys/${key.id}/revoke`}>
+                    Revoke<span class="visually-hidden"> {key.name ?? key.prefix}</span>
+                  </a>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** A project's keys: the list with n/limit active, and the form to create one. */
+export function KeysPage(props: {
+  ctx: PageContext;
+  project: ProjectRecord;
+  keys: ApiKeyRecord[];
+  limit: number;
+  state: FormState;
+}) {
+  const { ctx, project, keys, state } = props;
+  const active = keys.filter((key) => key.revokedAt === null).length;
+  const mode = state.values?.mode ?? 'live';
+  return (
+    <ProjectFrame ctx={ctx} project={project} tab="keys" title="API keys">
+      {state.message ? <Notice kind="error">{state.message}</Notice> : null}
+      {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}
+      <h2>API keys</h2>
+      <p class="count">
+        {active}/{props.limit} active keys
+      </p>
+      <KeyTable ctx={ctx} project={project} keys={keys} />
+      <section class="card">
+        <h2>New key</h2>
+        <p class="muted">
+          A live key sends real notifications and counts toward usage; a test key runs the same checks and sends
+          nothing. The full key is shown once, right after you create it.
+        </p>
+        <form method="post" action={`${ctx.base}/projects/${project.id}/keys`} class="row-form" novalidate>
+          <Field
+            label="Key name"
+            name="name"
+            maxlength={100}
+            value={state.values?.name}
+            error={state.errors?.name}
+            hint="Where it is used, e.g. “production server”."
+          />
+          <fieldset class="modes">
+            <legend>Mode</legend>
+            <label>
+              <input type="radio" name="mode" value="live" checked={mode === 'live'} /> Live
+            </label>
+            <label>
+              <input type="radio" name="mode" value="test" checked={mode === 'test'} /> Test
+            </label>
+            {state.errors?.mode ? <p class="field-error">{state.errors.mode}</p> : null}
+          </fieldset>
+          <button type="submit">Create key</button>
+        </form>
+      </section>
+    </ProjectFrame>
+  );
+}
+
+/**
+ * The answer to the POST that created a key: the only response that ever carries it. The script
+ * replaces this history entry with the keys list and wipes the key when the page is left, so
+ * neither a reload nor back/forward shows it again.
+ */
+export function KeyCreatedPage(props: {
+  ctx: PageContext;
+  project: ProjectRecord;
+  apiKey: ApiKeyRecord;
+  fullKey: string;
+  apiUrl: string;
+}) {
+  const { ctx, project, apiKey: key } = props;
+  const keysUrl = `${ctx.base}/projects/${project.id}`;
+  const curl = `curl -X POST ${props.apiUrl}/v1/notifications -H "Authorization: Bearer $TIDINGS_API_KEY" -H "Content-Type: application/json" -d '{"recipient":"user_42","title":"Hello from Tidings"}'`;
+  return (
+    <ProjectFrame ctx={ctx} project={project} tab="keys" title="New key">
+      <section class="card reveal" data-replace-url={keysUrl}>
+        <h2>
+          Your new {key.mode} key{key.name ? `: ${key.name}` : ''}
+        </h2>
+        <Notice kind="info">
+          <strong>Copy it now: it will not be shown again.</strong> Tidings keeps only a hash of it. If you lose it,
+          revoke it and create another.
+        </Notice>
+        <div class="secret-row">
+          <code id="new-key" class="secret" data-secret>
+            {props.fullKey}
+          </code>
+          <button type="button" class="copy" data-copy="new-key" hidden>
+            Copy
+          </button>
+        </div>
+        <p class="hint" id="copy-status" role="status" aria-live="polite">
+          Select the key and copy it.
+        </p>
+        <h3>Try it</h3>
+        <p>
+          Put the key in the environment of your server as <code>TIDINGS_API_KEY</code>, then:
+        </p>
+        <pre class="curl">
+          <code>{curl}</code>
+        </pre>
+        <p>
+          <a class="button" href={keysUrl}>
+            I have copied it
+          </a>
+        </p>
+      </section>
+    </ProjectFrame>
+  );
+}
+
+/** The confirmation before revoking: at once, and for good. */
+export function RevokePage(props: { ctx: PageContext; project: ProjectRecord; apiKey: ApiKeyRecord }) {
+  const { ctx, project, apiKey: key } = props;
+  return (
+    <ProjectFrame ctx={ctx} project={project} tab="keys" title="Revoke key">
+      <section class="card narrow">
+        <h2>Revoke {key.name ?? 'this key'}?</h2>
+        <p>
+          <code>{key.prefix}…</code> ({key.mode}), created <Time ms={key.createdAt} />, last used{' '}
+          <Time ms={key.lastUsedAt} />.
+        </p>
+        <Notice kind="error">
+          Revoking takes effect at once: the next API request with this key gets 401 UNAUTHORIZED. It cannot be undone.
+        </Notice>
+        <form method="post" action={`${ctx.base}/projects/${project.id}/keys/${key.id}/revoke`} class="actions">
+          <button type="submit" class="danger">
+            Revoke the key
+          </button>
+          <a href={`${ctx.base}/projects/${project.id}`}>Cancel</a>
+        </form>
+      </section>
+    </ProjectFrame>
+  );
+}

@@ -1,0 +1,120 @@
+/** @jsxImportSource hono/jsx */
+import type { Child } from 'hono/jsx';
+
+/** What every page knows: where the dashboard lives and who is signed in. */
+export interface PageContext {
+  base: string;
+  email: string | null;
+  operator: boolean;
+}
+
+/** The frame of every page: header, navigation, the one stylesheet and the one script. */
+export function Layout(props: { ctx: PageContext; title: string; children: Child; wide?: boolean }) {
+  const { ctx } = props;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="same-origin" />
+        <title>{`${props.title} · Tidings`}</title>
+        <link rel="stylesheet" href={`${ctx.base}/assets/dashboard.css`} />
+        <link rel="icon" href={`${ctx.base}/assets/icon.svg`} type="image/svg+xml" />
+        <script src={`${ctx.base}/assets/dashboard.js`} defer />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href={ctx.email ? ctx.base : `${ctx.base}/login`}>
+            Tidings
+          </a>
+          {ctx.email ? (
+            <nav aria-label="Account">
+              <a href={ctx.base}>Projects</a>
+              {ctx.operator ? <a href={`${ctx.base}/operator`}>Operator</a> : null}
+              <span class="who">{ctx.email}</span>
+              <form method="post" action={`${ctx.base}/logout`} class="inline">
+                <button type="submit" class="link">
+                  Sign out
+                </button>
+              </form>
+            </nav>
+          ) : null}
+        </header>
+        <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
+      </body>
+    </html>
+  );
+}
+
+/** A message at the top of a form: an error (role alert) or a notice. */
+export function Notice(props: { kind: 'error' | 'info' | 'success'; children: Child }) {
+  return (
+    <div class={`notice ${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+      {props.children}
+    </div>
+  );
+}
+
+/** A labelled input: every input of the dashboard has a visible label. */
+export function Field(props: {
+  label: string;
+  name: string;
+  type?: string;
+  value?: string;
+  autocomplete?: string;
+  required?: boolean;
+  hint?: string;
+  error?: string | undefined;
+  inputmode?: 'numeric' | 'email' | 'text';
+  pattern?: string;
+  minlength?: number;
+  maxlength?: number;
+  autofocus?: boolean;
+}) {
+  const id = `field-${props.name}`;
+  const hintId = props.hint ? `${id}-hint` : undefined;
+  const errorId = props.error ? `${id}-error` : undefined;
+  const described = [hintId, errorId].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? 'text'}
+        value={props.value}
+        autocomplete={props.autocomplete}
+        required={props.required ?? true}
+        inputmode={props.inputmode}
+        pattern={props.pattern}
+        minlength={props.minlength}
+        maxlength={props.maxlength}
+        autofocus={props.autofocus}
+        aria-describedby={described}
+        aria-invalid={props.error ? 'true' : undefined}
+      />
+      {props.hint ? (
+        <p class="hint" id={hintId}>
+          {props.hint}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p class="field-error" id={errorId}>
+          {props.error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Formats an epoch-milliseconds time for a table: `2026-01-01 12:00 UTC`. */
+export function formatTime(ms: number | null): string {
+  if (ms === null) return '—';
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A time element with the full ISO value for machines and a short one for people. */
+export function Time(props: { ms: number | null }) {
+  if (props.ms === null) return <span class="muted">never</span>;
+  return <time datetime={new Date(props.ms).toISOString()}>{formatTime(props.ms)}</time>;
+}

@@ -1,0 +1,34 @@
+/** @jsxImportSource hono/jsx */
+import type { ProjectRecord } from '@tidings/core';
+import { Notice, type PageContext } from './layout.js';
+import { ProjectFrame } from './project-frame.js';
+
+/** The live view: sends and attempt changes as they happen, streamed by the server. */
+export function LivePage(props: { ctx: PageContext; project: ProjectRecord }) {
+  const { ctx, project } = props;
+  const root = `${ctx.base}/projects/${project.id}`;
+  return (
+    <ProjectFrame ctx={ctx} project={project} tab="live" title="Live">
+      <h2>Live</h2>
+      <p class="muted">
+        The newest sends of this project, updated as they happen: a new send appears on top, and each attempt’s status
+        changes in place (accepted → sent → delivered, or failed / expired).
+      </p>
+      <noscript>
+        <Notice kind="info">
+          The live view needs JavaScript. The <a href={`${root}/log`}>log of sends</a> shows the same, on reload.
+        </Notice>
+      </noscript>
+      <p id="live-status" class="count" role="status" data-status="connecting">
+        Connecting…
+      </p>
+      <ul
+        id="live-list"
+        class="live-list"
+        data-stream={`${root}/live/stream`}
+        data-notification-base={`${root}/notifications/`}
+        aria-live="polite"
+      />
+    </ProjectFrame>
+  );
+}

@@ -1,0 +1,278 @@
+/** @jsxImportSource hono/jsx */
+import type { AttemptRecord, AuditEventRecord, NotificationWithAttempts, ProjectRecord } from '@tidings/core';
+import { type PageContext, Time } from './layout.js';
+import { ProjectFrame } from './project-frame.js';
+
+/** `completed` once every attempt is final, as the API says it. */
+function statusOf(item: NotificationWithAttempts): string {
+  return item.attempts.every((attempt) => attempt.final) ? 'completed' : 'pending';
+}
+
+function attemptSummary(attempts: AttemptRecord[]): string {
+  const counts = new Map<string, number>();
+  for (const attempt of attempts) counts.set(attempt.status, (counts.get(attempt.status) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'no attempts';
+}
+
+/** The filters of the log of sends, as the query carries them. */
+export interface LogFilters {
+  recipient: string;
+  mode: '' | 'live' | 'test';
+}
+
+/** The project's notifications, newest first, filtered and paged by cursor. */
+export function LogPage(props: {
+  ctx: PageContext;
+  project: ProjectRecord;
+  items: NotificationWithAttempts[];
+  filters: LogFilters;
+  nextCursor: string | null;
+}) {
+  const { ctx, project, filters } = props;
+  const root = `${ctx.base}/projects/${project.id}`;
+  const query = (cursor: string) => {
+    const params = new URLSearchParams();
+    if (filters.recipient) params.set('recipient', filters.recipient);
+    if (filters.mode) params.set('mode', filters.mode);
+    params.set('before', cursor);
+    return `${root}/log?${params}`;
+  };
+  return (
+    <ProjectFrame ctx={ctx} project={project} tab="log" title="Log of sends">
+      <h2>Log of sends</h2>
+      <p class="muted">
+        Every notification of this project, newest first, with what happened at each browser. Open one to see its
+        attempts.
+      </p>
+      <form method="get" action={`${root}/log`} class="row-form filters">
+        <div class="field">
+          <label for="filter-recipient">Recipient</label>
+          <input id="filter-recipient" name="recipient" value={filters.recipient} maxlength={128} />
+        </div>
+        <div class="field">
+          <label for="filter-mode">Mode</label>
+          <select id="filter-mode" name="mode">
+            <option value="" selected={filters.mode === ''}>
+              live and test
+            </option>
+            <option value="live" selected={filters.mode === 'live'}>
+              live
+            </option>
+            <option value="test" selected={filters.mode === 'test'}>
+              test
+            </option>
+          </select>
+        </div>
+        <button type="submit" class="secondary">
+          Filter
+        </button>
+      </form>
+      {props.items.length === 0 ? (
+        <p class="empty">No notifications{filters.recipient || filters.mode ? ' match these filters' : ' yet'}.</p>
+      ) : (
+        <section class="table-wrap" tabindex={0} aria-label="Notifications">
+          <table>
+            <caption class="visually-hidden">Notifications</caption>
+            <thead>
+              <tr>
+                <th scope="col">Sent</th>
+                <th scope="col">Recipient</th>
+                <th scope="col">Title</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.items.map((item) => (
+                <tr data-notification-id={item.notification.id}>
+                  <td>
+                    <a href={`${root}/notifications/${item.notification.id}`}>
+                      <Time ms={item.notification.createdAt} />
+                    </a>
+                  </td>
+                  <td>
+                    <code>{item.notification.recipient}</code>
+                  </td>
+                  <td>{item.notification.title}</td>
+                  <td>
+                    <span class={`badge ${item.notification.mode}`}>{item.notification.mode}</span>
+                  </td>
+                  <td>{statusOf(item)}</td>
+                  <td>{attemptSummary(item.attempts)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+      {props.nextCursor ? (
+        <p>
+          <a href={query(props.nextCursor)} rel="next">
+            Older notifications
+          </a>
+        </p>
+      ) : null}
+    </ProjectFrame>
+  );
+}
+
+/** One notification: its content and each attempt, its state and its times. */
+export function NotificationPage(props: { ctx: PageContext; project: ProjectRecord; item: NotificationWithAttempts }) {
+  const { ctx, project } = props;
+  const { notification, attempts } = props.item;
+  return (
+    <ProjectFrame ctx={ctx} project={project} tab="log" title="Notification">
+      <p>
+        <a href={`${ctx.base}/projects/${project.id}/log`}>← Log of sends</a>
+      </p>
+      <h2>{notification.title}</h2>
+      <dl class="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{notification.id}</code>
+        </dd>
+        <dt>Recipient</dt>
+        <dd>
+          <code>{notification.recipient}</code>
+        </dd>
+        <dt>Mode</dt>
+        <dd>{notification.mode}</dd>
+        <dt>Status</dt>
+        <dd>{statusOf(props.item)}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time ms={notification.createdAt} />
+        </dd>
+        <dt>Expires</dt>
+        <dd>
+          <Time ms={notification.expiresAt} />
+        </dd>
+        {notification.body ? (
+          <>
+            <dt>Body</dt>
+            <dd>{notification.body}</dd>
+          </>
+        ) : null}
+        {notification.url ? (
+          <>
+            <dt>URL</dt>
+            <dd>
+              <code>{notification.url}</code>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <h3>Attempts, one per connected browser</h3>
+      <p class="muted">
+        <strong>delivered</strong>: the browser confirmed it. <strong>sent</strong>: written to the browser’s open
+        stream, no receipt yet. <strong>accepted</strong>: waiting for the browser to connect. <strong>failed</strong>:
+        the browser left before a receipt. <strong>expired</strong>: the ttl passed first.
+      </p>
+      {attempts.length === 0 ? (
+        <p class="empty">No attempts.</p>
+      ) : (
+        <section class="table-wrap" tabindex={0} aria-label="Attempts">
+          <table>
+            <caption class="visually-hidden">Attempts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Browser</th>
+                <th scope="col">Status</th>
+                <th scope="col">Accepted</th>
+                <th scope="col">Sent</th>
+                <th scope="col">Delivered</th>
+                <th scope="col">Displayed</th>
+                <th scope="col">Clicked</th>
+                <th scope="col">Ended</th>
+              </tr>
+            </thead>
+            <tbody>
+              {attempts.map((attempt) => (
+                <tr data-attempt-id={attempt.id}>
+                  <td>
+                    <code>{attempt.browserId}</code>
+                  </td>
+                  <td>
+                    <span class={`badge status-${attempt.status}`}>{attempt.status}</span>
+                    {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
+                  </td>
+                  <td>
+                    <Time ms={attempt.acceptedAt} />
+                  </td>
+                  <td>
+                    <Time ms={attempt.sentAt} />
+                  </td>
+                  <td>
+                    <Time ms={attempt.deliveredAt} />
+                  </td>
+                  <td>
+                    <Time ms={attempt.displayedAt} />
+                  </td>
+                  <td>
+                    <Time ms={attempt.clickedAt} />
+                  </td>
+                  <td>
+                    <Time ms={attempt.failedAt ?? attempt.expiredAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </ProjectFrame>
+  );
+}
+
+const ACTIONS: Record<AuditEventRecord['action'], string> = {
+  'project.created': 'Project created',
+  'project.renamed': 'Project renamed',
+  'project.suspended': 'Project suspended',
+  'project.resumed': 'Project resumed',
+  'key.created': 'Key created',
+  'key.revoked': 'Key revoked',
+};
+
+/** The project's audit log: who did what, when, from where. */
+export function AuditPage(props: { ctx: PageContext; project: ProjectRecord; events: AuditEventRecord[] }) {
+  return (
+    <ProjectFrame ctx={props.ctx} project={props.project} tab="audit" title="Audit log">
+      <h2>Audit log</h2>
+      <p class="muted">Changes to this project and its keys, newest first (the latest 200).</p>
+      {props.events.length === 0 ? (
+        <p class="empty">Nothing recorded yet.</p>
+      ) : (
+        <section class="table-wrap" tabindex={0} aria-label="Audit log">
+          <table>
+            <caption class="visually-hidden">Audit log</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">What</th>
+                <th scope="col">Detail</th>
+                <th scope="col">By</th>
+                <th scope="col">From</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.events.map((event) => (
+                <tr data-action={event.action}>
+                  <td>
+                    <Time ms={event.createdAt} />
+                  </td>
+                  <td>{ACTIONS[event.action]}</td>
+                  <td>{event.detail}</td>
+                  <td>{event.actorEmail ?? 'operator CLI'}</td>
+                  <td>
+                    <code>{event.ip ?? '—'}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </ProjectFrame>
+  );
+}

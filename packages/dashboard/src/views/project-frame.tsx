@@ -1,0 +1,53 @@
+/** @jsxImportSource hono/jsx */
+import type { ProjectRecord } from '@tidings/core';
+import type { Child } from 'hono/jsx';
+import { Layout, Notice, type PageContext } from './layout.js';
+
+/** The sections of a project, in the order of its tabs. */
+export type ProjectTab = 'keys' | 'usage' | 'log' | 'live' | 'audit' | 'settings';
+
+const TABS: { tab: ProjectTab; label: string; path: string }[] = [
+  { tab: 'keys', label: 'API keys', path: '' },
+  { tab: 'usage', label: 'Usage', path: '/usage' },
+  { tab: 'log', label: 'Log of sends', path: '/log' },
+  { tab: 'live', label: 'Live', path: '/live' },
+  { tab: 'audit', label: 'Audit log', path: '/audit' },
+  { tab: 'settings', label: 'Settings', path: '/settings' },
+];
+
+/** A project's page: its name, whether it is suspended, its tabs, and one section. */
+export function ProjectFrame(props: {
+  ctx: PageContext;
+  project: ProjectRecord;
+  tab: ProjectTab;
+  title: string;
+  children: Child;
+}) {
+  const { ctx, project } = props;
+  const root = `${ctx.base}/projects/${project.id}`;
+  return (
+    <Layout ctx={ctx} title={`${props.title} · ${project.name}`} wide>
+      <p class="crumbs">
+        <a href={ctx.base}>Projects</a> / <code>{project.id}</code>
+      </p>
+      <h1>
+        {project.name}
+        {project.suspended ? <span class="badge danger">suspended</span> : null}
+      </h1>
+      {project.suspended ? (
+        <Notice kind="error">
+          This project is suspended: every API request with its keys is refused with 403 PROJECT_SUSPENDED, and its open
+          streams are closed. Ask an operator to resume it.
+        </Notice>
+      ) : null}
+      <nav class="tabs" aria-label="Project">
+        {TABS.map((item) => (
+          <a href={`${root}${item.path}`} aria-current={item.tab === props.tab ? 'page' : undefined}>
+            {item.label}
+          </a>
+        ))}
+      </nav>
+      {props.children}
+    </Layout>
+  );
+}

@@ -1,0 +1,41 @@
+/** @jsxImportSource hono/jsx */
+import type { ProjectRecord } from '@tidings/core';
+import type { FormState } from './auth-pages.js';
+import { Field, Notice, type PageContext, Time } from './layout.js';
+import { ProjectFrame } from './project-frame.js';
+
+/** A project's settings: its id, and renaming it. */
+export function SettingsPage(props: { ctx: PageContext; project: ProjectRecord; state: FormState }) {
+  const { ctx, project, state } = props;
+  return (
+    <ProjectFrame ctx={ctx} project={project} tab="settings" title="Settings">
+      {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}
+      <h2>Settings</h2>
+      <dl class="facts">
+        <dt>Project id</dt>
+        <dd>
+          <code>{project.id}</code>
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <Time ms={project.createdAt} />
+        </dd>
+        <dt>Status</dt>
+        <dd>{project.suspended ? 'suspended' : 'active'}</dd>
+      </dl>
+      <section class="card">
+        <h2>Rename</h2>
+        <form method="post" action={`${ctx.base}/projects/${project.id}/rename`} class="row-form" novalidate>
+          <Field
+            label="Project name"
+            name="name"
+            maxlength={100}
+            value={state.values?.name ?? project.name}
+            error={state.errors?.name}
+          />
+          <button type="submit">Rename</button>
+        </form>
+      </section>
+    </ProjectFrame>
+  );
+}

@@ -1,0 +1,22 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig([
+  {
+    entry: ['src/index.ts'],
+    format: ['esm'],
+    dts: true,
+    clean: true,
+    target: 'node20',
+    external: ['nodemailer'],
+  },
+  {
+    // The pages' one script (copy button, wiping a revealed key, the live view), served by the
+    // dashboard itself so that the Content-Security-Policy can say `script-src 'self'`.
+    entry: { 'dashboard-script': 'src/client/dashboard-script.ts' },
+    format: ['iife'],
+    outExtension: () => ({ js: '.js' }),
+    minify: true,
+    target: 'es2020',
+    platform: 'browser',
+  },
+]);

@@ -1,0 +1,2 @@
+export * from './metrics-handler.js';
+export * from './prometheus-metrics.js';

@@ -1,0 +1,276 @@
+import type {
+  AuditAction,
+  AuditEventRecord,
+  ConsumeEmailCodeResult,
+  CreateAccountWithPasswordResult,
+  DashboardAccount,
+  DashboardStoreMethods,
+  EmailCodePurpose,
+  ListNotificationsInput,
+  NotificationWithAttempts,
+} from '@tidings/core';
+import type Database from 'better-sqlite3';
+import {
+  type AccountRow,
+  accountFromRow,
+  type Bit,
+  bit,
+  NOTIFICATION_WITH_ATTEMPTS_COLUMNS,
+  notificationFromRawRows,
+  type ProjectRow,
+  projectFromRow,
+  type RawNotificationRow,
+} from './rows.js';
+
+interface DashboardAccountRow extends AccountRow {
+  password_hash: string | null;
+  operator: Bit;
+}
+
+function dashboardAccountFromRow(row: DashboardAccountRow): DashboardAccount {
+  return { account: accountFromRow(row), passwordHash: row.password_hash, operator: row.operator === 1 };
+}
+
+interface SessionRow {
+  account_id: string;
+  created_at: number;
+  idle_expires_at: number;
+  absolute_expires_at: number;
+}
+
+interface EmailCodeRow {
+  code_hash: string;
+  expires_at: number;
+  failed_attempts: number;
+}
+
+interface AuditEventRow {
+  id: string;
+  project_id: string;
+  action: AuditAction;
+  actor_account_id: string | null;
+  actor_email: string | null;
+  ip: string | null;
+  detail: string;
+  created_at: number;
+}
+
+/** The dashboard's methods of the store: sign-in, sessions, codes, audit log, log of sends. */
+export function dashboardOperations(db: Database.Database): DashboardStoreMethods {
+  const selectByEmail = db.prepare<[string], DashboardAccountRow>(
+    'SELECT * FROM accounts WHERE email = ? ORDER BY created_at, id LIMIT 1',
+  );
+  const selectById = db.prepare<[string], DashboardAccountRow>('SELECT * FROM accounts WHERE id = ?');
+  const insertAccount = db.prepare<[string, string, number, string, number, number], DashboardAccountRow>(
+    `INSERT INTO accounts (id, email, verified, password_hash, operator, created_at)
+     VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const updatePassword = db.prepare<[string, string]>('UPDATE accounts SET password_hash = ? WHERE id = ?');
+  const updateOperator = db.prepare<[number, string], DashboardAccountRow>(
+    'UPDATE accounts SET operator = ? WHERE id = ? RETURNING *',
+  );
+  const insertSession = db.prepare<[string, string, number, number, number]>(
+    'INSERT INTO sessions (hash, account_id, created_at, idle_expires_at, absolute_expires_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectSession = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE hash = ?');
+  const extendSession = db.prepare<[number, string]>('UPDATE sessions SET idle_expires_at = ? WHERE hash = ?');
+  const deleteSession = db.prepare<[string]>('DELETE FROM sessions WHERE hash = ?');
+  const deleteSessions = db.prepare<[string]>('DELETE FROM sessions WHERE account_id = ?');
+  const upsertCode = db.prepare<[string, string, string, number, number]>(
+    `INSERT INTO email_codes (email, purpose, code_hash, created_at, expires_at, failed_attempts)
+     VALUES (?, ?, ?, ?, ?, 0)
+     ON CONFLICT (email, purpose) DO UPDATE SET
+       code_hash = excluded.code_hash, created_at = excluded.created_at,
+       expires_at = excluded.expires_at, failed_attempts = 0`,
+  );
+  const selectCode = db.prepare<[string, string], EmailCodeRow>(
+    'SELECT code_hash, expires_at, failed_attempts FROM email_codes WHERE email = ? AND purpose = ?',
+  );
+  const deleteCode = db.prepare<[string, string]>('DELETE FROM email_codes WHERE email = ? AND purpose = ?');
+  const countFailure = db.prepare<[string, string]>(
+    'UPDATE email_codes SET failed_attempts = failed_attempts + 1 WHERE email = ? AND purpose = ?',
+  );
+  const renameProject = db.prepare<[string, string], ProjectRow>(
+    'UPDATE projects SET name = ? WHERE id = ? RETURNING *',
+  );
+  const selectAllProjects = db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY created_at, id');
+  const insertAudit = db.prepare<[string, string, string, string | null, string | null, string | null, string, number]>(
+    `INSERT INTO audit_events (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const selectAudit = db.prepare<[string, number], AuditEventRow>(
+    'SELECT * FROM audit_events WHERE project_id = ? ORDER BY id DESC LIMIT ?',
+  );
+  // Walks the primary key backwards from the cursor: ids sort by creation time.
+  const selectNotificationIds = db
+    .prepare<
+      { project: string; before: string | null; recipient: string | null; mode: string | null; limit: number },
+      string
+    >(
+      `SELECT id FROM notifications
+        WHERE project_id = @project
+          AND (@before IS NULL OR id < @before)
+          AND (@recipient IS NULL OR recipient = @recipient)
+          AND (@mode IS NULL OR mode = @mode)
+        ORDER BY id DESC LIMIT @limit`,
+    )
+    .pluck();
+  const selectNotification = db
+    .prepare<[string], RawNotificationRow>(
+      `SELECT ${NOTIFICATION_WITH_ATTEMPTS_COLUMNS}
+         FROM notifications AS n LEFT JOIN attempts AS a ON a.notification_id = n.id
+        WHERE n.id = ? ORDER BY a.rowid`,
+    )
+    .raw();
+
+  const createAccountWithPassword = db.transaction(
+    (input: {
+      id: string;
+      email: string;
+      passwordHash: string;
+      verified: boolean;
+      operator: boolean;
+      now: number;
+    }): CreateAccountWithPasswordResult => {
+      if (selectByEmail.get(input.email)) return { kind: 'email-taken' };
+      const row = insertAccount.get(
+        input.id,
+        input.email,
+        bit(input.verified),
+        input.passwordHash,
+        bit(input.operator),
+        input.now,
+      )!;
+      return { kind: 'created', account: dashboardAccountFromRow(row) };
+    },
+  );
+
+  const resumeSession = db.transaction((hash: string, now: number, idleExpiresAt: number) => {
+    const row = selectSession.get(hash);
+    if (!row) return null;
+    if (row.idle_expires_at <= now || row.absolute_expires_at <= now) {
+      deleteSession.run(hash);
+      return null;
+    }
+    const account = selectById.get(row.account_id);
+    if (!account) return null;
+    const idle = Math.min(idleExpiresAt, row.absolute_expires_at);
+    extendSession.run(idle, hash);
+    return {
+      session: {
+        accountId: row.account_id,
+        createdAt: row.created_at,
+        idleExpiresAt: idle,
+        absoluteExpiresAt: row.absolute_expires_at,
+      },
+      account: dashboardAccountFromRow(account),
+    };
+  });
+
+  const consumeCode = db.transaction(
+    (email: string, purpose: EmailCodePurpose, codeHash: string, now: number, max: number): ConsumeEmailCodeResult => {
+      const row = selectCode.get(email, purpose);
+      if (!row || row.expires_at <= now || row.failed_attempts >= max) {
+        if (row) deleteCode.run(email, purpose);
+        return { kind: 'missing' };
+      }
+      if (row.code_hash === codeHash) {
+        deleteCode.run(email, purpose);
+        return { kind: 'valid' };
+      }
+      countFailure.run(email, purpose);
+      const attemptsLeft = max - row.failed_attempts - 1;
+      if (attemptsLeft <= 0) deleteCode.run(email, purpose);
+      return { kind: 'invalid', attemptsLeft };
+    },
+  );
+
+  const listNotifications = db.transaction((input: ListNotificationsInput) =>
+    selectNotificationIds
+      .all({
+        project: input.projectId,
+        before: input.beforeId,
+        recipient: input.recipient,
+        mode: input.mode,
+        limit: input.limit,
+      })
+      .map((id) => notificationFromRawRows(selectNotification.all(id)) as NotificationWithAttempts),
+  );
+
+  return {
+    async findAccountByEmail(email) {
+      const row = selectByEmail.get(email);
+      return row ? dashboardAccountFromRow(row) : null;
+    },
+    async getDashboardAccount(id) {
+      const row = selectById.get(id);
+      return row ? dashboardAccountFromRow(row) : null;
+    },
+    async createAccountWithPassword(input) {
+      return createAccountWithPassword.immediate(input);
+    },
+    async setAccountPassword({ id, passwordHash }) {
+      return updatePassword.run(passwordHash, id).changes > 0;
+    },
+    async setAccountOperator({ id, operator }) {
+      const row = updateOperator.get(bit(operator), id);
+      return row ? dashboardAccountFromRow(row) : null;
+    },
+    async createSession({ hash, accountId, now, idleExpiresAt, absoluteExpiresAt }) {
+      insertSession.run(hash, accountId, now, idleExpiresAt, absoluteExpiresAt);
+    },
+    async resumeSession({ hash, now, idleExpiresAt }) {
+      return resumeSession.immediate(hash, now, idleExpiresAt);
+    },
+    async deleteSession(hash) {
+      deleteSession.run(hash);
+    },
+    async deleteAccountSessions(accountId) {
+      deleteSessions.run(accountId);
+    },
+    async putEmailCode({ email, purpose, codeHash, now, expiresAt }) {
+      upsertCode.run(email, purpose, codeHash, now, expiresAt);
+    },
+    async consumeEmailCode({ email, purpose, codeHash, now, maxAttempts }) {
+      return consumeCode.immediate(email, purpose, codeHash, now, maxAttempts);
+    },
+    async hasEmailCode({ email, purpose, now }) {
+      const row = selectCode.get(email, purpose);
+      return row !== undefined && row.expires_at > now;
+    },
+    async renameProject({ id, name }) {
+      const row = renameProject.get(name, id);
+      return row ? projectFromRow(row) : null;
+    },
+    async listAllProjects() {
+      return selectAllProjects.all().map(projectFromRow);
+    },
+    async appendAuditEvent(event: AuditEventRecord) {
+      insertAudit.run(
+        event.id,
+        event.projectId,
+        event.action,
+        event.actorAccountId,
+        event.actorEmail,
+        event.ip,
+        event.detail,
+        event.createdAt,
+      );
+    },
+    async listAuditEvents({ projectId, limit }) {
+      return selectAudit.all(projectId, limit).map((row) => ({
+        id: row.id,
+        projectId: row.project_id,
+        action: row.action,
+        actorAccountId: row.actor_account_id,
+        actorEmail: row.actor_email,
+        ip: row.ip,
+        detail: row.detail,
+        createdAt: row.created_at,
+      }));
+    },
+    async listNotifications(input) {
+      return listNotifications(input);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Packaging checks over every published workspace: publint (the package.json and the files it
+// points to) and @arethetypeswrong/cli (the types resolve as a consumer's TypeScript resolves
+// them). Workspaces are read from the root package.json, so a new package is checked without
+// a change here. Run after the build: both pack the package as npm would publish it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+
+/** The directories a workspace entry names: `packages/core`, or each folder of `examples/*`. */
+function expand(entry) {
+  if (!entry.endsWith('/*')) return [entry];
+  const parent = entry.slice(0, -2);
+  return readdirSync(join(root, parent), { withFileTypes: true })
+    .filter((dirent) => dirent.isDirectory())
+    .map((dirent) => `${parent}/${dirent.name}`);
+}
+
+const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const packages = workspaces
+  .flatMap(expand)
+  .filter((dir) => existsSync(join(root, dir, 'package.json')))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) }))
+  // Private workspaces (the examples) are never published.
+  .filter(({ manifest }) => manifest.private !== true);
+
+function run(command, args, cwd) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
+  return { ok: result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}`.trim() };
+}
+
+const failed = [];
+for (const { dir, manifest } of packages) {
+  const cwd = join(root, dir);
+  // Every package is ESM only: CommonJS `require` and the pre-exports node10 resolution are not offered.
+  const checks = [
+    ['publint', run(bin('publint'), ['run', '--strict'], cwd)],
+    ['attw', run(bin('attw'), ['--pack', '.', '--profile', 'esm-only', '--format', 'ascii', '--no-color'], cwd)],
+  ];
+  for (const [tool, { ok, output }] of checks) {
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${tool} ${manifest.name} (${dir})`);
+    if (!ok) {
+      console.log(output.replace(/^/gm, '    '));
+      failed.push(`${tool} ${manifest.name}`);
+    }
+  }
+}
+console.log(`packaging: ${packages.length} packages checked, ${failed.length} checks with problems`);
+if (failed.length > 0) process.exit(1);

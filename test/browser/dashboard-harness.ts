@@ -1,0 +1,81 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { BrowserContext, Page, Response } from 'playwright-core';
+import type { ServeProcess } from '../../packages/cli/test/cli-process.js';
+import { until } from './harness.js';
+
+/** The newest code the development mailer printed on the server's stderr for `email`. */
+export async function mailedCode(server: ServeProcess, email: string, after = 0): Promise<string> {
+  const pattern = new RegExp(`^\\[mail\\] to=${email.replace(/[.]/g, '\\.')} subject="[^"]*" code=(\\d{6})$`, 'gm');
+  const codes = await until(
+    async () => [...server.stderr().matchAll(pattern)].map((match) => match[1]!),
+    (found) => found.length > after,
+    `a mail to ${email}`,
+  );
+  return codes[codes.length - 1]!;
+}
+
+/** Every response body a context received, and every console message of its pages. */
+export function recordContext(context: BrowserContext) {
+  const bodies: { url: string; status: number; headers: string; body: string }[] = [];
+  const pending: Promise<void>[] = [];
+  const console: string[] = [];
+  context.on('response', (response: Response) => {
+    pending.push(
+      response
+        .body()
+        .then((body) => body.toString('utf8'))
+        .catch(() => '')
+        .then(async (body) => {
+          bodies.push({
+            url: response.url(),
+            status: response.status(),
+            headers: JSON.stringify(await response.allHeaders().catch(() => ({}))),
+            body,
+          });
+        }),
+    );
+  });
+  context.on('page', (page) => watchConsole(page, console));
+  return {
+    console,
+    /** The responses whose body, headers or URL hold `secret`, once every body has been read. */
+    async holding(secret: string) {
+      await Promise.all(pending);
+      return bodies.filter(
+        (entry) => entry.body.includes(secret) || entry.headers.includes(secret) || entry.url.includes(secret),
+      );
+    },
+  };
+}
+
+function watchConsole(page: Page, into: string[]): void {
+  page.on('console', (message) => into.push(`${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => into.push(`pageerror: ${error.message}`));
+}
+
+/** Console lines that report a Content-Security-Policy violation. */
+export function cspViolations(lines: string[]): string[] {
+  return lines.filter((line) => /Content Security Policy|Refused to (load|execute|apply|connect)/i.test(line));
+}
+
+/** axe's serious and critical violations on the page as it stands. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${page.url()}: ${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+}
+
+/** Submits the page's form that holds `button`, and answers the response of the navigation. */
+export async function submit(page: Page, button: string): Promise<Response | null> {
+  const [response] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: button }).click()]);
+  return response;
+}
+
+/** Occurrences of `needle` in `haystack`. */
+export function countOf(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1;
+}
