@@ -1,4 +1,4 @@
-import type { BrowserRecord, DisconnectBrowserResult, DisconnectReason, Store } from '@tidings/core';
+import type { BrowserRecord, DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store } from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
 import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
@@ -75,7 +75,7 @@ export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
      )
      UPDATE ${t('attempts')} AS a SET status = 'failed', final = true, reason = $2, failed_at = $3
        FROM pending WHERE a.id = pending.id AND NOT a.final
-     RETURNING a.id, a.seq`,
+     RETURNING a.id, a.browser_id, a.seq`,
   );
   // Best effort by design: a browser whose row a send holds this instant is skipped, not
   // waited for (it is touched again within a heartbeat), and no lock order can deadlock.
@@ -161,8 +161,17 @@ export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
     async reapStaleBrowsers({ seenBefore, now }) {
       return transaction(pool, async (client) => {
         const stale = (await run<{ id: string }>(client, markStale, [seenBefore, now])).map((row) => row.id);
-        if (stale.length > 0) await run(client, failPending, [stale, 'browser_stale', now]);
-        return stale;
+        if (stale.length === 0) return [];
+        const failed = await run<{ id: string; browser_id: string; seq: number }>(client, failPending, [
+          stale,
+          'browser_stale',
+          now,
+        ]);
+        // Each browser with its failed attempts in its own order, the browsers oldest seen first.
+        const reaped = new Map<string, ReapedBrowser>(stale.map((id) => [id, { browserId: id, failedAttemptIds: [] }]));
+        for (const row of failed.sort((a, b) => a.seq - b.seq))
+          reaped.get(row.browser_id)!.failedAttemptIds.push(row.id);
+        return [...reaped.values()];
       });
     },
   };

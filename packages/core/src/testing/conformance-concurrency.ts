@@ -141,7 +141,10 @@ export function concurrencyConformance(getStore: GetStore): void {
       await all(12, (index) => sendCreated(store, { projectId: project.id, recipient: `user-${index}`, now: T0 + 1 }));
       const sweeps = await all(4, () => store.reapStaleBrowsers({ seenBefore: T0 + 10, now: T0 + 20 }));
       const reaped = sweeps.flat();
-      expect([...reaped].sort()).toEqual(browsers.map((browser) => browser.id).sort());
+      expect(reaped.map((entry) => entry.browserId).sort()).toEqual(browsers.map((browser) => browser.id).sort());
+      // Each browser's one pending attempt failed with it, and with no other.
+      for (const entry of reaped) expect(entry.failedAttemptIds).toHaveLength(1);
+      expect(new Set(reaped.flatMap((entry) => entry.failedAttemptIds)).size).toBe(browsers.length);
       for (const browser of browsers) {
         expect(await store.listDeliveries({ browserId: browser.id, now: T0 })).toEqual([]);
       }
