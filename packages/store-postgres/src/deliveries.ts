@@ -36,14 +36,15 @@ export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
   );
   // One statement for a whole batch: per attempt, the first time of each receipt kind. Receipt
   // times are written once; a delivered receipt ends only an attempt that is not final, and
-  // proves it was sent even when the batched record of sending has not landed yet.
+  // proves it was sent even when the batched record of sending has not landed yet. The row lock
+  // reads the latest `final`, so of two batches racing on one attempt only one delivers it.
   const applyBatch = statement(
     'apply_receipts',
     `WITH receipt AS (
        SELECT * FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[])
          AS r(id, delivered, displayed, clicked, dismissed)
      ), own AS (
-       SELECT a.id FROM ${t('attempts')} AS a JOIN receipt ON receipt.id = a.id
+       SELECT a.id, a.final AS was_final FROM ${t('attempts')} AS a JOIN receipt ON receipt.id = a.id
         WHERE a.browser_id = $1 ORDER BY a.id FOR NO KEY UPDATE OF a
      )
      UPDATE ${t('attempts')} AS a SET
@@ -56,7 +57,7 @@ export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
        dismissed_at = coalesce(a.dismissed_at, r.dismissed)
        FROM own JOIN receipt AS r ON r.id = own.id
       WHERE a.id = own.id
-     RETURNING a.id`,
+     RETURNING a.id, r.delivered IS NOT NULL AND NOT own.was_final AS delivered`,
   );
 
   return {
@@ -67,11 +68,11 @@ export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
       if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds]);
     },
     async applyReceipts({ browserId, receipts }) {
-      if (receipts.length === 0) return 0;
+      if (receipts.length === 0) return { named: 0, deliveredAttemptIds: [] };
       const byAttempt = groupReceipts(receipts);
       const ids = [...byAttempt.keys()];
       const column = (type: ReceiptType) => ids.map((id) => byAttempt.get(id)!.times[type] ?? null);
-      const own = await run<{ id: string }>(pool, applyBatch, [
+      const own = await run<{ id: string; delivered: boolean }>(pool, applyBatch, [
         browserId,
         ids,
         column('delivered'),
@@ -79,7 +80,12 @@ export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
         column('clicked'),
         column('dismissed'),
       ]);
-      return own.reduce((named, row) => named + byAttempt.get(row.id)!.count, 0);
+      const delivered = new Set(own.filter((row) => row.delivered).map((row) => row.id));
+      return {
+        named: own.reduce((named, row) => named + byAttempt.get(row.id)!.count, 0),
+        // In the order the receipts named them.
+        deliveredAttemptIds: ids.filter((id) => delivered.has(id)),
+      };
     },
   };
 }
