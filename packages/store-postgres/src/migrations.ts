@@ -149,6 +149,47 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (project_id, day, shard)
   );
   `,
+  // 2: the dashboard. Passwords and the operator flag on accounts, found by email (not unique:
+  // accounts made before may share one; a new account with a password checks under a lock);
+  // sessions and one-time codes stored only as hashes; the audit log of each project. The log of
+  // sends walks notifications by their primary key backwards (ids sort by time) and needs no new
+  // index, which would cost every send.
+  `
+  ALTER TABLE {schema}.accounts ADD COLUMN password_hash text;
+  ALTER TABLE {schema}.accounts ADD COLUMN operator boolean NOT NULL DEFAULT false;
+  CREATE INDEX accounts_by_email ON {schema}.accounts (email, created_at, id);
+
+  CREATE TABLE {schema}.sessions (
+    hash text COLLATE "C" PRIMARY KEY,
+    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
+    created_at bigint NOT NULL,
+    idle_expires_at bigint NOT NULL,
+    absolute_expires_at bigint NOT NULL
+  );
+  CREATE INDEX sessions_by_account ON {schema}.sessions (account_id);
+
+  CREATE TABLE {schema}.email_codes (
+    email text NOT NULL,
+    purpose text NOT NULL CHECK (purpose IN ('verify', 'reset', 'invite', 'sign-in')),
+    code_hash text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    failed_attempts integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (email, purpose)
+  );
+
+  CREATE TABLE {schema}.audit_events (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id),
+    action text NOT NULL,
+    actor_account_id text,
+    actor_email text,
+    ip text,
+    detail text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE INDEX audit_events_by_project ON {schema}.audit_events (project_id, id);
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
+import { dashboardOperations } from './dashboard.js';
 import { createSql, runText } from './db.js';
 import { deliveryOperations } from './deliveries.js';
 import { idempotencyOperations } from './idempotency.js';
@@ -57,6 +58,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...deliveryOperations(pool, sql),
     ...pendingDeliveryOperations(pool, sql),
     ...maintenanceOperations(pool, sql),
+    ...dashboardOperations(pool, sql),
     close() {
       // A pool handed in is the host's to end.
       closing ??= ownPool ? ownPool.end() : Promise.resolve();
