@@ -7,6 +7,7 @@ export const alias = [
   { find: /^@tidings\/core\/testing$/, replacement: src('core/src/testing/index.ts') },
   { find: /^@tidings\/core$/, replacement: src('core/src/index.ts') },
   { find: /^@tidings\/store-sqlite$/, replacement: src('store-sqlite/src/index.ts') },
+  { find: /^@tidings\/store-postgres$/, replacement: src('store-postgres/src/index.ts') },
   { find: /^@tidings\/redis$/, replacement: src('redis/src/index.ts') },
   { find: /^@tidings\/metrics$/, replacement: src('metrics/src/index.ts') },
   { find: /^@tidings\/hono$/, replacement: src('adapter-hono/src/index.ts') },

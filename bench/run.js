@@ -18,6 +18,7 @@ const benchmarks = [
   { name: 'fanout', script: 'fanout.js' },
   { name: 'fanout-instances', script: 'fanout-instances.js' },
   { name: 'ceiling', script: 'ceiling.js' },
+  { name: 'postgres-usage', script: 'postgres-usage.js' },
 ];
 
 const only = process.argv.slice(2);

@@ -11,13 +11,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchDir, cleanup, cliBin, formatCount, report, row, settings, startServer, tempDir } from './lib/common.js';
 import { compare, describe, note, openBrowserStream } from './lib/http-compare.js';
-import { prepareDatabase, sendBody } from './lib/setup.js';
+import { postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
 
 /** A Tidings server of `variant` on a database of its own, with the recipient's browser stream open. */
 async function startVariant(name, variant) {
   const dir = join(tempDir(`${name}-${variant.key}`), 'data');
   mkdirSync(dir);
-  const setup = await prepareDatabase(dir, { recipients: 1 });
+  const setup = await prepareDatabase(dir, { recipients: 1, postgres: variant.postgres ? postgresBenchDb() : null });
   const server = await variant.start(setup);
   const client = await openBrowserStream(name, server, setup.tokens[0].token);
   const body = JSON.stringify(sendBody(setup.tokens[0].recipient));
@@ -152,6 +152,32 @@ try {
       baselineScript: 'bare-hono.js',
       baselineName: 'bare hono',
       targets: { send: { op: '>=', value: 0.5 }, read: { op: '>=', value: 0.6 } },
+    });
+  }
+  if (!only || only.includes('postgres')) {
+    // A schema of the run's own on BENCH_POSTGRES_URL; the single browser is this store's worst
+    // case, every send locking that browser's row until its commit.
+    await measureAdapter({
+      name: 'postgres',
+      variants: [
+        {
+          key: 'postgres',
+          label: 'tidings serve --db postgres://',
+          postgres: true,
+          start: (setup) =>
+            startServer(
+              'tidings-serve-postgres',
+              cliBin,
+              ['serve', '--db', setup.db, '--port', '0', '--config', setup.config],
+              {
+                cpuProf: true,
+              },
+            ),
+        },
+      ],
+      baselineScript: 'bare-hono.js',
+      baselineName: 'bare hono',
+      targets: { send: { op: '>=', value: 0.3 }, read: null },
     });
   }
   if (!only || only.includes('express')) {

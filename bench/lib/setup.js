@@ -1,21 +1,44 @@
-// Prepares a database file before a server opens it: an account, a project, a live key and
-// connect tokens, made in-process with the admin API (tokens are stored in the db, so the
-// server accepts them).
+// Prepares a database before a server opens it: an account, a project, a live key and connect
+// tokens, made in-process with the admin API (tokens are stored in the db, so the server
+// accepts them).
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTidings } from '@tidings/core';
+import { createPostgresStore } from '@tidings/store-postgres';
 import { createSqliteStore } from '@tidings/store-sqlite';
-import { highLimits } from './common.js';
+import pg from 'pg';
+import { highLimits, onCleanup } from './common.js';
+
+/** The PostgreSQL of the PostgreSQL runs: `BENCH_POSTGRES_URL`, else the local server's `test` database. */
+export const benchPostgresUrl = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 /**
- * Creates `<dir>/tidings.db` with one live key and a connect token per recipient, and
- * `<dir>/config.json` with high limits. Returns what the benchmark needs to talk to the server.
+ * A `--db` URL naming a PostgreSQL schema of this run's own, dropped (and only it) at cleanup.
  */
-export async function prepareDatabase(dir, { recipients }) {
-  const db = join(dir, 'tidings.db');
+export function postgresBenchDb() {
+  const schema = `tidings_bench_${randomBytes(6).toString('hex')}`;
+  onCleanup(async () => {
+    const client = new pg.Client({ connectionString: benchPostgresUrl });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  });
+  return `${benchPostgresUrl}?schema=${schema}`;
+}
+
+/**
+ * Creates the database (`<dir>/tidings.db`, or the PostgreSQL schema of `postgres`, a `--db`
+ * URL) with one live key and a connect token per recipient, and `<dir>/config.json` with high
+ * limits. Returns what the benchmark needs to talk to the server.
+ */
+export async function prepareDatabase(dir, { recipients, postgres = null }) {
+  const db = postgres ?? join(dir, 'tidings.db');
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ limits: highLimits }));
-  const store = createSqliteStore({ path: db });
+  const store = postgres
+    ? await createPostgresStore({ connectionString: postgres, maxConnections: 2 })
+    : createSqliteStore({ path: db });
   const tidings = createTidings({ store, sweepIntervalMs: 0, limits: highLimits });
   try {
     const account = await tidings.admin.createAccount({ email: 'bench@example.com', verified: true });

@@ -1,14 +1,13 @@
 import { type AdminApi, createTidings, type Store } from '@tidings/core';
-import { createSqliteStore } from '@tidings/store-sqlite';
+import { openStore, storeTarget } from './open-store.js';
 
 /**
- * Opens the database, runs `work` on the admin API of a Tidings without timers (and on the
- * store, for the dashboard's account commands), and closes
- * both, whatever happens: an operator command is one short session on the shared file.
+ * Opens the database (a SQLite file, or a `postgres://` URL), runs `work` on the admin API of a
+ * Tidings without timers (and on the store, for the dashboard's account commands), and closes
+ * both, whatever happens: an operator command is one short session on the shared database.
  */
 export async function withAdmin<T>(db: string, work: (admin: AdminApi, store: Store) => Promise<T>): Promise<T> {
-  // One command writes a few rows: SQLite's own checkpoint suffices, no thread for it.
-  const store = createSqliteStore({ path: db, checkpointIntervalMs: 0 });
+  const store = await openStore(storeTarget(db), 'admin');
   try {
     const tidings = createTidings({ store, sweepIntervalMs: 0 });
     try {

@@ -1,5 +1,6 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import type { AdminApi } from '@tidings/core';
+import { storeTarget } from './open-store.js';
 
 /** What `--demo` creates on first run, saved beside the database. */
 export interface DemoCredentials {
@@ -17,10 +18,16 @@ export function demoFilePath(db: string): string {
   return `${db}.demo.json`;
 }
 
+/** Whether the demo credentials are saved beside the database: not for `:memory:` nor PostgreSQL. */
+export function savesDemoFile(db: string): boolean {
+  return db !== ':memory:' && storeTarget(db).kind === 'sqlite';
+}
+
 /**
  * On an empty store, creates a verified demo account, a project "Demo", a live and a test key,
  * and saves them (mode 0600: they are secrets) beside the database. On later runs, reads them
- * back. Null when the store has accounts but no saved demo: it is not the demo's to touch.
+ * back. Null when the store has accounts but no saved demo: it is not the demo's to touch. An
+ * in-memory or PostgreSQL database has no place beside it: its demo is shown once, not saved.
  */
 export async function ensureDemo(
   admin: AdminApi,
@@ -33,13 +40,14 @@ export async function ensureDemo(
     const live = await admin.createKey({ projectId: project.id, mode: 'live', name: 'demo live' });
     const test = await admin.createKey({ projectId: project.id, mode: 'test', name: 'demo test' });
     const credentials = { accountId: account.id, projectId: project.id, liveKey: live.key!, testKey: test.key! };
-    if (db !== ':memory:') {
+    if (savesDemoFile(db)) {
       await writeFile(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
       // writeFile's mode applies only to a new file; a stale one from an older database keeps its own.
       await chmod(file, 0o600);
     }
     return { credentials, created: true };
   }
+  if (!savesDemoFile(db)) return null;
   try {
     return { credentials: JSON.parse(await readFile(file, 'utf8')) as DemoCredentials, created: false };
   } catch {

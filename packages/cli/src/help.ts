@@ -1,4 +1,5 @@
 import { adminCommands } from './admin-commands.js';
+import { migrateUsage } from './migrate-command.js';
 
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
@@ -30,12 +31,16 @@ export const serveUsage = {
 
 const common = [
   'Every command takes:',
-  '  --db PATH   the SQLite database (default: $TIDINGS_DB, else ./tidings.db)',
+  '  --db DB     a SQLite file, or postgres://user@host/db?schema=NAME for PostgreSQL',
+  '              (default: $TIDINGS_DB, else ./tidings.db; the schema defaults to tidings)',
   '  --json      print results, and errors as problem details, as JSON on stdout',
 ];
 
 /** The usage of one command, or of all when `command` is undefined or unknown. */
 export function usage(command?: string): string {
+  if (command === 'migrate') {
+    return [`usage: tidings migrate`, '', migrateUsage.summary, '', ...migrateUsage.details, '', ...common].join('\n');
+  }
   if (command === 'serve') {
     return [`usage: tidings serve ${serveUsage.synopsis}`, '', serveUsage.summary, '', ...serveUsage.details].join(
       '\n',
@@ -55,6 +60,7 @@ export function usage(command?: string): string {
   }
   const rows = [
     ['serve', serveUsage.synopsis, serveUsage.summary],
+    ['migrate', migrateUsage.synopsis, migrateUsage.summary],
     ...adminCommands.map((c) => [c.name, c.synopsis, c.summary]),
   ];
   return [

@@ -3,6 +3,7 @@ import { withAdmin } from './admin-session.js';
 import { databasePath, parseCommand, UsageError } from './args.js';
 import { usage } from './help.js';
 import { type CliIo, processIo, reportFailure, reportSuccess } from './io.js';
+import { migrateCommand } from './migrate-command.js';
 
 const groups = new Set(adminCommands.map((command) => command.name.split(' ')[0]));
 
@@ -39,6 +40,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       const { serveCommand } = await import('./serve-command.js');
       return await serveCommand(argv.slice(1), io);
     }
+    if (words[0] === 'migrate') return await migrateCommand(argv.slice(1), io);
     const command = findAdminCommand(words);
     if (!command) {
       const group = groups.has(words[0]) ? words[0] : undefined;

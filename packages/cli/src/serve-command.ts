@@ -4,6 +4,7 @@ import { demoSignInText, demoText } from './demo-setup.js';
 import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
 import { type ListenAddress, parseListenAddress } from './listen-address.js';
+import { describeTarget, storeTarget } from './open-store.js';
 import { startServer } from './server.js';
 
 const serveOptions = {
@@ -103,7 +104,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     // The URLs to paste: a wildcard bind address is not one a client can reach.
     const reachable = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
     if (!server.demo) {
-      io.stderr(`demo: ${db} already holds accounts that are not the demo's; use another --db for a fresh demo`);
+      io.stderr(
+        `demo: ${describeTarget(storeTarget(db))} already holds accounts that are not the demo's, or a demo whose keys were not saved; use another --db for a fresh demo`,
+      );
     } else if (json) {
       io.stdout(
         JSON.stringify({

@@ -17,19 +17,19 @@ import {
 import { createAccountService, createSmtpMailer, type SignupPolicy, tidingsDashboard } from '@tidings/dashboard';
 import { tidingsHono } from '@tidings/hono';
 import type { PrometheusMetrics } from '@tidings/metrics';
-import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
 import { registerApiReference } from './api-reference.js';
 import { registerDemoPage } from './demo.js';
-import { type DemoCredentials, demoFilePath, ensureDemo } from './demo-setup.js';
+import { type DemoCredentials, demoFilePath, ensureDemo, savesDemoFile } from './demo-setup.js';
 import { answerMalformedRequests, answerProblems, requestErrorAnswer } from './edge-problems.js';
 import type { ListenAddress } from './listen-address.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
+import { openStore, storeTarget } from './open-store.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
-  /** The SQLite database file, created if missing. */
+  /** The SQLite database file, created if missing, or a `postgres://` URL (`?schema=` names the schema). */
   db: string;
   /** Port to listen on; 0 picks a free one. @default 8787 */
   port?: number;
@@ -160,7 +160,7 @@ function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidi
 /** Opens the store, builds Tidings and the app, and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
-  const store = createSqliteStore({ path: db, synchronous: options.sqliteSynchronous ?? 'full' });
+  const store = await openStore(storeTarget(db), 'serve', { sqliteSynchronous: options.sqliteSynchronous ?? 'full' });
   // The in-process hub, unless Redis carries the messages between servers.
   const ownHub = createMemoryHub();
   let tidings: Tidings | undefined;
@@ -209,7 +209,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         options.metrics && metricsListener
           ? `http://${urlHost(options.metrics.host)}:${metricsListener.port}/metrics`
           : null,
-      demo: demo && { ...demo, file: db === ':memory:' ? null : demoFilePath(db), signIn },
+      demo: demo && { ...demo, file: savesDemoFile(db) ? demoFilePath(db) : null, signIn },
       close() {
         closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -3,6 +3,7 @@ import type { Store } from '../ports/store.js';
 import { accountConformance } from './conformance-accounts.js';
 import { apiKeyConformance } from './conformance-api-keys.js';
 import { browserConformance } from './conformance-browsers.js';
+import { concurrencyConformance } from './conformance-concurrency.js';
 import { dashboardConformance } from './conformance-dashboard.js';
 import { deliveryConformance } from './conformance-deliveries.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
@@ -41,6 +42,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     browserConformance(getStore);
     deliveryConformance(getStore);
     maintenanceConformance(getStore);
+    concurrencyConformance(getStore);
     dashboardConformance(getStore);
   });
 }

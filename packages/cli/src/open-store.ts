@@ -1,0 +1,59 @@
+import type { Store } from '@tidings/core';
+import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
+
+/**
+ * Where the CLI's `--db` (or `TIDINGS_DB`) points: a `postgres://` or `postgresql://` URL is a
+ * PostgreSQL database (its `?schema=` names the schema, default `tidings`); anything else is a
+ * SQLite file.
+ */
+export type StoreTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/** Reads a `--db` value. */
+export function storeTarget(db: string): StoreTarget {
+  return /^postgres(ql)?:\/\//i.test(db) ? { kind: 'postgres', url: db } : { kind: 'sqlite', path: db };
+}
+
+/** The `--db` value as it may be printed: a URL's password never is. */
+export function describeTarget(target: StoreTarget): string {
+  if (target.kind === 'sqlite') return target.path;
+  try {
+    const url = new URL(target.url);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/**
+ * Opens the store `--db` names. `serve` keeps it for the server's life; `admin` runs one short
+ * command (a SQLite file then needs no checkpoint thread, a pool one connection).
+ * `sqliteSynchronous` applies to a SQLite file only: PostgreSQL always commits synchronously.
+ */
+export async function openStore(
+  target: StoreTarget,
+  purpose: 'serve' | 'admin',
+  { sqliteSynchronous }: { sqliteSynchronous?: 'full' | 'normal' } = {},
+): Promise<Store> {
+  if (target.kind === 'sqlite') {
+    return createSqliteStore({
+      path: target.path,
+      ...(purpose === 'admin' ? { checkpointIntervalMs: 0 } : {}),
+      ...(sqliteSynchronous ? { synchronous: sqliteSynchronous } : {}),
+    });
+  }
+  const { createPostgresStore } = await loadPostgres();
+  return createPostgresStore({ connectionString: target.url, ...(purpose === 'admin' ? { maxConnections: 1 } : {}) });
+}
+
+/** Applies the migrations of the store `--db` names, and tells the versions before and after. */
+export async function migrateStore(target: StoreTarget): Promise<{ from: number; to: number; schema: string | null }> {
+  if (target.kind === 'sqlite') return { ...migrateSqliteFile(target.path), schema: null };
+  const { migratePostgres } = await loadPostgres();
+  return migratePostgres({ connectionString: target.url });
+}
+
+/** The PostgreSQL store, loaded only for a postgres:// `--db`: a SQLite command starts without pg. */
+function loadPostgres(): Promise<typeof import('@tidings/store-postgres')> {
+  return import('@tidings/store-postgres');
+}

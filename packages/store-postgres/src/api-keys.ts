@@ -1,0 +1,99 @@
+import type { ApiKeyRecord, Store } from '@tidings/core';
+import type { Pool } from 'pg';
+import { API_KEY, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
+import { run, type Sql, transaction } from './db.js';
+
+type ApiKeyOperations = Pick<
+  Store,
+  'createApiKey' | 'getApiKey' | 'listApiKeys' | 'revokeApiKey' | 'findApiKeyByHash' | 'touchApiKey'
+>;
+
+/**
+ * API keys. A lookup by hash is one indexed query on every request, never a cache: a key
+ * revoked or a project suspended by any instance, the CLI or plain SQL is refused by every
+ * instance at its next request.
+ */
+export function apiKeyOperations(pool: Pool, sql: Sql): ApiKeyOperations {
+  const { t, statement } = sql;
+  // The project's row lock serializes the key creations of one project, so that concurrent
+  // creations cannot both count nine active keys. NO KEY UPDATE: sends and lookups do not wait.
+  const lockProject = statement('lock_project', `SELECT 1 FROM ${t('projects')} WHERE id = $1 FOR NO KEY UPDATE`);
+  const insertKeyUnderLimit = statement(
+    'insert_key',
+    `INSERT INTO ${t('api_keys')} (id, project_id, hash, prefix, mode, name, created_at)
+     SELECT $1, $2, $3, $4, $5, $6, $7
+      WHERE (SELECT count(*) FROM ${t('api_keys')} WHERE project_id = $2 AND revoked_at IS NULL) < $8
+     RETURNING ${API_KEY}`,
+  );
+  const selectKey = statement('select_key', `SELECT ${API_KEY} FROM ${t('api_keys')} WHERE id = $1`);
+  const selectKeys = statement(
+    'select_keys',
+    `SELECT ${API_KEY} FROM ${t('api_keys')} WHERE project_id = $1 ORDER BY created_at, id`,
+  );
+  const revoke = statement(
+    'revoke_key',
+    `UPDATE ${t('api_keys')} SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING ${API_KEY}`,
+  );
+  const selectByHash = statement(
+    'select_key_by_hash',
+    `SELECT k.id, k.project_id AS "projectId", k.prefix, k.mode, k.name, k.created_at AS "createdAt",
+            k.last_used_at AS "lastUsedAt", k.revoked_at AS "revokedAt", ${JOINED_PROJECT}
+       FROM ${t('api_keys')} AS k JOIN ${t('projects')} AS p ON p.id = k.project_id
+      WHERE k.hash = $1`,
+  );
+  // One conditional statement, so that concurrent requests cannot both decide to write.
+  const touch = statement(
+    'touch_key',
+    `UPDATE ${t('api_keys')} SET last_used_at = $2
+      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::int8 - $3::int8)`,
+  );
+
+  return {
+    async createApiKey(input) {
+      return transaction(pool, async (client) => {
+        const [project] = await run(client, lockProject, [input.projectId]);
+        if (!project) return { kind: 'project-not-found' };
+        const [key] = await run<ApiKeyRecord>(client, insertKeyUnderLimit, [
+          input.id,
+          input.projectId,
+          input.hash,
+          input.prefix,
+          input.mode,
+          input.name,
+          input.now,
+          input.maxActive,
+        ]);
+        return key ? { kind: 'created', key } : { kind: 'limit-reached' };
+      });
+    },
+    async getApiKey(id) {
+      const [row] = await run<ApiKeyRecord>(pool, selectKey, [id]);
+      return row ?? null;
+    },
+    async listApiKeys(projectId) {
+      return run<ApiKeyRecord>(pool, selectKeys, [projectId]);
+    },
+    async revokeApiKey({ id, now }) {
+      const [row] = await run<ApiKeyRecord>(pool, revoke, [id, now]);
+      return row ?? null;
+    },
+    async findApiKeyByHash(hash) {
+      const [row] = await run<ApiKeyRecord & JoinedProjectRow>(pool, selectByHash, [hash]);
+      if (!row) return null;
+      const key: ApiKeyRecord = {
+        id: row.id,
+        projectId: row.projectId,
+        prefix: row.prefix,
+        mode: row.mode,
+        name: row.name,
+        createdAt: row.createdAt,
+        lastUsedAt: row.lastUsedAt,
+        revokedAt: row.revokedAt,
+      };
+      return { key, project: joinedProject(row) };
+    },
+    async touchApiKey({ id, now, minIntervalMs }) {
+      await run(pool, touch, [id, now, minIntervalMs]);
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import type { BrowserRecord, DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store } from '@tidings/core';
+import type { Pool, PoolClient } from 'pg';
+import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
+import { run, type Sql, transaction } from './db.js';
+
+type BrowserOperations = Pick<
+  Store,
+  | 'createConnectToken'
+  | 'findConnectToken'
+  | 'registerBrowser'
+  | 'findBrowser'
+  | 'disconnectBrowser'
+  | 'touchBrowsers'
+  | 'reapStaleBrowsers'
+>;
+
+interface ConnectTokenRow extends JoinedProjectRow {
+  project_id: string;
+  recipient: string;
+  expires_at: number;
+}
+
+/**
+ * Connect tokens, browsers, and the end of a browser's connection. A disconnection locks the
+ * browser's row first and fails its pending attempts in a later statement: a send holds that
+ * lock from raising the browser's sequence until it commits, so the later statement, on a fresh
+ * snapshot, sees every attempt a send committed before, and no send adds one after.
+ */
+export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
+  const { t, statement } = sql;
+  const insertToken = statement(
+    'insert_token',
+    `WITH recipient AS (
+       INSERT INTO ${t('recipients')} (project_id, recipient, created_at) VALUES ($2, $3, $4) ON CONFLICT DO NOTHING
+     )
+     INSERT INTO ${t('connect_tokens')} (hash, project_id, recipient, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5)`,
+  );
+  const selectToken = statement(
+    'select_token',
+    `SELECT c.project_id, c.recipient, c.expires_at, ${JOINED_PROJECT}
+       FROM ${t('connect_tokens')} AS c JOIN ${t('projects')} AS p ON p.id = c.project_id
+      WHERE c.hash = $1`,
+  );
+  const insertBrowser = statement(
+    'insert_browser',
+    `WITH recipient AS (
+       INSERT INTO ${t('recipients')} (project_id, recipient, created_at) VALUES ($2, $3, $5) ON CONFLICT DO NOTHING
+     )
+     INSERT INTO ${t('browsers')} (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at)
+     VALUES ($1, $2, $3, $4, true, $5, $5)
+     RETURNING ${BROWSER}`,
+  );
+  const selectBrowser = statement(
+    'select_browser',
+    `SELECT b.id, b.project_id AS "projectId", b.recipient, b.secret_hash AS "secretHash", b.connected,
+            b.disconnect_reason AS "disconnectReason", b.created_at AS "createdAt", b.last_seen_at AS "lastSeenAt",
+            b.disconnected_at AS "disconnectedAt", ${JOINED_PROJECT}
+       FROM ${t('browsers')} AS b JOIN ${t('projects')} AS p ON p.id = b.project_id
+      WHERE b.id = $1`,
+  );
+  // A concurrent disconnection holds the row until it commits; this one then re-reads the row
+  // and finds it disconnected.
+  const markDisconnected = statement(
+    'disconnect_browser',
+    `UPDATE ${t('browsers')} SET connected = false, disconnect_reason = $2, disconnected_at = $3
+      WHERE id = $1 AND connected
+     RETURNING id`,
+  );
+  const browserExists = statement('browser_exists', `SELECT 1 FROM ${t('browsers')} WHERE id = $1`);
+  const failPending = statement(
+    'fail_pending',
+    `WITH pending AS (
+       SELECT id FROM ${t('attempts')} WHERE browser_id = ANY($1::text[]) AND NOT final ORDER BY id FOR NO KEY UPDATE
+     )
+     UPDATE ${t('attempts')} AS a SET status = 'failed', final = true, reason = $2, failed_at = $3
+       FROM pending WHERE a.id = pending.id AND NOT a.final
+     RETURNING a.id, a.browser_id, a.seq`,
+  );
+  // Best effort by design: a browser whose row a send holds this instant is skipped, not
+  // waited for (it is touched again within a heartbeat), and no lock order can deadlock.
+  const touch = statement(
+    'touch_browsers',
+    `WITH seen AS (
+       SELECT id FROM ${t('browsers')} WHERE id = ANY($1::text[]) AND connected ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
+     )
+     UPDATE ${t('browsers')} AS b SET last_seen_at = greatest(b.last_seen_at, $2)
+       FROM seen WHERE b.id = seen.id`,
+  );
+  // SKIP LOCKED: instances sweeping together each take other browsers, none waits for another.
+  // The row lock re-checks the condition on the latest version: a browser touched meanwhile stays.
+  const markStale = statement(
+    'mark_stale',
+    `WITH stale AS (
+       SELECT id, last_seen_at FROM ${t('browsers')}
+        WHERE connected AND last_seen_at < $1
+        ORDER BY last_seen_at, id
+        FOR NO KEY UPDATE SKIP LOCKED
+     ), marked AS (
+       UPDATE ${t('browsers')} AS b SET connected = false, disconnect_reason = 'browser_stale', disconnected_at = $2
+         FROM stale WHERE b.id = stale.id
+     )
+     SELECT id FROM stale ORDER BY last_seen_at, id`,
+  );
+
+  async function disconnect(
+    client: PoolClient,
+    browserId: string,
+    reason: DisconnectReason,
+    now: number,
+  ): Promise<DisconnectBrowserResult> {
+    const marked = await run(client, markDisconnected, [browserId, reason, now]);
+    if (marked.length === 0) {
+      const exists = await run(client, browserExists, [browserId]);
+      return { kind: exists.length > 0 ? 'already-disconnected' : 'not-found' };
+    }
+    const failed = await run<{ id: string; seq: number }>(client, failPending, [[browserId], reason, now]);
+    return { kind: 'disconnected', failedAttemptIds: failed.sort((a, b) => a.seq - b.seq).map((row) => row.id) };
+  }
+
+  return {
+    async createConnectToken({ hash, projectId, recipient, now, expiresAt }) {
+      await run(pool, insertToken, [hash, projectId, recipient, now, expiresAt]);
+    },
+    async findConnectToken(hash) {
+      const [row] = await run<ConnectTokenRow>(pool, selectToken, [hash]);
+      if (!row) return null;
+      return {
+        projectId: row.project_id,
+        recipient: row.recipient,
+        expiresAt: row.expires_at,
+        project: joinedProject(row),
+      };
+    },
+    async registerBrowser({ id, projectId, recipient, secretHash, now }) {
+      const [row] = await run<BrowserRecord>(pool, insertBrowser, [id, projectId, recipient, secretHash, now]);
+      return row!;
+    },
+    async findBrowser(id) {
+      const [row] = await run<BrowserRecord & JoinedProjectRow>(pool, selectBrowser, [id]);
+      if (!row) return null;
+      const browser: BrowserRecord = {
+        id: row.id,
+        projectId: row.projectId,
+        recipient: row.recipient,
+        secretHash: row.secretHash,
+        connected: row.connected,
+        disconnectReason: row.disconnectReason,
+        createdAt: row.createdAt,
+        lastSeenAt: row.lastSeenAt,
+        disconnectedAt: row.disconnectedAt,
+      };
+      return { browser, project: joinedProject(row) };
+    },
+    async disconnectBrowser({ browserId, reason, now }) {
+      return transaction(pool, (client) => disconnect(client, browserId, reason, now));
+    },
+    async touchBrowsers({ browserIds, now }) {
+      if (browserIds.length > 0) await run(pool, touch, [browserIds, now]);
+    },
+    async reapStaleBrowsers({ seenBefore, now }) {
+      return transaction(pool, async (client) => {
+        const stale = (await run<{ id: string }>(client, markStale, [seenBefore, now])).map((row) => row.id);
+        if (stale.length === 0) return [];
+        const failed = await run<{ id: string; browser_id: string; seq: number }>(client, failPending, [
+          stale,
+          'browser_stale',
+          now,
+        ]);
+        // Each browser with its failed attempts in its own order, the browsers oldest seen first.
+        const reaped = new Map<string, ReapedBrowser>(stale.map((id) => [id, { browserId: id, failedAttemptIds: [] }]));
+        for (const row of failed.sort((a, b) => a.seq - b.seq))
+          reaped.get(row.browser_id)!.failedAttemptIds.push(row.id);
+        return [...reaped.values()];
+      });
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import pg from 'pg';
+
+/** A pool or one of its clients checked out for a transaction. */
+export type Queryable = Pool | PoolClient;
+
+// int8 (times in milliseconds, counts) and numeric (sums) as numbers: every one of them stays
+// below 2^53. Set per query, never on pg's global parsers, which belong to the host's pool too.
+const INT8 = 20;
+const NUMERIC = 1700;
+const parseNumber = (value: string) => Number(value);
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 || oid === NUMERIC
+      ? parseNumber
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** One SQL statement of the store, prepared once per connection under its name. */
+export interface Statement {
+  name: string;
+  text: string;
+}
+
+/**
+ * The statements of one store, on one schema. Every table name is qualified with the schema
+ * (`sql.t('browsers')`), so a pool handed in by the host keeps its own `search_path`, and the
+ * names of prepared statements carry the schema, so two stores on two schemas can share a pool.
+ */
+export interface Sql {
+  /** The schema, quoted as an identifier. */
+  schema: string;
+  /** A table of the schema, qualified and quoted. */
+  t(table: string): string;
+  /** A named statement of this schema. */
+  statement(name: string, text: string): Statement;
+}
+
+/** Quotes an identifier for SQL. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The statements' namespace for one schema. */
+export function createSql(schema: string): Sql {
+  const quoted = quoteIdentifier(schema);
+  // Statement names are at most 63 bytes: a short digest of the schema stands for it.
+  const tag = createHash('sha256').update(schema).digest('hex').slice(0, 12);
+  return {
+    schema: quoted,
+    t: (table) => `${quoted}.${quoteIdentifier(table)}`,
+    statement: (name, text) => ({ name: `tidings_${tag}_${name}`, text }),
+  };
+}
+
+/** Runs a prepared statement and returns its rows, with int8 and numeric read as numbers. */
+export async function run<Row extends QueryResultRow = QueryResultRow>(
+  db: Queryable,
+  statement: Statement,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  const config: QueryConfig = { name: statement.name, text: statement.text, values, types };
+  return (await db.query<Row>(config)).rows;
+}
+
+/** Runs SQL text once, unprepared (migrations, transaction control). */
+export async function runText<Row extends QueryResultRow = QueryResultRow>(
+  db: Queryable,
+  text: string,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  return (await db.query<Row>({ text, values, types })).rows;
+}
+
+const ended = Symbol('ended');
+
+/** What a transaction's work resolves with when it ends the transaction otherwise than by a plain COMMIT. */
+export interface Ended<T> {
+  [ended]: 'rollback' | 'committed';
+  value: T;
+}
+
+/** Ends the transaction with ROLLBACK (nothing it did stays) and resolves with `value`. */
+export function rollBack<T>(value: T): Ended<T> {
+  return { [ended]: 'rollback', value };
+}
+
+/**
+ * Runs `last` and COMMIT in one exchange and resolves with `value` once both succeeded. Should
+ * `last` fail, the server ends the aborted transaction on COMMIT with a rollback, and the error
+ * of `last` is thrown.
+ */
+export async function commitWith<T>(client: PoolClient, last: Promise<unknown>, value: T): Promise<Ended<T>> {
+  const commit = client.query('COMMIT');
+  commit.catch(() => {});
+  await last;
+  await commit;
+  return { [ended]: 'committed', value };
+}
+
+/**
+ * Runs `work` in one READ COMMITTED transaction on a client of its own, and commits, unless
+ * `work` ends it with {@link rollBack} or {@link commitWith}. `BEGIN` goes out with the first
+ * statement of `work` without waiting for its answer, so a transaction costs no round trip of
+ * its own. Any error rolls back; a client whose connection broke is destroyed rather than
+ * returned to the pool.
+ */
+export async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T | Ended<T>>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  // A connection that ends mid-transaction fails the statement in flight and also emits
+  // 'error', which must not go unheard; the client is then destroyed rather than reused.
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
+  try {
+    const begin = client.query('BEGIN');
+    // `work` queues its first statement behind BEGIN; an error of BEGIN fails that statement too.
+    begin.catch(() => {});
+    const result = await work(client);
+    await begin;
+    if (typeof result === 'object' && result !== null && ended in result) {
+      if (result[ended] === 'rollback') await client.query('ROLLBACK');
+      return result.value;
+    }
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw error;
+  } finally {
+    client.off('error', onError);
+    client.release(broken);
+  }
+}

@@ -1,0 +1,106 @@
+import type { Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
+import type { Pool } from 'pg';
+import { run, type Sql } from './db.js';
+
+type DeliveryOperations = Pick<Store, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
+
+/** The receipts of one batch for one attempt: the first time of each kind, as the receipts are applied in order. */
+interface AttemptReceipts {
+  count: number;
+  times: Partial<Record<ReceiptType, number>>;
+}
+
+/** What a browser's stream or poll receives, and what the browser reports back. */
+export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
+  const { t, statement } = sql;
+  // `NOT final` leaves out test mode's attempts (accepted, but final) and reads through the
+  // partial index of pending attempts, already in stream order.
+  const selectDeliveries = statement(
+    'select_deliveries',
+    `SELECT a.id AS "attemptId", a.browser_id AS "browserId", a.seq, n.id AS "notificationId", n.title, n.body,
+            n.url, n.icon, n.tag, n.data, n.created_at AS "createdAt", n.expires_at AS "expiresAt"
+       FROM ${t('attempts')} AS a JOIN ${t('notifications')} AS n ON n.id = a.notification_id
+      WHERE a.browser_id = $1 AND NOT a.final AND a.expires_at > $2
+      ORDER BY a.seq`,
+  );
+  // Rows of attempts are locked in the order of their ids by every statement that changes
+  // several, so that two of them never wait on each other.
+  const markSent = statement(
+    'mark_sent',
+    `WITH sent AS (
+       SELECT id FROM ${t('attempts')} WHERE id = ANY($2::text[]) AND status = 'accepted' AND NOT final
+        ORDER BY id FOR NO KEY UPDATE
+     )
+     UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = $1
+       FROM sent WHERE a.id = sent.id AND a.status = 'accepted' AND NOT a.final`,
+  );
+  // One statement for a whole batch: per attempt, the first time of each receipt kind. Receipt
+  // times are written once; a delivered receipt ends only an attempt that is not final, and
+  // proves it was sent even when the batched record of sending has not landed yet. The row lock
+  // reads the latest `final`, so of two batches racing on one attempt only one delivers it.
+  const applyBatch = statement(
+    'apply_receipts',
+    `WITH receipt AS (
+       SELECT * FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[])
+         AS r(id, delivered, displayed, clicked, dismissed)
+     ), own AS (
+       SELECT a.id, a.final AS was_final FROM ${t('attempts')} AS a JOIN receipt ON receipt.id = a.id
+        WHERE a.browser_id = $1 ORDER BY a.id FOR NO KEY UPDATE OF a
+     )
+     UPDATE ${t('attempts')} AS a SET
+       status = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN 'delivered' ELSE a.status END,
+       delivered_at = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN r.delivered ELSE a.delivered_at END,
+       sent_at = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN coalesce(a.sent_at, r.delivered) ELSE a.sent_at END,
+       final = a.final OR r.delivered IS NOT NULL,
+       displayed_at = coalesce(a.displayed_at, r.displayed),
+       clicked_at = coalesce(a.clicked_at, r.clicked),
+       dismissed_at = coalesce(a.dismissed_at, r.dismissed)
+       FROM own JOIN receipt AS r ON r.id = own.id
+      WHERE a.id = own.id
+     RETURNING a.id, r.delivered IS NOT NULL AND NOT own.was_final AS delivered`,
+  );
+
+  return {
+    async listDeliveries({ browserId, now }) {
+      return run<Delivery>(pool, selectDeliveries, [browserId, now]);
+    },
+    async markAttemptsSent({ attemptIds, now }) {
+      if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds]);
+    },
+    async applyReceipts({ browserId, receipts }) {
+      if (receipts.length === 0) return { named: 0, deliveredAttemptIds: [] };
+      const byAttempt = groupReceipts(receipts);
+      const ids = [...byAttempt.keys()];
+      const column = (type: ReceiptType) => ids.map((id) => byAttempt.get(id)!.times[type] ?? null);
+      const own = await run<{ id: string; delivered: boolean }>(pool, applyBatch, [
+        browserId,
+        ids,
+        column('delivered'),
+        column('displayed'),
+        column('clicked'),
+        column('dismissed'),
+      ]);
+      const delivered = new Set(own.filter((row) => row.delivered).map((row) => row.id));
+      return {
+        named: own.reduce((named, row) => named + byAttempt.get(row.id)!.count, 0),
+        // In the order the receipts named them.
+        deliveredAttemptIds: ids.filter((id) => delivered.has(id)),
+      };
+    },
+  };
+}
+
+/** Receipts by attempt, keeping the first time of each kind. */
+function groupReceipts(receipts: Receipt[]): Map<string, AttemptReceipts> {
+  const byAttempt = new Map<string, AttemptReceipts>();
+  for (const receipt of receipts) {
+    let entry = byAttempt.get(receipt.attemptId);
+    if (!entry) {
+      entry = { count: 0, times: {} };
+      byAttempt.set(receipt.attemptId, entry);
+    }
+    entry.count++;
+    entry.times[receipt.type] ??= receipt.at;
+  }
+  return byAttempt;
+}

@@ -1,0 +1,258 @@
+import type { Pool } from 'pg';
+import { quoteIdentifier, runText, transaction } from './db.js';
+
+/**
+ * The schema, one step per version: step `i` moves a schema from version i to i + 1. Steps are
+ * append-only; a released step is never edited, a change is a new step. `{schema}` stands for
+ * the quoted schema name.
+ *
+ * Conventions: times are `bigint` epoch milliseconds (the store never reads a clock of its own),
+ * identifiers `text COLLATE "C"` so that time-sortable ids sort by their bytes, `data` is `json`
+ * (kept as sent). The tables a send writes (notifications, attempts, usage) declare no foreign
+ * keys: each foreign key check takes a share lock on the parent row, and every send of a project
+ * would then share-lock the project's row; their parents are checked by the send itself and
+ * never deleted.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE {schema}.accounts (
+    id text COLLATE "C" PRIMARY KEY,
+    email text NOT NULL,
+    verified boolean NOT NULL,
+    created_at bigint NOT NULL
+  );
+
+  CREATE TABLE {schema}.projects (
+    id text COLLATE "C" PRIMARY KEY,
+    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
+    name text NOT NULL,
+    suspended boolean NOT NULL DEFAULT false,
+    created_at bigint NOT NULL,
+    suspended_at bigint
+  );
+  CREATE INDEX projects_by_account ON {schema}.projects (account_id, created_at, id);
+
+  CREATE TABLE {schema}.api_keys (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id),
+    hash text COLLATE "C" NOT NULL UNIQUE,
+    prefix text NOT NULL,
+    mode text NOT NULL CHECK (mode IN ('live', 'test')),
+    name text,
+    created_at bigint NOT NULL,
+    last_used_at bigint,
+    revoked_at bigint
+  );
+  CREATE INDEX api_keys_by_project ON {schema}.api_keys (project_id, created_at, id);
+
+  CREATE TABLE {schema}.recipients (
+    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id),
+    recipient text COLLATE "C" NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (project_id, recipient)
+  );
+
+  CREATE TABLE {schema}.connect_tokens (
+    hash text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL,
+    recipient text COLLATE "C" NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    FOREIGN KEY (project_id, recipient) REFERENCES {schema}.recipients (project_id, recipient)
+  );
+  CREATE INDEX connect_tokens_by_expiry ON {schema}.connect_tokens (expires_at);
+
+  CREATE TABLE {schema}.browsers (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL,
+    recipient text COLLATE "C" NOT NULL,
+    secret_hash text NOT NULL,
+    connected boolean NOT NULL,
+    disconnect_reason text CHECK (disconnect_reason IN ('browser_disconnected', 'browser_stale')),
+    created_at bigint NOT NULL,
+    last_seen_at bigint NOT NULL,
+    disconnected_at bigint,
+    -- The seq of the browser's latest attempt: attempts number 1, 2, 3… per browser. A send
+    -- raises it under the row's lock, so the numbers of one browser have no gap and commit in
+    -- order (a database sequence would commit out of order).
+    last_seq bigint NOT NULL DEFAULT 0,
+    FOREIGN KEY (project_id, recipient) REFERENCES {schema}.recipients (project_id, recipient)
+  );
+  CREATE INDEX browsers_connected_by_recipient ON {schema}.browsers (project_id, recipient, id) WHERE connected;
+  CREATE INDEX browsers_connected_by_last_seen ON {schema}.browsers (last_seen_at, id) WHERE connected;
+
+  CREATE TABLE {schema}.notifications (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL,
+    mode text NOT NULL CHECK (mode IN ('live', 'test')),
+    recipient text NOT NULL,
+    title text NOT NULL,
+    body text,
+    url text,
+    icon text,
+    tag text,
+    data json,
+    ttl integer NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+  );
+
+  CREATE TABLE {schema}.attempts (
+    id text COLLATE "C" PRIMARY KEY,
+    notification_id text COLLATE "C" NOT NULL,
+    -- The attempt's place among its notification's attempts, the order they are read back in.
+    position smallint NOT NULL,
+    browser_id text COLLATE "C" NOT NULL,
+    seq bigint NOT NULL,
+    status text NOT NULL CHECK (status IN ('accepted', 'sent', 'delivered', 'expired', 'failed')),
+    final boolean NOT NULL,
+    accepted_at bigint NOT NULL,
+    sent_at bigint,
+    delivered_at bigint,
+    failed_at bigint,
+    expired_at bigint,
+    reason text CHECK (reason IN ('browser_disconnected', 'browser_stale', 'ttl_expired')),
+    displayed_at bigint,
+    clicked_at bigint,
+    dismissed_at bigint,
+    -- The notification's expiry, copied so that the sweep reads pending attempts alone.
+    expires_at bigint NOT NULL,
+    UNIQUE (browser_id, seq),
+    UNIQUE (notification_id, position)
+  );
+  -- The hot paths read only attempts that are not final, a small set however old the store.
+  CREATE INDEX attempts_pending_by_browser ON {schema}.attempts (browser_id, seq) WHERE NOT final;
+  CREATE INDEX attempts_pending_by_expiry ON {schema}.attempts (expires_at) WHERE NOT final;
+
+  -- A record exists only once its send committed: the claim is the send's own transaction.
+  CREATE TABLE {schema}.idempotency_keys (
+    project_id text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    fingerprint text NOT NULL,
+    response_status integer NOT NULL,
+    response_body text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    PRIMARY KEY (project_id, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON {schema}.idempotency_keys (expires_at);
+
+  -- Live usage, counted in shards: a send adds to the shard of its connection, so the sends of
+  -- one project on several connections do not queue on one row's lock until each commits.
+  -- Reads add the shards up.
+  CREATE TABLE {schema}.usage_days (
+    project_id text COLLATE "C" NOT NULL,
+    day text COLLATE "C" NOT NULL,
+    shard smallint NOT NULL,
+    notifications bigint NOT NULL,
+    attempts bigint NOT NULL,
+    PRIMARY KEY (project_id, day, shard)
+  );
+  `,
+  // 2: the dashboard. Passwords and the operator flag on accounts, found by email (not unique:
+  // accounts made before may share one; a new account with a password checks under a lock);
+  // sessions and one-time codes stored only as hashes; the audit log of each project. The log of
+  // sends walks notifications by their primary key backwards (ids sort by time) and needs no new
+  // index, which would cost every send.
+  `
+  ALTER TABLE {schema}.accounts ADD COLUMN password_hash text;
+  ALTER TABLE {schema}.accounts ADD COLUMN operator boolean NOT NULL DEFAULT false;
+  CREATE INDEX accounts_by_email ON {schema}.accounts (email, created_at, id);
+
+  CREATE TABLE {schema}.sessions (
+    hash text COLLATE "C" PRIMARY KEY,
+    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
+    created_at bigint NOT NULL,
+    idle_expires_at bigint NOT NULL,
+    absolute_expires_at bigint NOT NULL
+  );
+  CREATE INDEX sessions_by_account ON {schema}.sessions (account_id);
+
+  CREATE TABLE {schema}.email_codes (
+    email text NOT NULL,
+    purpose text NOT NULL CHECK (purpose IN ('verify', 'reset', 'invite', 'sign-in')),
+    code_hash text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    failed_attempts integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (email, purpose)
+  );
+
+  CREATE TABLE {schema}.audit_events (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id),
+    action text NOT NULL,
+    actor_account_id text,
+    actor_email text,
+    ip text,
+    detail text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE INDEX audit_events_by_project ON {schema}.audit_events (project_id, id);
+  `,
+];
+
+/** What {@link migrate} found and did. */
+export interface MigrateResult {
+  /** The schema's version before. */
+  from: number;
+  /** The schema's version now: the number of steps this package knows. */
+  to: number;
+}
+
+/**
+ * Brings a schema up to the latest version, creating it if missing. Everything runs in one
+ * transaction under an advisory lock of the schema's name, so that instances starting together
+ * apply each step exactly once, and a failing step leaves the schema as it was. A schema newer
+ * than this package is refused rather than misread.
+ */
+export async function migrate(
+  pool: Pool,
+  schema: string,
+  steps: readonly string[] = migrations,
+): Promise<MigrateResult> {
+  const quoted = quoteIdentifier(schema);
+  return transaction(pool, async (client) => {
+    await runText(client, "SELECT pg_advisory_xact_lock(hashtext('tidings.migrate'), hashtext($1))", [schema]);
+    await runText(client, `CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await runText(
+      client,
+      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const from = await schemaVersion(client, quoted);
+    if (from > steps.length) {
+      throw new Error(
+        `The PostgreSQL schema ${schema} is version ${from}, newer than this @tidings/store-postgres supports (${steps.length})`,
+      );
+    }
+    for (let version = from + 1; version <= steps.length; version++) {
+      await runText(client, steps[version - 1]!.replaceAll('{schema}', quoted));
+      await runText(client, `INSERT INTO ${quoted}.schema_migrations (version) VALUES ($1)`, [version]);
+    }
+    return { from, to: steps.length };
+  });
+}
+
+/** The schema's version: 0 for a schema without migrations. */
+async function schemaVersion(client: Parameters<typeof runText>[0], quoted: string): Promise<number> {
+  const rows = await runText<{ version: number | null }>(
+    client,
+    `SELECT max(version)::int8 AS version FROM ${quoted}.schema_migrations`,
+  );
+  return rows[0]?.version ?? 0;
+}
+
+/**
+ * The version of a schema, without changing anything: 0 when the schema or its table of
+ * migrations does not exist.
+ */
+export async function readSchemaVersion(pool: Pool, schema: string): Promise<number> {
+  const rows = await runText<{ exists: boolean }>(pool, 'SELECT to_regclass($1) IS NOT NULL AS exists', [
+    `${quoteIdentifier(schema)}.schema_migrations`,
+  ]);
+  if (!rows[0]?.exists) return 0;
+  return schemaVersion(pool, quoteIdentifier(schema));
+}

@@ -1,0 +1,107 @@
+import type { Store } from '@tidings/core';
+import pg from 'pg';
+import { accountOperations } from './accounts.js';
+import { apiKeyOperations } from './api-keys.js';
+import { browserOperations } from './browsers.js';
+import { dashboardOperations } from './dashboard.js';
+import { createSql, runText } from './db.js';
+import { deliveryOperations } from './deliveries.js';
+import { idempotencyOperations } from './idempotency.js';
+import { maintenanceOperations } from './maintenance.js';
+import { type MigrateResult, migrate, migrations, readSchemaVersion } from './migrations.js';
+import { notificationOperations } from './notifications.js';
+import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
+import { pendingDeliveryOperations } from './pending-deliveries.js';
+
+/**
+ * A {@link Store} on PostgreSQL (node-postgres), for one instance or many sharing one
+ * database. PostgreSQL is the source of truth: every answer comes from a query, nothing is
+ * cached, so a key revoked or a project suspended anywhere is refused at the next request on
+ * every instance. A send is one transaction (see the package README); its promise resolves after
+ * the commit, with `synchronous_commit` on.
+ *
+ * Resolves once the schema is ready: migrated (by default), or checked to be at the latest
+ * version with `migrate: false`.
+ *
+ * @example
+ * const store = await createPostgresStore({ connectionString: 'postgres://localhost/app?schema=tidings' });
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const resolved = resolvePostgresStoreOptions(options);
+  const ownPool =
+    resolved.pool === null
+      ? new pg.Pool({
+          connectionString: resolved.connectionString!,
+          max: resolved.maxConnections,
+          // A send's 201 must mean the commit is durable, whatever the server's default.
+          options: '-c synchronous_commit=on',
+        })
+      : null;
+  const pool = ownPool ?? resolved.pool!;
+  // An idle client's error (the server restarted) is reported here; the pool drops that client.
+  ownPool?.on('error', () => {});
+  try {
+    await prepareSchema(pool, resolved.schema, resolved.migrate);
+    await refuseAsynchronousCommit(pool);
+  } catch (error) {
+    await ownPool?.end();
+    throw error;
+  }
+  const sql = createSql(resolved.schema);
+  let closing: Promise<void> | null = null;
+  return {
+    ...accountOperations(pool, sql),
+    ...apiKeyOperations(pool, sql),
+    ...idempotencyOperations(pool, sql),
+    ...notificationOperations(pool, sql, resolved.usageShards),
+    ...browserOperations(pool, sql),
+    ...deliveryOperations(pool, sql),
+    ...pendingDeliveryOperations(pool, sql),
+    ...maintenanceOperations(pool, sql),
+    ...dashboardOperations(pool, sql),
+    close() {
+      // A pool handed in is the host's to end.
+      closing ??= ownPool ? ownPool.end() : Promise.resolve();
+      return closing;
+    },
+  };
+}
+
+async function prepareSchema(pool: pg.Pool, schema: string, apply: boolean): Promise<void> {
+  if (apply) {
+    await migrate(pool, schema);
+    return;
+  }
+  const version = await readSchemaVersion(pool, schema);
+  if (version !== migrations.length) {
+    throw new Error(
+      `The PostgreSQL schema ${schema} is at version ${version}, this @tidings/store-postgres needs ${migrations.length}: run \`tidings migrate\``,
+    );
+  }
+}
+
+/** A pool whose connections commit asynchronously could acknowledge a send that a crash then loses. */
+async function refuseAsynchronousCommit(pool: pg.Pool): Promise<void> {
+  const [row] = await runText<{ setting: string }>(pool, "SELECT current_setting('synchronous_commit') AS setting");
+  if (row?.setting === 'off') {
+    throw new Error(
+      'createPostgresStore: the pool commits with synchronous_commit = off, which can lose an acknowledged send; turn it on for this pool',
+    );
+  }
+}
+
+/**
+ * Applies the migrations of the schema named by the options (what `tidings migrate` runs) and
+ * tells the versions before and after.
+ */
+export async function migratePostgres(
+  options: Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema'>,
+): Promise<MigrateResult & { schema: string }> {
+  const resolved = resolvePostgresStoreOptions({ ...options, maxConnections: 1 });
+  const pool = resolved.pool ?? new pg.Pool({ connectionString: resolved.connectionString!, max: 1 });
+  try {
+    return { ...(await migrate(pool, resolved.schema)), schema: resolved.schema };
+  } finally {
+    if (!resolved.pool) await pool.end();
+  }
+}

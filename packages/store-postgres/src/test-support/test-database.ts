@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import type { Store } from '@tidings/core';
+import pg from 'pg';
+import { quoteIdentifier } from '../db.js';
+import type { PostgresStoreOptions } from '../options.js';
+import { createPostgresStore } from '../postgres-store.js';
+
+/** The PostgreSQL the tests use: `TIDINGS_TEST_DATABASE_URL`, else the local server's `test` database. */
+export const testDatabaseUrl = process.env.TIDINGS_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A schema name no other test run uses. */
+export function randomSchema(prefix = 'tidings_test'): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+/** Drops one schema and everything in it: only the schema a test made. */
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testDatabaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A store on a schema of its own; its `close()` also drops the schema. */
+export async function createTestStore(
+  options: Omit<PostgresStoreOptions, 'connectionString' | 'schema' | 'pool'> = {},
+): Promise<Store & { schema: string }> {
+  const schema = randomSchema();
+  const store = await createPostgresStore({ ...options, connectionString: testDatabaseUrl, schema });
+  return {
+    ...store,
+    schema,
+    async close() {
+      await store.close();
+      await dropSchema(schema);
+    },
+  };
+}
