@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../../store-postgres/src/migrations.js';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -43,11 +44,11 @@ describe('tidings on PostgreSQL (--db postgres://…?schema=…)', () => {
       store: 'postgres',
       schema,
       from: 0,
-      to: 1,
+      to: migrations.length,
     });
     const again = await runTidings(['migrate'], { TIDINGS_DB: db });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain(`schema ${schema}): schema at version 1, up to date`);
+    expect(again.stdout).toContain(`schema ${schema}): schema at version ${migrations.length}, up to date`);
 
     const { projectId } = await createProjectWithCli(db);
     const { id: keyId, key } = await createKeyWithCli(db, projectId, 'live');

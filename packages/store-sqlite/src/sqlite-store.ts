@@ -68,7 +68,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 /**
  * The writes, besides the group-committed ones, whose answers promise that the change is on disk
  * (an account, a key, a revocation, a browser, a receipt…). Bookkeeping that may be redone (last
- * used and seen times, purging) does not wait for a flush.
+ * used and seen times, purging) does not wait for a flush, nor do short-lived sign-in state
+ * (a new session, a one-time code: lost on a power loss, the user signs in again).
  */
 const DURABLE_WRITES = [
   'createAccount',
@@ -83,6 +84,15 @@ const DURABLE_WRITES = [
   'disconnectBrowser',
   'reapStaleBrowsers',
   'expireAttempts',
+  // The dashboard's: a password, an operator flag, a rename or a line of the audit log that an
+  // answer has shown must not be lost either.
+  'createAccountWithPassword',
+  'setAccountPassword',
+  'setAccountOperator',
+  'renameProject',
+  'appendAuditEvent',
+  'deleteSession',
+  'deleteAccountSessions',
 ] as const satisfies readonly (keyof Store)[];
 
 /** Makes each of the {@link DURABLE_WRITES} resolve only once its commit is flushed to disk. */
