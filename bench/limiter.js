@@ -1,7 +1,7 @@
 // Three-scope consume throughput: Tidings' exact sliding log against rate-limiter-flexible's
 // RateLimiterMemory (a fixed window) doing the same key + project + account checks.
 // Run after `npm run build`: node bench/limiter.js (bench/run.js runs it as part of `npm run bench`).
-// Prints figures only; it gates nothing (STYLE.md: benchmarks are not tests).
+// Prints figures only; it gates nothing (bench/README.md: benchmarks are not tests).
 import { createMemoryLimiter } from '@tidings/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { formatCount, report, row } from './lib/common.js';

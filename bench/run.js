@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark in its own child process, one after the other, so that
 // none disturbs another, then prints one table (benchmark | figure | baseline | ratio | target |
 // met?) and writes it as JSON to bench/results/latest.json. Benchmarks print figures; they never
-// fail a build (STYLE.md). Options are environment variables, listed in bench/README.md.
+// fail a build. Options are environment variables, listed in bench/README.md.
 //
 // Run after `npm run build`. `node bench/run.js limiter core` runs only the named benchmarks.
 import { fork } from 'node:child_process';
