@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
-  createKeyWithCli,
-  createProjectWithCli,
+  createProjectWithKeys,
   type ServeProcess,
   startServe,
 } from '../../packages/cli/test/cli-process.js';
@@ -25,9 +24,7 @@ beforeAll(async () => {
   assertBuilt();
   dir = await mkdtemp(join(tmpdir(), 'tidings-logs-'));
   const db = join(dir, 'tidings.db');
-  const { projectId } = await createProjectWithCli(db);
-  liveKey = (await createKeyWithCli(db, projectId, 'live')).key;
-  testKey = (await createKeyWithCli(db, projectId, 'test')).key;
+  ({ liveKey, testKey } = await createProjectWithKeys(db));
   secrets.push(liveKey, testKey);
   server = await startServe(['--db', db, '--port', '0']);
 });

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
-  createKeyWithCli,
-  createProjectWithCli,
+  createProjectWithKeys,
   type ServeProcess,
   startServe,
 } from '../../packages/cli/test/cli-process.js';
@@ -27,9 +26,7 @@ beforeAll(async () => {
   assertBuilt();
   dir = await mkdtemp(join(tmpdir(), 'tidings-metrics-'));
   const db = join(dir, 'tidings.db');
-  const { projectId } = await createProjectWithCli(db);
-  liveKey = (await createKeyWithCli(db, projectId, 'live')).key;
-  testKey = (await createKeyWithCli(db, projectId, 'test')).key;
+  ({ liveKey, testKey } = await createProjectWithKeys(db));
   // A small limit from the config file, so that a 429 comes within a few requests.
   await writeFile(join(dir, 'config.json'), JSON.stringify({ limits: { invalidKeyPerIp: 3 } }));
   server = await startServe([

@@ -136,3 +136,13 @@ export function createKeyWithCli(
     db,
   ]);
 }
+
+/** A verified account, a project and one live and one test key, through the CLI. */
+export async function createProjectWithKeys(
+  db: string,
+): Promise<{ projectId: string; liveKey: string; testKey: string }> {
+  const { projectId } = await createProjectWithCli(db);
+  const liveKey = (await createKeyWithCli(db, projectId, 'live')).key;
+  const testKey = (await createKeyWithCli(db, projectId, 'test')).key;
+  return { projectId, liveKey, testKey };
+}
