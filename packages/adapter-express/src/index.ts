@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Tidings } from '@tidings/core';
+import { nodeEventStream } from '@tidings/core/node';
 import type { Request as ExpressRequest, NextFunction, RequestHandler } from 'express';
 import { toWebRequest } from './node-bridge.js';
 
@@ -57,7 +58,13 @@ export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions 
         // A body that a parser already read, or that streams without a declared length, goes
         // through the bridge's own Request (see bridgesBody).
         const web = bridgesBody(req) ? toWebRequest(req, env.outgoing as ServerResponse) : request;
-        const answer = tidings.fetch(web, { clientAddress: getClientAddress(req), basePath: req.baseUrl });
+        // Event streams are written straight to `res` (their answer to the listener is a marker
+        // it does not write): an open stream then costs little more than its socket.
+        const answer = tidings.fetch(web, {
+          clientAddress: getClientAddress(req),
+          basePath: req.baseUrl,
+          eventStream: nodeEventStream(env.outgoing as ServerResponse),
+        });
         return answer.then(req.method === 'HEAD' ? withoutBody : undefined, (error: unknown) => {
           throw new Forwarded(error, next);
         });

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { readyEventSchema } from '../object-schemas.js';
+import type { EventSink, EventSinkListener } from '../ports/event-sink.js';
 import type { Delivery } from '../types.js';
 import { deliveryPayloadJson } from './delivery.js';
+import type { RingMember } from './heartbeat-ring.js';
 import { SSE_HEARTBEAT, sseEvent, sseEventId, sseEventOfJson, sseRetry } from './sse.js';
 
 /**
@@ -10,45 +12,61 @@ import { SSE_HEARTBEAT, sseEvent, sseEventId, sseEventOfJson, sseRetry } from '.
  */
 export type ReadyPayload = z.infer<typeof readyEventSchema>;
 
-/** What a stream needs from its surroundings. */
+/**
+ * What every stream reports to: one object shared by all the streams of an instance, so that a
+ * stream holds no callbacks of its own (an open stream's memory is what an idle connection costs).
+ */
+export interface StreamOwner {
+  /** Bytes a stream may hold for a reader that does not keep up; past it the stream is cut. */
+  readonly maxBufferBytes: number;
+  /** Called with the ids of attempts written to a stream, to record them as `sent`. */
+  written(attemptIds: string[]): void;
+  /** Called once when a stream ends, whatever ended it. */
+  ended(stream: BrowserStream): void;
+}
+
+/** What a stream is. */
 export interface BrowserStreamInit {
   /** The id of the request that opened the stream, for the log lines about it. */
   requestId: string;
   browserId: string;
   projectId: string;
-  /** Bytes the stream may hold for a reader that does not keep up; past it the stream is cut. */
-  maxBufferBytes: number;
-  /** Called with the ids of attempts written to the stream, to record them as `sent`. */
-  onWritten: (attemptIds: string[]) => void;
-  /** Called once when the stream ends, whatever ended it. */
-  onEnd: (stream: BrowserStream) => void;
+  owner: StreamOwner;
 }
 
-const HIGH_WATER_MARK = 16 * 1024;
-
-/** An event waiting for the reader: encoded once, with the attempt it carries. */
+/** An event waiting for the connection: encoded once, with the attempt it carries, if any. */
 interface PendingEvent {
-  attemptId: string;
+  attemptId: string | null;
   bytes: Uint8Array;
   /** Live events count toward the buffer limit; the backlog is the store's and is paced by the reader. */
   live: boolean;
 }
 
+const NOT_ENDED = 0;
+const ENDED = 1;
+
 /**
- * One open event stream of one browser. Events are handed to the reader as it pulls (the
- * ReadableStream's queue is measured in bytes), so a large backlog on resume is written at the
- * reader's pace. Live events that pile up for a reader that does not keep up count against
- * `maxBufferBytes`; past it the stream is errored and its queue dropped instead of growing:
- * the browser resumes later and gets every attempt that is not final again.
+ * One open event stream of one browser. Events wait in a queue of their own and go to the sink
+ * while the connection takes them, so a large backlog on resume is written at the reader's pace.
+ * Live events that pile up for a reader that does not keep up count against the owner's
+ * `maxBufferBytes`; past it the connection is cut and the queue dropped instead of growing: the
+ * browser resumes later and gets every attempt that is not final again.
+ *
+ * Everything a stream needs only now and then (the queue, the attempts it wrote) is made when
+ * first needed, and the stream reports to its owner rather than through callbacks: ten thousand
+ * idle streams should cost little more than their sockets.
  */
-export class BrowserStream {
+export class BrowserStream implements EventSinkListener, RingMember {
   readonly browserId: string;
   readonly projectId: string;
   /** The id of the request that opened the stream. */
   readonly requestId: string;
-  readonly body: ReadableStream<Uint8Array>;
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
-  #ended = false;
+  /** Where the heartbeat ring keeps this stream. */
+  ringSlot = -1;
+  ringIndex = -1;
+  readonly #owner: StreamOwner;
+  #sink: EventSink | null = null;
+  #state = NOT_ENDED;
   /** While the backlog is read from the store, live deliveries wait here. */
   #held: Delivery[] | null = [];
   /**
@@ -57,49 +75,53 @@ export class BrowserStream {
    * from a catch-up, or from two hubs' views) is written once. A catch-up forgets the ones the
    * store no longer lists as pending, so this holds at most the browser's pending attempts.
    */
-  #written = new Map<string, number>();
+  #written: Map<string, number> | null = null;
   #generation = 0;
   /** The highest sequence this stream has seen: a delivery beyond the next one shows a gap. */
   #maxSeq = 0;
-  #pending: PendingEvent[] = [];
+  #pending: PendingEvent[] | null = null;
   #pendingHead = 0;
   #pendingLiveBytes = 0;
+  /** The sink said to wait: nothing is written until it drains. */
+  #waiting = false;
   #pumpScheduled = false;
-  readonly #init: BrowserStreamInit;
 
   constructor(init: BrowserStreamInit) {
-    this.#init = init;
+    this.#owner = init.owner;
     this.browserId = init.browserId;
     this.requestId = init.requestId;
     this.projectId = init.projectId;
-    this.body = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          this.#controller = controller;
-        },
-        pull: () => this.#pump(),
-        cancel: () => this.#end(),
-      },
-      new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER_MARK }),
-    );
   }
 
   /** True once the stream has ended. */
   get ended(): boolean {
-    return this.#ended;
+    return this.#state === ENDED;
   }
 
-  /** Bytes of live events held for the reader: in the stream's queue and waiting behind it. */
+  /** Bytes of live events held for the reader: in the connection's buffer and waiting behind it. */
   get bufferedBytes(): number {
-    if (this.#ended) return 0;
-    return HIGH_WATER_MARK - (this.#controller.desiredSize ?? 0) + this.#pendingLiveBytes;
+    if (this.#state === ENDED) return 0;
+    return (this.#sink?.bufferedBytes ?? 0) + this.#pendingLiveBytes;
   }
 
-  /** Writes the `retry:` advice and the `ready` event. */
+  /** Queues the `retry:` advice and the `ready` event; they go out first once a sink is attached. */
   open(ready: ReadyPayload, retryMs: number, sequence: number): void {
     this.#maxSeq = sequence;
-    this.#enqueue(sseRetry(retryMs));
-    this.#enqueue(sseEvent('ready', sseEventId(this.browserId, sequence), ready));
+    this.#push(null, sseRetry(retryMs), false);
+    this.#push(null, sseEvent('ready', sseEventId(this.browserId, sequence), ready), false);
+  }
+
+  /**
+   * Starts writing to the connection: what is queued goes out at once, in one write when it
+   * fits, so that the head of the answer and its first events leave together.
+   */
+  attach(sink: EventSink): void {
+    if (this.#state === ENDED) {
+      sink.end();
+      return;
+    }
+    this.#sink = sink;
+    this.#pump();
   }
 
   /** Queues the backlog read from the store, then what arrived live meanwhile (without repeats). */
@@ -107,7 +129,7 @@ export class BrowserStream {
     const held = this.#held ?? [];
     this.#held = null;
     for (const delivery of backlog) this.#queue(delivery, false);
-    for (const delivery of held) if (!this.#written.has(delivery.attemptId)) this.#queue(delivery, true);
+    for (const delivery of held) if (!this.#written?.has(delivery.attemptId)) this.#queue(delivery, true);
     this.#afterQueue();
   }
 
@@ -117,13 +139,13 @@ export class BrowserStream {
    * been lost on the way (or was final before it could be sent), and the store should be asked.
    */
   deliver(delivery: Delivery): boolean {
-    if (this.#ended) return false;
+    if (this.#state === ENDED) return false;
     if (this.#held) {
       this.#held.push(delivery);
       return false;
     }
     const gap = delivery.seq > this.#maxSeq + 1;
-    if (this.#written.has(delivery.attemptId)) return false;
+    if (this.#written?.has(delivery.attemptId)) return false;
     this.#queue(delivery, true);
     this.#afterQueue();
     return gap;
@@ -145,33 +167,52 @@ export class BrowserStream {
    * `generation`) are kept: the read may have been too early to list them.
    */
   catchUp(pending: readonly Delivery[], generation: number): void {
-    if (this.#ended || this.#held) return;
+    if (this.#state === ENDED || this.#held) return;
     const listed = new Set<string>();
     for (const delivery of pending) {
       listed.add(delivery.attemptId);
-      if (!this.#written.has(delivery.attemptId)) this.#queue(delivery, false);
+      if (!this.#written?.has(delivery.attemptId)) this.#queue(delivery, false);
     }
-    for (const [attemptId, writtenIn] of this.#written) {
-      if (writtenIn < generation && !listed.has(attemptId)) this.#written.delete(attemptId);
+    const written = this.#written;
+    if (written) {
+      for (const [attemptId, writtenIn] of written) {
+        if (writtenIn < generation && !listed.has(attemptId)) written.delete(attemptId);
+      }
+      if (written.size === 0) this.#written = null;
     }
     this.#afterQueue();
   }
 
-  /** Writes a heartbeat comment. */
+  /** Writes a heartbeat comment (behind what is queued, if anything is). */
   heartbeat(): void {
-    this.#enqueue(SSE_HEARTBEAT);
+    if (this.#state === ENDED || this.#sink === null) return;
+    if (this.#pending !== null) this.#push(null, SSE_HEARTBEAT, false);
+    else if (!this.#sink.write(SSE_HEARTBEAT)) this.#waiting = true;
   }
 
-  /** Ends the stream cleanly; the reader gets what was already in the stream's queue first. */
+  /** Ends the stream cleanly; the reader gets what the connection was given first. */
   close(): void {
-    if (this.#ended) return;
+    if (this.#state === ENDED) return;
     // What was delivered this turn and waits for the scheduled pump goes out before the end.
+    this.#waiting = false;
     this.#pump();
-    this.#controller.close();
+    this.#sink?.end();
+    this.#end();
+  }
+
+  /** The sink took what it held: write what waits. */
+  drained(): void {
+    this.#waiting = false;
+    this.#pump();
+  }
+
+  /** The connection is gone. */
+  closed(): void {
     this.#end();
   }
 
   #queue(delivery: Delivery, live: boolean): void {
+    this.#written ??= new Map();
     this.#written.set(delivery.attemptId, this.#generation);
     if (delivery.seq > this.#maxSeq) this.#maxSeq = delivery.seq;
     const bytes = sseEventOfJson(
@@ -179,27 +220,24 @@ export class BrowserStream {
       sseEventId(this.browserId, delivery.seq),
       deliveryPayloadJson(delivery),
     );
-    this.#pending.push({ attemptId: delivery.attemptId, bytes, live });
+    this.#push(delivery.attemptId, bytes, live);
+  }
+
+  #push(attemptId: string | null, bytes: Uint8Array, live: boolean): void {
+    (this.#pending ??= []).push({ attemptId, bytes, live });
     if (live) this.#pendingLiveBytes += bytes.byteLength;
   }
 
   #afterQueue(): void {
-    if (this.#ended) return;
-    if (this.bufferedBytes > this.#init.maxBufferBytes) {
-      // Erroring (not closing) drops the queue and lets the host destroy the socket at once. The
-      // code marks it as a cut connection, which hosts such as @hono/node-server treat as one
-      // rather than as a server fault to log and answer.
-      this.#controller.error(
-        Object.assign(new Error('slow reader: stream buffer limit reached'), {
-          code: 'ERR_STREAM_PREMATURE_CLOSE',
-        }),
-      );
+    if (this.#state === ENDED) return;
+    if (this.bufferedBytes > this.#owner.maxBufferBytes) {
+      this.#sink?.destroy();
       this.#end();
       return;
     }
     // Events delivered in one turn of the event loop (a group of sends commits at once) go to
-    // the reader as one chunk: one socket write for all of them instead of one each.
-    if (!this.#pumpScheduled) {
+    // the connection as one chunk: one socket write for all of them instead of one each.
+    if (!this.#pumpScheduled && this.#sink !== null) {
       this.#pumpScheduled = true;
       setImmediate(() => {
         this.#pumpScheduled = false;
@@ -208,50 +246,61 @@ export class BrowserStream {
     }
   }
 
-  /** Moves pending events into the stream, as one chunk, while its queue has room. */
+  /**
+   * Writes queued events to the sink while it takes them, each write one chunk of up to about a
+   * socket's buffer (a large backlog goes in pieces, the next when the previous one drained).
+   */
   #pump(): void {
-    if (this.#ended) return;
-    let room = this.#controller.desiredSize ?? 0;
-    const start = this.#pendingHead;
-    let bytes = 0;
-    while (this.#pendingHead < this.#pending.length && room > 0) {
-      const event = this.#pending[this.#pendingHead++]!;
-      room -= event.bytes.byteLength;
-      bytes += event.bytes.byteLength;
-      if (event.live) this.#pendingLiveBytes -= event.bytes.byteLength;
-    }
-    const end = this.#pendingHead;
-    if (end === start) return;
-    const taken = this.#pending.slice(start, end);
-    if (this.#pendingHead === this.#pending.length) {
-      this.#pending = [];
-      this.#pendingHead = 0;
-    }
-    let chunk: Uint8Array;
-    if (taken.length === 1) {
-      chunk = taken[0]!.bytes;
-    } else {
-      chunk = new Uint8Array(bytes);
-      let at = 0;
-      for (const event of taken) {
-        chunk.set(event.bytes, at);
-        at += event.bytes.byteLength;
+    const sink = this.#sink;
+    if (sink === null) return;
+    while (this.#state !== ENDED && !this.#waiting && this.#pending !== null) {
+      const pending = this.#pending;
+      const start = this.#pendingHead;
+      let end = start;
+      let bytes = 0;
+      let live = 0;
+      const attemptIds: string[] = [];
+      while (end < pending.length && bytes < WRITE_CHUNK_BYTES) {
+        const event = pending[end++]!;
+        bytes += event.bytes.byteLength;
+        if (event.live) live += event.bytes.byteLength;
+        if (event.attemptId !== null) attemptIds.push(event.attemptId);
       }
+      if (end === pending.length) {
+        this.#pending = null;
+        this.#pendingHead = 0;
+      } else {
+        this.#pendingHead = end;
+      }
+      this.#pendingLiveBytes -= live;
+      if (!sink.write(end - start === 1 ? pending[start]!.bytes : concat(pending, start, end, bytes))) {
+        this.#waiting = true;
+      }
+      if (attemptIds.length > 0) this.#owner.written(attemptIds);
     }
-    this.#controller.enqueue(chunk);
-    this.#init.onWritten(taken.map((event) => event.attemptId));
-  }
-
-  #enqueue(bytes: Uint8Array): void {
-    if (!this.#ended) this.#controller.enqueue(bytes);
   }
 
   #end(): void {
-    if (this.#ended) return;
-    this.#ended = true;
+    if (this.#state === ENDED) return;
+    this.#state = ENDED;
     this.#held = null;
-    this.#pending = [];
-    this.#written.clear();
-    this.#init.onEnd(this);
+    this.#pending = null;
+    this.#pendingLiveBytes = 0;
+    this.#written = null;
+    this.#owner.ended(this);
   }
+}
+
+/** The most one write to the connection carries: about what a socket takes before it says to wait. */
+const WRITE_CHUNK_BYTES = 16 * 1024;
+
+/** The bytes of `events[start..end)` as one chunk of `length` bytes. */
+function concat(events: readonly PendingEvent[], start: number, end: number, length: number): Uint8Array {
+  const chunk = new Uint8Array(length);
+  let at = 0;
+  for (let i = start; i < end; i++) {
+    chunk.set(events[i]!.bytes, at);
+    at += events[i]!.bytes.byteLength;
+  }
+  return chunk;
 }

@@ -11,7 +11,8 @@ export interface CatchUpDeps {
   logger: Logger;
   /** How often every open stream is caught up; 0 for never on a timer. */
   intervalMs: number;
-  streamsOf(browserId: string): ReadonlySet<BrowserStream> | undefined;
+  /** The browser's open streams, as a list of its own. */
+  streamsOf(browserId: string): readonly BrowserStream[];
   openBrowserIds(): string[];
 }
 
@@ -90,7 +91,7 @@ export class CatchUp {
     // The generation is taken before the read: what a stream writes meanwhile is not forgotten.
     const begun = new Map<BrowserStream, number>();
     for (const browserId of browserIds) {
-      for (const stream of streamsOf(browserId) ?? []) if (!stream.opening) begun.set(stream, stream.beginCatchUp());
+      for (const stream of streamsOf(browserId)) if (!stream.opening) begun.set(stream, stream.beginCatchUp());
     }
     if (begun.size === 0) return;
     let pending: Awaited<ReturnType<Store['listPendingDeliveries']>>;
@@ -110,7 +111,7 @@ export class CatchUp {
     for (const [stream, generation] of begun) stream.catchUp(byBrowser.get(stream.browserId) ?? [], generation);
     // A disconnect whose message was lost: its streams close here as they would have there.
     for (const browserId of pending.disconnectedBrowserIds) {
-      for (const stream of [...(streamsOf(browserId) ?? [])]) stream.close();
+      for (const stream of streamsOf(browserId)) stream.close();
     }
   }
 }

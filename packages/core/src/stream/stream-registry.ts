@@ -3,10 +3,11 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
-import type { BrowserStream } from './browser-stream.js';
+import type { BrowserStream, StreamOwner } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
 import { SentMarker } from './sent-marker.js';
+import { StreamsByBrowser } from './streams-by-browser.js';
 
 /** What the registry needs. */
 export interface StreamRegistryDeps {
@@ -16,6 +17,8 @@ export interface StreamRegistryDeps {
   logger: Logger;
   metrics: Metrics;
   heartbeatMs: number;
+  /** Bytes a stream may hold for a reader that does not keep up; past it the stream is cut. */
+  maxBufferBytes: number;
   /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
   staleBrowserMs: number;
   /** How often every open stream is caught up from the store; 0 for only on a gap or a hub's break. */
@@ -29,14 +32,13 @@ export interface StreamRegistryDeps {
  * lost, the catch-up reads from the store: for a stream whose sequence shows a gap, for every
  * stream when the hub says it missed messages, and for every stream each `catchUpIntervalMs`.
  */
-export class StreamRegistry {
-  readonly #byBrowser = new Map<string, Set<BrowserStream>>();
+export class StreamRegistry implements StreamOwner {
+  readonly #byBrowser = new StreamsByBrowser();
   readonly #sent: SentMarker;
   readonly #unsubscribe: () => void;
   /** Its timer runs while at least one stream is open, so that an idle instance holds none. */
   readonly #heartbeats: HeartbeatRing<BrowserStream>;
   readonly #catchUp: CatchUp;
-  #size = 0;
   #lastTouchAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: StreamRegistryDeps) {
@@ -47,8 +49,8 @@ export class StreamRegistry {
       clock: deps.clock,
       logger: deps.logger,
       intervalMs: deps.catchUpIntervalMs,
-      streamsOf: (browserId) => this.#byBrowser.get(browserId),
-      openBrowserIds: () => [...this.#byBrowser.keys()],
+      streamsOf: (browserId) => this.#byBrowser.of(browserId),
+      openBrowserIds: () => this.#byBrowser.browserIds(),
     });
     this.#unsubscribe = deps.hub.subscribe(
       (message) => this.#route(message),
@@ -58,7 +60,16 @@ export class StreamRegistry {
 
   /** Number of open streams. */
   get size(): number {
-    return this.#size;
+    return this.#byBrowser.size;
+  }
+
+  get maxBufferBytes(): number {
+    return this.deps.maxBufferBytes;
+  }
+
+  /** A stream ended: it is forgotten. */
+  ended(stream: BrowserStream): void {
+    this.remove(stream);
   }
 
   /** Records attempts written by a stream as sent (batched). */
@@ -67,24 +78,17 @@ export class StreamRegistry {
   }
 
   add(stream: BrowserStream): void {
-    let set = this.#byBrowser.get(stream.browserId);
-    if (!set) {
-      set = new Set();
-      this.#byBrowser.set(stream.browserId, set);
-    }
-    set.add(stream);
-    this.#size++;
+    const before = this.#byBrowser.size;
+    this.#byBrowser.add(stream);
+    if (this.#byBrowser.size === before) return;
     this.#heartbeats.add(stream);
     this.deps.metrics.streamOpened();
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
   remove(stream: BrowserStream): void {
-    const set = this.#byBrowser.get(stream.browserId);
-    if (!set?.delete(stream)) return;
-    this.#size--;
+    if (!this.#byBrowser.delete(stream)) return;
     this.deps.metrics.streamClosed();
-    if (set.size === 0) this.#byBrowser.delete(stream.browserId);
     this.#heartbeats.delete(stream);
     this.deps.store
       .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
@@ -100,13 +104,13 @@ export class StreamRegistry {
   /** The projects that have open streams here. */
   openProjectIds(): string[] {
     const ids = new Set<string>();
-    for (const set of this.#byBrowser.values()) for (const stream of set) ids.add(stream.projectId);
+    for (const stream of this.#byBrowser.all()) ids.add(stream.projectId);
     return [...ids];
   }
 
   /** Writes a heartbeat comment to every open stream. */
   heartbeat(): void {
-    for (const set of this.#byBrowser.values()) for (const stream of set) stream.heartbeat();
+    for (const stream of this.#byBrowser.all()) stream.heartbeat();
   }
 
   /**
@@ -119,7 +123,7 @@ export class StreamRegistry {
     if (now - this.#lastTouchAt < this.deps.staleBrowserMs / 4) return;
     this.#lastTouchAt = now;
     if (this.#byBrowser.size === 0) return;
-    await this.deps.store.touchBrowsers({ browserIds: [...this.#byBrowser.keys()], now });
+    await this.deps.store.touchBrowsers({ browserIds: this.#byBrowser.browserIds(), now });
   }
 
   /** Writes pending `sent` records. */
@@ -131,29 +135,24 @@ export class StreamRegistry {
   async close(): Promise<void> {
     this.#unsubscribe();
     this.#catchUp.stop();
-    for (const set of [...this.#byBrowser.values()]) for (const stream of [...set]) stream.close();
+    for (const stream of this.#byBrowser.all()) stream.close();
     await this.#sent.flush();
   }
 
   #route(message: HubMessage): void {
     switch (message.type) {
       case 'deliver': {
-        const set = this.#byBrowser.get(message.delivery.browserId);
-        if (!set) break;
-        for (const stream of set) {
+        for (const stream of this.#byBrowser.of(message.delivery.browserId)) {
           if (stream.deliver(message.delivery)) this.#catchUp.browser(message.delivery.browserId);
         }
         break;
       }
       case 'close-browser': {
-        const set = this.#byBrowser.get(message.browserId);
-        if (set) for (const stream of [...set]) stream.close();
+        for (const stream of this.#byBrowser.of(message.browserId)) stream.close();
         break;
       }
       case 'close-project': {
-        for (const set of [...this.#byBrowser.values()]) {
-          for (const stream of [...set]) if (stream.projectId === message.projectId) stream.close();
-        }
+        for (const stream of this.#byBrowser.all()) if (stream.projectId === message.projectId) stream.close();
         break;
       }
     }
