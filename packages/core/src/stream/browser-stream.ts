@@ -224,7 +224,8 @@ export class BrowserStream implements EventSinkListener, RingMember {
   }
 
   #push(attemptId: string | null, bytes: Uint8Array, live: boolean): void {
-    (this.#pending ??= []).push({ attemptId, bytes, live });
+    this.#pending ??= [];
+    this.#pending.push({ attemptId, bytes, live });
     if (live) this.#pendingLiveBytes += bytes.byteLength;
   }
 
