@@ -115,8 +115,8 @@ describe('nodeEventStream', () => {
     const { seen, listener } = recorder();
     const errors: unknown[] = [];
     const listen = getRequestListener(
-      (_request, env: { outgoing: ServerResponse }) => {
-        const { sink, response } = nodeEventStream(env.outgoing).open(200, { 'X-Test': 'yes' }, listener);
+      (_request, env) => {
+        const { sink, response } = nodeEventStream(env.outgoing as ServerResponse).open(200, { 'X-Test': 'yes' }, listener);
         sink.write(new TextEncoder().encode('data: hi\n\n'));
         return response;
       },

@@ -144,19 +144,82 @@ describe('BrowserStream', () => {
     expect(written.flat()).toEqual(['att_1', 'att_3', 'att_2', 'att_4']);
   });
 
-  it('forgets what the store no longer lists, except what was written while the store was read', async () => {
+  it('forgets missing attempts the store no longer lists, except ones that went missing while the store was read', async () => {
     const { stream, written } = openStream();
     stream.deliver(delivery(1));
-    stream.deliver(delivery(2));
+    expect(stream.deliver(delivery(3))).toBe(true); // 2 is missing
     const generation = stream.beginCatchUp();
-    stream.deliver(delivery(3)); // arrives while the store is read, committed after the read
-    // The store lists 2 only: 1 was delivered (final); 3 is too recent for the read.
-    stream.catchUp([delivery(2)], generation);
-    // 1 was forgotten, so a stray copy of it is written again; 3 was kept, so it is not.
-    stream.deliver(delivery(3));
+    expect(stream.deliver(delivery(5))).toBe(true); // 4 goes missing while the store is read
+    // The store lists neither 2 (final by now) nor 4 (too recent for the read).
+    stream.catchUp([], generation);
+    stream.deliver(delivery(2)); // a stray copy of a final attempt: not written
+    stream.deliver(delivery(4)); // late, and still missing: written
+    stream.deliver(delivery(4));
     stream.deliver(delivery(1));
     stream.close();
-    expect(written.flat()).toEqual(['att_1', 'att_2', 'att_3', 'att_1']);
+    expect(written.flat()).toEqual(['att_1', 'att_3', 'att_5', 'att_4']);
+  });
+
+  it('writes each attempt once over a long life, however late a copy comes', async () => {
+    const { owner: streamOwner, written } = owner();
+    const stream = newStream(streamOwner);
+    stream.replay([]);
+    stream.attach(new FakeSink(1 << 30));
+    for (let seq = 1; seq <= 2_000; seq++) stream.deliver(delivery(seq));
+    for (const seq of [1, 999, 2_000]) stream.deliver(delivery(seq));
+    stream.catchUp([delivery(1_500), delivery(2_001)], stream.beginCatchUp());
+    stream.close();
+    expect(written.flat()).toEqual(Array.from({ length: 2_001 }, (_, i) => `att_${i + 1}`));
+  });
+
+  it('counts no gap below the position the browser resumed from, and trusts it no further', () => {
+    const { owner: streamOwner, written } = owner();
+    const stream = new BrowserStream({
+      requestId: 'req_1',
+      browserId: 'brw_1',
+      projectId: 'proj_1',
+      owner: streamOwner,
+    });
+    stream.open(
+      { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
+      2000,
+      10,
+    );
+    stream.replay([delivery(7)]); // still pending, though the browser saw it
+    stream.attach(new FakeSink(1 << 20));
+    expect(stream.deliver(delivery(11))).toBe(false);
+    expect(stream.deliver(delivery(13))).toBe(true);
+    expect(stream.deliver(delivery(12))).toBe(false);
+    stream.close();
+    expect(written.flat()).toEqual(['att_7', 'att_11', 'att_13', 'att_12']);
+
+    // A position beyond anything sent (a client's mistake) holds nothing back.
+    const { owner: other, written: otherWritten } = owner();
+    const lied = new BrowserStream({ requestId: 'req_2', browserId: 'brw_1', projectId: 'proj_1', owner: other });
+    lied.open(
+      { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
+      2000,
+      999,
+    );
+    lied.replay([]);
+    lied.attach(new FakeSink(1 << 20));
+    expect(lied.deliver(delivery(5))).toBe(false);
+    lied.deliver(delivery(6));
+    lied.close();
+    expect(otherWritten.flat()).toEqual(['att_5', 'att_6']);
+  });
+
+  it('after a gap too long to list, writes what comes below it until a catch-up settles it', () => {
+    const { stream, written } = openStream();
+    stream.deliver(delivery(1));
+    expect(stream.deliver(delivery(5_000))).toBe(true);
+    stream.deliver(delivery(3_000));
+    stream.deliver(delivery(3_000)); // unchecked: written again, which the browser drops
+    stream.catchUp([delivery(3_000), delivery(4_000)], stream.beginCatchUp());
+    stream.deliver(delivery(3_000));
+    stream.deliver(delivery(4_000));
+    stream.close();
+    expect(written.flat()).toEqual(['att_1', 'att_5000', 'att_3000', 'att_3000', 'att_3000', 'att_4000']);
   });
 
   it('leaves a catch-up to the backlog while the backlog is being read', () => {

@@ -70,15 +70,20 @@ export class BrowserStream implements EventSinkListener, RingMember {
   /** While the backlog is read from the store, live deliveries wait here. */
   #held: Delivery[] | null = [];
   /**
-   * The attempts written (or queued) to this stream that may still be pending, with the
-   * catch-up generation they were written in: a delivery that arrives twice (from the hub and
-   * from a catch-up, or from two hubs' views) is written once. A catch-up forgets the ones the
-   * store no longer lists as pending, so this holds at most the browser's pending attempts.
+   * What this stream wrote, by the browser's sequence, which the store numbers without gaps: every
+   * attempt up to `#floor` was written here (or was final when the backlog was read), except the
+   * ones in `#missing`, which a gap skipped and which may still come (from the hub, late, or from a
+   * catch-up). A delivery that arrives twice (from the hub and from a catch-up) is written once,
+   * and the stream holds nothing per attempt it wrote: only per attempt it may still miss.
    */
-  #written: Map<string, number> | null = null;
+  #floor = 0;
+  /** The sequence the browser resumed from: no gap is counted below it. */
+  #resumedAt = 0;
+  /** Sequences a gap skipped, with the catch-up generation in which they went missing. */
+  #missing: Map<number, number> | null = null;
+  /** A gap too long to list: from this generation on, until a catch-up after it, nothing below the floor is checked. */
+  #unchecked = -1;
   #generation = 0;
-  /** The highest sequence this stream has seen: a delivery beyond the next one shows a gap. */
-  #maxSeq = 0;
   #pending: PendingEvent[] | null = null;
   #pendingHead = 0;
   #pendingLiveBytes = 0;
@@ -106,7 +111,7 @@ export class BrowserStream implements EventSinkListener, RingMember {
 
   /** Queues the `retry:` advice and the `ready` event; they go out first once a sink is attached. */
   open(ready: ReadyPayload, retryMs: number, sequence: number): void {
-    this.#maxSeq = sequence;
+    this.#resumedAt = sequence;
     this.#push(null, sseRetry(retryMs), false);
     this.#push(null, sseEvent('ready', sseEventId(this.browserId, sequence), ready), false);
   }
@@ -128,8 +133,13 @@ export class BrowserStream implements EventSinkListener, RingMember {
   replay(backlog: readonly Delivery[]): void {
     const held = this.#held ?? [];
     this.#held = null;
-    for (const delivery of backlog) this.#queue(delivery, false);
-    for (const delivery of held) if (!this.#written?.has(delivery.attemptId)) this.#queue(delivery, true);
+    // The backlog is every pending attempt at the time of the read: one that is not in it and
+    // comes before its last is final, so the floor moves past it without a gap.
+    for (const delivery of backlog) {
+      this.#queue(delivery, false);
+      if (delivery.seq > this.#floor) this.#floor = delivery.seq;
+    }
+    for (const delivery of held) if (this.#claim(delivery.seq)) this.#queue(delivery, true);
     this.#afterQueue();
   }
 
@@ -144,8 +154,8 @@ export class BrowserStream implements EventSinkListener, RingMember {
       this.#held.push(delivery);
       return false;
     }
-    const gap = delivery.seq > this.#maxSeq + 1;
-    if (this.#written?.has(delivery.attemptId)) return false;
+    const gap = delivery.seq > Math.max(this.#floor, this.#resumedAt) + 1;
+    if (!this.#claim(delivery.seq)) return false;
     this.#queue(delivery, true);
     this.#afterQueue();
     return gap;
@@ -163,24 +173,48 @@ export class BrowserStream implements EventSinkListener, RingMember {
 
   /**
    * Writes the pending deliveries the store listed that this stream has not written, and forgets
-   * written ones that are no longer pending. Ones written after the read began (of this
-   * `generation`) are kept: the read may have been too early to list them.
+   * the missing ones that the store does not list: they were final. Ones that went missing after
+   * the read began (of this `generation`) are kept: the read may have been too early to list them.
    */
   catchUp(pending: readonly Delivery[], generation: number): void {
     if (this.#state === ENDED || this.#held) return;
-    const listed = new Set<string>();
+    const listed = new Set<number>();
     for (const delivery of pending) {
-      listed.add(delivery.attemptId);
-      if (!this.#written?.has(delivery.attemptId)) this.#queue(delivery, false);
+      listed.add(delivery.seq);
+      if (this.#claim(delivery.seq)) this.#queue(delivery, false);
     }
-    const written = this.#written;
-    if (written) {
-      for (const [attemptId, writtenIn] of written) {
-        if (writtenIn < generation && !listed.has(attemptId)) written.delete(attemptId);
+    const missing = this.#missing;
+    if (missing) {
+      for (const [seq, missingSince] of missing) {
+        if (missingSince < generation && !listed.has(seq)) missing.delete(seq);
       }
-      if (written.size === 0) this.#written = null;
+      if (missing.size === 0) this.#missing = null;
     }
+    if (this.#unchecked !== -1 && this.#unchecked < generation) this.#unchecked = -1;
     this.#afterQueue();
+  }
+
+  /**
+   * Whether the attempt of `seq` is to be written: it comes after everything written so far (the
+   * sequences it skips are then missing), or it is a missing one.
+   */
+  #claim(seq: number): boolean {
+    if (seq > this.#floor) {
+      const from = Math.max(this.#floor, Math.min(this.#resumedAt, seq - 1)) + 1;
+      if (seq - from > MAX_LISTED_GAP) {
+        this.#unchecked = this.#generation;
+      } else if (seq > from) {
+        this.#missing ??= new Map();
+        for (let missingSeq = from; missingSeq < seq; missingSeq++) this.#missing.set(missingSeq, this.#generation);
+      }
+      this.#floor = seq;
+      return true;
+    }
+    if (this.#missing?.delete(seq)) {
+      if (this.#missing.size === 0) this.#missing = null;
+      return true;
+    }
+    return this.#unchecked !== -1;
   }
 
   /** Writes a heartbeat comment (behind what is queued, if anything is). */
@@ -212,9 +246,6 @@ export class BrowserStream implements EventSinkListener, RingMember {
   }
 
   #queue(delivery: Delivery, live: boolean): void {
-    this.#written ??= new Map();
-    this.#written.set(delivery.attemptId, this.#generation);
-    if (delivery.seq > this.#maxSeq) this.#maxSeq = delivery.seq;
     const bytes = sseEventOfJson(
       'notification',
       sseEventId(this.browserId, delivery.seq),
@@ -287,10 +318,13 @@ export class BrowserStream implements EventSinkListener, RingMember {
     this.#held = null;
     this.#pending = null;
     this.#pendingLiveBytes = 0;
-    this.#written = null;
+    this.#missing = null;
     this.#owner.ended(this);
   }
 }
+
+/** Past this many missing sequences, a gap is not listed one by one (a hub that lost a great deal). */
+const MAX_LISTED_GAP = 1_000;
 
 /** The most one write to the connection carries: about what a socket takes before it says to wait. */
 const WRITE_CHUNK_BYTES = 16 * 1024;
