@@ -116,7 +116,11 @@ describe('nodeEventStream', () => {
     const errors: unknown[] = [];
     const listen = getRequestListener(
       (_request, env) => {
-        const { sink, response } = nodeEventStream(env.outgoing as ServerResponse).open(200, { 'X-Test': 'yes' }, listener);
+        const { sink, response } = nodeEventStream(env.outgoing as ServerResponse).open(
+          200,
+          { 'X-Test': 'yes' },
+          listener,
+        );
         sink.write(new TextEncoder().encode('data: hi\n\n'));
         return response;
       },

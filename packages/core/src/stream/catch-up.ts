@@ -16,8 +16,16 @@ export interface CatchUpDeps {
   openBrowserIds(): string[];
 }
 
-/** Browsers per store read, so that one read stays small and other work runs between reads. */
-const BATCH_SIZE = 1_000;
+/**
+ * Browsers per store read. Other work runs between two reads: a store that answers at once
+ * (SQLite) would otherwise run every read of a catch-up in one turn of the event loop, which
+ * held it about 80 ms for 10,000 streams; a read of 250 browsers takes about 2 ms.
+ */
+const BATCH_SIZE = 250;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /**
  * Re-reads from the store what open streams should hold, and writes what they have not
@@ -78,6 +86,7 @@ export class CatchUp {
     this.#browsers.clear();
     try {
       for (let i = 0; i < browserIds.length; i += BATCH_SIZE) {
+        if (i > 0) await nextTurn();
         await this.#read(browserIds.slice(i, i + BATCH_SIZE));
       }
     } catch (error) {
