@@ -71,7 +71,6 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
   const stream = new BrowserStream({
     browserId: browser.id,
     projectId: browser.projectId,
-    requestId: ctx.requestId,
     owner: streams,
   });
   // Registered before the backlog is read, so that nothing published meanwhile is missed.

@@ -34,7 +34,7 @@ function owner(maxBufferBytes = 1 << 20) {
 }
 
 function newStream(streamOwner: StreamOwner) {
-  const stream = new BrowserStream({ requestId: 'req_1', browserId: 'brw_1', projectId: 'proj_1', owner: streamOwner });
+  const stream = new BrowserStream({ browserId: 'brw_1', projectId: 'proj_1', owner: streamOwner });
   stream.open(
     { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
     2000,
@@ -175,7 +175,6 @@ describe('BrowserStream', () => {
   it('counts no gap below the position the browser resumed from, and trusts it no further', () => {
     const { owner: streamOwner, written } = owner();
     const stream = new BrowserStream({
-      requestId: 'req_1',
       browserId: 'brw_1',
       projectId: 'proj_1',
       owner: streamOwner,
@@ -195,7 +194,7 @@ describe('BrowserStream', () => {
 
     // A position beyond anything sent (a client's mistake) holds nothing back.
     const { owner: other, written: otherWritten } = owner();
-    const lied = new BrowserStream({ requestId: 'req_2', browserId: 'brw_1', projectId: 'proj_1', owner: other });
+    const lied = new BrowserStream({ browserId: 'brw_1', projectId: 'proj_1', owner: other });
     lied.open(
       { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
       2000,

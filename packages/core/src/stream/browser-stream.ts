@@ -27,8 +27,6 @@ export interface StreamOwner {
 
 /** What a stream is. */
 export interface BrowserStreamInit {
-  /** The id of the request that opened the stream, for the log lines about it. */
-  requestId: string;
   browserId: string;
   projectId: string;
   owner: StreamOwner;
@@ -59,8 +57,6 @@ const ENDED = 1;
 export class BrowserStream implements EventSinkListener, RingMember {
   readonly browserId: string;
   readonly projectId: string;
-  /** The id of the request that opened the stream. */
-  readonly requestId: string;
   /** Where the heartbeat ring keeps this stream. */
   ringSlot = -1;
   ringIndex = -1;
@@ -94,7 +90,6 @@ export class BrowserStream implements EventSinkListener, RingMember {
   constructor(init: BrowserStreamInit) {
     this.#owner = init.owner;
     this.browserId = init.browserId;
-    this.requestId = init.requestId;
     this.projectId = init.projectId;
   }
 

@@ -2,6 +2,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { Delivery } from '../types.js';
+import { nextTurn } from './batched-writes.js';
 import type { BrowserStream } from './browser-stream.js';
 
 /** What a catch-up needs from the registry. */
@@ -22,10 +23,6 @@ export interface CatchUpDeps {
  * held it about 80 ms for 10,000 streams; a read of 250 browsers takes about 2 ms.
  */
 const BATCH_SIZE = 250;
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /**
  * Re-reads from the store what open streams should hold, and writes what they have not

@@ -3,10 +3,10 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
+import { BatchedWrites, nextTurn } from './batched-writes.js';
 import type { BrowserStream, StreamOwner } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
-import { SentMarker } from './sent-marker.js';
 import { StreamsByBrowser } from './streams-by-browser.js';
 
 /** What the registry needs. */
@@ -34,7 +34,10 @@ export interface StreamRegistryDeps {
  */
 export class StreamRegistry implements StreamOwner {
   readonly #byBrowser = new StreamsByBrowser();
-  readonly #sent: SentMarker;
+  /** Attempts written to streams, to record as `sent`. */
+  readonly #sent: BatchedWrites<string>;
+  /** Browsers whose stream ended, or that are open, whose last-seen time is to be recorded. */
+  readonly #seen: BatchedWrites<string>;
   readonly #unsubscribe: () => void;
   /** Its timer runs while at least one stream is open, so that an idle instance holds none. */
   readonly #heartbeats: HeartbeatRing<BrowserStream>;
@@ -42,7 +45,24 @@ export class StreamRegistry implements StreamOwner {
   #lastTouchAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: StreamRegistryDeps) {
-    this.#sent = new SentMarker({ store: deps.store, clock: deps.clock, logger: deps.logger, delayMs: 5 });
+    this.#sent = new BatchedWrites({
+      delayMs: 5,
+      chunkSize: WRITE_CHUNK,
+      write: (attemptIds) => deps.store.markAttemptsSent({ attemptIds, now: deps.clock.now() }),
+      // The attempts stay `accepted`; they are written again on the browser's next resume.
+      // Attempts of many requests are recorded together: the log line names the task, not a request.
+      onError: (error, count) =>
+        deps.logger.error('recording sent attempts failed', { task: 'mark-sent', error: String(error), count }),
+    });
+    this.#seen = new BatchedWrites({
+      delayMs: 50,
+      chunkSize: WRITE_CHUNK,
+      write: (browserIds) => deps.store.touchBrowsers({ browserIds, now: deps.clock.now() }),
+      // The browsers look older than they are: at worst one is reaped as stale a little early,
+      // and its page connects again.
+      onError: (error, count) =>
+        deps.logger.error('recording browsers as seen failed', { task: 'touch-browsers', error: String(error), count }),
+    });
     this.#heartbeats = new HeartbeatRing(deps.heartbeatMs);
     this.#catchUp = new CatchUp({
       store: deps.store,
@@ -90,15 +110,7 @@ export class StreamRegistry implements StreamOwner {
     if (!this.#byBrowser.delete(stream)) return;
     this.deps.metrics.streamClosed();
     this.#heartbeats.delete(stream);
-    this.deps.store
-      .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
-      .catch((error: unknown) =>
-        this.deps.logger.error('recording a closed stream failed', {
-          request_id: stream.requestId,
-          browser_id: stream.browserId,
-          error: String(error),
-        }),
-      );
+    this.#seen.add([stream.browserId]);
   }
 
   /** The projects that have open streams here. */
@@ -123,20 +135,21 @@ export class StreamRegistry implements StreamOwner {
     if (now - this.#lastTouchAt < this.deps.staleBrowserMs / 4) return;
     this.#lastTouchAt = now;
     if (this.#byBrowser.size === 0) return;
-    await this.deps.store.touchBrowsers({ browserIds: this.#byBrowser.browserIds(), now });
+    this.#seen.add(this.#byBrowser.browserIds());
+    await this.#seen.flush();
   }
 
-  /** Writes pending `sent` records. */
-  flush(): Promise<void> {
-    return this.#sent.flush();
+  /** Writes pending `sent` and last-seen records. */
+  async flush(): Promise<void> {
+    await Promise.all([this.#sent.flush(), this.#seen.flush()]);
   }
 
-  /** Closes every stream and stops the timers and the hub subscription. */
+  /** Closes every stream, a slice per turn, stops the timers and the hub subscription, and writes what is pending. */
   async close(): Promise<void> {
     this.#unsubscribe();
     this.#catchUp.stop();
-    for (const stream of this.#byBrowser.all()) stream.close();
-    await this.#sent.flush();
+    await closeInSlices(this.#byBrowser.all());
+    await this.flush();
   }
 
   #route(message: HubMessage): void {
@@ -152,9 +165,32 @@ export class StreamRegistry implements StreamOwner {
         break;
       }
       case 'close-project': {
-        for (const stream of this.#byBrowser.all()) if (stream.projectId === message.projectId) stream.close();
+        // A stream of the project that opens while the slices run is not in this list; its open
+        // checked the project in the store before the suspension, and the sweeper closes it at
+        // its next run, which looks for open streams of suspended projects.
+        const closing = this.#byBrowser.all().filter((stream) => stream.projectId === message.projectId);
+        closeInSlices(closing).catch((error: unknown) =>
+          this.deps.logger.error('closing streams failed', { task: 'close-project', error: String(error) }),
+        );
         break;
       }
     }
+  }
+}
+
+/** Items per store call of the batched writes: 500 rows take about 1.5 ms on SQLite. */
+const WRITE_CHUNK = 500;
+
+/**
+ * Streams closed per turn of the event loop: closing one ends its response, a write to its
+ * socket, and 10,000 at once would hold the loop for tens of milliseconds.
+ */
+export const CLOSE_SLICE = 500;
+
+/** Closes streams a slice per turn of the event loop. */
+async function closeInSlices(streams: readonly BrowserStream[]): Promise<void> {
+  for (let start = 0; start < streams.length; start += CLOSE_SLICE) {
+    if (start > 0) await nextTurn();
+    for (const stream of streams.slice(start, start + CLOSE_SLICE)) stream.close();
   }
 }
