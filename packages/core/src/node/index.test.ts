@@ -73,9 +73,16 @@ describe('nodeEventStream', () => {
     expect((res as unknown as { _header: string })._header).toBe(
       client.text().slice(0, client.text().indexOf('\r\n\r\n') + 4),
     );
+    expect(client.text()).toContain('\r\nConnection: close\r\n');
+    let serverClosed = false;
+    client.socket.on('end', () => {
+      serverClosed = true;
+    });
     sink.end();
     await until(() => client.text().endsWith('0\r\n\r\n'));
     await until(() => seen.closed === 1);
+    // The connection ends with the stream: nothing is left idle.
+    await until(() => serverClosed);
     client.socket.destroy();
   });
 

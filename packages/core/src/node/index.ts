@@ -64,7 +64,9 @@ export function nodeEventStream(response: ServerResponse): EventStreamTarget {
       held[sinkKey] = sink;
       held.on('drain', onDrain);
       held.on('close', onClose);
-      held.writeHead(status, headers);
+      // A stream's connection is never used for another request: closed with the stream, it is
+      // let go of as each stream ends, rather than left idle for a shutdown to close in one go.
+      held.writeHead(status, { ...headers, Connection: 'close' });
       flattenHead(held);
       return { sink, response: alreadySent() };
     },

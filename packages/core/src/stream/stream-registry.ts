@@ -3,7 +3,7 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
-import { BatchedWrites, nextTurn } from './batched-writes.js';
+import { BatchedWrites } from './batched-writes.js';
 import type { BrowserStream, StreamOwner } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
@@ -43,6 +43,8 @@ export class StreamRegistry implements StreamOwner {
   readonly #heartbeats: HeartbeatRing<BrowserStream>;
   readonly #catchUp: CatchUp;
   #lastTouchAt = Number.NEGATIVE_INFINITY;
+  /** Projects whose streams are being closed, a slice at a time. */
+  readonly #closingProjects = new Set<string>();
 
   constructor(private readonly deps: StreamRegistryDeps) {
     this.#sent = new BatchedWrites({
@@ -165,13 +167,19 @@ export class StreamRegistry implements StreamOwner {
         break;
       }
       case 'close-project': {
+        // Once per project at a time: the sweeper repeats the message while streams are open.
         // A stream of the project that opens while the slices run is not in this list; its open
         // checked the project in the store before the suspension, and the sweeper closes it at
         // its next run, which looks for open streams of suspended projects.
-        const closing = this.#byBrowser.all().filter((stream) => stream.projectId === message.projectId);
-        closeInSlices(closing).catch((error: unknown) =>
-          this.deps.logger.error('closing streams failed', { task: 'close-project', error: String(error) }),
-        );
+        const { projectId } = message;
+        if (this.#closingProjects.has(projectId)) break;
+        this.#closingProjects.add(projectId);
+        const closing = this.#byBrowser.all().filter((stream) => stream.projectId === projectId);
+        closeInSlices(closing)
+          .catch((error: unknown) =>
+            this.deps.logger.error('closing streams failed', { task: 'close-project', error: String(error) }),
+          )
+          .finally(() => this.#closingProjects.delete(projectId));
         break;
       }
     }
@@ -182,15 +190,25 @@ export class StreamRegistry implements StreamOwner {
 const WRITE_CHUNK = 500;
 
 /**
- * Streams closed per turn of the event loop: closing one ends its response, a write to its
- * socket, and 10,000 at once would hold the loop for tens of milliseconds.
+ * Streams closed in one turn of the event loop at most. Closing one ends its response and its
+ * connection, which costs the host about 100 µs on a small machine, and some more when the
+ * client closes its end: 10,000 closed at once held the event loop half a second
+ * (bench/README.md#stalls).
  */
-export const CLOSE_SLICE = 500;
+export const CLOSE_SLICE = 50;
 
-/** Closes streams a slice per turn of the event loop. */
+/** How long one turn closes streams before it lets other work run. */
+const CLOSE_BUDGET_MS = 4;
+
+/** Closes streams a slice per turn, each slice at most {@link CLOSE_SLICE} streams or {@link CLOSE_BUDGET_MS}. */
 async function closeInSlices(streams: readonly BrowserStream[]): Promise<void> {
-  for (let start = 0; start < streams.length; start += CLOSE_SLICE) {
-    if (start > 0) await nextTurn();
-    for (const stream of streams.slice(start, start + CLOSE_SLICE)) stream.close();
+  let next = 0;
+  while (next < streams.length) {
+    const end = Math.min(streams.length, next + CLOSE_SLICE);
+    const until = performance.now() + CLOSE_BUDGET_MS;
+    do streams[next++]!.close();
+    while (next < end && performance.now() < until);
+    // A timer, not the next turn at once: the connections just closed are let go of first.
+    if (next < streams.length) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
