@@ -5,6 +5,7 @@ const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import
 /** Tests import the packages' sources, so no build is needed to run them. */
 export const alias = [
   { find: /^@tidings\/core\/testing$/, replacement: src('core/src/testing/index.ts') },
+  { find: /^@tidings\/core\/node$/, replacement: src('core/src/node/index.ts') },
   { find: /^@tidings\/core$/, replacement: src('core/src/index.ts') },
   { find: /^@tidings\/store-sqlite$/, replacement: src('store-sqlite/src/index.ts') },
   { find: /^@tidings\/store-postgres$/, replacement: src('store-postgres/src/index.ts') },

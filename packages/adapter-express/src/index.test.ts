@@ -88,7 +88,7 @@ describe('tidingsExpress', () => {
     expect(request.headers.get('idempotency-key')).toBe('k1');
     expect(request.headers.get('content-type')).toBe('application/json');
     expect(received).toBe(body);
-    expect(context).toEqual({ clientAddress: '127.0.0.1', basePath: '' });
+    expect(context).toEqual({ clientAddress: '127.0.0.1', basePath: '', eventStream: { open: expect.any(Function) } });
   });
 
   it('writes status, headers (each Set-Cookie apart) and body back', async () => {

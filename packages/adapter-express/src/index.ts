@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Tidings } from '@tidings/core';
+import { nodeEventStream } from '@tidings/core/node';
 import type { Request as ExpressRequest, NextFunction, RequestHandler } from 'express';
 import { toWebRequest } from './node-bridge.js';
 
@@ -24,10 +25,12 @@ export interface TidingsExpressOptions {
   overrideGlobalObjects?: boolean;
 }
 
-/** Where a request's `next` waits for the listener's callbacks. */
-const nextKey = Symbol('tidings.next');
-
-type MountedRequest = ExpressRequest & { [nextKey]: NextFunction };
+/**
+ * The `next` of the request being handed to the listener. The listener calls back synchronously,
+ * before its first await, so the callback takes it from here: nothing is stored on the request,
+ * which an open event stream would keep alive with Express's routing state for hours.
+ */
+let handing: NextFunction | null = null;
 
 /** A failure of the core (or of `getClientAddress`) on its way to Express's `next(err)`. */
 class Forwarded {
@@ -51,13 +54,21 @@ export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions 
   const getClientAddress = options.getClientAddress ?? ((req) => req.socket.remoteAddress);
   const listener = getRequestListener(
     (request, env) => {
-      const req = env.incoming as MountedRequest;
-      const next = req[nextKey];
+      const req = env.incoming as ExpressRequest;
+      const next = handing;
+      handing = null;
+      if (next === null) return Promise.reject(new Error('the listener called back outside the middleware'));
       try {
         // A body that a parser already read, or that streams without a declared length, goes
         // through the bridge's own Request (see bridgesBody).
         const web = bridgesBody(req) ? toWebRequest(req, env.outgoing as ServerResponse) : request;
-        const answer = tidings.fetch(web, { clientAddress: getClientAddress(req), basePath: req.baseUrl });
+        // Event streams are written straight to `res` (their answer to the listener is a marker
+        // it does not write): an open stream then costs little more than its socket.
+        const answer = tidings.fetch(web, {
+          clientAddress: getClientAddress(req),
+          basePath: req.baseUrl,
+          eventStream: nodeEventStream(env.outgoing as ServerResponse),
+        });
         return answer.then(req.method === 'HEAD' ? withoutBody : undefined, (error: unknown) => {
           throw new Forwarded(error, next);
         });
@@ -82,8 +93,7 @@ export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions 
   );
   return (req, res, next) => {
     if (!tidings.handles(req.path)) return next();
-    const mounted = req as MountedRequest;
-    mounted[nextKey] = next;
+    handing = next;
     // The listener builds the request's URL from req.url, synchronously, before it returns: the
     // core gets the URL as sent (with the mount path), and Express gets its own back at once.
     const url = req.url;
@@ -92,6 +102,7 @@ export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions 
       listener(req, res).catch(next);
     } finally {
       req.url = url;
+      handing = null;
     }
   };
 }
@@ -102,7 +113,7 @@ export function tidingsExpress(tidings: Tidings, options: TidingsExpressOptions 
  * Content-Length, which the core reads chunk by chunk and may cancel midway; the bridge's stream
  * then lets go of the Node request, so that the rest can be drained and the connection reused.
  */
-function bridgesBody(req: MountedRequest): boolean {
+function bridgesBody(req: ExpressRequest): boolean {
   const { method } = req;
   if (method === 'GET' || method === 'HEAD') return false;
   return (req.readableEnded && req.body !== undefined) || req.headers['transfer-encoding'] !== undefined;

@@ -151,5 +151,28 @@ describe('tidingsHono', () => {
       expect(seen[0]?.context?.clientAddress).toBe('127.0.0.1');
       expect(seen[0]?.body).toBe('x');
     });
+
+    it('lets the core write event streams to the Node response, unless told not to', async () => {
+      const { tidings, seen } = fakeTidings();
+      const app = new Hono()
+        .route('/a', tidingsHono(tidings))
+        .route('/b', tidingsHono(tidings, { nodeStreams: false }));
+      const port = await new Promise<number>((resolve) => {
+        const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+          resolve(info.port),
+        );
+        close = () => new Promise((done) => server.close(() => done()));
+      });
+      await (await fetch(`http://127.0.0.1:${port}/a/v1/connect/ct_x`)).text();
+      await (await fetch(`http://127.0.0.1:${port}/b/v1/connect/ct_x`)).text();
+      expect(typeof seen[0]?.context?.eventStream?.open).toBe('function');
+      expect(seen[1]?.context?.eventStream).toBeUndefined();
+    });
+  });
+
+  it('gives no event stream target where there is no Node response', async () => {
+    const { tidings, seen } = fakeTidings();
+    await new Hono().route('/', tidingsHono(tidings)).request('/v1/connect/ct_x');
+    expect(seen[0]?.context?.eventStream).toBeUndefined();
   });
 });

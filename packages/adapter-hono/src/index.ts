@@ -1,4 +1,5 @@
-import type { Tidings } from '@tidings/core';
+import type { EventStreamTarget, Tidings } from '@tidings/core';
+import { nodeEventStream } from '@tidings/core/node';
 import { type Context, Hono } from 'hono';
 import { baseRoutePath, basePath as mountPath } from 'hono/route';
 
@@ -15,6 +16,14 @@ export interface TidingsHonoOptions {
    * `trustProxy`). @default the Node socket address on `@hono/node-server`, else undefined
    */
   getClientAddress?: (c: Context) => string | undefined;
+  /**
+   * On `@hono/node-server`, write event streams straight to the Node response rather than as a
+   * `Response` body: an open stream then holds far less memory. Such an answer is written
+   * before `tidings.fetch` resolves, so headers that middleware adds to `c.res` afterwards do
+   * not reach it (headers set before, on the Node response, do). Elsewhere it changes nothing.
+   * @default true
+   */
+  nodeStreams?: boolean;
 }
 
 /**
@@ -24,6 +33,7 @@ export interface TidingsHonoOptions {
 export function tidingsHono(tidings: Tidings, options: TidingsHonoOptions = {}): Hono {
   const ownBase = trimSlashes(options.basePath ?? '');
   const getClientAddress = options.getClientAddress ?? nodeSocketAddress;
+  const eventStreamOf = options.nodeStreams === false ? () => undefined : nodeStreamTarget;
   const app = new Hono();
   // The path this sub-app is mounted under, worked out once for a mount without parameters (the
   // usual `app.route('/', …)`), per request for one with them (`app.route('/:tenant', …)`).
@@ -42,7 +52,12 @@ export function tidingsHono(tidings: Tidings, options: TidingsHonoOptions = {}):
   app.all(`${ownBase}/v1/*`, async (c, next) => {
     const basePath = basePathOf(c);
     if (!tidings.handles(c.req.path.slice(basePath.length))) return next();
-    return tidings.fetch(c.req.raw, { clientAddress: getClientAddress(c), basePath });
+    const eventStream = eventStreamOf(c);
+    return tidings.fetch(c.req.raw, {
+      clientAddress: getClientAddress(c),
+      basePath,
+      ...(eventStream ? { eventStream } : {}),
+    });
   });
   return app;
 }
@@ -62,6 +77,14 @@ function nodeSocketAddress(c: Context): string | undefined {
   const bindings = readProperty(env, 'server') ?? env;
   const address = readProperty(readProperty(readProperty(bindings, 'incoming'), 'socket'), 'remoteAddress');
   return typeof address === 'string' ? address : undefined;
+}
+
+/** The event stream target of `c.env.outgoing`, the Node response `@hono/node-server` hands over, if any. */
+function nodeStreamTarget(c: Context): EventStreamTarget | undefined {
+  const env: unknown = c.env;
+  const outgoing = readProperty(readProperty(env, 'server') ?? env, 'outgoing');
+  if (typeof readProperty(outgoing, 'writeHead') !== 'function') return undefined;
+  return nodeEventStream(outgoing as Parameters<typeof nodeEventStream>[0]);
 }
 
 function readProperty(value: unknown, key: string): unknown {

@@ -1,5 +1,6 @@
 import type { ResolvedOptions } from './options.js';
 import type { ApiKeyCheckDeps } from './pipeline/api-key-checks.js';
+import type { EventStreamTarget } from './ports/event-sink.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
@@ -36,6 +37,8 @@ export interface RouteContext {
    * a whole by the step that decides them, never changed in place.
    */
   responseHeaders: Readonly<Record<string, string>>;
+  /** Where the host lets an event stream answer be written directly; null: as a `Response` body. */
+  eventStream: EventStreamTarget | null;
   /** Headers the edge adds to every answer of this route after `responseHeaders` (CORS), and before `Request-Id`. */
   edgeHeaders: Readonly<Record<string, string>>;
 }

@@ -11,6 +11,7 @@ export * from './openapi/index.js';
 export * from './options.js';
 export * from './ports/clock.js';
 export * from './ports/dashboard-store.js';
+export * from './ports/event-sink.js';
 export * from './ports/hub.js';
 export * from './ports/limiter.js';
 export * from './ports/logger.js';

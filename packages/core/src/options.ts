@@ -71,8 +71,8 @@ export interface TidingsOptions {
   /**
    * How often every open stream is caught up from the store, writing what its hub did not carry
    * (a hub across processes may drop messages); streams are also caught up on a gap in their
-   * sequence and when the hub reconnects. 0: only then. @default 5000 with a `hub` of your own,
-   * 0 with the in-process hub (which loses nothing)
+   * sequence and when the hub reconnects. 0: only then. @default 5000 with a `hub` that may lose
+   * messages (Redis), 0 with a lossless one such as the in-process hub
    */
   catchUpIntervalMs?: number;
   /** How long idempotency results are kept. @default 86400000 */
@@ -163,7 +163,7 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1_000),
     catchUpIntervalMs: nonNegativeInteger(
       'catchUpIntervalMs',
-      options.catchUpIntervalMs ?? (options.hub === undefined ? 0 : 5_000),
+      options.catchUpIntervalMs ?? (options.hub === undefined || options.hub.lossless ? 0 : 5_000),
     ),
     idempotencyRetentionMs: positiveInteger('idempotencyRetentionMs', options.idempotencyRetentionMs ?? 86_400_000),
     maxProjectsPerAccount: positiveInteger('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),

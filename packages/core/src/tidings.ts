@@ -10,6 +10,7 @@ import { createClientIpKeys, createMemoryLimiter } from './limiter/index.js';
 import { instrumentLimiter } from './metrics/instrument-limiter.js';
 import { instrumentStore } from './metrics/instrument-store.js';
 import { type ResolvedOptions, resolveOptions, type TidingsOptions } from './options.js';
+import type { EventStreamTarget } from './ports/event-sink.js';
 import { noopMetrics } from './ports/metrics.js';
 import { matchRoute, pathOf } from './router.js';
 import { createRoutes } from './routes/index.js';
@@ -22,6 +23,13 @@ export interface RequestContext {
   clientAddress?: string;
   /** The path Tidings is mounted under, e.g. `/notify`; it is stripped before routing. @default '' */
   basePath?: string;
+  /**
+   * A connection of the host's that an event stream answer may be written to directly, which
+   * holds an open stream in less memory than a `Response` body (`nodeEventStream` of
+   * `@tidings/core/node` for `node:http`). Without it, a stream is answered as a `Response`
+   * whose body is a `ReadableStream`.
+   */
+  eventStream?: EventStreamTarget;
 }
 
 /** A Tidings instance: a Web-standard request handler, the admin API, and its lifecycle. */
@@ -93,6 +101,7 @@ class RequestScope implements RouteContext {
     readonly edgeHeaders: Readonly<Record<string, string>>,
     private readonly publicUrl: string | null,
     private readonly basePath: string,
+    readonly eventStream: EventStreamTarget | null,
   ) {}
 
   get url(): URL {
@@ -144,6 +153,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     logger: options.logger,
     metrics,
     heartbeatMs: options.heartbeatMs,
+    maxBufferBytes: options.maxStreamBufferBytes,
     staleBrowserMs: options.staleBrowserMs,
     catchUpIntervalMs: options.catchUpIntervalMs,
   });
@@ -204,6 +214,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
         edgeHeaders,
         options.publicUrl ?? null,
         basePath,
+        context.eventStream ?? null,
       );
       return await handler(ctx, services);
     } catch (error) {

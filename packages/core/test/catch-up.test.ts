@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryHub, type Hub, type HubMessage } from '../src/index.js';
+import { resolveOptions } from '../src/options.js';
 import { createHarness, type Harness } from './harness.js';
 import { readEvents } from './sse-client.js';
 
@@ -134,5 +135,48 @@ describe('catching streams up from the store', () => {
     expect(response.status).toBe(204);
     await stream.end(2_000);
     expect(h.tidings.openStreams()).toBe(0);
+  });
+
+  it('reads many open streams a slice at a time, letting other work run between the reads', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ limits: { connectPerIp: 1_000 }, extra: { hub: lossy.hub, catchUpIntervalMs: 0 } });
+    const streams = [];
+    for (let i = 0; i < 600; i++) streams.push(await openStream(`r${i}`));
+    // Which turn of the event loop each store read of the catch-up runs in.
+    let turn = 0;
+    let turning = true;
+    const tick = () => {
+      turn++;
+      if (turning) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const readTurns: number[] = [];
+    const browsersRead: number[] = [];
+    const list = h.store.listPendingDeliveries.bind(h.store);
+    h.store.listPendingDeliveries = (input) => {
+      readTurns.push(turn);
+      browsersRead.push(input.browserIds.length);
+      return list(input);
+    };
+    lossy.reportMissed();
+    const deadline = Date.now() + 5_000;
+    while (browsersRead.reduce((a, b) => a + b, 0) < 600 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    turning = false;
+    expect(browsersRead.reduce((a, b) => a + b, 0)).toBe(600);
+    expect(Math.max(...browsersRead)).toBeLessThanOrEqual(250);
+    expect(new Set(readTurns).size).toBe(readTurns.length);
+    for (const { stream } of streams) stream.cancel();
+  });
+});
+
+describe('the periodic catch-up', () => {
+  it('is off by default with a hub that loses nothing, on with one that may', () => {
+    const store = {} as Parameters<typeof resolveOptions>[0]['store'];
+    expect(resolveOptions({ store }).catchUpIntervalMs).toBe(0);
+    expect(resolveOptions({ store, hub: createMemoryHub() }).catchUpIntervalMs).toBe(0);
+    expect(resolveOptions({ store, hub: lossyHub().hub }).catchUpIntervalMs).toBe(5_000);
+    expect(resolveOptions({ store, hub: lossyHub().hub, catchUpIntervalMs: 0 }).catchUpIntervalMs).toBe(0);
   });
 });

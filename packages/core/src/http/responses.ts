@@ -15,16 +15,18 @@ export function reply(
   body: BodyInit | null,
   headers: Record<string, string> = {},
 ): Response {
-  return new Response(body, {
-    status,
-    headers: {
-      'Cache-Control': 'no-store',
-      ...headers,
-      ...ctx.responseHeaders,
-      ...ctx.edgeHeaders,
-      'Request-Id': ctx.requestId,
-    },
-  });
+  return new Response(body, { status, headers: replyHeaders(ctx, headers) });
+}
+
+/** Every header of an answer with its own `headers`: see {@link reply}. */
+export function replyHeaders(ctx: ReplyContext, headers: Record<string, string> = {}): Record<string, string> {
+  return {
+    'Cache-Control': 'no-store',
+    ...headers,
+    ...ctx.responseHeaders,
+    ...ctx.edgeHeaders,
+    'Request-Id': ctx.requestId,
+  };
 }
 
 /** A JSON answer: `json` is already serialized (a stored idempotent response is replayed as is). */

@@ -8,6 +8,7 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 export function createMemoryHub(): Hub {
   const listeners = new Set<(message: HubMessage) => void>();
   return {
+    lossless: true,
     async publish(messages) {
       for (const message of messages) {
         for (const listener of listeners) listener(message);

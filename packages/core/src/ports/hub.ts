@@ -29,4 +29,9 @@ export interface Hub {
    */
   subscribe(listener: (message: HubMessage) => void, onMissed?: () => void): () => void;
   close(): Promise<void>;
+  /**
+   * True for a hub that never loses a message, such as the in-process one: open streams then
+   * need no catch-up on a timer (`catchUpIntervalMs` defaults to 0).
+   */
+  readonly lossless?: boolean;
 }

@@ -1,7 +1,7 @@
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
-import { jsonReply, reply } from '../http/responses.js';
+import { jsonReply, reply, replyHeaders } from '../http/responses.js';
 import { newId } from '../ids.js';
 import { checkConnectToken, resolveBrowser } from '../pipeline/browser-checks.js';
 import { connectPollBodySchema, parseBody } from '../schemas.js';
@@ -9,6 +9,7 @@ import { generateBrowserSecret, hashSecret } from '../secrets.js';
 import { BrowserStream } from '../stream/browser-stream.js';
 import { deliveryPayload } from '../stream/delivery.js';
 import { parseResumePosition, SSE_HEADERS, sseEventId } from '../stream/sse.js';
+import { WebEventSink } from '../stream/web-event-sink.js';
 import type { BrowserRecord, ConnectTokenLookup } from '../types.js';
 
 function tokenChecks(ctx: RouteContext, services: Services): Promise<ConnectTokenLookup> {
@@ -70,10 +71,7 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
   const stream = new BrowserStream({
     browserId: browser.id,
     projectId: browser.projectId,
-    requestId: ctx.requestId,
-    maxBufferBytes: options.maxStreamBufferBytes,
-    onWritten: (attemptIds) => streams.written(attemptIds),
-    onEnd: (ended) => streams.remove(ended),
+    owner: streams,
   });
   // Registered before the backlog is read, so that nothing published meanwhile is missed.
   streams.add(stream);
@@ -96,7 +94,15 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
     stream.close();
     throw error;
   }
-  return reply(ctx, 200, stream.body, SSE_HEADERS);
+  // The head, the `ready` event and the backlog leave in one write.
+  if (ctx.eventStream) {
+    const opened = ctx.eventStream.open(200, replyHeaders(ctx, SSE_HEADERS), stream);
+    stream.attach(opened.sink);
+    return opened.response;
+  }
+  const sink = new WebEventSink(stream);
+  stream.attach(sink);
+  return reply(ctx, 200, sink.body, SSE_HEADERS);
 }
 
 /**

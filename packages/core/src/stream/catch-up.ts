@@ -2,6 +2,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { Delivery } from '../types.js';
+import { nextTurn } from './batched-writes.js';
 import type { BrowserStream } from './browser-stream.js';
 
 /** What a catch-up needs from the registry. */
@@ -11,12 +12,17 @@ export interface CatchUpDeps {
   logger: Logger;
   /** How often every open stream is caught up; 0 for never on a timer. */
   intervalMs: number;
-  streamsOf(browserId: string): ReadonlySet<BrowserStream> | undefined;
+  /** The browser's open streams, as a list of its own. */
+  streamsOf(browserId: string): readonly BrowserStream[];
   openBrowserIds(): string[];
 }
 
-/** Browsers per store read, so that one read stays small and other work runs between reads. */
-const BATCH_SIZE = 1_000;
+/**
+ * Browsers per store read. Other work runs between two reads: a store that answers at once
+ * (SQLite) would otherwise run every read of a catch-up in one turn of the event loop, which
+ * held it about 80 ms for 10,000 streams; a read of 250 browsers takes about 2 ms.
+ */
+const BATCH_SIZE = 250;
 
 /**
  * Re-reads from the store what open streams should hold, and writes what they have not
@@ -77,6 +83,7 @@ export class CatchUp {
     this.#browsers.clear();
     try {
       for (let i = 0; i < browserIds.length; i += BATCH_SIZE) {
+        if (i > 0) await nextTurn();
         await this.#read(browserIds.slice(i, i + BATCH_SIZE));
       }
     } catch (error) {
@@ -90,7 +97,7 @@ export class CatchUp {
     // The generation is taken before the read: what a stream writes meanwhile is not forgotten.
     const begun = new Map<BrowserStream, number>();
     for (const browserId of browserIds) {
-      for (const stream of streamsOf(browserId) ?? []) if (!stream.opening) begun.set(stream, stream.beginCatchUp());
+      for (const stream of streamsOf(browserId)) if (!stream.opening) begun.set(stream, stream.beginCatchUp());
     }
     if (begun.size === 0) return;
     let pending: Awaited<ReturnType<Store['listPendingDeliveries']>>;
@@ -110,7 +117,7 @@ export class CatchUp {
     for (const [stream, generation] of begun) stream.catchUp(byBrowser.get(stream.browserId) ?? [], generation);
     // A disconnect whose message was lost: its streams close here as they would have there.
     for (const browserId of pending.disconnectedBrowserIds) {
-      for (const stream of [...(streamsOf(browserId) ?? [])]) stream.close();
+      for (const stream of streamsOf(browserId)) stream.close();
     }
   }
 }

@@ -3,7 +3,7 @@ import { HeartbeatRing } from './heartbeat-ring.js';
 
 function beater() {
   const beats: number[] = [];
-  return { beats, heartbeat: () => beats.push(Date.now()) };
+  return { beats, heartbeat: () => beats.push(Date.now()), ringSlot: -1, ringIndex: -1 };
 }
 
 describe('HeartbeatRing', () => {
@@ -31,7 +31,7 @@ describe('HeartbeatRing', () => {
   it('never beats all items in one tick: 10 000 items, 150 slots of 100 ms', () => {
     const ring = new HeartbeatRing(15_000);
     let beatsThisTick = 0;
-    const item = () => ({ heartbeat: () => beatsThisTick++ });
+    const item = () => ({ heartbeat: () => beatsThisTick++, ringSlot: -1, ringIndex: -1 });
     for (let i = 0; i < 10_000; i++) ring.add(item());
     let most = 0;
     for (let tick = 0; tick < 300; tick++) {
@@ -62,5 +62,30 @@ describe('HeartbeatRing', () => {
     ring.add(item);
     vi.advanceTimersByTime(500);
     expect(item.beats.length).toBe(10);
+  });
+
+  it('keeps beating every other member when members leave, also from inside a heartbeat', () => {
+    const ring = new HeartbeatRing(1_000);
+    const items = Array.from({ length: 100 }, beater);
+    for (const item of items) ring.add(item);
+    // Every third member leaves at once; every fifth leaves during its own first heartbeat.
+    for (let i = 0; i < items.length; i += 3) ring.delete(items[i]!);
+    for (let i = 1; i < items.length; i += 5) {
+      const item = items[i]!;
+      item.heartbeat = () => {
+        ring.delete(item);
+        return item.beats.push(Date.now());
+      };
+    }
+    vi.advanceTimersByTime(3_000);
+    items.forEach((item, i) => {
+      if (i % 3 === 0) expect(item.beats).toEqual([]);
+      else if (i % 5 === 1) expect(item.beats).toHaveLength(1);
+      else expect(item.beats).toHaveLength(3);
+    });
+    expect(ring.size).toBe(items.filter((_, i) => i % 3 !== 0 && i % 5 !== 1).length);
+    ring.add(items[0]!);
+    ring.add(items[0]!);
+    expect(ring.size).toBe(items.filter((_, i) => i % 3 !== 0 && i % 5 !== 1).length + 1);
   });
 });

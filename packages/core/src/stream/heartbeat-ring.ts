@@ -1,6 +1,13 @@
-/** Something that can be sent a heartbeat. */
-export interface Beating {
+/**
+ * Something that can be sent a heartbeat, and that keeps its own place in the ring (so that the
+ * ring needs no map from member to place: with thousands of streams, every byte per member counts).
+ */
+export interface RingMember {
   heartbeat(): void;
+  /** The slot the member is in; -1 when it is in none. Set only by the ring. */
+  ringSlot: number;
+  /** Its index in that slot. Set only by the ring. */
+  ringIndex: number;
 }
 
 /** Ticks per heartbeat interval are capped so that a tick is never shorter than this. */
@@ -18,37 +25,52 @@ function unrefTimer(timer: ReturnType<typeof setInterval>): void {
  * write at once: with thousands of streams a single burst held the event loop for a noticeable
  * time (bench/README.md#figures-behind-the-design), and every send waited behind it. The timer runs only while a stream is held.
  */
-export class HeartbeatRing<T extends Beating> {
-  readonly #slots: Set<T>[];
-  readonly #slotOf = new Map<T, number>();
+export class HeartbeatRing<T extends RingMember> {
+  readonly #slots: T[][];
   readonly #tickMs: number;
   #cursor = 0;
   #dealt = 0;
+  #size = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(heartbeatMs: number) {
     const slots = Math.max(1, Math.min(MAX_SLOTS, Math.floor(heartbeatMs / MIN_TICK_MS)));
-    this.#slots = Array.from({ length: slots }, () => new Set<T>());
+    this.#slots = Array.from({ length: slots }, () => []);
     this.#tickMs = heartbeatMs / slots;
   }
 
+  /** Members in the ring. */
+  get size(): number {
+    return this.#size;
+  }
+
   add(item: T): void {
-    if (this.#slotOf.has(item)) return;
+    if (item.ringSlot !== -1) return;
     const slot = this.#dealt++ % this.#slots.length;
-    this.#slots[slot]!.add(item);
-    this.#slotOf.set(item, slot);
+    const members = this.#slots[slot]!;
+    item.ringSlot = slot;
+    item.ringIndex = members.length;
+    members.push(item);
+    this.#size++;
     if (this.#timer === null) {
       this.#timer = setInterval(() => this.tick(), this.#tickMs);
       unrefTimer(this.#timer);
     }
   }
 
+  /** Takes a member out in constant time: the slot's last member moves into its place. */
   delete(item: T): void {
-    const slot = this.#slotOf.get(item);
-    if (slot === undefined) return;
-    this.#slotOf.delete(item);
-    this.#slots[slot]!.delete(item);
-    if (this.#slotOf.size === 0 && this.#timer !== null) {
+    const members = this.#slots[item.ringSlot];
+    if (members === undefined || members[item.ringIndex] !== item) return;
+    const last = members.pop()!;
+    if (last !== item) {
+      members[item.ringIndex] = last;
+      last.ringIndex = item.ringIndex;
+    }
+    item.ringSlot = -1;
+    item.ringIndex = -1;
+    this.#size--;
+    if (this.#size === 0 && this.#timer !== null) {
       clearInterval(this.#timer);
       this.#timer = null;
     }
@@ -58,6 +80,8 @@ export class HeartbeatRing<T extends Beating> {
   tick(): void {
     const slot = this.#slots[this.#cursor]!;
     this.#cursor = (this.#cursor + 1) % this.#slots.length;
-    for (const item of slot) item.heartbeat();
+    // A heartbeat may end its stream (a write to a connection that is gone), which takes it out
+    // of this slot: walked from the end, a member moved into a freed place was visited already.
+    for (let i = slot.length - 1; i >= 0; i--) slot[i]?.heartbeat();
   }
 }

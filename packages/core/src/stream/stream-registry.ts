@@ -3,10 +3,11 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
-import type { BrowserStream } from './browser-stream.js';
+import { BatchedWrites } from './batched-writes.js';
+import type { BrowserStream, StreamOwner } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
-import { SentMarker } from './sent-marker.js';
+import { StreamsByBrowser } from './streams-by-browser.js';
 
 /** What the registry needs. */
 export interface StreamRegistryDeps {
@@ -16,6 +17,8 @@ export interface StreamRegistryDeps {
   logger: Logger;
   metrics: Metrics;
   heartbeatMs: number;
+  /** Bytes a stream may hold for a reader that does not keep up; past it the stream is cut. */
+  maxBufferBytes: number;
   /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
   staleBrowserMs: number;
   /** How often every open stream is caught up from the store; 0 for only on a gap or a hub's break. */
@@ -29,26 +32,47 @@ export interface StreamRegistryDeps {
  * lost, the catch-up reads from the store: for a stream whose sequence shows a gap, for every
  * stream when the hub says it missed messages, and for every stream each `catchUpIntervalMs`.
  */
-export class StreamRegistry {
-  readonly #byBrowser = new Map<string, Set<BrowserStream>>();
-  readonly #sent: SentMarker;
+export class StreamRegistry implements StreamOwner {
+  readonly #byBrowser = new StreamsByBrowser();
+  /** Attempts written to streams, to record as `sent`. */
+  readonly #sent: BatchedWrites<string>;
+  /** Browsers whose stream ended, or that are open, whose last-seen time is to be recorded. */
+  readonly #seen: BatchedWrites<string>;
   readonly #unsubscribe: () => void;
   /** Its timer runs while at least one stream is open, so that an idle instance holds none. */
   readonly #heartbeats: HeartbeatRing<BrowserStream>;
   readonly #catchUp: CatchUp;
-  #size = 0;
   #lastTouchAt = Number.NEGATIVE_INFINITY;
+  /** Projects whose streams are being closed, a slice at a time. */
+  readonly #closingProjects = new Set<string>();
 
   constructor(private readonly deps: StreamRegistryDeps) {
-    this.#sent = new SentMarker({ store: deps.store, clock: deps.clock, logger: deps.logger, delayMs: 5 });
+    this.#sent = new BatchedWrites({
+      delayMs: 5,
+      chunkSize: WRITE_CHUNK,
+      write: (attemptIds) => deps.store.markAttemptsSent({ attemptIds, now: deps.clock.now() }),
+      // The attempts stay `accepted`; they are written again on the browser's next resume.
+      // Attempts of many requests are recorded together: the log line names the task, not a request.
+      onError: (error, count) =>
+        deps.logger.error('recording sent attempts failed', { task: 'mark-sent', error: String(error), count }),
+    });
+    this.#seen = new BatchedWrites({
+      delayMs: 50,
+      chunkSize: WRITE_CHUNK,
+      write: (browserIds) => deps.store.touchBrowsers({ browserIds, now: deps.clock.now() }),
+      // The browsers look older than they are: at worst one is reaped as stale a little early,
+      // and its page connects again.
+      onError: (error, count) =>
+        deps.logger.error('recording browsers as seen failed', { task: 'touch-browsers', error: String(error), count }),
+    });
     this.#heartbeats = new HeartbeatRing(deps.heartbeatMs);
     this.#catchUp = new CatchUp({
       store: deps.store,
       clock: deps.clock,
       logger: deps.logger,
       intervalMs: deps.catchUpIntervalMs,
-      streamsOf: (browserId) => this.#byBrowser.get(browserId),
-      openBrowserIds: () => [...this.#byBrowser.keys()],
+      streamsOf: (browserId) => this.#byBrowser.of(browserId),
+      openBrowserIds: () => this.#byBrowser.browserIds(),
     });
     this.#unsubscribe = deps.hub.subscribe(
       (message) => this.#route(message),
@@ -58,7 +82,16 @@ export class StreamRegistry {
 
   /** Number of open streams. */
   get size(): number {
-    return this.#size;
+    return this.#byBrowser.size;
+  }
+
+  get maxBufferBytes(): number {
+    return this.deps.maxBufferBytes;
+  }
+
+  /** A stream ended: it is forgotten. */
+  ended(stream: BrowserStream): void {
+    this.remove(stream);
   }
 
   /** Records attempts written by a stream as sent (batched). */
@@ -67,46 +100,31 @@ export class StreamRegistry {
   }
 
   add(stream: BrowserStream): void {
-    let set = this.#byBrowser.get(stream.browserId);
-    if (!set) {
-      set = new Set();
-      this.#byBrowser.set(stream.browserId, set);
-    }
-    set.add(stream);
-    this.#size++;
+    const before = this.#byBrowser.size;
+    this.#byBrowser.add(stream);
+    if (this.#byBrowser.size === before) return;
     this.#heartbeats.add(stream);
     this.deps.metrics.streamOpened();
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
   remove(stream: BrowserStream): void {
-    const set = this.#byBrowser.get(stream.browserId);
-    if (!set?.delete(stream)) return;
-    this.#size--;
+    if (!this.#byBrowser.delete(stream)) return;
     this.deps.metrics.streamClosed();
-    if (set.size === 0) this.#byBrowser.delete(stream.browserId);
     this.#heartbeats.delete(stream);
-    this.deps.store
-      .touchBrowsers({ browserIds: [stream.browserId], now: this.deps.clock.now() })
-      .catch((error: unknown) =>
-        this.deps.logger.error('recording a closed stream failed', {
-          request_id: stream.requestId,
-          browser_id: stream.browserId,
-          error: String(error),
-        }),
-      );
+    this.#seen.add([stream.browserId]);
   }
 
   /** The projects that have open streams here. */
   openProjectIds(): string[] {
     const ids = new Set<string>();
-    for (const set of this.#byBrowser.values()) for (const stream of set) ids.add(stream.projectId);
+    for (const stream of this.#byBrowser.all()) ids.add(stream.projectId);
     return [...ids];
   }
 
   /** Writes a heartbeat comment to every open stream. */
   heartbeat(): void {
-    for (const set of this.#byBrowser.values()) for (const stream of set) stream.heartbeat();
+    for (const stream of this.#byBrowser.all()) stream.heartbeat();
   }
 
   /**
@@ -119,43 +137,78 @@ export class StreamRegistry {
     if (now - this.#lastTouchAt < this.deps.staleBrowserMs / 4) return;
     this.#lastTouchAt = now;
     if (this.#byBrowser.size === 0) return;
-    await this.deps.store.touchBrowsers({ browserIds: [...this.#byBrowser.keys()], now });
+    this.#seen.add(this.#byBrowser.browserIds());
+    await this.#seen.flush();
   }
 
-  /** Writes pending `sent` records. */
-  flush(): Promise<void> {
-    return this.#sent.flush();
+  /** Writes pending `sent` and last-seen records. */
+  async flush(): Promise<void> {
+    await Promise.all([this.#sent.flush(), this.#seen.flush()]);
   }
 
-  /** Closes every stream and stops the timers and the hub subscription. */
+  /** Closes every stream, a slice per turn, stops the timers and the hub subscription, and writes what is pending. */
   async close(): Promise<void> {
     this.#unsubscribe();
     this.#catchUp.stop();
-    for (const set of [...this.#byBrowser.values()]) for (const stream of [...set]) stream.close();
-    await this.#sent.flush();
+    await closeInSlices(this.#byBrowser.all());
+    await this.flush();
   }
 
   #route(message: HubMessage): void {
     switch (message.type) {
       case 'deliver': {
-        const set = this.#byBrowser.get(message.delivery.browserId);
-        if (!set) break;
-        for (const stream of set) {
+        for (const stream of this.#byBrowser.of(message.delivery.browserId)) {
           if (stream.deliver(message.delivery)) this.#catchUp.browser(message.delivery.browserId);
         }
         break;
       }
       case 'close-browser': {
-        const set = this.#byBrowser.get(message.browserId);
-        if (set) for (const stream of [...set]) stream.close();
+        for (const stream of this.#byBrowser.of(message.browserId)) stream.close();
         break;
       }
       case 'close-project': {
-        for (const set of [...this.#byBrowser.values()]) {
-          for (const stream of [...set]) if (stream.projectId === message.projectId) stream.close();
-        }
+        // Once per project at a time: the sweeper repeats the message while streams are open.
+        // A stream of the project that opens while the slices run is not in this list; its open
+        // checked the project in the store before the suspension, and the sweeper closes it at
+        // its next run, which looks for open streams of suspended projects.
+        const { projectId } = message;
+        if (this.#closingProjects.has(projectId)) break;
+        this.#closingProjects.add(projectId);
+        const closing = this.#byBrowser.all().filter((stream) => stream.projectId === projectId);
+        closeInSlices(closing)
+          .catch((error: unknown) =>
+            this.deps.logger.error('closing streams failed', { task: 'close-project', error: String(error) }),
+          )
+          .finally(() => this.#closingProjects.delete(projectId));
         break;
       }
     }
+  }
+}
+
+/** Items per store call of the batched writes: 500 rows take about 1.5 ms on SQLite. */
+const WRITE_CHUNK = 500;
+
+/**
+ * Streams closed in one turn of the event loop at most. Closing one ends its response and its
+ * connection, which costs the host about 100 µs on a small machine, and some more when the
+ * client closes its end: 10,000 closed at once held the event loop half a second
+ * (bench/README.md#stalls).
+ */
+export const CLOSE_SLICE = 50;
+
+/** How long one turn closes streams before it lets other work run. */
+const CLOSE_BUDGET_MS = 4;
+
+/** Closes streams a slice per turn, each slice at most {@link CLOSE_SLICE} streams or {@link CLOSE_BUDGET_MS}. */
+async function closeInSlices(streams: readonly BrowserStream[]): Promise<void> {
+  let next = 0;
+  while (next < streams.length) {
+    const end = Math.min(streams.length, next + CLOSE_SLICE);
+    const until = performance.now() + CLOSE_BUDGET_MS;
+    do streams[next++]!.close();
+    while (next < end && performance.now() < until);
+    // A timer, not the next turn at once: the connections just closed are let go of first.
+    if (next < streams.length) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
