@@ -43,6 +43,11 @@ export class StreamRegistry implements StreamOwner {
   readonly #heartbeats: HeartbeatRing<BrowserStream>;
   readonly #catchUp: CatchUp;
   #lastTouchAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Open streams per project: the sweeper asks every second which projects have any, which would
+   * otherwise walk every open stream.
+   */
+  readonly #perProject = new Map<string, number>();
   /** Projects whose streams are being closed, a slice at a time. */
   readonly #closingProjects = new Set<string>();
 
@@ -103,6 +108,7 @@ export class StreamRegistry implements StreamOwner {
     const before = this.#byBrowser.size;
     this.#byBrowser.add(stream);
     if (this.#byBrowser.size === before) return;
+    this.#perProject.set(stream.projectId, (this.#perProject.get(stream.projectId) ?? 0) + 1);
     this.#heartbeats.add(stream);
     this.deps.metrics.streamOpened();
   }
@@ -110,6 +116,9 @@ export class StreamRegistry implements StreamOwner {
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
   remove(stream: BrowserStream): void {
     if (!this.#byBrowser.delete(stream)) return;
+    const left = (this.#perProject.get(stream.projectId) ?? 1) - 1;
+    if (left === 0) this.#perProject.delete(stream.projectId);
+    else this.#perProject.set(stream.projectId, left);
     this.deps.metrics.streamClosed();
     this.#heartbeats.delete(stream);
     this.#seen.add([stream.browserId]);
@@ -117,9 +126,7 @@ export class StreamRegistry implements StreamOwner {
 
   /** The projects that have open streams here. */
   openProjectIds(): string[] {
-    const ids = new Set<string>();
-    for (const stream of this.#byBrowser.all()) ids.add(stream.projectId);
-    return [...ids];
+    return [...this.#perProject.keys()];
   }
 
   /** Writes a heartbeat comment to every open stream. */
