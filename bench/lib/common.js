@@ -207,7 +207,9 @@ export function row({ benchmark, figure, figureText, baseline, baselineText, bas
   let met = null;
   if (target) {
     const value = target.on === 'figure' ? figure : ratio;
-    met = target.op === '>=' ? value >= target.value : value < target.value;
+    if (target.op === '>=') met = value >= target.value;
+    else if (target.op === '<=') met = value <= target.value;
+    else met = value < target.value;
   }
   return {
     benchmark,
@@ -226,8 +228,9 @@ export function row({ benchmark, figure, figureText, baseline, baselineText, bas
 }
 
 function targetText(target) {
-  if (target.on === 'figure') return `${target.op === '>=' ? '≥' : '<'} ${target.text ?? target.value}`;
-  return `${target.op === '>=' ? '≥' : '<'} ${target.value}×`;
+  const op = { '>=': '≥', '<=': '≤', '<': '<' }[target.op];
+  if (target.on === 'figure') return `${op} ${target.text ?? target.value}`;
+  return `${op} ${target.value}×`;
 }
 
 /** `send (hono adapter): 4,210 req/s | baseline bare hono 9,800 req/s | 0.43× | target ≥ 0.5× | MISSED` */
