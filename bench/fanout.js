@@ -50,7 +50,8 @@ try {
   const setup = await prepareDatabase(dir, { recipients });
   const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
   const recipientNames = setup.tokens.map((t) => t.recipient);
-  const byRecipient = (prefix) => recipientNames.flatMap((name) => Array(browsersPerRecipient).fill(`${prefix}${name}`));
+  const byRecipient = (prefix) =>
+    recipientNames.flatMap((name) => Array(browsersPerRecipient).fill(`${prefix}${name}`));
   const sendTo = (server) => (i) => ({
     url: `${server.url}/v1/notifications`,
     headers,
@@ -72,14 +73,25 @@ try {
     {
       name: 'tidings serve',
       start: () =>
-        startServer('tidings-serve-fanout', cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config], {
-          cpuProf: true,
-        }),
+        startServer(
+          'tidings-serve-fanout',
+          cliBin,
+          ['serve', '--db', setup.db, '--port', '0', '--config', setup.config],
+          {
+            cpuProf: true,
+          },
+        ),
       paths: setup.tokens.flatMap(({ token }) => Array(browsersPerRecipient).fill(`/v1/connect/${token}`)),
       sendFor: sendTo,
     },
     nchanAvailable()
-      ? { name: 'nginx+nchan', start: () => startNchan(), paths: byRecipient('/v1/connect/'), sendFor: publishTo, readyOn: 'head' }
+      ? {
+          name: 'nginx+nchan',
+          start: () => startNchan(),
+          paths: byRecipient('/v1/connect/'),
+          sendFor: publishTo,
+          readyOn: 'head',
+        }
       : null,
     {
       name: 'bare node:http',

@@ -3,7 +3,17 @@
 // the latency from each send to each of its events at the client.
 import http from 'node:http';
 import { join } from 'node:path';
-import { benchDir, forkHelper, formatBytes, formatCount, formatMs, percentile, rssBytes, sleep, wallNow } from './common.js';
+import {
+  benchDir,
+  forkHelper,
+  formatBytes,
+  formatCount,
+  formatMs,
+  percentile,
+  rssBytes,
+  sleep,
+  wallNow,
+} from './common.js';
 
 const streamClient = join(benchDir, 'lib/stream-client.js');
 
@@ -155,7 +165,15 @@ export async function sendAndCollect({ label, server, client, sendFor, rate, sec
 /** Opens, sends, collects and closes: one measurement of one server. */
 export async function measure({ label, server, paths, readyOn, sendFor, rate, seconds, browsersPerRecipient }) {
   const open = await openStreams({ label, server, paths, readyOn });
-  const result = await sendAndCollect({ label, server, client: open.client, sendFor, rate, seconds, browsersPerRecipient });
+  const result = await sendAndCollect({
+    label,
+    server,
+    client: open.client,
+    sendFor,
+    rate,
+    seconds,
+    browsersPerRecipient,
+  });
   await open.client.close();
   return {
     ...result,

@@ -68,7 +68,17 @@ http {
   writeFileSync(join(dir, 'nginx.conf'), conf);
   const child = spawn(
     'bash',
-    ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', nginxBin, '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'logs/error.log')],
+    [
+      '-c',
+      'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"',
+      nginxBin,
+      '-p',
+      dir,
+      '-c',
+      join(dir, 'nginx.conf'),
+      '-e',
+      join(dir, 'logs/error.log'),
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

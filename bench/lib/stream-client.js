@@ -144,13 +144,17 @@ function open({ host, port, paths, concurrency, readyOn }) {
             settle();
           }
         };
-        const reader = new StreamReader(() => {
-          if (!settled) {
-            settled = true;
-            ok++;
-            settle();
-          }
-        }, fail, readyOn === 'head');
+        const reader = new StreamReader(
+          () => {
+            if (!settled) {
+              settled = true;
+              ok++;
+              settle();
+            }
+          },
+          fail,
+          readyOn === 'head',
+        );
         socket.setEncoding('latin1');
         socket.setNoDelay(true);
         socket.on('connect', () => {

@@ -20,7 +20,10 @@ const server = http.createServer((req, res) => {
       streams.set(recipient, set);
     }
     set.add(res);
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+    });
     res.write(`retry: 2000\n\nid: b.0\nevent: ready\ndata: {"recipient":"${recipient}"}\n\n`);
     res.on('close', () => set.delete(res));
     return;
