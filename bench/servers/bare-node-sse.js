@@ -25,7 +25,12 @@ const server = http.createServer((req, res) => {
       'Cache-Control': 'no-cache, no-transform',
     });
     res.write(`retry: 2000\n\nid: b.0\nevent: ready\ndata: {"recipient":"${recipient}"}\n\n`);
-    res.on('close', () => set.delete(res));
+    const slot = slots.length > 0 ? slots[nextSlot++ % slots.length] : null;
+    slot?.add(res);
+    res.on('close', () => {
+      set.delete(res);
+      slot?.delete(res);
+    });
     return;
   }
   if (req.method === 'POST' && req.url === '/v1/notifications') {
@@ -64,11 +69,19 @@ const server = http.createServer((req, res) => {
 });
 
 // Heartbeats like Tidings' (a comment on every stream each interval), only when asked for: the
-// headroom benchmark compares idle CPU with them running on both sides.
+// headroom benchmark compares idle CPU with them running on both sides. Like Tidings, the streams
+// are spread over the interval (one slot per 100 ms tick): one burst to every stream at once
+// would hold the event loop for hundreds of ms and show as send latency.
+const tickMs = 100;
+const slots =
+  heartbeatMs > 0 ? Array.from({ length: Math.max(1, Math.round(heartbeatMs / tickMs)) }, () => new Set()) : [];
+let nextSlot = 0;
+let tick = 0;
 if (heartbeatMs > 0) {
   setInterval(() => {
-    for (const set of streams.values()) for (const stream of set) stream.write(': ping\n\n');
-  }, heartbeatMs).unref();
+    tick = (tick + 1) % slots.length;
+    for (const stream of slots[tick]) stream.write(': ping\n\n');
+  }, tickMs).unref();
 }
 
 server.listen(0, '127.0.0.1', () => {
