@@ -16,7 +16,9 @@ const benchmarks = [
   { name: 'send-read', script: 'send-read.js' },
   { name: 'metrics', script: 'metrics-cost.js' },
   { name: 'fanout', script: 'fanout.js' },
+  { name: 'headroom', script: 'headroom.js' },
   { name: 'fanout-instances', script: 'fanout-instances.js' },
+  { name: 'stalls', script: 'stalls.js' },
   { name: 'ceiling', script: 'ceiling.js' },
   { name: 'postgres-usage', script: 'postgres-usage.js' },
 ];

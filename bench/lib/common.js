@@ -207,8 +207,9 @@ export function row({ benchmark, figure, figureText, baseline, baselineText, bas
   let met = null;
   if (target) {
     const value = target.on === 'figure' ? figure : ratio;
-    met =
-      target.op === '>=' ? value >= target.value : target.op === '<=' ? value <= target.value : value < target.value;
+    if (target.op === '>=') met = value >= target.value;
+    else if (target.op === '<=') met = value <= target.value;
+    else met = value < target.value;
   }
   return {
     benchmark,

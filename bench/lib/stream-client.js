@@ -3,10 +3,12 @@
 // so that 10 000 streams cost the client little: no http.Agent, no per-response objects.
 //
 // Messages from the parent:
-//   { type: 'open', host, port, paths, concurrency, record }  → { type: 'opened', ok, failed, errors, ms }
+//   { type: 'open', host, port, paths, concurrency, record, readyOn }  → { type: 'opened', ok, failed, errors, ms }
 //   { type: 'collect' }                                       → { type: 'collected', events, ended, arrivals }
 //   { type: 'close' }                                         → exits
 // `arrivals` is [notificationId, wallClockMs][] when `record` is set (one per stream that got it).
+// A stream counts as open at its `ready` event, or at its 200 head when `readyOn` is 'head' (for
+// servers, such as Nchan, that send no event of their own when a stream opens).
 import net from 'node:net';
 
 const now = () => performance.timeOrigin + performance.now();
@@ -19,7 +21,8 @@ let arrivals = [];
 
 /** Decodes one HTTP/1.1 response carrying an event stream, chunked or not, as bytes arrive. */
 class StreamReader {
-  constructor(onReady, onFail) {
+  constructor(onReady, onFail, readyOnHead) {
+    this.readyOnHead = readyOnHead;
     this.onReady = onReady;
     this.onFail = onFail;
     this.head = '';
@@ -47,6 +50,10 @@ class StreamReader {
       }
       this.chunked = /\r\ntransfer-encoding:\s*chunked/i.test(head);
       this.inBody = true;
+      if (this.readyOnHead) {
+        this.ready = true;
+        this.onReady();
+      }
       text = rest;
     }
     if (!this.chunked) {
@@ -92,7 +99,8 @@ class StreamReader {
   }
 
   event(block, at) {
-    if (block.includes('\nevent: notification\n')) {
+    // Nchan writes `event:` as the block's first line, the Node servers after `id:`.
+    if (block.includes('\nevent: notification\n') || block.startsWith('event: notification\n')) {
       events++;
       if (record) {
         const start = block.indexOf('"notification_id":"');
@@ -105,7 +113,7 @@ class StreamReader {
   }
 }
 
-function open({ host, port, paths, concurrency }) {
+function open({ host, port, paths, concurrency, readyOn }) {
   const started = now();
   let next = 0;
   let inFlight = 0;
@@ -136,13 +144,17 @@ function open({ host, port, paths, concurrency }) {
             settle();
           }
         };
-        const reader = new StreamReader(() => {
-          if (!settled) {
-            settled = true;
-            ok++;
-            settle();
-          }
-        }, fail);
+        const reader = new StreamReader(
+          () => {
+            if (!settled) {
+              settled = true;
+              ok++;
+              settle();
+            }
+          },
+          fail,
+          readyOn === 'head',
+        );
         socket.setEncoding('latin1');
         socket.setNoDelay(true);
         socket.on('connect', () => {
