@@ -15,7 +15,7 @@
 //   - bare Hono SSE (bench/servers/bare-sse.js), the baseline of the original rows.
 //
 // Run after `npm run build`: node bench/fanout.js
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   benchDir,
@@ -49,6 +49,16 @@ try {
   mkdirSync(dir);
   const setup = await prepareDatabase(dir, { recipients });
   const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
+  // Every turn of a Tidings server starts on a fresh copy of the prepared database: the browsers
+  // an earlier turn registered would still count as connected, and every send would record
+  // attempts for them too.
+  let copies = 0;
+  const freshDb = () => {
+    const copy = join(dir, `tidings-${++copies}.db`);
+    for (const suffix of ['', '-wal'])
+      if (existsSync(setup.db + suffix)) copyFileSync(setup.db + suffix, copy + suffix);
+    return copy;
+  };
   const recipientNames = setup.tokens.map((t) => t.recipient);
   const byRecipient = (prefix) =>
     recipientNames.flatMap((name) => Array(browsersPerRecipient).fill(`${prefix}${name}`));
@@ -76,7 +86,7 @@ try {
         startServer(
           'tidings-serve-fanout',
           cliBin,
-          ['serve', '--db', setup.db, '--port', '0', '--config', setup.config],
+          ['serve', '--db', freshDb(), '--port', '0', '--config', setup.config],
           {
             cpuProf: true,
           },
@@ -102,6 +112,19 @@ try {
     {
       name: 'bare hono sse',
       start: () => startServer('bare-sse', join(benchDir, 'servers/bare-sse.js'), []),
+      paths: byRecipient('/v1/connect/'),
+      sendFor: sendTo,
+    },
+    {
+      name: 'express adapter',
+      start: () =>
+        startServer('tidings-express-fanout', join(benchDir, 'servers/tidings-express.js'), [freshDb(), setup.config]),
+      paths: setup.tokens.flatMap(({ token }) => Array(browsersPerRecipient).fill(`/v1/connect/${token}`)),
+      sendFor: sendTo,
+    },
+    {
+      name: 'bare express',
+      start: () => startServer('bare-express-sse', join(benchDir, 'servers/bare-express-sse.js'), []),
       paths: byRecipient('/v1/connect/'),
       sendFor: sendTo,
     },
@@ -240,6 +263,25 @@ try {
       }),
     );
   }
+  // The Express adapter against Express itself: what the adapter holds per stream on top.
+  const express = summary('express adapter');
+  const bareExpress = summary('bare express');
+  report(
+    row({
+      benchmark: `fan-out RSS per stream, Express adapter vs bare Express (${streamsText})`,
+      figure: express.perStream,
+      figureText: formatBytes(express.perStream),
+      baseline: bareExpress.perStream,
+      baselineText: formatBytes(bareExpress.perStream),
+      baselineName: 'bare express',
+      unit: 'bytes',
+      target: { on: 'ratio', op: '<=', value: 1.1 },
+      note:
+        `${roundsNote}; rounds: adapter ${rssRounds(express)}; bare express ${rssRounds(bareExpress)};` +
+        ` start→event p50/p99 adapter ${formatMs(express.startP50)}/${formatMs(express.startP99)},` +
+        ` bare express ${formatMs(bareExpress.startP50)}/${formatMs(bareExpress.startP99)}`,
+    }),
+  );
 } finally {
   await cleanup();
 }

@@ -121,7 +121,7 @@ try {
   const node = results.get('bare node:http');
   const streamsText = `${formatCount(subject.open.opened.ok)} streams`;
   const openText = (r) =>
-    `${formatCount(r.open.opened.ok)} open` + (r.open.opened.failed ? `, ${r.open.opened.failed} failed to open` : '');
+    `${formatCount(r.open.opened.ok)} open${r.open.opened.failed ? `, ${r.open.opened.failed} failed to open` : ''}`;
   report(
     row({
       benchmark: `headroom RSS per stream (${streamsText})`,

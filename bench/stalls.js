@@ -104,7 +104,11 @@ async function measureTidings(watch) {
   await killClient(client);
 
   client = await openStreams(server.port, paths);
-  result.disconnect = await scenario(watch, () => killClient(client), () => open() === 0);
+  result.disconnect = await scenario(
+    watch,
+    () => killClient(client),
+    () => open() === 0,
+  );
 
   client = await openStreams(server.port, paths);
   let closed = false;
@@ -142,7 +146,11 @@ async function measureBare(watch) {
   await killClient(client);
 
   client = await openStreams(port, paths);
-  result.disconnect = await scenario(watch, () => killClient(client), () => held.size === 0);
+  result.disconnect = await scenario(
+    watch,
+    () => killClient(client),
+    () => held.size === 0,
+  );
 
   client = await openStreams(port, paths);
   let closed = false;

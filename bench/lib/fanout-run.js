@@ -1,6 +1,8 @@
 // The parts of the fan-out benchmarks shared by bench/fanout.js and bench/headroom.js: streams
 // opened by a separate client process (bench/lib/stream-client.js), sends at a steady rate, and
 // the latency from each send to each of its events at the client.
+export { eventPayload } from '../servers/baseline-object.js';
+
 import http from 'node:http';
 import { join } from 'node:path';
 import {
@@ -182,23 +184,6 @@ export async function measure({ label, server, paths, readyOn, sendFor, rate, se
     rssBefore: open.rssBefore,
     rssAfter: open.rssAfter,
     perStream: open.perStream,
-  };
-}
-
-/** The event payload the Node peers write, for a publisher (Nchan) that sends what it is given. */
-export function eventPayload(body, notificationId, seq) {
-  const now = new Date().toISOString();
-  return {
-    attempt_id: `att_${String(seq).padStart(26, '0')}`,
-    notification_id: notificationId,
-    title: body.title,
-    body: body.body ?? null,
-    url: body.url ?? null,
-    icon: null,
-    tag: null,
-    data: body.data ?? null,
-    created_at: now,
-    expires_at: now,
   };
 }
 

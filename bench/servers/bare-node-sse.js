@@ -4,7 +4,7 @@
 // before answering 201. Same event format as bare-sse.js; no auth, no store, no limiter, no
 // resume: the least a Node server must hold per stream and do per send.
 import http from 'node:http';
-import { notificationLike } from './baseline-object.js';
+import { eventPayload, notificationLike } from './baseline-object.js';
 
 const streams = new Map();
 let nextId = 0;
@@ -42,21 +42,9 @@ const server = http.createServer((req, res) => {
     req.on('end', () => {
       const body = JSON.parse(text);
       const id = `ntf_${String(++nextId).padStart(26, '0')}`;
-      const now = new Date().toISOString();
       for (const stream of streams.get(body.recipient) ?? []) {
         const seq = ++nextSeq;
-        const payload = {
-          attempt_id: `att_${String(seq).padStart(26, '0')}`,
-          notification_id: id,
-          title: body.title,
-          body: body.body ?? null,
-          url: body.url ?? null,
-          icon: null,
-          tag: null,
-          data: body.data ?? null,
-          created_at: now,
-          expires_at: now,
-        };
+        const payload = eventPayload(body, id, seq);
         stream.write(`id: b.${seq}\nevent: notification\ndata: ${JSON.stringify(payload)}\n\n`);
       }
       const answer = JSON.stringify(notificationLike(body, id));

@@ -4,7 +4,7 @@
 // store, no limiter, no resume: the least any server must do for the same fan-out.
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { notificationLike } from './baseline-object.js';
+import { eventPayload, notificationLike } from './baseline-object.js';
 
 const encoder = new TextEncoder();
 const streams = new Map();
@@ -39,21 +39,9 @@ app.get('/v1/connect/:recipient', (c) => {
 app.post('/v1/notifications', async (c) => {
   const body = await c.req.json();
   const id = `ntf_${String(++nextId).padStart(26, '0')}`;
-  const now = new Date().toISOString();
   for (const controller of streams.get(body.recipient) ?? []) {
     const seq = ++nextSeq;
-    const payload = {
-      attempt_id: `att_${String(seq).padStart(26, '0')}`,
-      notification_id: id,
-      title: body.title,
-      body: body.body ?? null,
-      url: body.url ?? null,
-      icon: null,
-      tag: null,
-      data: body.data ?? null,
-      created_at: now,
-      expires_at: now,
-    };
+    const payload = eventPayload(body, id, seq);
     controller.enqueue(encoder.encode(`id: b.${seq}\nevent: notification\ndata: ${JSON.stringify(payload)}\n\n`));
   }
   return c.json(notificationLike(body, id), 201);

@@ -48,3 +48,20 @@ export const storedBody = {
   url: '/orders/1042',
   data: { orderId: 1042 },
 };
+
+/** The data of one notification event, as the peers of the fan-out write it (and Tidings does). */
+export function eventPayload(body, notificationId, seq) {
+  const now = new Date().toISOString();
+  return {
+    attempt_id: `att_${String(seq).padStart(26, '0')}`,
+    notification_id: notificationId,
+    title: body.title,
+    body: body.body ?? null,
+    url: body.url ?? null,
+    icon: null,
+    tag: null,
+    data: body.data ?? null,
+    created_at: now,
+    expires_at: now,
+  };
+}
