@@ -124,7 +124,7 @@ async function measureTidings(watch) {
 
 async function measureBare(watch) {
   const held = new Set();
-  const server = http.createServer((req, res) => {
+  const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
     res.write('retry: 2000\n\nid: b.0\nevent: ready\ndata: {}\n\n');
     held.add(res);
