@@ -1,5 +1,5 @@
 // fan-out across instances: the streams of fanout.js spread over BENCH_INSTANCES `tidings serve
-// --redis` processes on one database and one Redis (a private redis-server this script starts),
+// --redis` processes on one PostgreSQL database and one Redis (a private redis-server this script starts),
 // the sends spread over the same instances, as behind a load balancer. A send recorded on one
 // instance reaches the streams of the others through Redis pub/sub. Prints p50/p99/max from the
 // send's 201 to the event at the client.
@@ -31,7 +31,7 @@ import {
   tempDir,
   wallNow,
 } from './lib/common.js';
-import { prepareDatabase, sendBody } from './lib/setup.js';
+import { postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
 
 const streamClient = join(benchDir, 'lib/stream-client.js');
 const instances = Math.max(2, Math.round(envNumber('BENCH_INSTANCES', 3)));
@@ -115,17 +115,23 @@ async function measure(label, servers, setup) {
   for (const client of clients) await client.close();
   const byId = new Map(run.sends.map((send) => [send.id, send]));
   const fromAnswer = [];
+  const fromStart = [];
   for (const { arrivals } of collected) {
     for (const [id, at] of arrivals) {
       const send = byId.get(id);
-      if (send) fromAnswer.push(at - send.answered);
+      if (!send) continue;
+      fromAnswer.push(at - send.answered);
+      fromStart.push(at - send.start);
     }
   }
   fromAnswer.sort((a, b) => a - b);
+  fromStart.sort((a, b) => a - b);
   const result = {
     p50: percentile(fromAnswer, 50),
     p99: percentile(fromAnswer, 99),
     max: fromAnswer.at(-1) ?? Number.NaN,
+    startP50: percentile(fromStart, 50),
+    startP99: percentile(fromStart, 99),
     received: fromAnswer.length,
     expected: run.sends.length * browsersPerRecipient,
     failedSends: run.failures.length,
@@ -175,8 +181,9 @@ try {
   mkdirSync(single);
   mkdirSync(shared);
 
-  // One database per side, so that neither sends to the other's browsers.
-  const singleSetup = await prepareDatabase(single, { recipients });
+  // PostgreSQL, as instances share it in a deployment: a schema per side of the run's own (dropped
+  // at cleanup), so that neither sends to the other's browsers.
+  const singleSetup = await prepareDatabase(single, { recipients, postgres: postgresBenchDb() });
   const one = await startServer('tidings-serve-single', cliBin, [
     'serve',
     '--db',
@@ -190,7 +197,7 @@ try {
   await one.stop();
 
   const redisUrl = await startRedis(shared);
-  const sharedSetup = await prepareDatabase(shared, { recipients });
+  const sharedSetup = await prepareDatabase(shared, { recipients, postgres: postgresBenchDb() });
   const many = [];
   for (let i = 0; i < instances; i++) {
     many.push(
@@ -225,7 +232,9 @@ try {
       target: { on: 'figure', op: '<', value: 50, text: '50 ms' },
       note:
         `p50/p99/max ${formatMs(subject.p50)}/${formatMs(subject.p99)}/${formatMs(subject.max)}` +
-        ` (one instance ${formatMs(baseline.p50)}/${formatMs(baseline.p99)}/${formatMs(baseline.max)}); ` +
+        ` (one instance ${formatMs(baseline.p50)}/${formatMs(baseline.p99)}/${formatMs(baseline.max)});` +
+        ` start→event p50/p99 ${formatMs(subject.startP50)}/${formatMs(subject.startP99)}` +
+        ` (one instance ${formatMs(baseline.startP50)}/${formatMs(baseline.startP99)}); ` +
         `${completeness(subject)} (one instance ${completeness(baseline)})`,
     }),
   );
