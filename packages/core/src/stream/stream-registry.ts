@@ -3,7 +3,7 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
-import { BatchedWrites } from './batched-writes.js';
+import { BatchedWrites, nextTurn } from './batched-writes.js';
 import type { BrowserStream, StreamOwner } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
@@ -215,7 +215,11 @@ async function closeInSlices(streams: readonly BrowserStream[]): Promise<void> {
     const until = performance.now() + CLOSE_BUDGET_MS;
     do streams[next++]!.close();
     while (next < end && performance.now() < until);
-    // A timer, not the next turn at once: the connections just closed are let go of first.
-    if (next < streams.length) await new Promise((resolve) => setTimeout(resolve, 1));
+    if (next < streams.length) {
+      // A timer first, so that the connections just closed are let go of; then the next turn's
+      // check phase, so that I/O is polled between two slices even when the timer was due at once.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      await nextTurn();
+    }
   }
 }
