@@ -10,7 +10,6 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import http from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -22,66 +21,20 @@ import {
   formatCount,
   formatMs,
   onCleanup,
-  percentile,
   report,
   row,
   settings,
   sleep,
   startServer,
   tempDir,
-  wallNow,
 } from './lib/common.js';
+import { latencies, sendSteadily } from './lib/fanout-run.js';
 import { postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
 
 const streamClient = join(benchDir, 'lib/stream-client.js');
 const instances = Math.max(2, Math.round(envNumber('BENCH_INSTANCES', 3)));
 const browsersPerRecipient = Math.max(1, Math.floor(settings.browsersPerRecipient));
 const recipients = Math.max(1, Math.round(settings.streams / browsersPerRecipient));
-
-function post(agent, url, headers, body) {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => {
-        text += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode, body: text }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-/** Sends to recipient 0, 1, 2… at a steady rate, each send to the next server in turn. */
-async function sendSteadily({ urls, headers, recipientNames }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-  const sends = [];
-  const failures = [];
-  const total = Math.round(settings.fanoutRate * settings.fanoutSeconds);
-  const started = performance.now();
-  const pending = [];
-  for (let i = 0; i < total; i++) {
-    const wait = started + (i * 1000) / settings.fanoutRate - performance.now();
-    if (wait > 1) await sleep(wait);
-    const body = JSON.stringify(sendBody(recipientNames[i % recipientNames.length]));
-    const start = wallNow();
-    const url = `${urls[i % urls.length]}/v1/notifications`;
-    pending.push(
-      post(agent, url, { ...headers, 'content-length': Buffer.byteLength(body) }, body).then(
-        ({ status, body: text }) => {
-          if (status !== 201) failures.push(`${status} ${text.slice(0, 200)}`);
-          else sends.push({ id: JSON.parse(text).id, start, answered: wallNow() });
-        },
-        (error) => failures.push(error.code ?? String(error)),
-      ),
-    );
-  }
-  await Promise.all(pending);
-  agent.destroy();
-  return { sends, failures };
-}
 
 /** Opens each recipient's browsers round-robin over the servers, sends, and measures 201 → event. */
 async function measure(label, servers, setup) {
@@ -104,35 +57,32 @@ async function measure(label, servers, setup) {
   );
   const ok = opened.reduce((sum, o) => sum + o.ok, 0);
   await sleep(1500);
+  // Each send to the next recipient, through the next server in turn, as behind a load balancer.
+  const recipientNames = setup.tokens.map((t) => t.recipient);
   const run = await sendSteadily({
-    urls: servers.map((server) => server.url),
-    headers,
-    recipientNames: setup.tokens.map((t) => t.recipient),
+    sendFor: (i) => ({
+      url: `${servers[i % servers.length].url}/v1/notifications`,
+      headers,
+      body: JSON.stringify(sendBody(recipientNames[i % recipientNames.length])),
+    }),
+    rate: settings.fanoutRate,
+    seconds: settings.fanoutSeconds,
   });
   if (run.failures.length > 0) console.warn(`${label}: failed sends, e.g. ${run.failures.slice(0, 3).join(' / ')}`);
   await sleep(1000);
   const collected = await Promise.all(clients.map((client) => client.request({ type: 'collect' }, 'collected')));
   for (const client of clients) await client.close();
-  const byId = new Map(run.sends.map((send) => [send.id, send]));
-  const fromAnswer = [];
-  const fromStart = [];
-  for (const { arrivals } of collected) {
-    for (const [id, at] of arrivals) {
-      const send = byId.get(id);
-      if (!send) continue;
-      fromAnswer.push(at - send.answered);
-      fromStart.push(at - send.start);
-    }
-  }
-  fromAnswer.sort((a, b) => a - b);
-  fromStart.sort((a, b) => a - b);
+  const stats = latencies(
+    run.sends,
+    collected.flatMap(({ arrivals }) => arrivals),
+  );
   const result = {
-    p50: percentile(fromAnswer, 50),
-    p99: percentile(fromAnswer, 99),
-    max: fromAnswer.at(-1) ?? Number.NaN,
-    startP50: percentile(fromStart, 50),
-    startP99: percentile(fromStart, 99),
-    received: fromAnswer.length,
+    p50: stats.fromAnswer.p50,
+    p99: stats.fromAnswer.p99,
+    max: stats.fromAnswer.max,
+    startP50: stats.fromStart.p50,
+    startP99: stats.fromStart.p99,
+    received: stats.received,
     expected: run.sends.length * browsersPerRecipient,
     failedSends: run.failures.length,
     opened: ok,
