@@ -53,7 +53,14 @@ async function deliverThroughStream(base: string, key: string) {
   const token = await tokenResponse.json();
   expect(token.connect_url.startsWith(`${base}/v1/connect/`)).toBe(true);
   const controller = new AbortController();
-  const stream = readEvents(await conformingFetch(token.connect_url, { signal: controller.signal }));
+  const answer = await conformingFetch(token.connect_url, { signal: controller.signal });
+  // Written straight to the Node response by both adapters: the stream's headers all the same.
+  expect(answer.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  expect(answer.headers.get('cache-control')).toBe('no-cache, no-transform');
+  expect(answer.headers.get('x-accel-buffering')).toBe('no');
+  expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+  expect(answer.headers.get('request-id')).toMatch(/^req_/);
+  const stream = readEvents(answer);
   await stream.next('ready');
   expect(tidings.openStreams()).toBe(1);
   const sent = await conformingFetch(`${base}/v1/notifications`, {
