@@ -200,7 +200,7 @@ const WRITE_CHUNK = 500;
  * Streams closed in one turn of the event loop at most. Closing one ends its response and its
  * connection, which costs the host about 100 µs on a small machine, and some more when the
  * client closes its end: 10,000 closed at once held the event loop half a second
- * (bench/README.md#stalls).
+ * (bench/README.md#figures-behind-the-design).
  */
 export const CLOSE_SLICE = 50;
 
