@@ -2,6 +2,7 @@ import type { ApiKeyRecord, Store } from '@tidings/core';
 import type { Pool } from 'pg';
 import { API_KEY, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
+import { createGroup } from './group.js';
 
 type ApiKeyOperations = Pick<
   Store,
@@ -9,9 +10,9 @@ type ApiKeyOperations = Pick<
 >;
 
 /**
- * API keys. A lookup by hash is one indexed query on every request, never a cache: a key
- * revoked or a project suspended by any instance, the CLI or plain SQL is refused by every
- * instance at its next request.
+ * API keys. A lookup by hash is an indexed query on every request (the lookups of one turn in
+ * one statement), never a cache: a key revoked or a project suspended by any instance, the CLI
+ * or plain SQL is refused by every instance at its next request.
  */
 export function apiKeyOperations(pool: Pool, sql: Sql): ApiKeyOperations {
   const { t, statement } = sql;
@@ -35,12 +36,26 @@ export function apiKeyOperations(pool: Pool, sql: Sql): ApiKeyOperations {
     `UPDATE ${t('api_keys')} SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING ${API_KEY}`,
   );
   const selectByHash = statement(
-    'select_key_by_hash',
-    `SELECT k.id, k.project_id AS "projectId", k.prefix, k.mode, k.name, k.created_at AS "createdAt",
+    'select_keys_by_hash',
+    `SELECT k.hash, k.id, k.project_id AS "projectId", k.prefix, k.mode, k.name, k.created_at AS "createdAt",
             k.last_used_at AS "lastUsedAt", k.revoked_at AS "revokedAt", ${JOINED_PROJECT}
        FROM ${t('api_keys')} AS k JOIN ${t('projects')} AS p ON p.id = k.project_id
-      WHERE k.hash = $1`,
+      WHERE k.hash = ANY($1::text[])`,
   );
+  // The lookups of one turn go to the server as one statement. Each reads the rows as they are
+  // when it is sent, after the request that asked: a revocation committed before the request
+  // is seen, as it would be by a lookup of its own.
+  const lookups = createGroup<string, (ApiKeyRecord & JoinedProjectRow & { hash: string }) | undefined>({
+    async runGroup(hashes) {
+      const rows = await run<ApiKeyRecord & JoinedProjectRow & { hash: string }>(pool, selectByHash, [
+        [...new Set(hashes)],
+      ]);
+      const byHash = new Map(rows.map((row) => [row.hash, row]));
+      return hashes.map((hash) => byHash.get(hash));
+    },
+    maxItems: 500,
+    parallel: 4,
+  });
   // One conditional statement, so that concurrent requests cannot both decide to write.
   const touch = statement(
     'touch_key',
@@ -78,7 +93,7 @@ export function apiKeyOperations(pool: Pool, sql: Sql): ApiKeyOperations {
       return row ?? null;
     },
     async findApiKeyByHash(hash) {
-      const [row] = await run<ApiKeyRecord & JoinedProjectRow>(pool, selectByHash, [hash]);
+      const row = await lookups.run(hash);
       if (!row) return null;
       const key: ApiKeyRecord = {
         id: row.id,

@@ -11,7 +11,9 @@ import {
 import type { Pool, PoolClient } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';
+import { createGroup } from './group.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
+import { batchOperations, CLAIMED, MAX_GROUP, newAttempt, PARALLEL_GROUPS } from './send-batch.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
 
@@ -28,12 +30,6 @@ interface RecordedRow {
 }
 
 /**
- * The status the claim of a key holds inside its send's transaction until the result replaces
- * it. Never committed, so never read: stored statuses are those of successful responses.
- */
-const CLAIMED = 0;
-
-/**
  * Notifications, their attempts, and the usage they count.
  *
  * A send without an idempotency key is two statements and no explicit transaction: a read of the
@@ -48,6 +44,11 @@ const CLAIMED = 0;
  * result under the key, sent together with COMMIT. A replay, mismatch or refusal rolls back:
  * nothing stays behind, and a process that dies in between leaves nothing either (its
  * transaction dies with its connection).
+ *
+ * Concurrent sends are group-committed: the sends made in one turn of the event loop, while
+ * earlier groups are in flight, are recorded together (see {@link batchOperations}), so that
+ * sends to one browser no longer queue one commit each on its row lock. A send alone in its
+ * group takes the path above.
  */
 export function notificationOperations(pool: Pool, sql: Sql, usageShards: number): NotificationOperations {
   const { t, statement } = sql;
@@ -129,7 +130,7 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
     const { notification } = input;
     const attemptIds = browserIds.map(() => input.newAttemptId());
     const rows = await run<RecordedRow>(db, record, recordValues(notification, browserIds, attemptIds, usageShards));
-    return rows.map((row) => newAttempt(notification, row));
+    return rows.map((row) => newAttempt(notification, row.attempt_id, row.browser_id, row.seq));
   }
 
   async function sendWithoutKey(input: CreateNotificationInput): Promise<CreateNotificationResult> {
@@ -180,12 +181,39 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
     return commitWith(client, stores, { kind: 'created', created, response });
   }
 
-  return {
-    async createNotification(input) {
-      const { idempotency } = input;
-      if (idempotency === null) return sendWithoutKey(input);
-      return transaction(pool, (client) => sendWithKey(client, input, idempotency));
+  const sendAlone = (input: CreateNotificationInput): Promise<CreateNotificationResult> => {
+    const { idempotency } = input;
+    if (idempotency === null) return sendWithoutKey(input);
+    return transaction(pool, (client) => sendWithKey(client, input, idempotency));
+  };
+  const sendTogether = batchOperations(pool, sql, usageShards);
+  const sends = createGroup<CreateNotificationInput, CreateNotificationResult>({
+    async runGroup(inputs) {
+      if (inputs.length === 1) return [await sendAlone(inputs[0]!)];
+      try {
+        return await sendTogether(inputs);
+      } catch {
+        // The group rolled back as a whole. Alone, each send fails or succeeds on its own (a
+        // send whose group did commit but whose answer was lost finds its key's result, or fails
+        // on its notification's id: it is never recorded twice).
+        return inputs.map((input) => sendAlone(input));
+      }
     },
+    maxItems: MAX_GROUP,
+    parallel: PARALLEL_GROUPS,
+    // Two claims of one key in one statement would fail it: the second waits for a later group
+    // and finds the first's result.
+    mayJoin: (input, taken) =>
+      input.idempotency === null ||
+      !taken.some(
+        (other) =>
+          other.idempotency?.key === input.idempotency!.key &&
+          other.notification.projectId === input.notification.projectId,
+      ),
+  });
+
+  return {
+    createNotification: (input) => sends.run(input),
     async getNotification({ projectId, id }) {
       // One statement: the notification and its attempts from one snapshot.
       const [found] = await run<NotificationRecord & { attempts: AttemptRecord[] }>(pool, selectNotification, [
@@ -199,27 +227,6 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
     async getUsage({ projectId, fromDay, toDay }) {
       return run<UsageDay>(pool, selectUsage, [projectId, fromDay, toDay]);
     },
-  };
-}
-
-function newAttempt(notification: NotificationRecord, row: RecordedRow): AttemptRecord {
-  return {
-    id: row.attempt_id,
-    notificationId: notification.id,
-    browserId: row.browser_id,
-    seq: row.seq,
-    status: 'accepted',
-    // Test mode records its attempts final at once: nothing will ever be sent for them.
-    final: notification.mode === 'test',
-    acceptedAt: notification.createdAt,
-    sentAt: null,
-    deliveredAt: null,
-    failedAt: null,
-    expiredAt: null,
-    reason: null,
-    displayedAt: null,
-    clickedAt: null,
-    dismissedAt: null,
   };
 }
 

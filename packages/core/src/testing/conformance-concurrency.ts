@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
+import type { CreateNotificationResult } from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
-import { type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
+import { type GetStore, readBack, renderForTest, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** How many calls each test starts at once: more than a pool's connections, so some wait. */
 const N = 24;
@@ -103,6 +104,82 @@ export function concurrencyConformance(getStore: GetStore): void {
         if (index % 2 === winnerIndex % 2) expect(result).toEqual({ kind: 'replay', response: winner.response });
         else expect(result).toEqual({ kind: 'mismatch' });
       });
+    });
+
+    it('gives each of many different sends started at once the outcome it would have alone', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store);
+      const [a1, a2] = [await seedBrowser(store, project.id, 'r1'), await seedBrowser(store, project.id, 'r1')];
+      const b1 = await seedBrowser(store, project.id, 'r2');
+      const c1 = await seedBrowser(store, other.id, 'r1');
+      const stored = await sendCreated(store, { projectId: project.id, recipient: 'r1', idempotencyKey: 'k0' });
+      const base = { projectId: project.id, recipient: 'r1' };
+      const calls: Array<[string, Promise<CreateNotificationResult>]> = [];
+      const at = (label: string, call: Promise<CreateNotificationResult>) => calls.push([label, call]);
+      for (let i = 0; i < 6; i += 1) at('plain', send(store, { ...base, now: T0 + i }));
+      for (let i = 0; i < 3; i += 1) at('test', send(store, { ...base, recipient: 'r2', mode: 'test' }));
+      for (let i = 0; i < 2; i += 1) at('nobody', send(store, { ...base, recipient: 'r3' }));
+      for (let i = 0; i < 3; i += 1) at('k0', send(store, { ...base, idempotencyKey: 'k0' }));
+      for (let i = 0; i < 4; i += 1) at('k1', send(store, { ...base, idempotencyKey: 'k1' }));
+      at('k2', send(store, { ...base, idempotencyKey: 'k2', fingerprint: 'fp-a' }));
+      at('k2', send(store, { ...base, idempotencyKey: 'k2', fingerprint: 'fp-b' }));
+      at('k3', send(store, { ...base, recipient: 'r3', idempotencyKey: 'k3' }));
+      at('other', send(store, { ...base, projectId: other.id, idempotencyKey: 'k1' }));
+      const results = await Promise.all(calls.map(([, call]) => call));
+      const kinds = (label: string) =>
+        results
+          .filter((_, i) => calls[i]![0] === label)
+          .map((result) => result.kind)
+          .sort();
+
+      expect(kinds('plain')).toEqual(Array(6).fill('created'));
+      expect(kinds('test')).toEqual(Array(3).fill('created'));
+      expect(kinds('nobody')).toEqual(['no-connected-browser', 'no-connected-browser']);
+      expect(kinds('k1')).toEqual(['created', 'replay', 'replay', 'replay']);
+      expect(kinds('k2')).toEqual(['created', 'mismatch']);
+      expect(kinds('k3')).toEqual(['no-connected-browser']);
+      expect(kinds('other')).toEqual(['created']);
+      const replayed = results.filter((_, i) => calls[i]![0] === 'k0');
+      for (const result of replayed) {
+        expect(result).toEqual({ kind: 'replay', response: renderForTest(stored) });
+      }
+      const k1 = results.filter((_, i) => calls[i]![0] === 'k1');
+      const k1Created = k1.find((result) => result.kind === 'created');
+      for (const result of k1.filter((one) => one.kind === 'replay')) {
+        expect(result).toEqual({ kind: 'replay', response: k1Created?.kind === 'created' && k1Created.response });
+      }
+
+      // Every created send is stored as answered, and each browser's numbers run 1..n.
+      const created = results.flatMap((result) => (result.kind === 'created' ? [result.created] : []));
+      for (const one of created) {
+        expect(await readBack(store, one.notification.projectId, one.notification.id)).toEqual(one);
+      }
+      const sends = 1 + 6 + 1 + 1; // k0 first, the plain ones, k1, k2
+      for (const [browser, count] of [
+        [a1!, sends],
+        [a2!, sends],
+        [b1, 3],
+        [c1, 1],
+      ] as const) {
+        const seqs = [stored, ...created]
+          .flatMap((one) => one.attempts)
+          .filter((attempt) => attempt.browserId === browser.id)
+          .map((attempt) => attempt.seq)
+          .sort((x, y) => x - y);
+        expect(seqs).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+      }
+      // Live usage counts the live sends recorded; test mode counts nothing.
+      const day = '2026-01-01';
+      expect(await store.getUsage({ projectId: project.id, fromDay: day, toDay: day })).toEqual([
+        { day, notifications: sends, attempts: sends * 2 },
+      ]);
+      expect(await store.getUsage({ projectId: other.id, fromDay: day, toDay: day })).toEqual([
+        { day, notifications: 1, attempts: 1 },
+      ]);
+      // The key whose send found no browser was left free: it creates once a browser connects.
+      await seedBrowser(store, project.id, 'r3');
+      expect((await send(store, { ...base, recipient: 'r3', idempotencyKey: 'k3' })).kind).toBe('created');
     });
 
     it('leaves no attempt pending on a browser disconnected while sends race it', async () => {

@@ -1,0 +1,131 @@
+import { type CreateNotificationResult, hashSecret, newId, type Store } from '@tidings/core';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPostgresStore } from './postgres-store.js';
+import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12);
+
+/** The group commit of sends, seen through the statements that reach the server. */
+describe('PostgreSQL store: sends recorded together', () => {
+  let schema: string;
+  let pool: pg.Pool;
+  let store: Store;
+  /** The names of the prepared statements run, in order. */
+  let statements: string[];
+
+  beforeEach(async () => {
+    schema = randomSchema();
+    statements = [];
+    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 10 });
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const config = args[0] as { name?: string };
+        if (typeof config === 'object' && config?.name) statements.push(config.name.replace(/^tidings_\w{12}_/, ''));
+        return query(...args);
+      };
+    });
+    store = await createPostgresStore({ pool, schema });
+  });
+  afterEach(async () => {
+    await store.close();
+    await pool.end();
+    await dropSchema(schema);
+  });
+
+  async function seed() {
+    const account = await store.createAccount({ id: newId('acct'), email: 'a@example.com', verified: true, now: T0 });
+    const created = await store.createProject({
+      id: newId('proj'),
+      accountId: account.id,
+      name: 'P',
+      now: T0,
+      maxProjects: 10,
+    });
+    if (created.kind !== 'created') throw new Error(created.kind);
+    const browser = await store.registerBrowser({
+      id: newId('brw'),
+      projectId: created.project.id,
+      recipient: 'user-1',
+      secretHash: hashSecret('bs_x'),
+      now: T0,
+    });
+    return { projectId: created.project.id, browser };
+  }
+
+  const send = (projectId: string, index: number, extra: { title?: string; key?: string } = {}) =>
+    store.createNotification({
+      notification: {
+        id: newId('ntf'),
+        projectId,
+        mode: 'live',
+        recipient: 'user-1',
+        title: extra.title ?? `Hi ${index}`,
+        body: null,
+        url: null,
+        icon: null,
+        tag: null,
+        data: { index },
+        ttl: 60,
+        createdAt: T0 + index,
+        expiresAt: T0 + index + 60_000,
+      },
+      newAttemptId: () => newId('att'),
+      idempotency: extra.key ? { key: extra.key, fingerprint: 'fp', expiresAt: T0 + 86_400_000 } : null,
+      render: (created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) }),
+    });
+
+  const seqsOf = (results: CreateNotificationResult[]) =>
+    results
+      .flatMap((result) => (result.kind === 'created' ? result.created.attempts.map((attempt) => attempt.seq) : []))
+      .sort((a, b) => a - b);
+
+  it('records sends started together in fewer statements than sends, numbered without a gap', async () => {
+    const { projectId, browser } = await seed();
+    statements = [];
+    const results = await Promise.all(Array.from({ length: 40 }, (_, index) => send(projectId, index)));
+    expect(seqsOf(results)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
+    const groups = statements.filter((name) => name === 'group_record').length;
+    const alone = statements.filter((name) => name === 'send_record').length;
+    expect(groups).toBeGreaterThan(0);
+    expect(groups + alone).toBeLessThan(20);
+    const deliveries = await store.listDeliveries({ browserId: browser.id, now: T0 });
+    expect(deliveries.map((delivery) => delivery.seq)).toEqual(seqsOf(results));
+    // Each attempt reads back with its own notification and the number its send was told.
+    const told = new Map(
+      results.flatMap((result) =>
+        result.kind === 'created' ? result.created.attempts.map((attempt) => [attempt.id, attempt.seq] as const) : [],
+      ),
+    );
+    for (const delivery of deliveries) {
+      expect(delivery.seq).toBe(told.get(delivery.attemptId));
+      expect(delivery.title).toBe(`Hi ${(delivery.data as { index: number }).index}`);
+    }
+  });
+
+  it('fails only the send the server refuses when its group rolls back, keys included', async () => {
+    const { projectId } = await seed();
+    statements = [];
+    // PostgreSQL's text cannot hold U+0000: the group's statement fails, and each send runs again alone.
+    const calls = Array.from({ length: 12 }, (_, index) =>
+      send(projectId, index, {
+        title: index === 5 ? 'bad \u0000 title' : undefined,
+        key: index % 2 ? `k${index}` : undefined,
+      }),
+    );
+    const settled = await Promise.allSettled(calls);
+    expect(settled[5]!.status).toBe('rejected');
+    const results = settled.flatMap((one) => (one.status === 'fulfilled' ? [one.value] : []));
+    expect(results.map((result) => result.kind)).toEqual(Array(11).fill('created'));
+    expect(seqsOf(results)).toEqual(Array.from({ length: 11 }, (_, index) => index + 1));
+    expect(statements).toContain('group_claim');
+    // The keys of the group that rolled back were claimed again by their sends alone, and hold their results.
+    const replay = await send(projectId, 1, { key: 'k1' });
+    const first = results[1]!;
+    expect(replay).toEqual({ kind: 'replay', response: first.kind === 'created' && first.response });
+    expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
+      { day: '2026-01-01', notifications: 11, attempts: 11 },
+    ]);
+  });
+});

@@ -1,0 +1,307 @@
+import type {
+  AttemptRecord,
+  CreateNotificationInput,
+  CreateNotificationResult,
+  NotificationRecord,
+} from '@tidings/core';
+import { utcDay } from '@tidings/core';
+import type { Pool } from 'pg';
+import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
+import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
+
+/**
+ * The status the claim of a key holds inside its send's transaction until the result replaces
+ * it. Never committed, so never read: stored statuses are those of successful responses.
+ */
+export const CLAIMED = 0;
+
+/** The most sends recorded by one group. */
+export const MAX_GROUP = 200;
+/**
+ * Groups in flight at once, per store. One: the sends that arrive while a group commits form the
+ * next, so groups grow with the load. Two at once made groups half as large and answered fewer
+ * sends per second (bench/README.md, "Figures behind the design").
+ */
+export const PARALLEL_GROUPS = 1;
+
+/** A claim's row, with the key it belongs to. */
+interface ClaimRow extends IdempotencyRow {
+  project_id: string;
+  key: string;
+}
+
+/** A send of the group that records something, and where its answer goes. */
+interface Planned {
+  index: number;
+  input: CreateNotificationInput;
+  browserIds: string[];
+  attemptIds: string[];
+}
+
+/**
+ * Records many sends in one go: the claims of their keys in one statement, the connected
+ * browsers of all their recipients in one, then one statement that raises each browser's
+ * sequence by its number of attempts under its row lock and writes every notification, attempt
+ * and usage count, then the results under the keys with COMMIT. A group without keys runs
+ * without an explicit transaction (its recording statement is atomic on its own), as a send
+ * alone does. Each send's outcome is the one it would have had alone in the group's place:
+ * browsers are locked in the order of their ids and keys in theirs, as by a send alone, so
+ * groups and single sends queue rather than deadlock.
+ */
+export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
+  const { t, statement } = sql;
+  const claimKeys = statement(
+    'group_claim',
+    `INSERT INTO ${t('idempotency_keys')} AS k
+       (project_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+     SELECT c.project_id, c.key, c.fingerprint, ${CLAIMED}, '', c.created_at, c.expires_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[])
+         AS c(project_id, key, fingerprint, created_at, expires_at)
+      ORDER BY c.project_id, c.key
+     ON CONFLICT (project_id, key) DO UPDATE SET
+       fingerprint = CASE WHEN k.expires_at <= excluded.created_at THEN excluded.fingerprint ELSE k.fingerprint END,
+       response_status = CASE WHEN k.expires_at <= excluded.created_at THEN ${CLAIMED} ELSE k.response_status END,
+       response_body = CASE WHEN k.expires_at <= excluded.created_at THEN '' ELSE k.response_body END,
+       created_at = CASE WHEN k.expires_at <= excluded.created_at THEN excluded.created_at ELSE k.created_at END,
+       expires_at = CASE WHEN k.expires_at <= excluded.created_at THEN excluded.expires_at ELSE k.expires_at END
+     RETURNING project_id, key, fingerprint, response_status, response_body`,
+  );
+  const connectedBrowsers = statement(
+    'group_browsers',
+    `SELECT b.project_id, b.recipient, b.id
+       FROM unnest($1::text[], $2::text[]) AS r(project_id, recipient)
+       JOIN ${t('browsers')} AS b ON b.project_id = r.project_id AND b.recipient = r.recipient
+      WHERE b.connected
+      ORDER BY b.id`,
+  );
+  // As the recording statement of a send alone (notifications.ts), for many: each browser is
+  // raised once, by its count of attempts, and its attempts take the numbers in send order.
+  const record = statement(
+    'group_record',
+    `WITH n AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::text[], $11::int4[], $12::int8[], $13::int8[], $14::text[])
+         AS n(id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at, day)
+     ), p AS (
+       SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::int4[], $19::int4[])
+         AS p(attempt_id, notification_id, browser_id, position, ord)
+     ), target AS (
+       SELECT id FROM ${t('browsers')} WHERE id = ANY($20::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
+     ), counts AS (
+       SELECT p.browser_id, count(*) AS n FROM p JOIN target ON target.id = p.browser_id GROUP BY p.browser_id
+     ), raised AS (
+       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + counts.n FROM counts WHERE b.id = counts.browser_id
+       RETURNING b.id, b.last_seq - counts.n AS base
+     ), planned AS (
+       SELECT p.attempt_id, p.notification_id, p.browser_id, p.position,
+              raised.base + row_number() OVER (PARTITION BY p.browser_id ORDER BY p.ord) AS seq
+         FROM p JOIN raised ON raised.id = p.browser_id
+     ), notification AS (
+       INSERT INTO ${t('notifications')}
+         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
+       SELECT n.id, n.project_id, n.mode, n.recipient, n.title, n.body, n.url, n.icon, n.tag, n.data::json, n.ttl,
+              n.created_at, n.expires_at
+         FROM n WHERE EXISTS (SELECT 1 FROM planned WHERE planned.notification_id = n.id)
+     ), attempt AS (
+       INSERT INTO ${t('attempts')}
+         (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
+       SELECT planned.attempt_id, planned.notification_id, planned.position, planned.browser_id, planned.seq,
+              'accepted', n.mode = 'test', n.created_at, n.expires_at
+         FROM planned JOIN n ON n.id = planned.notification_id
+     ), usage AS (
+       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
+       SELECT n.project_id, n.day, pg_backend_pid() % $21, count(DISTINCT n.id), count(*)
+         FROM planned JOIN n ON n.id = planned.notification_id
+        WHERE n.mode = 'live'
+        GROUP BY n.project_id, n.day
+       ON CONFLICT (project_id, day, shard) DO UPDATE SET
+         notifications = u.notifications + excluded.notifications,
+         attempts = u.attempts + excluded.attempts
+     )
+     SELECT attempt_id, seq FROM planned`,
+  );
+  // The results of the created sends under their keys; the claims of sends that recorded
+  // nothing (no connected browser) removed, as a send alone rolls its claim back.
+  const settleKeys = statement(
+    'group_settle',
+    `WITH stored AS (
+       UPDATE ${t('idempotency_keys')} AS k SET response_status = r.status, response_body = r.body
+         FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[]) AS r(project_id, key, status, body)
+        WHERE k.project_id = r.project_id AND k.key = r.key
+     ), dropped AS (
+       DELETE FROM ${t('idempotency_keys')} AS k USING unnest($5::text[], $6::text[]) AS d(project_id, key)
+        WHERE k.project_id = d.project_id AND k.key = d.key
+     )
+     SELECT 1`,
+  );
+
+  /** The outcomes of the sends whose keys' claims found a stored result; the others are left undefined. */
+  async function claim(db: Queryable, inputs: CreateNotificationInput[], outcomes: CreateNotificationResult[]) {
+    const keyed = inputs.filter((input) => input.idempotency !== null);
+    const rows = await run<ClaimRow>(db, claimKeys, [
+      keyed.map((input) => input.notification.projectId),
+      keyed.map((input) => input.idempotency!.key),
+      keyed.map((input) => input.idempotency!.fingerprint),
+      keyed.map((input) => input.notification.createdAt),
+      keyed.map((input) => input.idempotency!.expiresAt),
+    ]);
+    const stored = new Map<string, ClaimRow>();
+    for (const row of rows) stored.set(keyOf(row.project_id, row.key), row);
+    for (const [index, input] of inputs.entries()) {
+      if (input.idempotency === null) continue;
+      const row = stored.get(keyOf(input.notification.projectId, input.idempotency.key));
+      if (!row) throw new Error('the claim of an idempotency key returned no row');
+      if (row.response_status === CLAIMED) continue;
+      const outcome = idempotencyOutcome(row, input.idempotency.fingerprint);
+      outcomes[index] =
+        outcome.kind === 'mismatch'
+          ? outcome
+          : { kind: 'replay', response: { status: outcome.status, body: outcome.body } };
+    }
+  }
+
+  /** The sends that have connected browsers, with their attempts' ids. */
+  async function plan(db: Queryable, inputs: CreateNotificationInput[], outcomes: CreateNotificationResult[]) {
+    const recipients = new Map<string, { projectId: string; recipient: string; browserIds: string[] }>();
+    for (const [index, input] of inputs.entries()) {
+      if (outcomes[index] !== undefined) continue;
+      const { projectId, recipient } = input.notification;
+      recipients.set(keyOf(projectId, recipient), { projectId, recipient, browserIds: [] });
+    }
+    const wanted = [...recipients.values()];
+    const rows = await run<{ project_id: string; recipient: string; id: string }>(db, connectedBrowsers, [
+      wanted.map((r) => r.projectId),
+      wanted.map((r) => r.recipient),
+    ]);
+    for (const row of rows) recipients.get(keyOf(row.project_id, row.recipient))!.browserIds.push(row.id);
+    const planned: Planned[] = [];
+    for (const [index, input] of inputs.entries()) {
+      if (outcomes[index] !== undefined) continue;
+      const { browserIds } = recipients.get(keyOf(input.notification.projectId, input.notification.recipient))!;
+      if (browserIds.length === 0) {
+        outcomes[index] = { kind: 'no-connected-browser' };
+        continue;
+      }
+      planned.push({ index, input, browserIds, attemptIds: browserIds.map(() => input.newAttemptId()) });
+    }
+    return planned;
+  }
+
+  /** Records the planned sends and sets their outcomes; a send whose browsers all left meanwhile has none. */
+  async function recordAll(db: Queryable, planned: Planned[], outcomes: CreateNotificationResult[]) {
+    if (planned.length === 0) return;
+    const notifications = planned.map((p) => p.input.notification);
+    const column = <K extends keyof NotificationRecord>(name: K) => notifications.map((n) => n[name]);
+    const attempts = planned.flatMap((p, ord) =>
+      p.browserIds.map((browserId, i) => ({
+        id: p.attemptIds[i]!,
+        notificationId: p.input.notification.id,
+        browserId,
+        position: i + 1,
+        ord,
+      })),
+    );
+    const rows = await run<{ attempt_id: string; seq: number }>(db, record, [
+      column('id'),
+      column('projectId'),
+      column('mode'),
+      column('recipient'),
+      column('title'),
+      column('body'),
+      column('url'),
+      column('icon'),
+      column('tag'),
+      notifications.map((n) => (n.data === null ? null : JSON.stringify(n.data))),
+      column('ttl'),
+      column('createdAt'),
+      column('expiresAt'),
+      notifications.map((n) => utcDay(n.createdAt)),
+      attempts.map((a) => a.id),
+      attempts.map((a) => a.notificationId),
+      attempts.map((a) => a.browserId),
+      attempts.map((a) => a.position),
+      attempts.map((a) => a.ord),
+      [...new Set(attempts.map((a) => a.browserId))],
+      usageShards,
+    ]);
+    const seqs = new Map(rows.map((row) => [row.attempt_id, row.seq]));
+    for (const p of planned) {
+      const recorded: AttemptRecord[] = [];
+      for (const [i, attemptId] of p.attemptIds.entries()) {
+        const seq = seqs.get(attemptId);
+        if (seq !== undefined) recorded.push(newAttempt(p.input.notification, attemptId, p.browserIds[i]!, seq));
+      }
+      if (recorded.length === 0) {
+        outcomes[p.index] = { kind: 'no-connected-browser' };
+        continue;
+      }
+      const created = { notification: p.input.notification, attempts: recorded };
+      outcomes[p.index] = { kind: 'created', created, response: p.input.render(created) };
+    }
+  }
+
+  /** The settling statement's values: results of created keyed sends, claims of the others to drop. */
+  function settleValues(inputs: CreateNotificationInput[], outcomes: CreateNotificationResult[]): unknown[] {
+    const stored: { projectId: string; key: string; status: number; body: string }[] = [];
+    const dropped: { projectId: string; key: string }[] = [];
+    for (const [index, input] of inputs.entries()) {
+      if (input.idempotency === null) continue;
+      const outcome = outcomes[index]!;
+      const at = { projectId: input.notification.projectId, key: input.idempotency.key };
+      if (outcome.kind === 'created') stored.push({ ...at, ...outcome.response });
+      else if (outcome.kind === 'no-connected-browser') dropped.push(at);
+    }
+    return [
+      stored.map((s) => s.projectId),
+      stored.map((s) => s.key),
+      stored.map((s) => s.status),
+      stored.map((s) => s.body),
+      dropped.map((d) => d.projectId),
+      dropped.map((d) => d.key),
+    ];
+  }
+
+  return async function sendTogether(inputs: CreateNotificationInput[]): Promise<CreateNotificationResult[]> {
+    const outcomes: CreateNotificationResult[] = new Array(inputs.length);
+    if (inputs.every((input) => input.idempotency === null)) {
+      await recordAll(pool, await plan(pool, inputs, outcomes), outcomes);
+      return outcomes;
+    }
+    return transaction(pool, async (client) => {
+      await claim(client, inputs, outcomes);
+      await recordAll(client, await plan(client, inputs, outcomes), outcomes);
+      return commitWith(client, run(client, settleKeys, settleValues(inputs, outcomes)), outcomes);
+    });
+  };
+}
+
+function keyOf(projectId: string, name: string): string {
+  return `${projectId}\n${name}`;
+}
+
+/** The record of an attempt just written. */
+export function newAttempt(
+  notification: NotificationRecord,
+  attemptId: string,
+  browserId: string,
+  seq: number,
+): AttemptRecord {
+  return {
+    id: attemptId,
+    notificationId: notification.id,
+    browserId,
+    seq,
+    status: 'accepted',
+    // Test mode records its attempts final at once: nothing will ever be sent for them.
+    final: notification.mode === 'test',
+    acceptedAt: notification.createdAt,
+    sentAt: null,
+    deliveredAt: null,
+    failedAt: null,
+    expiredAt: null,
+    reason: null,
+    displayedAt: null,
+    clickedAt: null,
+    dismissedAt: null,
+  };
+}
