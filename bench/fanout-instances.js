@@ -8,9 +8,7 @@
 //
 // Run after `npm run build`: node bench/fanout-instances.js
 
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
   benchDir,
@@ -20,11 +18,11 @@ import {
   forkHelper,
   formatCount,
   formatMs,
-  onCleanup,
   report,
   row,
   settings,
   sleep,
+  startRedis,
   startServer,
   tempDir,
 } from './lib/common.js';
@@ -94,32 +92,6 @@ async function measure(label, servers, setup) {
   return result;
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A redis-server of this benchmark's own, without persistence, killed at cleanup. */
-async function startRedis(dir) {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir], {
-    stdio: 'ignore',
-  });
-  onCleanup(() => child.kill('SIGKILL'));
-  const url = `redis://127.0.0.1:${port}`;
-  for (let tries = 0; tries < 200; tries++) {
-    if (spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG') return url;
-    await sleep(25);
-  }
-  throw new Error('redis-server did not start');
-}
-
 try {
   console.log(
     `fan-out across ${instances} instances: ${formatCount(recipients * browsersPerRecipient)} streams ` +
@@ -146,7 +118,7 @@ try {
   const baseline = await measure('one instance', [one], singleSetup);
   await one.stop();
 
-  const redisUrl = await startRedis(shared);
+  const redisUrl = await startRedis('fanout-redis');
   const sharedSetup = await prepareDatabase(shared, { recipients, postgres: postgresBenchDb() });
   const many = [];
   for (let i = 0; i < instances; i++) {

@@ -9,7 +9,18 @@
 // Run after `npm run build`: node bench/send-read.js (or `npm run bench` for everything).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchDir, cleanup, cliBin, formatCount, report, row, settings, startServer, tempDir } from './lib/common.js';
+import {
+  benchDir,
+  cleanup,
+  cliBin,
+  formatCount,
+  report,
+  row,
+  settings,
+  startRedis,
+  startServer,
+  tempDir,
+} from './lib/common.js';
 import { compare, describe, note, openBrowserStream } from './lib/http-compare.js';
 import { postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
 
@@ -155,8 +166,14 @@ try {
     });
   }
   if (!only || only.includes('postgres')) {
-    // A schema of the run's own on BENCH_POSTGRES_URL; the single browser is this store's worst
-    // case, every send locking that browser's row until its commit.
+    // A schema of the run's own on BENCH_POSTGRES_URL per server; the single browser is this
+    // store's worst case, every send locking that browser's row until its commit. With --redis
+    // (a redis-server of the run's own), the limiter and the hub are Redis's, as with many instances.
+    const redisUrl = await startRedis('send-read-redis');
+    const postgresServe = (label, extra) => (setup) =>
+      startServer(label, cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, ...extra], {
+        cpuProf: true,
+      });
     await measureAdapter({
       name: 'postgres',
       variants: [
@@ -164,15 +181,13 @@ try {
           key: 'postgres',
           label: 'tidings serve --db postgres://',
           postgres: true,
-          start: (setup) =>
-            startServer(
-              'tidings-serve-postgres',
-              cliBin,
-              ['serve', '--db', setup.db, '--port', '0', '--config', setup.config],
-              {
-                cpuProf: true,
-              },
-            ),
+          start: postgresServe('tidings-serve-postgres', []),
+        },
+        {
+          key: 'postgres-redis',
+          label: 'tidings serve --db postgres:// --redis redis://',
+          postgres: true,
+          start: postgresServe('tidings-serve-postgres-redis', ['--redis', redisUrl]),
         },
       ],
       baselineScript: 'bare-hono.js',

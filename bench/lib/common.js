@@ -1,7 +1,8 @@
 // Shared helpers of the benchmarks: options from the environment, child processes that are
 // always killed, temp dirs, RSS, number formatting and result reporting to bench/run.js.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -292,4 +293,32 @@ export function forkHelper(script, args = []) {
       clearTimeout(timer);
     },
   };
+}
+
+/** A free TCP port of 127.0.0.1, for a peer process that cannot bind port 0 itself. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of the benchmark's own, without persistence, killed at cleanup; resolves with its URL. */
+export async function startRedis(label = 'redis') {
+  const dir = tempDir(label);
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir], {
+    stdio: 'ignore',
+  });
+  onCleanup(() => child.kill('SIGKILL'));
+  const url = `redis://127.0.0.1:${port}`;
+  for (let tries = 0; tries < 200; tries++) {
+    if (spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG') return url;
+    await sleep(25);
+  }
+  throw new Error('redis-server did not start');
 }

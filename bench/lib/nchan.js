@@ -8,24 +8,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { onCleanup, sleep, tempDir } from './common.js';
+import { freePort, onCleanup, sleep, tempDir } from './common.js';
 
 export const nginxBin = process.env.BENCH_NGINX || '/usr/sbin/nginx';
 export const nchanModule = process.env.BENCH_NCHAN_MODULE || '/usr/lib/nginx/modules/ngx_nchan_module.so';
 
 export function nchanAvailable() {
   return existsSync(nginxBin) && existsSync(nchanModule);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startNchan(label = 'nchan') {
