@@ -76,6 +76,7 @@ export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
      UPDATE ${t('attempts')} AS a SET status = 'failed', final = true, reason = $2, failed_at = $3
        FROM pending WHERE a.id = pending.id AND NOT a.final
      RETURNING a.id, a.browser_id, a.seq`,
+    { planEachRun: true },
   );
   // Best effort by design: a browser whose row a send holds this instant is skipped, not
   // waited for (it is touched again within a heartbeat), and no lock order can deadlock.
@@ -86,6 +87,7 @@ export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
      )
      UPDATE ${t('browsers')} AS b SET last_seen_at = greatest(b.last_seen_at, $2)
        FROM seen WHERE b.id = seen.id`,
+    { planEachRun: true },
   );
   // SKIP LOCKED: instances sweeping together each take other browsers, none waits for another.
   // The row lock re-checks the condition on the latest version: a browser touched meanwhile stays.
@@ -101,6 +103,7 @@ export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
          FROM stale WHERE b.id = stale.id
      )
      SELECT id FROM stale ORDER BY last_seen_at, id`,
+    { planEachRun: true },
   );
 
   async function disconnect(

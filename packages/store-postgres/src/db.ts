@@ -17,9 +17,12 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-/** One SQL statement of the store, prepared once per connection under its name. */
+/**
+ * One SQL statement of the store, prepared once per connection under its name; or, with `name`
+ * null, parsed and planned at every run (see {@link Sql.statement}).
+ */
 export interface Statement {
-  name: string;
+  name: string | null;
   text: string;
 }
 
@@ -33,8 +36,15 @@ export interface Sql {
   schema: string;
   /** A table of the schema, qualified and quoted. */
   t(table: string): string;
-  /** A named statement of this schema. */
-  statement(name: string, text: string): Statement;
+  /**
+   * A named statement of this schema. With `{ planEachRun: true }` it is planned at every run
+   * instead: a prepared statement's plan is made once, from the table's size at the time, and
+   * kept until the table is next analyzed. A statement that joins a table to a list of its own
+   * rows (lock in order, then update) is planned as a scan of the whole table while the table
+   * is young and small; in a new deployment that plan then scans tens of thousands of rows per
+   * run until autovacuum gets round to it. These statements run at most once per batch.
+   */
+  statement(name: string, text: string, options?: { planEachRun?: boolean }): Statement;
 }
 
 /** Quotes an identifier for SQL. */
@@ -50,7 +60,7 @@ export function createSql(schema: string): Sql {
   return {
     schema: quoted,
     t: (table) => `${quoted}.${quoteIdentifier(table)}`,
-    statement: (name, text) => ({ name: `tidings_${tag}_${name}`, text }),
+    statement: (name, text, options) => ({ name: options?.planEachRun ? null : `tidings_${tag}_${name}`, text }),
   };
 }
 
@@ -60,7 +70,10 @@ export async function run<Row extends QueryResultRow = QueryResultRow>(
   statement: Statement,
   values: unknown[] = [],
 ): Promise<Row[]> {
-  const config: QueryConfig = { name: statement.name, text: statement.text, values, types };
+  const config: QueryConfig =
+    statement.name === null
+      ? { text: statement.text, values, types }
+      : { name: statement.name, text: statement.text, values, types };
   return (await db.query<Row>(config)).rows;
 }
 

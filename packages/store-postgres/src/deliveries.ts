@@ -33,6 +33,7 @@ export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
      )
      UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = $1
        FROM sent WHERE a.id = sent.id AND a.status = 'accepted' AND NOT a.final`,
+    { planEachRun: true },
   );
   // One statement for a whole batch: per attempt, the first time of each receipt kind. Receipt
   // times are written once; a delivered receipt ends only an attempt that is not final, and
@@ -58,6 +59,7 @@ export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
        FROM own JOIN receipt AS r ON r.id = own.id
       WHERE a.id = own.id
      RETURNING a.id, r.delivered IS NOT NULL AND NOT own.was_final AS delivered`,
+    { planEachRun: true },
   );
 
   return {

@@ -22,6 +22,7 @@ export function maintenanceOperations(pool: Pool, sql: Sql): MaintenanceOperatio
      UPDATE ${t('attempts')} AS a SET status = 'expired', final = true, reason = 'ttl_expired', expired_at = $1
        FROM expired WHERE a.id = expired.id AND NOT a.final
      RETURNING a.id AS "attemptId", a.browser_id AS "browserId", a.notification_id AS "notificationId"`,
+    { planEachRun: true },
   );
   const purge = statement(
     'purge_expired',

@@ -108,6 +108,7 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
          attempts = u.attempts + excluded.attempts
      )
      SELECT attempt_id, browser_id, seq FROM planned ORDER BY position`,
+    { planEachRun: true },
   );
   const storeResult = statement(
     'send_result',

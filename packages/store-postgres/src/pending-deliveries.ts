@@ -18,11 +18,13 @@ export function pendingDeliveryOperations(pool: Pool, sql: Sql): PendingDelivery
        FROM ${t('attempts')} AS a JOIN ${t('notifications')} AS n ON n.id = a.notification_id
       WHERE a.browser_id = ANY($1::text[]) AND NOT a.final AND a.expires_at > $2
       ORDER BY a.browser_id, a.seq`,
+    { planEachRun: true },
   );
   const selectNotConnected = statement(
     'select_not_connected',
     `SELECT DISTINCT ids.id FROM unnest($1::text[]) AS ids (id)
       WHERE NOT EXISTS (SELECT 1 FROM ${t('browsers')} AS b WHERE b.id = ids.id AND b.connected)`,
+    { planEachRun: true },
   );
   return {
     async listPendingDeliveries({ browserIds, now }) {

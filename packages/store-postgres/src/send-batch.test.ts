@@ -11,7 +11,7 @@ describe('PostgreSQL store: sends recorded together', () => {
   let schema: string;
   let pool: pg.Pool;
   let store: Store;
-  /** The names of the prepared statements run, in order. */
+  /** The statements run, in order: a prepared one by its name, another by its text. */
   let statements: string[];
 
   beforeEach(async () => {
@@ -21,8 +21,10 @@ describe('PostgreSQL store: sends recorded together', () => {
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        const config = args[0] as { name?: string };
-        if (typeof config === 'object' && config?.name) statements.push(config.name.replace(/^tidings_\w{12}_/, ''));
+        const config = args[0] as { name?: string; text?: string };
+        if (typeof config === 'object' && config !== null) {
+          statements.push(config.name ? config.name.replace(/^tidings_\w{12}_/, '') : (config.text ?? ''));
+        }
         return query(...args);
       };
     });
@@ -86,8 +88,9 @@ describe('PostgreSQL store: sends recorded together', () => {
     statements = [];
     const results = await Promise.all(Array.from({ length: 40 }, (_, index) => send(projectId, index)));
     expect(seqsOf(results)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
-    const groups = statements.filter((name) => name === 'group_record').length;
-    const alone = statements.filter((name) => name === 'send_record').length;
+    // The recording statements, of a group and of a send alone, told apart by their lists.
+    const groups = statements.filter((text) => text.includes('AS p(attempt_id, notification_id, browser_id')).length;
+    const alone = statements.filter((text) => text.includes('WITH ORDINALITY AS p(attempt_id, browser_id')).length;
     expect(groups).toBeGreaterThan(0);
     expect(groups + alone).toBeLessThan(20);
     const deliveries = await store.listDeliveries({ browserId: browser.id, now: T0 });
@@ -127,5 +130,42 @@ describe('PostgreSQL store: sends recorded together', () => {
     expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
       { day: '2026-01-01', notifications: 11, attempts: 11 },
     ]);
+  });
+
+  it('marks attempts sent without scanning the whole table once it has grown', async () => {
+    const { projectId } = await seed();
+    // auto_explain (shipped with PostgreSQL) tells each connection the plan of every statement it runs.
+    const plans: string[] = [];
+    const explained = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 });
+    explained.on('connect', (client) => {
+      client.on('notice', (notice) => plans.push(notice.message ?? ''));
+      void client.query(
+        "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET client_min_messages = notice",
+      );
+    });
+    const watched = await createPostgresStore({ pool: explained, schema });
+    try {
+      // Runs while the table is small: a plan made now and kept would scan the whole table later.
+      for (let round = 0; round < 8; round += 1) {
+        const result = await send(projectId, round);
+        if (result.kind !== 'created') throw new Error(result.kind);
+        await watched.markAttemptsSent({ attemptIds: [result.created.attempts[0]!.id], now: T0 });
+      }
+      await pool.query(
+        `INSERT INTO ${schema}.attempts (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
+         SELECT 'att_fill_' || i, 'ntf_fill_' || i, 1, 'brw_fill', i, 'delivered', true, 0, 0 FROM generate_series(1, 20000) i`,
+      );
+      const result = await send(projectId, 100);
+      if (result.kind !== 'created') throw new Error(result.kind);
+      plans.length = 0;
+      await watched.markAttemptsSent({ attemptIds: [result.created.attempts[0]!.id], now: T0 });
+      const marking = plans.filter((plan) => plan.includes("SET status = 'sent'"));
+      expect(marking).toHaveLength(1);
+      expect(marking[0]).toMatch(/Index Scan using attempts_pkey on attempts a\b/);
+      expect(marking[0]).not.toMatch(/Seq Scan on attempts/);
+    } finally {
+      await watched.close();
+      await explained.end();
+    }
   });
 });

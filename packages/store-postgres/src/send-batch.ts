@@ -73,6 +73,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
        JOIN ${t('browsers')} AS b ON b.project_id = r.project_id AND b.recipient = r.recipient
       WHERE b.connected
       ORDER BY b.id`,
+    { planEachRun: true },
   );
   // As the recording statement of a send alone (notifications.ts), for many: each browser is
   // raised once, by its count of attempts, and its attempts take the numbers in send order.
@@ -119,6 +120,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
          attempts = u.attempts + excluded.attempts
      )
      SELECT attempt_id, seq FROM planned`,
+    { planEachRun: true },
   );
   // The results of the created sends under their keys; the claims of sends that recorded
   // nothing (no connected browser) removed, as a send alone rolls its claim back.
@@ -133,6 +135,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
         WHERE k.project_id = d.project_id AND k.key = d.key
      )
      SELECT 1`,
+    { planEachRun: true },
   );
 
   /** The outcomes of the sends whose keys' claims found a stored result; the others are left undefined. */
