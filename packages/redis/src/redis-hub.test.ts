@@ -90,6 +90,24 @@ describe('createRedisHub on the shared Redis', () => {
     await a!.close();
   });
 
+  it('carries the publishes of one turn in one PUBLISH, in order, at most 64 messages each', async () => {
+    const channel = `${prefix}grouped`;
+    const [a, b] = await hubsOn(SHARED_REDIS_URL, 2, channel);
+    const onB = record(b!);
+    const raw: Array<{ messages: HubMessage[] }> = [];
+    const listener = admin.duplicate();
+    await listener.connect();
+    await listener.subscribe(channel, (message) => raw.push(JSON.parse(message)));
+    const ids = Array.from({ length: 70 }, (_, i) => `brw_${i}`);
+    await Promise.all([a!.publish(ids.slice(0, 3).map(closeBrowser)), a!.publish(ids.slice(3).map(closeBrowser))]);
+    await eventually(() => onB.received.length === 70);
+    expect(onB.received).toEqual(ids);
+    expect(raw.map((envelope) => envelope.messages.length)).toEqual([64, 6]);
+    await listener.close();
+    await a!.close();
+    await b!.close();
+  });
+
   it('ignores what is not one of its messages on the channel', async () => {
     const channel = `${prefix}foreign`;
     const [a] = await hubsOn(SHARED_REDIS_URL, 1, channel);

@@ -25,7 +25,10 @@ export interface RedisHub extends Hub {
   ready(): Promise<void>;
 }
 
-/** What goes over the channel: one publish, and the instance it came from. */
+/** At most this many messages in one PUBLISH, so that one stays far below a subscriber's output-buffer limit. */
+const MAX_MESSAGES_PER_PUBLISH = 64;
+
+/** What goes over the channel: the publishes of one turn, and the instance they came from. */
 interface Envelope {
   from: string;
   messages: HubMessage[];
@@ -33,7 +36,8 @@ interface Envelope {
 
 /**
  * Creates the hub of many instances. A publish reaches this instance's own streams at once, in
- * process, and the other instances' through one PUBLISH on a channel they all subscribe to.
+ * process, and the other instances' through a PUBLISH on a channel they all subscribe to (one for
+ * all the publishes of a turn, up to 64 messages).
  *
  * Redis pub/sub is at most once: a message published while a subscriber reconnects, or dropped
  * when a subscriber passes its output-buffer limit, is gone. Nothing depends on it alone: each
@@ -99,19 +103,50 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     });
   }
 
+  // The publishes of one turn go out together: a group of sends answers in one turn, and one
+  // PUBLISH (and one message for every instance to read, this one included) carries them all.
+  let queued: HubMessage[] = [];
+  let waiting: Array<() => void> = [];
+  let flushing: Promise<void> | null = null;
+
+  async function publishEnvelope(messages: HubMessage[]): Promise<void> {
+    const envelope: Envelope = { from: instanceId, messages };
+    try {
+      await withTimeout(publisher.client.publish(channel, JSON.stringify(envelope)), publishTimeoutMs);
+      dropping = false;
+    } catch (error) {
+      dropped(error);
+    }
+  }
+
+  async function flush(): Promise<void> {
+    const messages = queued;
+    const settled = waiting;
+    queued = [];
+    waiting = [];
+    flushing = null;
+    if (!publisher.client.isReady) {
+      dropped('not connected');
+    } else {
+      const envelopes: Promise<void>[] = [];
+      for (let from = 0; from < messages.length; from += MAX_MESSAGES_PER_PUBLISH) {
+        envelopes.push(publishEnvelope(messages.slice(from, from + MAX_MESSAGES_PER_PUBLISH)));
+      }
+      await Promise.all(envelopes);
+    }
+    for (const done of settled) done();
+  }
+
   return {
     instanceId,
-    async publish(messages) {
-      if (messages.length === 0) return;
+    publish(messages) {
+      if (messages.length === 0) return Promise.resolve();
       dispatch(messages);
-      if (!publisher.client.isReady) return dropped('not connected');
-      const envelope: Envelope = { from: instanceId, messages: [...messages] };
-      try {
-        await withTimeout(publisher.client.publish(channel, JSON.stringify(envelope)), publishTimeoutMs);
-        dropping = false;
-      } catch (error) {
-        dropped(error);
-      }
+      return new Promise<void>((resolve) => {
+        queued.push(...messages);
+        waiting.push(resolve);
+        flushing ??= new Promise<void>((flushed) => setImmediate(() => flush().then(flushed)));
+      });
     },
     subscribe(listener, onMissed) {
       listeners.add(listener);
@@ -125,6 +160,8 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       await Promise.all([publisher.ready, subscribed]);
     },
     async close() {
+      // What was published before the close still goes out.
+      await flushing;
       listeners.clear();
       missedListeners.clear();
       await Promise.all([publisher.close(), subscriber.close()]);
