@@ -97,6 +97,42 @@ describe('createRedisLimiter', () => {
     for (const instance of instances) await instance.close();
   });
 
+  it('decides the consumes of one turn in a few calls, each as if it had been alone, in order', async () => {
+    const calls: string[][] = [];
+    const counted = {
+      get isReady() {
+        return client.isReady;
+      },
+      sendCommand: (args: string[]) => {
+        calls.push(args);
+        return client.sendCommand(args);
+      },
+    };
+    const limiter = createRedisLimiter({
+      client: counted,
+      prefix: `${prefix}turn:`,
+      clock: 'caller',
+      logger: silentLogger,
+    });
+    const busy = [scope('key:busy', 60, MINUTE, 'account:t'), scope('account:t', 1000, MINUTE, 'account:t')];
+    const quiet = [scope('key:quiet', 5, MINUTE, 'account:q')];
+    const now = Date.now();
+    const [many, few] = await Promise.all([
+      Promise.all(Array.from({ length: 150 }, (_, i) => limiter.consume(busy, now + i))),
+      Promise.all(Array.from({ length: 8 }, () => limiter.consume(quiet, now))),
+    ]);
+    expect(many.map((decision) => decision.allowed)).toEqual(Array.from({ length: 150 }, (_, i) => i < 60));
+    expect(many.slice(0, 60).map((decision) => decision.scopes[0]!.remaining)).toEqual(
+      Array.from({ length: 60 }, (_, i) => 59 - i),
+    );
+    // The 61st, at now + 60, waits until the first of the window, at now, leaves it.
+    expect(many[60]).toMatchObject({ allowed: false, retryAfterMs: MINUTE - 60 });
+    expect(few.map((decision) => decision.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    // Two calls for the busy key (100, then 50), one for the quiet one.
+    expect(calls.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL')).toHaveLength(3);
+    await limiter.close();
+  });
+
   it('refuses bad options at construction', () => {
     expect(() => createRedisLimiter({})).toThrow(/url or a client/);
     expect(() => createRedisLimiter({ client, prefix: 'a{b}:' })).toThrow(/prefix/);

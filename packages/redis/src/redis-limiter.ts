@@ -51,6 +51,17 @@ export interface RedisLimiterOptions {
   logger?: Logger;
 }
 
+/** At most this many consumes in one call of the script, so that one call stays short for Redis. */
+const MAX_CONSUMES_PER_CALL = 100;
+
+/** A consume waiting for its turn's call of the script. */
+interface Waiting {
+  scopes: readonly LimitScope[];
+  now: number;
+  resolve(decision: LimitDecision): void;
+  reject(error: unknown): void;
+}
+
 /** A {@link Limiter} whose counts live in Redis, shared by every instance. */
 export interface RedisLimiter extends Limiter {
   /** Resolves once the limiter's own connection is up (at once for a client passed in). */
@@ -61,6 +72,7 @@ export interface RedisLimiter extends Limiter {
  * Creates the exact sliding-window limiter of many instances: every scope of a consume is
  * checked and only then consumed, in one Lua script that Redis runs atomically, so no span of a
  * window ever admits more than the limit across all instances, and a refusal consumes nothing.
+ * The consumes of one turn with the same scopes share one call of the script (up to 100).
  *
  * Scopes of one group (a key, its project and its account) share a Redis Cluster hash tag, so
  * the script's keys always lie on one slot.
@@ -99,9 +111,14 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
     return scope.group === undefined ? `${prefix}{${scope.id}}` : `${prefix}{${scope.group}}:${scope.id}`;
   }
 
-  async function run(scopes: readonly LimitScope[], now: number): Promise<unknown> {
+  async function run(scopes: readonly LimitScope[], nows: readonly number[]): Promise<unknown> {
     const keys = scopes.map(keyOf);
-    const args = [clock, String(Math.trunc(now)), `${instanceTag}:${counter++}`];
+    const args = [
+      clock,
+      String(nows.length),
+      `${instanceTag}:${counter++}`,
+      ...nows.map((now) => String(Math.trunc(now))),
+    ];
     for (const scope of scopes) args.push(String(scope.limit), String(scope.windowMs));
     const tail = [String(keys.length), ...keys, ...args];
     try {
@@ -110,6 +127,59 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
       // The script cache is empty after a restart or a failover: EVAL sends it and caches it.
       if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
       return client.sendCommand(['EVAL', SLIDING_WINDOW_SCRIPT, ...tail]);
+    }
+  }
+
+  // The consumes of one turn with the same scopes (the requests of one API key) go to Redis in
+  // one call of the script, which decides them one after the other as it would one by one.
+  let waiting = new Map<string, Waiting[]>();
+  let scheduled = false;
+
+  function flush(): void {
+    scheduled = false;
+    const groups = waiting;
+    waiting = new Map();
+    for (const group of groups.values()) {
+      for (let from = 0; from < group.length; from += MAX_CONSUMES_PER_CALL) {
+        void decide(group.slice(from, from + MAX_CONSUMES_PER_CALL));
+      }
+    }
+  }
+
+  async function decide(group: Waiting[]): Promise<void> {
+    const scopes = group[0]!.scopes;
+    let reply: unknown;
+    try {
+      reply = await withTimeout(
+        run(
+          scopes,
+          group.map((one) => one.now),
+        ),
+        timeoutMs,
+      );
+    } catch (error) {
+      for (const one of group) {
+        if (isUnreachable(error)) unreachable(one.scopes, one.now, error).then(one.resolve, one.reject);
+        else one.reject(error);
+      }
+      return;
+    }
+    if (outage) {
+      outage = false;
+      logger.info('rate limits reach redis again');
+    }
+    const width = 2 + 2 * scopes.length;
+    if (!Array.isArray(reply) || reply.length !== width * group.length) {
+      const error = new Error(`Unexpected reply of the limiter script: ${JSON.stringify(reply)}`);
+      for (const one of group) one.reject(error);
+      return;
+    }
+    for (const [j, one] of group.entries()) {
+      try {
+        one.resolve(decode(scopes, reply.slice(j * width, (j + 1) * width)));
+      } catch (error) {
+        one.reject(error);
+      }
     }
   }
 
@@ -130,18 +200,16 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
       checkScopes(scopes, now);
       if (scopes.length === 0) return { allowed: true, scopes: [] };
       if (!client.isReady) return unreachable(scopes, now, 'not connected');
-      let reply: unknown;
-      try {
-        reply = await withTimeout(run(scopes, now), timeoutMs);
-      } catch (error) {
-        if (isUnreachable(error)) return unreachable(scopes, now, error);
-        throw error;
-      }
-      if (outage) {
-        outage = false;
-        logger.info('rate limits reach redis again');
-      }
-      return decode(scopes, reply);
+      return new Promise<LimitDecision>((resolve, reject) => {
+        const signature = scopes.map((scope) => `${keyOf(scope)} ${scope.limit} ${scope.windowMs}`).join('\n');
+        const group = waiting.get(signature);
+        if (group) group.push({ scopes, now, resolve, reject });
+        else waiting.set(signature, [{ scopes, now, resolve, reject }]);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
     },
     ready: () => owned?.ready ?? Promise.resolve(),
     async close() {

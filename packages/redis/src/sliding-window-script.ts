@@ -11,64 +11,76 @@ import { createHash } from 'node:crypto';
  * lags by up to a window, as the in-process limiter keeps it. A time older than the newest of a
  * scope is recorded as its newest, which errs towards refusing, again as in process.
  *
+ * One call decides several consumes of the same scopes, one after the other, exactly as if each
+ * had been a call of its own: the consumes one instance makes in one turn of its event loop go
+ * to Redis together.
+ *
  * KEYS: one sorted set per scope. ARGV: the clock (`redis` for Redis's own TIME, `caller` for
- * ARGV[2]), the caller's now, the member, then a limit and a window per scope. Reply: admitted
- * (1 or 0), the wait in ms until every full scope admits one more, then per scope the requests
- * in its window and the ms until it admits one more (0 when empty).
+ * the callers' times), the number of consumes R, a member prefix (unique per call; the member of
+ * the j-th consume is prefix:j), the R callers' nows, then a limit and a window per scope. Reply,
+ * per consume in order: admitted (1 or 0), the wait in ms until every full scope admits one
+ * more, then per scope the requests in its window and the ms until it admits one more (0 when
+ * empty).
  */
 export const SLIDING_WINDOW_SCRIPT = `
-local now
+local count = #KEYS
+local consumes = tonumber(ARGV[2])
+local prefix = ARGV[3]
+local scopeArgs = 3 + consumes
+local clockNow
 if ARGV[1] == 'redis' then
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-else
-  now = tonumber(ARGV[2])
+  clockNow = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
-local member = ARGV[3]
-local count = #KEYS
-local admitted = 1
-local retry = 0
-for i = 1, count do
-  local key = KEYS[i]
-  local limit = tonumber(ARGV[2 + 2 * i])
-  local window = tonumber(ARGV[3 + 2 * i])
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 2 * window)
-  if redis.call('ZCOUNT', key, '(' .. (now - window), '+inf') >= limit then
-    admitted = 0
-    local nth = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
-    local wait = tonumber(nth[2]) + window - now
-    if wait > retry then retry = wait end
-  end
-end
-if admitted == 1 then
+local reply = {}
+for j = 1, consumes do
+  local now = clockNow or tonumber(ARGV[3 + j])
+  local member = prefix .. ':' .. j
+  local admitted = 1
+  local retry = 0
   for i = 1, count do
     local key = KEYS[i]
-    local window = tonumber(ARGV[3 + 2 * i])
-    local at = now
-    local newest = redis.call('ZREVRANGE', key, 0, 0, 'WITHSCORES')
-    if newest[2] and tonumber(newest[2]) > at then at = tonumber(newest[2]) end
-    redis.call('ZADD', key, at, member)
-    redis.call('PEXPIRE', key, 2 * window + 60000)
-  end
-end
-local reply = { admitted, retry }
-for i = 1, count do
-  local key = KEYS[i]
-  local limit = tonumber(ARGV[2 + 2 * i])
-  local window = tonumber(ARGV[3 + 2 * i])
-  local held = redis.call('ZCOUNT', key, '(' .. (now - window), '+inf')
-  local reset = 0
-  if held > 0 then
-    local next
-    if held < limit then
-      next = redis.call('ZRANGEBYSCORE', key, '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-    else
-      next = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
+    local limit = tonumber(ARGV[scopeArgs + 2 * i - 1])
+    local window = tonumber(ARGV[scopeArgs + 2 * i])
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 2 * window)
+    if redis.call('ZCOUNT', key, '(' .. (now - window), '+inf') >= limit then
+      admitted = 0
+      local nth = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
+      local wait = tonumber(nth[2]) + window - now
+      if wait > retry then retry = wait end
     end
-    reset = tonumber(next[2]) + window - now
   end
-  reply[#reply + 1] = held
-  reply[#reply + 1] = reset
+  if admitted == 1 then
+    for i = 1, count do
+      local key = KEYS[i]
+      local window = tonumber(ARGV[scopeArgs + 2 * i])
+      local at = now
+      local newest = redis.call('ZREVRANGE', key, 0, 0, 'WITHSCORES')
+      if newest[2] and tonumber(newest[2]) > at then at = tonumber(newest[2]) end
+      redis.call('ZADD', key, at, member)
+      redis.call('PEXPIRE', key, 2 * window + 60000)
+    end
+  end
+  reply[#reply + 1] = admitted
+  reply[#reply + 1] = retry
+  for i = 1, count do
+    local key = KEYS[i]
+    local limit = tonumber(ARGV[scopeArgs + 2 * i - 1])
+    local window = tonumber(ARGV[scopeArgs + 2 * i])
+    local held = redis.call('ZCOUNT', key, '(' .. (now - window), '+inf')
+    local reset = 0
+    if held > 0 then
+      local next
+      if held < limit then
+        next = redis.call('ZRANGEBYSCORE', key, '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      else
+        next = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
+      end
+      reset = tonumber(next[2]) + window - now
+    end
+    reply[#reply + 1] = held
+    reply[#reply + 1] = reset
+  end
 end
 return reply
 `;
