@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryHub, type Hub, type HubMessage } from '../src/index.js';
 import { resolveOptions } from '../src/options.js';
 import { createHarness, type Harness } from './harness.js';
@@ -135,6 +135,37 @@ describe('catching streams up from the store', () => {
     expect(response.status).toBe(204);
     await stream.end(2_000);
     expect(h.tidings.openStreams()).toBe(0);
+  });
+
+  it('asks the store only for what lies above what each stream wrote, and from the first missing one', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 0 } });
+    const { stream, browserId } = await openStream('r');
+    const asked: Array<readonly number[] | undefined> = [];
+    const list = h.store.listPendingDeliveries.bind(h.store);
+    h.store.listPendingDeliveries = (input) => {
+      asked.push(input.afterSeqs);
+      return list(input);
+    };
+    for (const title of ['one', 'two']) await h.send({ recipient: 'r', title });
+    await stream.next('notification');
+    await stream.next('notification');
+    lossy.reportMissed();
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    expect(asked[0]).toEqual([2]);
+    // The third is lost on the way; the fourth shows the gap, and the catch-up reads from the third.
+    lossy.lose(true);
+    await h.send({ recipient: 'r', title: 'three' });
+    lossy.lose(false);
+    await h.send({ recipient: 'r', title: 'four' });
+    await vi.waitFor(() => expect(titles(stream)).toEqual(['one', 'two', 'four', 'three']));
+    expect(asked[1]).toEqual([2]);
+    // Everything written: the next catch-up reads above the fourth.
+    lossy.reportMissed();
+    await vi.waitFor(() => expect(asked).toHaveLength(3));
+    expect(asked[2]).toEqual([4]);
+    expect(browserId).toMatch(/^brw_/);
+    stream.cancel();
   });
 
   it('reads many open streams a slice at a time, letting other work run between the reads', async () => {

@@ -7,7 +7,8 @@ type PendingDeliveryOperations = Pick<Store, 'listPendingDeliveries'>;
 /**
  * What the open streams of many browsers should have received, read at once when an instance
  * catches its streams up after its hub may have lost messages: one statement for the pending
- * attempts of every browser, one for the browsers that are no longer connected.
+ * attempts of every browser (after the seq its streams hold), one for the browsers that are no
+ * longer connected.
  */
 export function pendingDeliveryOperations(pool: Pool, sql: Sql): PendingDeliveryOperations {
   const { t, statement } = sql;
@@ -15,8 +16,10 @@ export function pendingDeliveryOperations(pool: Pool, sql: Sql): PendingDelivery
     'select_pending_of_many',
     `SELECT a.id AS "attemptId", a.browser_id AS "browserId", a.seq, n.id AS "notificationId", n.title, n.body,
             n.url, n.icon, n.tag, n.data, n.created_at AS "createdAt", n.expires_at AS "expiresAt"
-       FROM ${t('attempts')} AS a JOIN ${t('notifications')} AS n ON n.id = a.notification_id
-      WHERE a.browser_id = ANY($1::text[]) AND NOT a.final AND a.expires_at > $2
+       FROM (SELECT id, min(after) AS after FROM unnest($1::text[], $3::int8[]) AS b(id, after) GROUP BY id) AS b
+       JOIN ${t('attempts')} AS a ON a.browser_id = b.id AND a.seq > b.after AND NOT a.final
+       JOIN ${t('notifications')} AS n ON n.id = a.notification_id
+      WHERE a.expires_at > $2
       ORDER BY a.browser_id, a.seq`,
     { planEachRun: true },
   );
@@ -27,10 +30,11 @@ export function pendingDeliveryOperations(pool: Pool, sql: Sql): PendingDelivery
     { planEachRun: true },
   );
   return {
-    async listPendingDeliveries({ browserIds, now }) {
+    async listPendingDeliveries({ browserIds, now, afterSeqs }) {
       if (browserIds.length === 0) return { deliveries: [], disconnectedBrowserIds: [] };
+      const after = browserIds.map((_, i) => afterSeqs?.[i] ?? 0);
       const [deliveries, notConnected] = await Promise.all([
-        run<Delivery>(pool, selectPending, [browserIds, now]),
+        run<Delivery>(pool, selectPending, [browserIds, now, after]),
         run<{ id: string }>(pool, selectNotConnected, [browserIds]),
       ]);
       return { deliveries, disconnectedBrowserIds: notConnected.map((row) => row.id) };

@@ -56,12 +56,13 @@ export function deliveryOperations(
       WHERE a.browser_id = ? AND a.final = 0 AND n.expires_at > ?
       ORDER BY a.seq`,
   );
-  // The same for many browsers: their ids as one JSON array, each browser through the same index.
+  // The same for many browsers, each after a seq of its own: [id, after] pairs as one JSON array,
+  // each browser through the same index.
   const selectPendingOfMany = db.prepare<[string, number], DeliveryRow>(
     `SELECT a.id AS attempt_id, a.browser_id, a.seq, n.id AS notification_id, n.title, n.body, n.url,
             n.icon, n.tag, n.data, n.created_at, n.expires_at
-       FROM (SELECT DISTINCT value AS id FROM json_each(?)) AS b
-       JOIN attempts AS a ON a.browser_id = b.id AND a.final = 0
+       FROM (SELECT value ->> 0 AS id, min(value ->> 1) AS after FROM json_each(?) GROUP BY 1) AS b
+       JOIN attempts AS a ON a.browser_id = b.id AND a.seq > b.after AND a.final = 0
        JOIN notifications AS n ON n.id = a.notification_id
       WHERE n.expires_at > ?
       ORDER BY a.browser_id, a.seq`,
@@ -73,8 +74,8 @@ export function deliveryOperations(
     )
     .pluck();
   // Both in one read transaction, so that they describe one moment.
-  const readPending = db.transaction((ids: string, now: number) => ({
-    deliveries: selectPendingOfMany.all(ids, now).map(deliveryFromRow),
+  const readPending = db.transaction((after: string, ids: string, now: number) => ({
+    deliveries: selectPendingOfMany.all(after, now).map(deliveryFromRow),
     disconnectedBrowserIds: selectNotConnected.all(ids),
   }));
   // One statement for a whole batch of ids (a JSON array), not one per attempt.
@@ -122,9 +123,10 @@ export function deliveryOperations(
     async listDeliveries({ browserId, now }) {
       return selectDeliveries.all(browserId, now).map(deliveryFromRow);
     },
-    async listPendingDeliveries({ browserIds, now }) {
+    async listPendingDeliveries({ browserIds, now, afterSeqs }) {
       if (browserIds.length === 0) return { deliveries: [], disconnectedBrowserIds: [] };
-      return readPending.deferred(JSON.stringify(browserIds), now);
+      const after = JSON.stringify(browserIds.map((id, i) => [id, afterSeqs?.[i] ?? 0]));
+      return readPending.deferred(after, JSON.stringify(browserIds), now);
     },
     async markAttemptsSent({ attemptIds, now }) {
       // Joins the group commit of the sends of this turn: one transaction for both.

@@ -208,8 +208,15 @@ export interface Store extends DashboardStoreMethods {
    * their expiry, ordered by browser and, within a browser, by seq, as {@link listDeliveries}
    * lists them. `disconnectedBrowserIds`: the given browsers that are not connected (disconnected,
    * reaped as stale, or unknown), whose streams must close. Ids may repeat; each is answered once.
+   * `afterSeqs` (optional, one per id): list only the attempts of `browserIds[i]` whose seq is
+   * greater than `afterSeqs[i]` (the smallest, for an id given twice), which its streams may
+   * still lack; 0 lists them all.
    */
-  listPendingDeliveries(input: { browserIds: string[]; now: number }): Promise<PendingDeliveries>;
+  listPendingDeliveries(input: {
+    browserIds: string[];
+    now: number;
+    afterSeqs?: readonly number[];
+  }): Promise<PendingDeliveries>;
   /** Moves the given attempts from `accepted` to `sent`; others are left as they are. */
   markAttemptsSent(input: { attemptIds: string[]; now: number }): Promise<void>;
   /**

@@ -161,6 +161,17 @@ export class BrowserStream implements EventSinkListener, RingMember {
     return this.#held !== null;
   }
 
+  /**
+   * The seq after which a catch-up must list this stream's pending deliveries: it wrote every
+   * one up to it, except missing ones, which lie above. 0 (list everything) after a gap too long
+   * to list.
+   */
+  get catchUpAfter(): number {
+    if (this.#unchecked !== -1) return 0;
+    if (this.#missing) return Math.min(...this.#missing.keys()) - 1;
+    return this.#floor;
+  }
+
   /** Starts a catch-up: returns the generation to hand to {@link catchUp} with what the store lists. */
   beginCatchUp(): number {
     return ++this.#generation;

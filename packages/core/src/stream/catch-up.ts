@@ -95,14 +95,25 @@ export class CatchUp {
   async #read(browserIds: string[]): Promise<void> {
     const { store, clock, logger, streamsOf } = this.#deps;
     // The generation is taken before the read: what a stream writes meanwhile is not forgotten.
+    // Each browser is read after the lowest seq its streams may lack, not from its first.
     const begun = new Map<BrowserStream, number>();
+    const after = new Map<string, number>();
     for (const browserId of browserIds) {
-      for (const stream of streamsOf(browserId)) if (!stream.opening) begun.set(stream, stream.beginCatchUp());
+      for (const stream of streamsOf(browserId)) {
+        if (stream.opening) continue;
+        begun.set(stream, stream.beginCatchUp());
+        after.set(browserId, Math.min(after.get(browserId) ?? Number.POSITIVE_INFINITY, stream.catchUpAfter));
+      }
     }
     if (begun.size === 0) return;
     let pending: Awaited<ReturnType<Store['listPendingDeliveries']>>;
     try {
-      pending = await store.listPendingDeliveries({ browserIds, now: clock.now() });
+      pending = await store.listPendingDeliveries({
+        browserIds,
+        now: clock.now(),
+        // A browser without a stream here is asked only whether it is still connected.
+        afterSeqs: browserIds.map((browserId) => after.get(browserId) ?? Number.MAX_SAFE_INTEGER),
+      });
     } catch (error) {
       // The next catch-up (a gap, the hub's return, or the timer) tries again.
       logger.error('catching streams up from the store failed', { error: String(error), browsers: browserIds.length });

@@ -116,6 +116,23 @@ export function deliveryConformance(getStore: GetStore): void {
         deliveries: [],
         disconnectedBrowserIds: [],
       });
+
+      // After a seq of each browser's own (the smallest for an id given twice): only what lies above it.
+      const b3 = await sendCreated(store, { projectId: project.id, recipient: 'user-b', now: T0 + 11 });
+      const [b1Seq, b2Seq] = [b1.attempts[0]!.seq, b2.attempts[0]!.seq];
+      const above = await store.listPendingDeliveries({
+        browserIds: [b.id, gone.id, b.id],
+        now: T0 + 12,
+        afterSeqs: [b2Seq, 0, b1Seq],
+      });
+      expect(above.deliveries.map((delivery) => delivery.attemptId)).toEqual([b2.attempts[0]!.id, b3.attempts[0]!.id]);
+      expect(above.disconnectedBrowserIds).toEqual([gone.id]);
+      const none = await store.listPendingDeliveries({
+        browserIds: [b.id],
+        now: T0 + 12,
+        afterSeqs: [b3.attempts[0]!.seq],
+      });
+      expect(none.deliveries).toEqual([]);
     });
 
     it('marks only accepted attempts that are not final as sent', async () => {
