@@ -63,7 +63,12 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     for (const message of messages) for (const listener of listeners) listener(message);
   }
 
+  // This instance's own messages were dispatched when they were published: they are known by
+  // how their envelope begins (JSON.stringify writes `from` first), without parsing them.
+  const ownPrefix = `{"from":${JSON.stringify(instanceId)},`;
+
   function receive(raw: string): void {
+    if (raw.startsWith(ownPrefix)) return;
     let envelope: Envelope;
     try {
       envelope = JSON.parse(raw) as Envelope;
@@ -71,7 +76,6 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       logger.warn('ignored a hub message that is not JSON', { channel });
       return;
     }
-    // This instance's own messages were dispatched when they were published.
     if (envelope.from === instanceId || !Array.isArray(envelope.messages)) return;
     dispatch(envelope.messages);
   }

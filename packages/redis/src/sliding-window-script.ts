@@ -38,12 +38,14 @@ for j = 1, consumes do
   local member = prefix .. ':' .. j
   local admitted = 1
   local retry = 0
+  local counts = {}
   for i = 1, count do
     local key = KEYS[i]
     local limit = tonumber(ARGV[scopeArgs + 2 * i - 1])
     local window = tonumber(ARGV[scopeArgs + 2 * i])
     redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 2 * window)
-    if redis.call('ZCOUNT', key, '(' .. (now - window), '+inf') >= limit then
+    counts[i] = redis.call('ZCOUNT', key, '(' .. (now - window), '+inf')
+    if counts[i] >= limit then
       admitted = 0
       local nth = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
       local wait = tonumber(nth[2]) + window - now
@@ -67,7 +69,8 @@ for j = 1, consumes do
     local key = KEYS[i]
     local limit = tonumber(ARGV[scopeArgs + 2 * i - 1])
     local window = tonumber(ARGV[scopeArgs + 2 * i])
-    local held = redis.call('ZCOUNT', key, '(' .. (now - window), '+inf')
+    -- What the window held before, and this request if it was recorded (at now or later).
+    local held = counts[i] + admitted
     local reset = 0
     if held > 0 then
       local next
