@@ -28,7 +28,7 @@ const BATCH_SIZE = 250;
  * Re-reads from the store what open streams should hold, and writes what they have not
  * written: the store is the source of truth, the hub only the fast path. Requests that come in
  * while a read runs are gathered into the next one, so a burst of gaps costs one read, and a
- * read asks for a thousand browsers at a time.
+ * read asks for 250 browsers at a time, each from the first seq its streams may lack.
  */
 export class CatchUp {
   readonly #deps: CatchUpDeps;
