@@ -132,6 +132,41 @@ describe('PostgreSQL store: sends recorded together', () => {
     ]);
   });
 
+  it('fails alone a send whose answer cannot be rendered, and keeps nothing under its key', async () => {
+    const { projectId } = await seed();
+    statements = [];
+    const calls = Array.from({ length: 6 }, (_, index) => send(projectId, index, { key: `r${index}` }));
+    const broken = store.createNotification({
+      notification: {
+        id: newId('ntf'),
+        projectId,
+        mode: 'live',
+        recipient: 'user-1',
+        title: 'Broken',
+        body: null,
+        url: null,
+        icon: null,
+        tag: null,
+        data: null,
+        ttl: 60,
+        createdAt: T0,
+        expiresAt: T0 + 60_000,
+      },
+      newAttemptId: () => newId('att'),
+      idempotency: { key: 'broken', fingerprint: 'fp', expiresAt: T0 + 86_400_000 },
+      render: () => {
+        throw new Error('cannot render');
+      },
+    });
+    const [settled, results] = await Promise.all([Promise.allSettled([broken]), Promise.all(calls)]);
+    expect(settled[0]).toMatchObject({ status: 'rejected', reason: new Error('cannot render') });
+    expect(results.map((result) => result.kind)).toEqual(Array(6).fill('created'));
+    expect(statements).toContain('group_claim');
+    expect(await store.findIdempotentResponse({ projectId, key: 'broken', fingerprint: 'fp', now: T0 })).toEqual({
+      kind: 'none',
+    });
+  });
+
   it('marks attempts sent without scanning the whole table once it has grown', async () => {
     const { projectId } = await seed();
     // auto_explain (shipped with PostgreSQL) tells each connection the plan of every statement it runs.

@@ -172,6 +172,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
       recipients.set(keyOf(projectId, recipient), { projectId, recipient, browserIds: [] });
     }
     const wanted = [...recipients.values()];
+    if (wanted.length === 0) return [];
     const rows = await run<{ project_id: string; recipient: string; id: string }>(db, connectedBrowsers, [
       wanted.map((r) => r.projectId),
       wanted.map((r) => r.recipient),
@@ -191,7 +192,12 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
   }
 
   /** Records the planned sends and sets their outcomes; a send whose browsers all left meanwhile has none. */
-  async function recordAll(db: Queryable, planned: Planned[], outcomes: CreateNotificationResult[]) {
+  async function recordAll(
+    db: Queryable,
+    planned: Planned[],
+    outcomes: CreateNotificationResult[],
+    failed: Map<number, unknown>,
+  ) {
     if (planned.length === 0) return;
     const notifications = planned.map((p) => p.input.notification);
     const column = <K extends keyof NotificationRecord>(name: K) => notifications.map((n) => n[name]);
@@ -239,7 +245,13 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
         continue;
       }
       const created = { notification: p.input.notification, attempts: recorded };
-      outcomes[p.index] = { kind: 'created', created, response: p.input.render(created) };
+      try {
+        outcomes[p.index] = { kind: 'created', created, response: p.input.render(created) };
+      } catch (error) {
+        // This send fails alone; the others of the group stand. Nothing is kept under its key.
+        failed.set(p.index, error);
+        outcomes[p.index] = { kind: 'no-connected-browser' };
+      }
     }
   }
 
@@ -264,17 +276,22 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
     ];
   }
 
-  return async function sendTogether(inputs: CreateNotificationInput[]): Promise<CreateNotificationResult[]> {
+  /** One outcome per send, in order; a send whose answer could not be rendered rejects alone. */
+  return async function sendTogether(
+    inputs: CreateNotificationInput[],
+  ): Promise<Array<CreateNotificationResult | Promise<CreateNotificationResult>>> {
     const outcomes: CreateNotificationResult[] = new Array(inputs.length);
+    const failed = new Map<number, unknown>();
     if (inputs.every((input) => input.idempotency === null)) {
-      await recordAll(pool, await plan(pool, inputs, outcomes), outcomes);
-      return outcomes;
+      await recordAll(pool, await plan(pool, inputs, outcomes), outcomes, failed);
+    } else {
+      await transaction(pool, async (client) => {
+        await claim(client, inputs, outcomes);
+        await recordAll(client, await plan(client, inputs, outcomes), outcomes, failed);
+        return commitWith(client, run(client, settleKeys, settleValues(inputs, outcomes)), undefined);
+      });
     }
-    return transaction(pool, async (client) => {
-      await claim(client, inputs, outcomes);
-      await recordAll(client, await plan(client, inputs, outcomes), outcomes);
-      return commitWith(client, run(client, settleKeys, settleValues(inputs, outcomes)), outcomes);
-    });
+    return outcomes.map((outcome, index) => (failed.has(index) ? Promise.reject(failed.get(index)) : outcome));
   };
 }
 
