@@ -32,6 +32,16 @@ if ARGV[1] == 'redis' then
   local time = redis.call('TIME')
   clockNow = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
+-- Trimmed once per call, from the earliest now of its consumes: only what none of them can count.
+local earliest = clockNow
+if not earliest then
+  earliest = tonumber(ARGV[4])
+  for j = 2, consumes do earliest = math.min(earliest, tonumber(ARGV[3 + j])) end
+end
+for i = 1, count do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', earliest - 2 * tonumber(ARGV[scopeArgs + 2 * i]))
+end
+local recorded = 0
 local reply = {}
 for j = 1, consumes do
   local now = clockNow or tonumber(ARGV[3 + j])
@@ -43,7 +53,6 @@ for j = 1, consumes do
     local key = KEYS[i]
     local limit = tonumber(ARGV[scopeArgs + 2 * i - 1])
     local window = tonumber(ARGV[scopeArgs + 2 * i])
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 2 * window)
     counts[i] = redis.call('ZCOUNT', key, '(' .. (now - window), '+inf')
     if counts[i] >= limit then
       admitted = 0
@@ -60,8 +69,8 @@ for j = 1, consumes do
       local newest = redis.call('ZREVRANGE', key, 0, 0, 'WITHSCORES')
       if newest[2] and tonumber(newest[2]) > at then at = tonumber(newest[2]) end
       redis.call('ZADD', key, at, member)
-      redis.call('PEXPIRE', key, 2 * window + 60000)
     end
+    recorded = 1
   end
   reply[#reply + 1] = admitted
   reply[#reply + 1] = retry
@@ -83,6 +92,11 @@ for j = 1, consumes do
     end
     reply[#reply + 1] = held
     reply[#reply + 1] = reset
+  end
+end
+if recorded == 1 then
+  for i = 1, count do
+    redis.call('PEXPIRE', KEYS[i], 2 * tonumber(ARGV[scopeArgs + 2 * i]) + 60000)
   end
 end
 return reply
