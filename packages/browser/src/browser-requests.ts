@@ -1,3 +1,4 @@
+import { TidingsError } from './errors.js';
 import { isRetryableStatus, problemError, tryFetch } from './http.js';
 import type { TidingsHost } from './options.js';
 import type { BrowserCredentials, Receipt, SendOutcome } from './receipts.js';
@@ -13,14 +14,13 @@ export async function sendReceipts(
   browser: BrowserCredentials,
   events: Receipt[],
 ): Promise<SendOutcome> {
-  const result = await tryFetch(fetchFunction, `${baseUrl}/v1/events`, {
+  const response = await tryFetch(fetchFunction, `${baseUrl}/v1/events`, {
     method: 'POST',
     keepalive: true,
     headers: textPlain,
     body: JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret, events }),
   });
-  if ('error' in result) return { ok: false, retry: true, error: result.error };
-  const { response } = result;
+  if (response instanceof TidingsError) return { ok: false, retry: true, error: response };
   if (response.ok) return { ok: true };
   return { ok: false, retry: isRetryableStatus(response.status), error: await problemError(response) };
 }

@@ -1,13 +1,13 @@
 import { backoffDelay } from './backoff.js';
 import { sendDisconnect, sendReceipts } from './browser-requests.js';
-import { TidingsError } from './errors.js';
+import { protocolError, TidingsError } from './errors.js';
 import { watchLifecycle } from './lifecycle.js';
 import { type ConnectOptions, resolveOptions } from './options.js';
 import { pollOnce } from './poll.js';
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
 import type { SseEvent } from './sse-parser.js';
-import type { Step } from './step.js';
+import { retry, type Step } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
 import { openStream, type StreamHandle } from './stream.js';
 import { showSystemNotification } from './system-notification.js';
@@ -75,9 +75,9 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let leading = true;
 
   // The app's callbacks must not break the loop; their errors surface as uncaught ones instead.
-  const safely = <A extends unknown[]>(callback: (...args: A) => void, ...args: A) => {
+  const safely = <A extends unknown[]>(callback: ((...args: A) => void) | undefined, ...args: A) => {
     try {
-      callback(...args);
+      callback?.(...args);
     } catch (error) {
       environment.setTimeout(() => {
         throw error;
@@ -118,7 +118,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
     const notification = payload as TidingsNotification | null;
     const attemptId = notification?.attempt_id;
     if (typeof attemptId !== 'string' || !notification) {
-      return report(new TidingsError('PROTOCOL_ERROR', 'No attempt_id'));
+      return report(protocolError('No attempt_id'));
     }
     if (seen.add(attemptId)) {
       safely(config.onNotification, notification);
@@ -154,17 +154,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
       heartbeat_ms?: unknown;
       resumed?: unknown;
     } | null;
-    const protocolError = (message: string): Step => ({
-      kind: 'retry',
-      error: new TidingsError('PROTOCOL_ERROR', message),
-    });
-    if (typeof ready?.browser_id !== 'string') return protocolError('No browser_id');
+    if (typeof ready?.browser_id !== 'string') return retry(protocolError('No browser_id'));
     if (typeof ready.browser_secret === 'string') {
       // A new browser: the first connection, or a resume position the server no longer knew.
       browser = { browserId: ready.browser_id, browserSecret: ready.browser_secret };
     } else if (browser?.browserId !== ready.browser_id) {
       forgetBrowser(); // resumed a browser whose secret is lost: start a new one
-      return protocolError('Browser secret lost');
+      return retry(protocolError('Browser secret lost'));
     }
     const heartbeat = ready.heartbeat_ms;
     heartbeatMs = typeof heartbeat === 'number' && heartbeat > 0 ? heartbeat : defaultHeartbeatMs;
@@ -281,7 +277,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
         return { delayMs: step.delayMs, retryAfter: false };
       case 'fallback':
         if (config.transport === 'sse') {
-          stop('error', new TidingsError('PROTOCOL_ERROR', 'No stream body'));
+          stop('error', protocolError('No stream body'));
           return null;
         }
         transport = 'poll';

@@ -1,14 +1,15 @@
 import { TidingsError } from './errors.js';
 
-/** What a request turned into: a response, or the failure to get one. */
-export type FetchResult = { response: Response } | { error: TidingsError };
-
-/** `fetch` that turns a rejection into a `NETWORK_ERROR` value. */
-export async function tryFetch(fetchFunction: typeof fetch, url: string, init: RequestInit): Promise<FetchResult> {
+/** `fetch` that turns a rejection into a `NETWORK_ERROR` value: a response, or the failure to get one. */
+export async function tryFetch(
+  fetchFunction: typeof fetch,
+  url: string,
+  init: RequestInit,
+): Promise<Response | TidingsError> {
   try {
-    return { response: await fetchFunction(url, { credentials: 'omit', cache: 'no-store', ...init }) };
+    return await fetchFunction(url, { credentials: 'omit', cache: 'no-store', ...init });
   } catch (cause) {
-    return { error: new TidingsError('NETWORK_ERROR', 'Network error', { cause }) };
+    return new TidingsError('NETWORK_ERROR', 'Network error', { cause });
   }
 }
 

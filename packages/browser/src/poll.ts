@@ -1,8 +1,8 @@
-import { TidingsError } from './errors.js';
+import { protocolError, TidingsError } from './errors.js';
 import { readJson, tryFetch } from './http.js';
 import type { TidingsEnvironment } from './options.js';
 import type { BrowserCredentials } from './receipts.js';
-import { type Step, stepForFailure } from './step.js';
+import { retry, type Step, stepForFailure } from './step.js';
 import type { TidingsNotification } from './types.js';
 
 /** What one poll needs from the connection. */
@@ -31,7 +31,7 @@ export async function pollOnce(context: PollContext): Promise<Step> {
   const { browser, environment, controller } = context;
   const timer = environment.setTimeout(() => controller.abort(), pollTimeoutMs);
   try {
-    const result = await tryFetch(context.fetch, context.url, {
+    const response = await tryFetch(context.fetch, context.url, {
       method: 'POST',
       signal: controller.signal,
       ...(browser && {
@@ -39,8 +39,7 @@ export async function pollOnce(context: PollContext): Promise<Step> {
         body: JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret }),
       }),
     });
-    if ('error' in result) return { kind: 'retry', error: result.error };
-    const { response } = result;
+    if (response instanceof TidingsError) return retry(response);
     // 204: the browser was disconnected by request, for good.
     if (!response.ok || response.status === 204) return stepForFailure(response, browser !== null);
     const body = (await readJson(response)) as Record<string, unknown> | null;
@@ -54,7 +53,7 @@ export async function pollOnce(context: PollContext): Promise<Step> {
       context.onPolled(body.notifications);
       return { kind: 'again', delayMs: context.pollIntervalMs };
     }
-    return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'Bad poll answer') };
+    return retry(protocolError('Bad poll answer'));
   } finally {
     environment.clearTimeout(timer);
   }

@@ -1,8 +1,8 @@
-import { TidingsError } from './errors.js';
+import { protocolError, TidingsError } from './errors.js';
 import { tryFetch } from './http.js';
 import type { TidingsEnvironment } from './options.js';
 import { createSseParser, type SseEvent } from './sse-parser.js';
-import { type Step, stepForFailure } from './step.js';
+import { retry, type Step, stepForFailure } from './step.js';
 
 /** What a stream needs from the connection. */
 export interface StreamContext {
@@ -56,24 +56,23 @@ export function openStream(context: StreamContext): StreamHandle {
     if (timer !== null) environment.clearTimeout(timer);
     timer = environment.setTimeout(stall, context.watchdogMs());
   };
-  const stalledStep = (): Step => ({
-    kind: 'retry',
-    beforeReady: !sawReady,
-    error: new TidingsError('STREAM_STALLED', `No data for ${context.watchdogMs()} ms`),
-  });
+  /** How a broken stream ends: stalled (the watchdog aborted it), or the `error` it broke with. */
+  const broken = (error: TidingsError): Step =>
+    stalled
+      ? retry(new TidingsError('STREAM_STALLED', `No data for ${context.watchdogMs()} ms`), !sawReady)
+      : retry(error);
 
   const read = async (): Promise<Step> => {
     touch();
-    const result = await tryFetch(context.fetch, context.url, {
+    const response = await tryFetch(context.fetch, context.url, {
       headers: { Accept: 'text/event-stream' },
       signal: controller.signal,
     });
-    if ('error' in result) return stalled ? stalledStep() : { kind: 'retry', error: result.error };
-    const { response } = result;
+    if (response instanceof TidingsError) return broken(response);
     if (response.status !== 200) return stepForFailure(response, false);
     if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
       controller.abort();
-      return { kind: 'retry', error: new TidingsError('PROTOCOL_ERROR', 'Not an event stream') };
+      return retry(protocolError('Not an event stream'));
     }
     if (!response.body) return { kind: 'fallback' };
 
@@ -99,12 +98,11 @@ export function openStream(context: StreamContext): StreamHandle {
         context.onChunk(parser.lastEventId);
       }
     } catch (cause) {
-      if (stalled) return stalledStep();
-      return { kind: 'retry', error: new TidingsError('NETWORK_ERROR', 'Stream broke', { cause }) };
+      return broken(new TidingsError('NETWORK_ERROR', 'Stream broke', { cause }));
     } finally {
       controller.abort(); // releases the connection whichever way the loop left
     }
-    return outcome ?? { kind: 'retry' };
+    return outcome ?? retry();
   };
 
   const done = read().finally(() => {
