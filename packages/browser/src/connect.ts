@@ -64,10 +64,11 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let openedAt = 0;
   let tokenRefreshed = false;
   let stalls = 0;
-  let stream: StreamHandle | null = null;
-  let abortCurrent: (() => void) | null = null;
+  /** The try under way: a stream (which can tell that it went stale), or a poll's controller. */
+  let current: (Partial<StreamHandle> & { abort(): void }) | null = null;
   let endSleep: (() => void) | null = null;
-  let sleepingForRetryAfter = false;
+  /** True while the loop waits out a `Retry-After`, which a wake does not cut short. */
+  let retryAfter = false;
   let lastDetail: TidingsStatusDetail | undefined;
   /** Shared with the other tabs when there is a recipient and the browser can (see the end). */
   let election: TabElection | null = null;
@@ -196,16 +197,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
         save();
       },
     });
-    stream = handle;
-    abortCurrent = handle.abort;
-    return handle.done.finally(() => {
-      stream = null;
-    });
+    current = handle;
+    return handle.done;
   };
 
   const pollNow = (): Promise<Step> => {
     const controller = new AbortController();
-    abortCurrent = () => controller.abort();
+    current = controller;
     return pollOnce({
       url: connectUrl(),
       fetch: config.fetch,
@@ -225,23 +223,24 @@ export function connect(options: ConnectOptions): TidingsConnection {
     });
   };
 
-  const sleep = (milliseconds: number, forRetryAfter: boolean) =>
+  /** Waits `milliseconds` (forever without), or until `endSleep`. */
+  const sleep = (milliseconds?: number) =>
     new Promise<void>((resolve) => {
-      if (milliseconds <= 0) return resolve();
+      if (milliseconds === 0) return resolve();
       let timer: unknown = null;
-      endSleep = () => {
+      const end = () => {
         if (timer !== null) environment.clearTimeout(timer);
         endSleep = null;
         resolve();
       };
-      if (Number.isFinite(milliseconds)) timer = environment.setTimeout(endSleep, milliseconds);
-      sleepingForRetryAfter = forRetryAfter;
+      endSleep = end;
+      if (milliseconds) timer = environment.setTimeout(end, milliseconds);
     });
 
-  const stop = (reason: TidingsCloseReason, error?: TidingsError) => {
+  const stop = (reason: TidingsCloseReason, error?: TidingsError): undefined => {
     if (closed) return;
     closed = true;
-    abortCurrent?.();
+    current?.abort();
     endSleep?.();
     stopWatching();
     receipts.flush();
@@ -266,52 +265,53 @@ export function connect(options: ConnectOptions): TidingsConnection {
     }
   };
 
-  /** Decides what a step means: the wait before the next try, or null when the loop ends. */
-  const afterStep = async (step: Step, attempt: number): Promise<{ delayMs: number; retryAfter: boolean } | null> => {
-    const now = { delayMs: 0, retryAfter: false };
+  /**
+   * Decides what a step means: the wait before the next try (setting `retryAfter` when it is the
+   * server's), or undefined when the loop ends.
+   */
+  const afterStep = async (step: Step, attempt: number): Promise<number | undefined> => {
+    retryAfter = false;
     switch (step.kind) {
       case 'stop':
-        stop(step.reason, step.error);
-        return null;
+        return stop(step.reason, step.error);
       case 'again':
-        return { delayMs: step.delayMs, retryAfter: false };
+        return step.delayMs;
       case 'fallback':
-        if (config.transport === 'sse') {
-          stop('error', protocolError('No stream body'));
-          return null;
-        }
+        if (config.transport === 'sse') return stop('error', protocolError('No stream body'));
         transport = 'poll';
-        return now;
+        return 0;
       case 'unauthorized':
         if (config.getToken && !tokenRefreshed) {
           tokenRefreshed = true;
-          return (await refreshToken()) ? now : null;
+          return (await refreshToken()) ? 0 : undefined;
         }
         // 401 on a poll with a browser may be about the browser's secret, not the token: start anew once.
         if (step.withBrowser) {
           forgetBrowser();
-          return now;
+          return 0;
         }
-        stop('error', step.error);
-        return null;
+        return stop('error', step.error);
     }
     const { error } = step;
     if (step.beforeReady && config.transport === 'auto' && ++stalls >= stallsBeforeFallback) transport = 'poll';
-    const retryAfterSeconds = error?.retryAfterSeconds ?? null;
-    let delayMs = backoffDelay(attempt, environment.random, { baseMs: retryBaseMs });
-    // Retry-After plus up to a second of jitter, so that the tabs it held back do not return at once.
-    if (retryAfterSeconds !== null) delayMs = retryAfterSeconds * 1000 + Math.floor(environment.random() * 1000);
-    else if (wakeNow) delayMs = 0;
+    const retryAfterSeconds = error?.retryAfterSeconds;
+    retryAfter = retryAfterSeconds != null;
+    const delayMs = retryAfter
+      ? // Retry-After plus up to a second of jitter, so that the tabs it held back do not return at once.
+        retryAfterSeconds! * 1000 + Math.floor(environment.random() * 1000)
+      : wakeNow
+        ? 0
+        : backoffDelay(attempt, environment.random, { baseMs: retryBaseMs });
     if (error) report(error);
     setStatus('reconnecting', { attempt: attempt + 1, delayMs, error });
-    return { delayMs, retryAfter: retryAfterSeconds !== null };
+    return delayMs;
   };
 
   const run = async () => {
     let attempt = 0;
     while (!closed) {
       if (paused || !leading) {
-        await sleep(Number.POSITIVE_INFINITY, false);
+        await sleep();
         continue;
       }
       // A follower needs no token: it asks for one when it becomes the leader, then checks again.
@@ -321,29 +321,29 @@ export function connect(options: ConnectOptions): TidingsConnection {
       }
       openedAt = 0;
       const step = await (transport === 'sse' ? streamOnce() : pollNow());
-      abortCurrent = null;
+      current = null;
       if (closed || paused || !leading) continue;
       if (openedAt && environment.now() - openedAt >= healthyAfterMs) attempt = 0;
-      const next = await afterStep(step, attempt);
+      const delayMs = await afterStep(step, attempt);
       wakeNow = false;
-      if (!next) return;
+      if (delayMs === undefined) return;
       attempt = step.kind === 'retry' ? attempt + 1 : 0;
-      await sleep(next.delayMs, next.retryAfter);
+      await sleep(delayMs);
     }
   };
 
   const stopWatching = watchLifecycle(environment.host, {
     wake: () => {
       if (closed || paused) return;
-      if (stream?.isStale()) {
+      if (current?.isStale?.()) {
         wakeNow = true;
-        stream.stall();
-      } else if (!sleepingForRetryAfter) endSleep?.();
+        current.stall!();
+      } else if (!retryAfter) endSleep?.();
     },
     hidden: receipts.flush,
     pause: () => {
       paused = true;
-      abortCurrent?.();
+      current?.abort();
       receipts.flush();
     },
     resume: () => {
@@ -392,7 +392,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       onRole: (role: TabRole) => {
         leading = role === 'leader';
         if (leading) endSleep?.();
-        else abortCurrent?.(); // another tab holds the connection now
+        else current?.abort(); // another tab holds the connection now
       },
       onMessage: follow,
     });
