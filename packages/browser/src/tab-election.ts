@@ -87,7 +87,9 @@ export function createTabElection(options: TabElectionOptions): TabElection {
   };
   /** Every change of role goes through here. */
   const become = (next: TabRole) => {
-    if (role !== next) options.onRole((role = next));
+    if (role === next) return;
+    role = next;
+    options.onRole(role);
   };
   /** Queues on the lock, or takes it from a silent leader (`steal`); a queued request is withdrawn first. */
   const request = (steal: boolean) => {
