@@ -1,5 +1,47 @@
 import { defineConfig } from 'tsup';
 
+const internalProperties = new RegExp(
+  `^(${[
+    // Step (step.ts)
+    'kind',
+    'withBrowser',
+    'beforeReady',
+    // StreamContext, StreamHandle (stream.ts), SseParser (sse-parser.ts)
+    'watchdogMs',
+    'onEvent',
+    'onRetry',
+    'onChunk',
+    'onComment',
+    'feed',
+    'isStale',
+    'stall',
+    // PollContext (poll.ts)
+    'controller',
+    'onRegistered',
+    'onPolled',
+    // TabElectionOptions, TabElection (tab-election.ts)
+    'channel',
+    'state',
+    'onRole',
+    'onMessage',
+    'heartbeatMs',
+    'silenceMs',
+    'role',
+    // ReceiptBatcherOptions, SendOutcome (receipts.ts), RecentIds (recent-ids.ts)
+    'send',
+    'retry',
+    'flushDelayMs',
+    'maxBatchSize',
+    'maxTries',
+    'newest',
+    // LifecycleHandlers (lifecycle.ts)
+    'wake',
+    'hidden',
+    'pause',
+    'resume',
+  ].join('|')})$`,
+);
+
 export default defineConfig([
   {
     // For bundlers: modern syntax, types, tree-shakable.
@@ -22,6 +64,10 @@ export default defineConfig([
       ecma: 2020,
       toplevel: true,
       compress: { passes: 3, unsafe_arrows: true, pure_getters: true },
+      // Shortens the property names that never leave the bundle: the SDK's own step, context and
+      // handler objects. Not the public API, not what is stored or posted to other tabs, not the
+      // DOM's; a name added here must be none of those.
+      mangle: { properties: { regex: internalProperties } },
     },
     target: 'es2020',
     platform: 'browser',

@@ -125,10 +125,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       safely(config.onNotification, notification);
       // One system notification per browser: the tab that got it from the server shows it.
       if (config.systemNotifications && fromServer) {
-        showSystemNotification(environment.host, notification, {
-          displayed: () => receipt('displayed', attemptId),
-          clicked: () => receipt('clicked', attemptId),
-        });
+        showSystemNotification(environment.host, notification, (type) => receipt(type, attemptId));
       }
     }
     if (!fromServer) return;
@@ -183,9 +180,8 @@ export function connect(options: ConnectOptions): TidingsConnection {
   const streamOnce = (): Promise<Step> => {
     const position = lastEventId || (browser ? `${browser.browserId}.0` : '');
     const handle = openStream({
+      ...config, // fetch, environment
       url: position ? `${connectUrl()}?last_event_id=${encodeURIComponent(position)}` : connectUrl(),
-      fetch: config.fetch,
-      environment,
       lastEventId: position,
       watchdogMs: () => heartbeatMs * watchdogFactor,
       onEvent: onStreamEvent,
@@ -205,11 +201,9 @@ export function connect(options: ConnectOptions): TidingsConnection {
     const controller = new AbortController();
     current = controller;
     return pollOnce({
+      ...config, // fetch, environment, pollIntervalMs
       url: connectUrl(),
-      fetch: config.fetch,
-      environment,
       controller,
-      pollIntervalMs: config.pollIntervalMs,
       browser,
       onRegistered: (registered) => {
         browser = registered;
@@ -406,12 +400,8 @@ export function connect(options: ConnectOptions): TidingsConnection {
     })
     .catch((cause) => stop('error', new TidingsError('INTERNAL_ERROR', 'Unexpected failure', { cause })));
 
-  return {
+  const connection = {
     browserId: () => browser?.browserId ?? null,
-    delivered: (attemptId) => receipt('delivered', attemptId),
-    displayed: (attemptId) => receipt('displayed', attemptId),
-    clicked: (attemptId) => receipt('clicked', attemptId),
-    dismissed: (attemptId) => receipt('dismissed', attemptId),
     close: () => stop('close'),
     disconnect: () => {
       const gone = browser;
@@ -419,5 +409,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
       forgetBrowser();
       if (gone) sendDisconnect(environment.host, config.fetch, config.baseUrl, gone);
     },
-  };
+  } as TidingsConnection;
+  // delivered(), displayed(), clicked(), dismissed(): one receipt each.
+  for (const type of ['delivered', 'displayed', 'clicked', 'dismissed'] as const) {
+    connection[type] = (attemptId) => receipt(type, attemptId);
+  }
+  return connection;
 }

@@ -1,12 +1,6 @@
 import type { TidingsHost } from './options.js';
 import type { TidingsNotification } from './types.js';
 
-/** Receipts a system notification reports. */
-export interface SystemNotificationReceipts {
-  displayed(): void;
-  clicked(): void;
-}
-
 /** The notification's `url` resolved against the page, if it is http(s); anything else is not opened. */
 export function safeUrl(url: string | null, pageUrl: string | undefined): string | null {
   if (!url) return null;
@@ -25,7 +19,8 @@ export function safeUrl(url: string | null, pageUrl: string | undefined): string
 export function showSystemNotification(
   host: TidingsHost | null,
   notification: TidingsNotification,
-  receipts: SystemNotificationReceipts,
+  /** Sends the notification's receipts. */
+  receipt: (type: 'displayed' | 'clicked') => void,
 ): void {
   const NotificationApi = host?.Notification;
   if (!host || !NotificationApi || NotificationApi.permission !== 'granted') return;
@@ -36,10 +31,10 @@ export function showSystemNotification(
       tag: notification.tag ?? undefined,
       data: notification.data,
     });
-    shown.onshow = () => receipts.displayed();
+    shown.onshow = () => receipt('displayed');
     shown.onclick = (event) => {
       event.preventDefault();
-      receipts.clicked();
+      receipt('clicked');
       host.focus?.();
       const url = safeUrl(notification.url, host.location?.href);
       if (url) host.open?.(url, '_blank', 'noopener');
