@@ -34,6 +34,7 @@ const internalProperties = new RegExp(
     'maxBatchSize',
     'maxTries',
     'newest',
+    'flush',
     // LifecycleHandlers (lifecycle.ts)
     'wake',
     'hidden',
@@ -67,7 +68,8 @@ export default defineConfig([
       // Shortens the property names that never leave the bundle: the SDK's own step, context and
       // handler objects. Not the public API, not what is stored or posted to other tabs, not the
       // DOM's; a name added here must be none of those.
-      mangle: { properties: { regex: internalProperties } },
+      // `builtins: true` because some of them (`send`, `state`, `pause`, …) are also DOM names.
+      mangle: { properties: { regex: internalProperties, builtins: true } },
     },
     target: 'es2020',
     platform: 'browser',

@@ -131,7 +131,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
     if (!fromServer) return;
     election?.post({ notification });
     // A duplicate still gets its receipt: the server sends again only what it has no receipt for.
-    if (config.autoDelivered) receipt('delivered', attemptId);
+    if (config.autoDelivered ?? true) receipt('delivered', attemptId);
   };
 
   const opened = (resumed: boolean, via: TidingsTransport) => {

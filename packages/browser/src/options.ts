@@ -101,7 +101,6 @@ export interface ConnectOptions {
 export interface ResolvedOptions extends ConnectOptions {
   baseUrl: string;
   onNotification: (notification: TidingsNotification) => void;
-  autoDelivered: boolean;
   storage: Storage | null;
   transport: 'auto' | 'sse' | 'poll';
   pollIntervalMs: number;
@@ -139,7 +138,6 @@ export function resolveOptions(options: ConnectOptions): ResolvedOptions {
   return {
     ...options,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    autoDelivered: options.autoDelivered ?? true,
     storage: options.storage === undefined ? defaultStorage() : options.storage,
     transport,
     pollIntervalMs,

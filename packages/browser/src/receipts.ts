@@ -72,9 +72,11 @@ export function createReceiptBatcher(options: ReceiptBatcherOptions): ReceiptBat
       );
       return;
     }
-    const retryAfterMs = outcome.error.retryAfterSeconds === null ? null : outcome.error.retryAfterSeconds * 1000;
-    const delay = retryAfterMs ?? backoffDelay(tries, environment.random) + 250;
-    environment.setTimeout(() => void sendBatch(browser, events, tries + 1), delay);
+    const seconds = outcome.error.retryAfterSeconds;
+    environment.setTimeout(
+      () => void sendBatch(browser, events, tries + 1),
+      seconds === null ? backoffDelay(tries, environment.random) + 250 : seconds * 1000,
+    );
   };
 
   const flush = () => {
