@@ -1,11 +1,7 @@
 import { TidingsError } from './errors.js';
-import { isRetryableStatus, problemError, tryFetch } from './http.js';
+import { credentialsBody, isRetryableStatus, postText, problemError } from './http.js';
 import type { TidingsHost } from './options.js';
 import type { BrowserCredentials, Receipt, SendOutcome } from './receipts.js';
-
-// Both requests send JSON as text/plain: a CORS "simple request", so no preflight round trip,
-// and a body that `navigator.sendBeacon(url, string)` can carry.
-const textPlain = { 'Content-Type': 'text/plain' };
 
 /** Posts one batch of receipts to `POST /v1/events`; `keepalive` lets it outlive the page. */
 export async function sendReceipts(
@@ -14,11 +10,8 @@ export async function sendReceipts(
   browser: BrowserCredentials,
   events: Receipt[],
 ): Promise<SendOutcome> {
-  const response = await tryFetch(fetchFunction, `${baseUrl}/v1/events`, {
-    method: 'POST',
+  const response = await postText(fetchFunction, `${baseUrl}/v1/events`, credentialsBody(browser, { events }), {
     keepalive: true,
-    headers: textPlain,
-    body: JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret, events }),
   });
   if (response instanceof TidingsError) return { ok: false, retry: true, error: response };
   if (response.ok) return { ok: true };
@@ -43,5 +36,5 @@ export function sendDisconnect(
   } catch {
     // Some browsers throw instead of returning false (a blocked URL, a page already gone).
   }
-  if (!queued) void tryFetch(fetchFunction, url, { method: 'POST', keepalive: true, headers: textPlain, body });
+  if (!queued) void postText(fetchFunction, url, body, { keepalive: true });
 }

@@ -1,4 +1,5 @@
 import { TidingsError } from './errors.js';
+import type { BrowserCredentials } from './receipts.js';
 
 /** `fetch` that turns a rejection into a `NETWORK_ERROR` value: a response, or the failure to get one. */
 export async function tryFetch(
@@ -12,6 +13,18 @@ export async function tryFetch(
     return new TidingsError('NETWORK_ERROR', 'Network error', { cause });
   }
 }
+
+// JSON sent as text/plain: a CORS "simple request", so no preflight round trip, and a body that
+// `navigator.sendBeacon(url, string)` can carry.
+const textPlain = { 'Content-Type': 'text/plain' };
+
+/** POSTs `body` as JSON in text/plain (see above). */
+export const postText = (fetchFunction: typeof fetch, url: string, body: string, init?: RequestInit) =>
+  tryFetch(fetchFunction, url, { method: 'POST', headers: textPlain, body, ...init });
+
+/** The body that proves a browser: its id and secret, and `more`. */
+export const credentialsBody = (browser: BrowserCredentials, more?: object) =>
+  JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret, ...more });
 
 /** `Retry-After` as whole seconds; an HTTP date or garbage reads as null. */
 export function retryAfterSeconds(response: Response): number | null {

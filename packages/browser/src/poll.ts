@@ -1,5 +1,5 @@
 import { protocolError, TidingsError } from './errors.js';
-import { readJson, tryFetch } from './http.js';
+import { credentialsBody, postText, readJson, tryFetch } from './http.js';
 import type { TidingsEnvironment } from './options.js';
 import type { BrowserCredentials } from './receipts.js';
 import { retry, type Step, stepForFailure } from './step.js';
@@ -31,14 +31,10 @@ export async function pollOnce(context: PollContext): Promise<Step> {
   const { browser, environment, controller } = context;
   const timer = environment.setTimeout(() => controller.abort(), pollTimeoutMs);
   try {
-    const response = await tryFetch(context.fetch, context.url, {
-      method: 'POST',
-      signal: controller.signal,
-      ...(browser && {
-        headers: { 'Content-Type': 'text/plain' }, // JSON, but a CORS simple request: no preflight
-        body: JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret }),
-      }),
-    });
+    const init = { method: 'POST', signal: controller.signal };
+    const response = await (browser
+      ? postText(context.fetch, context.url, credentialsBody(browser), init)
+      : tryFetch(context.fetch, context.url, init));
     if (response instanceof TidingsError) return retry(response);
     // 204: the browser was disconnected by request, for good.
     if (!response.ok || response.status === 204) return stepForFailure(response, browser !== null);

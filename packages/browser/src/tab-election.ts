@@ -39,19 +39,16 @@ export interface TabElectionOptions {
   onRole: (role: TabRole) => void;
   /** A message of the leader, in a follower. */
   onMessage: (message: LeaderMessage) => void;
-  /**
-   * Interval of the leader's heartbeat and of the followers' check of it, in milliseconds.
-   * @default 250
-   */
-  heartbeatMs?: number;
-  /**
-   * Silence of the leader after which a follower takes its lock (`steal`), in milliseconds. One
-   * heartbeat earlier the follower asks the leader to answer at once, so that a tab whose timers
-   * the browser throttles in the background is not taken for a frozen one.
-   * @default 1000
-   */
-  silenceMs?: number;
 }
+
+/** Interval of the leader's heartbeat and of the followers' check of it, in milliseconds. */
+const heartbeatMs = 250;
+/**
+ * Silence of the leader after which a follower takes its lock (`steal`), in milliseconds. One
+ * heartbeat earlier the follower asks the leader to answer at once, so that a tab whose timers
+ * the browser throttles in the background is not taken for a frozen one.
+ */
+const silenceMs = 1000;
 
 /** A tab's membership of the election. */
 export interface TabElection {
@@ -70,7 +67,7 @@ export interface TabElection {
  * request then rejects, and it follows from then on.
  */
 export function createTabElection(options: TabElectionOptions): TabElection {
-  const { name, locks, channel, environment, heartbeatMs = 250, silenceMs = 1000 } = options;
+  const { name, locks, channel, environment } = options;
   let role: TabRole = 'follower';
   let heardAt = environment.now();
   /** The newest lock request; a queued one is withdrawn before stealing. */
