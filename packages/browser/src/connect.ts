@@ -223,7 +223,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       if (milliseconds === 0) return resolve();
       let timer: unknown = null;
       const end = () => {
-        if (timer !== null) environment.clearTimeout(timer);
+        environment.clearTimeout(timer);
         endSleep = null;
         resolve();
       };
@@ -295,7 +295,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
         retryAfterSeconds! * 1000 + Math.floor(environment.random() * 1000)
       : wakeNow
         ? 0
-        : backoffDelay(attempt, environment.random, { baseMs: retryBaseMs });
+        : backoffDelay(attempt, environment.random, retryBaseMs);
     if (error) report(error);
     setStatus('reconnecting', { attempt: attempt + 1, delayMs, error });
     return delayMs;

@@ -72,7 +72,7 @@ export function createReceiptBatcher(options: ReceiptBatcherOptions): ReceiptBat
   };
 
   const flush = () => {
-    if (timer !== null) environment.clearTimeout(timer);
+    environment.clearTimeout(timer);
     timer = null;
     while (queue.length > 0) {
       const browser = queue[0]![0];

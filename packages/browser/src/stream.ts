@@ -53,7 +53,7 @@ export function openStream(context: StreamContext): StreamHandle {
   };
   const touch = () => {
     lastActivityAt = environment.now();
-    if (timer !== null) environment.clearTimeout(timer);
+    environment.clearTimeout(timer);
     timer = environment.setTimeout(stall, context.watchdogMs());
   };
   /** How a broken stream ends: stalled (the watchdog aborted it), or the `error` it broke with. */
@@ -87,7 +87,7 @@ export function openStream(context: StreamContext): StreamHandle {
       onRetry: context.onRetry,
     });
     const reader = response.body.getReader();
-    const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // the parser skips the BOM itself
+    const decoder = new TextDecoder(undefined, { ignoreBOM: true }); // UTF-8; the parser skips the BOM itself
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -106,7 +106,7 @@ export function openStream(context: StreamContext): StreamHandle {
   };
 
   const done = read().finally(() => {
-    if (timer !== null) environment.clearTimeout(timer);
+    environment.clearTimeout(timer);
   });
   return {
     done,
