@@ -1,6 +1,7 @@
 import { backoffDelay } from './backoff.js';
 import { sendDisconnect, sendReceipts } from './browser-requests.js';
 import { protocolError, TidingsError } from './errors.js';
+import { readCredentials } from './http.js';
 import { watchLifecycle } from './lifecycle.js';
 import { type ConnectOptions, resolveOptions } from './options.js';
 import { pollOnce } from './poll.js';
@@ -153,10 +154,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
       resumed?: unknown;
     } | null;
     if (typeof ready?.browser_id !== 'string') return retry(protocolError('No browser_id'));
-    if (typeof ready.browser_secret === 'string') {
-      // A new browser: the first connection, or a resume position the server no longer knew.
-      browser = { browserId: ready.browser_id, browserSecret: ready.browser_secret };
-    } else if (browser?.browserId !== ready.browser_id) {
+    const fresh = readCredentials(ready);
+    // A new browser: the first connection, or a resume position the server no longer knew.
+    if (fresh) browser = fresh;
+    else if (browser?.browserId !== ready.browser_id) {
       forgetBrowser(); // resumed a browser whose secret is lost: start a new one
       return retry(protocolError('Browser secret lost'));
     }
@@ -249,7 +250,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
 
   const refreshToken = async (): Promise<boolean> => {
     try {
-      const fresh = config.getToken ? await config.getToken() : null;
+      const fresh = await config.getToken?.();
       if (typeof fresh !== 'string' || !fresh) throw new TypeError('No token');
       token = fresh;
       return true;

@@ -26,6 +26,14 @@ export const postText = (fetchFunction: typeof fetch, url: string, body: string,
 export const credentialsBody = (browser: BrowserCredentials, more?: object) =>
   JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret, ...more });
 
+/** A browser's id and secret from the server's JSON (`ready` event, poll registration), or null. */
+export const readCredentials = (body: unknown): BrowserCredentials | null => {
+  const value = body as { browser_id?: unknown; browser_secret?: unknown } | null;
+  return typeof value?.browser_id === 'string' && typeof value.browser_secret === 'string'
+    ? { browserId: value.browser_id, browserSecret: value.browser_secret }
+    : null;
+};
+
 /** `Retry-After` as whole seconds; an HTTP date or garbage reads as null. */
 export function retryAfterSeconds(response: Response): number | null {
   const value = response.headers.get('retry-after');

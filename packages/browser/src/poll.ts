@@ -1,8 +1,8 @@
 import { protocolError, TidingsError } from './errors.js';
-import { credentialsBody, postText, readJson, tryFetch } from './http.js';
+import { credentialsBody, postText, readCredentials, readJson, tryFetch } from './http.js';
 import type { TidingsEnvironment } from './options.js';
 import type { BrowserCredentials } from './receipts.js';
-import { retry, type Step, stepForFailure } from './step.js';
+import { again, retry, type Step, stepForFailure } from './step.js';
 import type { TidingsNotification } from './types.js';
 
 /** What one poll needs from the connection. */
@@ -41,13 +41,14 @@ export async function pollOnce(context: PollContext): Promise<Step> {
     const body = (await readJson(response)) as Record<string, unknown> | null;
     // 201 registers a browser: asked for, or because the server no longer knew ours (stale,
     // or another recipient's).
-    if (response.status === 201 && typeof body?.browser_id === 'string' && typeof body.browser_secret === 'string') {
-      context.onRegistered({ browserId: body.browser_id, browserSecret: body.browser_secret });
-      return { kind: 'again', delayMs: 0 };
+    const registered = response.status === 201 && readCredentials(body);
+    if (registered) {
+      context.onRegistered(registered);
+      return again(0);
     }
     if (browser && Array.isArray(body?.notifications)) {
       context.onPolled(body.notifications);
-      return { kind: 'again', delayMs: context.pollIntervalMs };
+      return again(context.pollIntervalMs);
     }
     return retry(protocolError('Bad poll answer'));
   } finally {

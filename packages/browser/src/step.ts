@@ -14,6 +14,9 @@ export type Step =
   | { kind: 'fallback' }
   | { kind: 'stop'; reason: TidingsCloseReason; error?: TidingsError };
 
+/** Go again after `delayMs`. */
+export const again = (delayMs: number): Step => ({ kind: 'again', delayMs });
+
 /** A failure worth retrying. */
 export const retry = (error?: TidingsError, beforeReady?: boolean): Step => ({ kind: 'retry', error, beforeReady });
 

@@ -64,50 +64,51 @@ export function openStream(context: StreamContext): StreamHandle {
 
   const read = async (): Promise<Step> => {
     touch();
-    const response = await tryFetch(context.fetch, context.url, {
-      headers: { Accept: 'text/event-stream' },
-      signal: controller.signal,
-    });
-    if (response instanceof TidingsError) return broken(response);
-    if (response.status !== 200) return stepForFailure(response, false);
-    if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
-      controller.abort();
-      return retry(protocolError('Not an event stream'));
-    }
-    if (!response.body) return { kind: 'fallback' };
-
-    let outcome: Step | undefined;
-    const parser = createSseParser({
-      lastEventId: context.lastEventId,
-      onEvent: (event) => {
-        if (outcome) return;
-        if (event.type === 'ready') sawReady = true;
-        outcome = context.onEvent(event);
-      },
-      onRetry: context.onRetry,
-    });
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder(undefined, { ignoreBOM: true }); // UTF-8; the parser skips the BOM itself
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        touch();
-        parser.feed(decoder.decode(value, { stream: true }));
-        if (outcome) break;
-        context.onChunk(parser.lastEventId);
+      const response = await tryFetch(context.fetch, context.url, {
+        headers: { Accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
+      if (response instanceof TidingsError) return broken(response);
+      if (response.status !== 200) return stepForFailure(response, false);
+      if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+        return retry(protocolError('Not an event stream'));
       }
-    } catch (cause) {
-      return broken(new TidingsError('NETWORK_ERROR', 'Stream broke', { cause }));
+      if (!response.body) return { kind: 'fallback' };
+
+      let outcome: Step | undefined;
+      const parser = createSseParser({
+        lastEventId: context.lastEventId,
+        onEvent: (event) => {
+          if (outcome) return;
+          if (event.type === 'ready') sawReady = true;
+          outcome = context.onEvent(event);
+        },
+        onRetry: context.onRetry,
+      });
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder(undefined, { ignoreBOM: true }); // UTF-8; the parser skips the BOM itself
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          touch();
+          parser.feed(decoder.decode(value, { stream: true }));
+          if (outcome) break;
+          context.onChunk(parser.lastEventId);
+        }
+      } catch (cause) {
+        return broken(new TidingsError('NETWORK_ERROR', 'Stream broke', { cause }));
+      }
+      return outcome ?? retry();
     } finally {
-      controller.abort(); // releases the connection whichever way the loop left
+      // Releases the connection whichever way the stream ended, and stops the watchdog.
+      controller.abort();
+      environment.clearTimeout(timer);
     }
-    return outcome ?? retry();
   };
 
-  const done = read().finally(() => {
-    environment.clearTimeout(timer);
-  });
+  const done = read();
   return {
     done,
     isStale: () => environment.now() - lastActivityAt > context.watchdogMs(),
