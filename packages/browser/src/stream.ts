@@ -70,7 +70,8 @@ export function openStream(context: StreamContext): StreamHandle {
         signal: controller.signal,
       });
       if (response instanceof TidingsError) return broken(response);
-      if (response.status !== 200) return stepForFailure(response, false);
+      // Awaited here: the finally below aborts, and the problem body must be read before.
+      if (response.status !== 200) return await stepForFailure(response, false);
       if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
         return retry(protocolError('Not an event stream'));
       }
