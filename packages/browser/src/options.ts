@@ -110,7 +110,7 @@ export interface ResolvedOptions extends ConnectOptions {
 
 function defaultStorage(): Storage | null {
   try {
-    return typeof sessionStorage === 'undefined' ? null : sessionStorage;
+    return globalThis.sessionStorage ?? null;
   } catch {
     return null; // a sandboxed iframe throws on the mere access
   }
@@ -148,7 +148,7 @@ export function resolveOptions(options: ConnectOptions): ResolvedOptions {
       clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
       now: () => Date.now(),
       random: Math.random,
-      host: typeof window === 'undefined' ? null : (window as unknown as TidingsHost),
+      host: (globalThis.window as unknown as TidingsHost | undefined) ?? null,
       ...options.environment,
     },
   };
