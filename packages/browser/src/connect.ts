@@ -1,14 +1,13 @@
 import { backoffDelay } from './backoff.js';
 import { sendDisconnect, sendReceipts } from './browser-requests.js';
 import { protocolError, TidingsError } from './errors.js';
-import { readCredentials } from './http.js';
+import { credentialsBody, postText, readCredentials, readJson, tryFetch } from './http.js';
 import { watchLifecycle } from './lifecycle.js';
 import { type ConnectOptions, resolveOptions } from './options.js';
-import { pollOnce } from './poll.js';
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
 import type { SseEvent } from './sse-parser.js';
-import { retry, type Step } from './step.js';
+import { again, retry, type Step, stepForFailure } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
 import { openStream, type StreamHandle } from './stream.js';
 import { showSystemNotification } from './system-notification.js';
@@ -32,6 +31,8 @@ const healthyAfterMs = 10_000;
 const stallsBeforeFallback = 2;
 const rememberedIds = 1000;
 const persistedIds = 50;
+/** A poll that has not answered in this long is abandoned and retried. */
+const pollTimeoutMs = 30_000;
 
 const parseJson = (text: string): unknown => {
   try {
@@ -198,24 +199,43 @@ export function connect(options: ConnectOptions): TidingsConnection {
     return handle.done;
   };
 
-  const pollNow = (): Promise<Step> => {
+  /**
+   * One step of the polling fallback on `POST /v1/connect/{token}`: without a browser, register
+   * one (201 with its id and secret); with one, fetch its pending notifications (200), which the
+   * server then marks `sent`, or take the new browser the server registered instead (201).
+   */
+  const pollNow = async (): Promise<Step> => {
+    const polled = browser;
     const controller = new AbortController();
     current = controller;
-    return pollOnce({
-      ...config, // fetch, environment, pollIntervalMs
-      url: connectUrl(),
-      controller,
-      browser,
-      onRegistered: (registered) => {
+    const timer = environment.setTimeout(() => controller.abort(), pollTimeoutMs);
+    try {
+      const init = { method: 'POST', signal: controller.signal };
+      const response = await (polled
+        ? postText(config.fetch, connectUrl(), credentialsBody(polled), init)
+        : tryFetch(config.fetch, connectUrl(), init));
+      if (response instanceof TidingsError) return retry(response);
+      // 204: the browser was disconnected by request, for good.
+      if (!response.ok || response.status === 204) return stepForFailure(response, polled !== null);
+      const body = (await readJson(response)) as Record<string, unknown> | null;
+      // 201 registers a browser: asked for, or because the server no longer knew ours (stale,
+      // or another recipient's).
+      const registered = response.status === 201 && readCredentials(body);
+      if (registered) {
         browser = registered;
         lastEventId = '';
         opened(false, 'poll');
-      },
-      onPolled: (notifications) => {
-        for (const notification of notifications) handleNotification(notification);
+        return again(0);
+      }
+      if (polled && Array.isArray(body?.notifications)) {
+        for (const notification of body.notifications) handleNotification(notification);
         opened(true, 'poll');
-      },
-    });
+        return again(config.pollIntervalMs);
+      }
+      return retry(protocolError('Bad poll answer'));
+    } finally {
+      environment.clearTimeout(timer);
+    }
   };
 
   /** Waits `milliseconds` (forever without), or until `endSleep`. */
