@@ -6,33 +6,24 @@ const internalProperties = new RegExp(
     'kind',
     'withBrowser',
     'beforeReady',
-    // StreamContext, StreamHandle (stream.ts), SseParser (sse-parser.ts)
-    'watchdogMs',
+    // SseParserOptions, SseParser (sse-parser.ts)
     'onEvent',
     'onRetry',
-    'onChunk',
     'onComment',
     'feed',
+    // the stream under way (connect.ts)
     'isStale',
     'stall',
-    // PollContext (poll.ts)
-    'controller',
-    'onRegistered',
-    'onPolled',
     // TabElectionOptions, TabElection (tab-election.ts)
     'channel',
     'state',
     'onRole',
     'onMessage',
-    'heartbeatMs',
-    'silenceMs',
     'role',
+    'post',
     // ReceiptBatcherOptions, SendOutcome (receipts.ts), RecentIds (recent-ids.ts)
     'send',
     'retry',
-    'flushDelayMs',
-    'maxBatchSize',
-    'maxTries',
     'newest',
     'flush',
     // LifecycleHandlers (lifecycle.ts)

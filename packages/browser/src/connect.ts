@@ -6,10 +6,9 @@ import { watchLifecycle } from './lifecycle.js';
 import { type ConnectOptions, resolveOptions } from './options.js';
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
-import type { SseEvent } from './sse-parser.js';
+import { createSseParser } from './sse-parser.js';
 import { again, retry, type Step, stepForFailure } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
-import { openStream, type StreamHandle } from './stream.js';
 import { showSystemNotification } from './system-notification.js';
 import { createTabElection, type LeaderMessage, type TabElection, type TabRole } from './tab-election.js';
 import type {
@@ -67,7 +66,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let tokenRefreshed = false;
   let stalls = 0;
   /** The try under way: a stream (which can tell that it went stale), or a poll's controller. */
-  let current: (Partial<StreamHandle> & { abort(): void }) | null = null;
+  let current: { abort(): void; isStale?(): boolean; stall?(): void } | null = null;
   let endSleep: (() => void) | null = null;
   /** True while the loop waits out a `Retry-After`, which a wake does not cut short. */
   let retryAfter = false;
@@ -168,35 +167,98 @@ export function connect(options: ConnectOptions): TidingsConnection {
     return undefined;
   };
 
-  const onStreamEvent = (event: SseEvent): Step | undefined => {
-    if (event.type === 'ready') return onReady(parseJson(event.data));
-    if (event.type === 'notification') {
-      lastEventId = event.id; // before the relay, which hands it to the other tabs
-      handleNotification(parseJson(event.data));
-    }
-    return undefined;
-  };
-
   const connectUrl = () => `${config.baseUrl}/v1/connect/${encodeURIComponent(token ?? '')}`;
 
-  const streamOnce = (): Promise<Step> => {
+  /**
+   * Opens `GET /v1/connect/{token}` with `fetch` and reads it through the SSE parser. `fetch`
+   * rather than EventSource, because EventSource hides the HTTP status (401, 403, 429 and its
+   * Retry-After, 204) and gives up for good on any non-200. The resume position travels as the
+   * `last_event_id` query parameter, not the `Last-Event-ID` header, which is not CORS-safelisted
+   * and would add a preflight to every reconnect.
+   */
+  const streamOnce = async (): Promise<Step> => {
     const position = lastEventId || (browser ? `${browser.browserId}.0` : '');
-    const handle = openStream({
-      ...config, // fetch, environment
-      url: position ? `${connectUrl()}?last_event_id=${encodeURIComponent(position)}` : connectUrl(),
-      lastEventId: position,
-      watchdogMs: () => heartbeatMs * watchdogFactor,
-      onEvent: onStreamEvent,
-      onRetry: (milliseconds) => {
-        retryBaseMs = Math.min(Math.max(milliseconds, 250), 30_000);
-      },
-      onChunk: (id) => {
-        lastEventId = id;
-        save();
-      },
-    });
-    current = handle;
-    return handle.done;
+    const controller = new AbortController();
+    /** The silence after which the stream counts as dead (read on every chunk). */
+    const watchdogMs = () => heartbeatMs * watchdogFactor;
+    let lastActivityAt = environment.now();
+    let stalled = false;
+    let sawReady = false;
+    let timer: unknown = null;
+
+    const stall = () => {
+      stalled = true;
+      controller.abort();
+    };
+    const touch = () => {
+      lastActivityAt = environment.now();
+      environment.clearTimeout(timer);
+      timer = environment.setTimeout(stall, watchdogMs());
+    };
+    /** How a broken stream ends: stalled (the watchdog aborted it), or the `error` it broke with. */
+    const broken = (error: TidingsError): Step =>
+      stalled ? retry(new TidingsError('STREAM_STALLED', `No data for ${watchdogMs()} ms`), !sawReady) : retry(error);
+
+    current = {
+      abort: () => controller.abort(),
+      // Nothing arrived for longer than the watchdog allows (the timers of a frozen tab lag).
+      isStale: () => environment.now() - lastActivityAt > watchdogMs(),
+      stall,
+    };
+    touch();
+    try {
+      const response = await tryFetch(
+        config.fetch,
+        position ? `${connectUrl()}?last_event_id=${encodeURIComponent(position)}` : connectUrl(),
+        { headers: { Accept: 'text/event-stream' }, signal: controller.signal },
+      );
+      if (response instanceof TidingsError) return broken(response);
+      // Awaited here: the finally below aborts, and the problem body must be read before.
+      if (response.status !== 200) return await stepForFailure(response, false);
+      if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+        return retry(protocolError('Not an event stream'));
+      }
+      if (!response.body) return { kind: 'fallback' };
+
+      /** Set by a `ready` event the protocol does not allow: it ends the stream. */
+      let outcome: Step | undefined;
+      const parser = createSseParser({
+        lastEventId: position,
+        onEvent: (event) => {
+          if (outcome) return;
+          if (event.type === 'ready') {
+            sawReady = true;
+            outcome = onReady(parseJson(event.data));
+          } else if (event.type === 'notification') {
+            lastEventId = event.id; // before the relay, which hands it to the other tabs
+            handleNotification(parseJson(event.data));
+          }
+        },
+        onRetry: (milliseconds) => {
+          retryBaseMs = Math.min(Math.max(milliseconds, 250), 30_000);
+        },
+      });
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder(undefined, { ignoreBOM: true }); // UTF-8; the parser skips the BOM itself
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          touch();
+          parser.feed(decoder.decode(value, { stream: true }));
+          if (outcome) break;
+          lastEventId = parser.lastEventId;
+          save();
+        }
+      } catch (cause) {
+        return broken(new TidingsError('NETWORK_ERROR', 'Stream broke', { cause }));
+      }
+      return outcome ?? retry();
+    } finally {
+      // Releases the connection whichever way the stream ended, and stops the watchdog.
+      controller.abort();
+      environment.clearTimeout(timer);
+    }
   };
 
   /**
