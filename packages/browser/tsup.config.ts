@@ -26,11 +26,6 @@ const internalProperties = new RegExp(
     'retry',
     'newest',
     'flush',
-    // LifecycleHandlers (lifecycle.ts)
-    'wake',
-    'hidden',
-    'pause',
-    'resume',
   ].join('|')})$`,
 );
 

@@ -2,8 +2,7 @@ import { backoffDelay } from './backoff.js';
 import { sendDisconnect, sendReceipts } from './browser-requests.js';
 import { protocolError, TidingsError } from './errors.js';
 import { credentialsBody, postText, readCredentials, readJson, tryFetch } from './http.js';
-import { watchLifecycle } from './lifecycle.js';
-import { type ConnectOptions, resolveOptions } from './options.js';
+import { type ConnectOptions, resolveOptions, type TidingsHost } from './options.js';
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
 import { createSseParser } from './sse-parser.js';
@@ -409,25 +408,48 @@ export function connect(options: ConnectOptions): TidingsConnection {
     }
   };
 
-  const stopWatching = watchLifecycle(environment.host, {
-    wake: () => {
-      if (closed || paused) return;
-      if (current?.isStale?.()) {
-        wakeNow = true;
-        current.stall!();
-      } else if (!retryAfter) endSleep?.();
-    },
-    hidden: receipts.flush,
-    pause: () => {
-      paused = true;
-      current?.abort();
-      receipts.flush();
-    },
-    resume: () => {
-      paused = false;
-      endSleep?.();
-    },
-  });
+  // The page's life: a tab that becomes visible or a network that comes back checks the stream and
+  // ends a backoff wait; a hidden tab sends its receipts now (it may be killed without notice); a
+  // page that leaves or enters the back/forward cache stops the stream until it comes back.
+  const wake = () => {
+    if (closed || paused) return;
+    if (current?.isStale?.()) {
+      wakeNow = true;
+      current.stall!();
+    } else if (!retryAfter) endSleep?.();
+  };
+  const { host } = environment;
+  const document = host?.document;
+  const listeners: [
+    Pick<TidingsHost, 'addEventListener' | 'removeEventListener'> | null | undefined,
+    string,
+    (event: Event) => void,
+  ][] = [
+    [document, 'visibilitychange', () => (document?.visibilityState === 'visible' ? wake() : receipts.flush())],
+    [host, 'online', wake],
+    [
+      host,
+      'pagehide',
+      () => {
+        paused = true;
+        current?.abort();
+        receipts.flush();
+      },
+    ],
+    [
+      host,
+      'pageshow',
+      (event) => {
+        if (!(event as PageTransitionEvent).persisted) return;
+        paused = false;
+        endSleep?.();
+      },
+    ],
+  ];
+  for (const [target, type, listener] of listeners) target?.addEventListener(type, listener);
+  const stopWatching = () => {
+    for (const [target, type, listener] of listeners) target?.removeEventListener(type, listener);
+  };
 
   /** A follower takes the leader's browser and status, and the notifications it relays. */
   const follow = (message: LeaderMessage) => {
@@ -454,7 +476,6 @@ export function connect(options: ConnectOptions): TidingsConnection {
     } else if (leaderStatus === 'closed' && /^disconnect/.test(`${shared.detail?.reason}`)) stop('disconnected');
   };
 
-  const { host } = environment;
   const locks = host?.navigator?.locks;
   if (config.recipient && locks && host.BroadcastChannel) {
     // Versioned, so that a tab still running an older SDK does not read these messages.
