@@ -1,7 +1,14 @@
 import { backoffDelay } from './backoff.js';
-import { sendDisconnect, sendReceipts } from './browser-requests.js';
 import { protocolError, TidingsError } from './errors.js';
-import { credentialsBody, postText, readCredentials, readJson, tryFetch } from './http.js';
+import {
+  credentialsBody,
+  isRetryableStatus,
+  postText,
+  problemError,
+  readCredentials,
+  readJson,
+  tryFetch,
+} from './http.js';
 import { type ConnectOptions, resolveOptions, type TidingsHost } from './options.js';
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
@@ -105,7 +112,18 @@ export function connect(options: ConnectOptions): TidingsConnection {
   };
 
   const receipts = createReceiptBatcher({
-    send: (target, events) => sendReceipts(config.fetch, config.baseUrl, target, events),
+    // One batch to `POST /v1/events`; `keepalive` lets it outlive the page.
+    send: async (target, events) => {
+      const response = await postText(
+        config.fetch,
+        `${config.baseUrl}/v1/events`,
+        credentialsBody(target, { events }),
+        { keepalive: true },
+      );
+      if (response instanceof TidingsError) return { ok: false, retry: true, error: response };
+      if (response.ok) return { ok: true };
+      return { ok: false, retry: isRetryableStatus(response.status), error: await problemError(response) };
+    },
     environment,
     onError: report,
   });
@@ -511,7 +529,18 @@ export function connect(options: ConnectOptions): TidingsConnection {
       const gone = browser;
       stop('disconnect');
       forgetBrowser();
-      if (gone) sendDisconnect(environment.host, config.fetch, config.baseUrl, gone);
+      if (!gone) return;
+      // `POST /v1/browsers/{id}/disconnect` with `navigator.sendBeacon`, which the browser delivers
+      // even while the page unloads; without it (or when its queue is full), a keepalive fetch.
+      const url = `${config.baseUrl}/v1/browsers/${encodeURIComponent(gone.browserId)}/disconnect`;
+      const body = JSON.stringify({ browser_secret: gone.browserSecret });
+      let queued = false;
+      try {
+        queued = host?.navigator?.sendBeacon?.(url, body) === true;
+      } catch {
+        // Some browsers throw instead of returning false (a blocked URL, a page already gone).
+      }
+      if (!queued) void postText(config.fetch, url, body, { keepalive: true });
     },
   } as TidingsConnection;
   // delivered(), displayed(), clicked(), dismissed(): one receipt each.
