@@ -15,7 +15,7 @@ import { createRecentIds } from './recent-ids.js';
 import { createSseParser } from './sse-parser.js';
 import { again, retry, type Step, stepForFailure } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
-import { showSystemNotification } from './system-notification.js';
+import { safeUrl } from './system-notification.js';
 import { createTabElection, type LeaderMessage, type TabElection, type TabRole } from './tab-election.js';
 import type {
   TidingsCloseReason,
@@ -141,9 +141,31 @@ export function connect(options: ConnectOptions): TidingsConnection {
     }
     if (seen.add(attemptId)) {
       safely(config.onNotification, notification);
-      // One system notification per browser: the tab that got it from the server shows it.
-      if (config.systemNotifications && fromServer) {
-        showSystemNotification(environment.host, notification, (type) => receipt(type, attemptId));
+      // One system notification per browser: the tab that got it from the server shows it, through
+      // the Notification API when the page already has permission. Where pages cannot construct
+      // notifications (Chrome on Android wants a service worker) nothing shows.
+      const { host } = environment;
+      const NotificationApi = host?.Notification;
+      if (config.systemNotifications && fromServer && NotificationApi?.permission === 'granted') {
+        try {
+          const shown = new NotificationApi(notification.title, {
+            body: notification.body ?? undefined,
+            icon: notification.icon ?? undefined,
+            tag: notification.tag ?? undefined,
+            data: notification.data,
+          });
+          shown.onshow = () => receipt('displayed', attemptId);
+          shown.onclick = (event) => {
+            event.preventDefault();
+            receipt('clicked', attemptId);
+            host!.focus?.();
+            const url = safeUrl(notification.url, host!.location?.href);
+            if (url) host!.open?.(url, '_blank', 'noopener');
+            shown.close();
+          };
+        } catch {
+          // The constructor throws where only service workers may show notifications.
+        }
       }
     }
     if (!fromServer) return;
