@@ -134,11 +134,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
 
   /** A notification from the server (`fromServer`), or relayed by the leader tab, which sent its receipt. */
   const handleNotification = (payload: unknown, fromServer = true) => {
-    const notification = payload as TidingsNotification | null;
-    const attemptId = notification?.attempt_id;
-    if (typeof attemptId !== 'string' || !notification) {
-      return report(protocolError('No attempt_id'));
-    }
+    const notification = payload as TidingsNotification;
+    // The payload may be anything, null included: with a string attempt_id it is an object.
+    const attemptId = (payload as TidingsNotification | null)?.attempt_id;
+    if (typeof attemptId !== 'string') return report(protocolError('No attempt_id'));
     if (seen.add(attemptId)) {
       safely(config.onNotification, notification);
       // One system notification per browser: the tab that got it from the server shows it, through
