@@ -1,5 +1,34 @@
 import { defineConfig } from 'tsup';
 
+const internalProperties = new RegExp(
+  `^(${[
+    // Step (step.ts)
+    'kind',
+    'withBrowser',
+    'beforeReady',
+    // SseParserOptions, SseParser (sse-parser.ts)
+    'onEvent',
+    'onRetry',
+    'onComment',
+    'feed',
+    // the stream under way (connect.ts)
+    'isStale',
+    'stall',
+    // TabElectionOptions, TabElection (tab-election.ts)
+    'channel',
+    'state',
+    'onRole',
+    'onMessage',
+    'role',
+    'post',
+    // ReceiptBatcherOptions, SendOutcome (receipts.ts), RecentIds (recent-ids.ts)
+    'send',
+    'retry',
+    'newest',
+    'flush',
+  ].join('|')})$`,
+);
+
 export default defineConfig([
   {
     // For bundlers: modern syntax, types, tree-shakable.
@@ -22,6 +51,11 @@ export default defineConfig([
       ecma: 2020,
       toplevel: true,
       compress: { passes: 3, unsafe_arrows: true, pure_getters: true },
+      // Shortens the property names that never leave the bundle: the SDK's own step, context and
+      // handler objects. Not the public API, not what is stored or posted to other tabs, not the
+      // DOM's; a name added here must be none of those.
+      // `builtins: true` because some of them (`send`, `state`, `pause`, …) are also DOM names.
+      mangle: { properties: { regex: internalProperties, builtins: true } },
     },
     target: 'es2020',
     platform: 'browser',

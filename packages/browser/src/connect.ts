@@ -1,16 +1,21 @@
 import { backoffDelay } from './backoff.js';
-import { sendDisconnect, sendReceipts } from './browser-requests.js';
-import { TidingsError } from './errors.js';
-import { watchLifecycle } from './lifecycle.js';
-import { type ConnectOptions, resolveOptions } from './options.js';
-import { pollOnce } from './poll.js';
+import { protocolError, TidingsError } from './errors.js';
+import {
+  credentialsBody,
+  isRetryableStatus,
+  postText,
+  problemError,
+  readCredentials,
+  readJson,
+  tryFetch,
+} from './http.js';
+import { type ConnectOptions, resolveOptions, type TidingsHost } from './options.js';
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
-import type { SseEvent } from './sse-parser.js';
-import type { Step } from './step.js';
+import { createSseParser } from './sse-parser.js';
+import { again, retry, type Step, stepForFailure } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
-import { openStream, type StreamHandle } from './stream.js';
-import { showSystemNotification } from './system-notification.js';
+import { safeUrl } from './system-notification.js';
 import { createTabElection, type LeaderMessage, type TabElection, type TabRole } from './tab-election.js';
 import type {
   TidingsCloseReason,
@@ -31,6 +36,8 @@ const healthyAfterMs = 10_000;
 const stallsBeforeFallback = 2;
 const rememberedIds = 1000;
 const persistedIds = 50;
+/** A poll that has not answered in this long is abandoned and retried. */
+const pollTimeoutMs = 30_000;
 
 const parseJson = (text: string): unknown => {
   try {
@@ -64,10 +71,11 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let openedAt = 0;
   let tokenRefreshed = false;
   let stalls = 0;
-  let stream: StreamHandle | null = null;
-  let abortCurrent: (() => void) | null = null;
+  /** The try under way: a stream (which can tell that it went stale), or a poll's controller. */
+  let current: { abort(): void; isStale?(): boolean; stall?(): void } | null = null;
   let endSleep: (() => void) | null = null;
-  let sleepingForRetryAfter = false;
+  /** True while the loop waits out a `Retry-After`, which a wake does not cut short. */
+  let retryAfter = false;
   let lastDetail: TidingsStatusDetail | undefined;
   /** Shared with the other tabs when there is a recipient and the browser can (see the end). */
   let election: TabElection | null = null;
@@ -75,9 +83,9 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let leading = true;
 
   // The app's callbacks must not break the loop; their errors surface as uncaught ones instead.
-  const safely = <A extends unknown[]>(callback: (...args: A) => void, ...args: A) => {
+  const safely = <A extends unknown[]>(callback: ((...args: A) => void) | undefined, ...args: A) => {
     try {
-      callback(...args);
+      callback?.(...args);
     } catch (error) {
       environment.setTimeout(() => {
         throw error;
@@ -104,7 +112,18 @@ export function connect(options: ConnectOptions): TidingsConnection {
   };
 
   const receipts = createReceiptBatcher({
-    send: (target, events) => sendReceipts(config.fetch, config.baseUrl, target, events),
+    // One batch to `POST /v1/events`; `keepalive` lets it outlive the page.
+    send: async (target, events) => {
+      const response = await postText(
+        config.fetch,
+        `${config.baseUrl}/v1/events`,
+        credentialsBody(target, { events }),
+        { keepalive: true },
+      );
+      if (response instanceof TidingsError) return { ok: false, retry: true, error: response };
+      if (response.ok) return { ok: true };
+      return { ok: false, retry: isRetryableStatus(response.status), error: await problemError(response) };
+    },
     environment,
     onError: report,
   });
@@ -115,25 +134,43 @@ export function connect(options: ConnectOptions): TidingsConnection {
 
   /** A notification from the server (`fromServer`), or relayed by the leader tab, which sent its receipt. */
   const handleNotification = (payload: unknown, fromServer = true) => {
-    const notification = payload as TidingsNotification | null;
-    const attemptId = notification?.attempt_id;
-    if (typeof attemptId !== 'string' || !notification) {
-      return report(new TidingsError('PROTOCOL_ERROR', 'No attempt_id'));
-    }
+    const notification = payload as TidingsNotification;
+    // The payload may be anything, null included: with a string attempt_id it is an object.
+    const attemptId = (payload as TidingsNotification | null)?.attempt_id;
+    if (typeof attemptId !== 'string') return report(protocolError('No attempt_id'));
     if (seen.add(attemptId)) {
       safely(config.onNotification, notification);
-      // One system notification per browser: the tab that got it from the server shows it.
-      if (config.systemNotifications && fromServer) {
-        showSystemNotification(environment.host, notification, {
-          displayed: () => receipt('displayed', attemptId),
-          clicked: () => receipt('clicked', attemptId),
-        });
+      // One system notification per browser: the tab that got it from the server shows it, through
+      // the Notification API when the page already has permission. Where pages cannot construct
+      // notifications (Chrome on Android wants a service worker) nothing shows.
+      const { host } = environment;
+      const NotificationApi = host?.Notification;
+      if (config.systemNotifications && fromServer && NotificationApi?.permission === 'granted') {
+        try {
+          const shown = new NotificationApi(notification.title, {
+            body: notification.body ?? undefined,
+            icon: notification.icon ?? undefined,
+            tag: notification.tag ?? undefined,
+            data: notification.data,
+          });
+          shown.onshow = () => receipt('displayed', attemptId);
+          shown.onclick = (event) => {
+            event.preventDefault();
+            receipt('clicked', attemptId);
+            host!.focus?.();
+            const url = safeUrl(notification.url, host!.location?.href);
+            if (url) host!.open?.(url, '_blank', 'noopener');
+            shown.close();
+          };
+        } catch {
+          // The constructor throws where only service workers may show notifications.
+        }
       }
     }
     if (!fromServer) return;
     election?.post({ notification });
     // A duplicate still gets its receipt: the server sends again only what it has no receipt for.
-    if (config.autoDelivered) receipt('delivered', attemptId);
+    if (config.autoDelivered ?? true) receipt('delivered', attemptId);
   };
 
   const opened = (resumed: boolean, via: TidingsTransport) => {
@@ -154,17 +191,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
       heartbeat_ms?: unknown;
       resumed?: unknown;
     } | null;
-    const protocolError = (message: string): Step => ({
-      kind: 'retry',
-      error: new TidingsError('PROTOCOL_ERROR', message),
-    });
-    if (typeof ready?.browser_id !== 'string') return protocolError('No browser_id');
-    if (typeof ready.browser_secret === 'string') {
-      // A new browser: the first connection, or a resume position the server no longer knew.
-      browser = { browserId: ready.browser_id, browserSecret: ready.browser_secret };
-    } else if (browser?.browserId !== ready.browser_id) {
+    if (typeof ready?.browser_id !== 'string') return retry(protocolError('No browser_id'));
+    const fresh = readCredentials(ready);
+    // A new browser: the first connection, or a resume position the server no longer knew.
+    if (fresh) browser = fresh;
+    else if (browser?.browserId !== ready.browser_id) {
       forgetBrowser(); // resumed a browser whose secret is lost: start a new one
-      return protocolError('Browser secret lost');
+      return retry(protocolError('Browser secret lost'));
     }
     const heartbeat = ready.heartbeat_ms;
     heartbeatMs = typeof heartbeat === 'number' && heartbeat > 0 ? heartbeat : defaultHeartbeatMs;
@@ -172,80 +205,157 @@ export function connect(options: ConnectOptions): TidingsConnection {
     return undefined;
   };
 
-  const onStreamEvent = (event: SseEvent): Step | undefined => {
-    if (event.type === 'ready') return onReady(parseJson(event.data));
-    if (event.type === 'notification') {
-      lastEventId = event.id; // before the relay, which hands it to the other tabs
-      handleNotification(parseJson(event.data));
-    }
-    return undefined;
-  };
-
   const connectUrl = () => `${config.baseUrl}/v1/connect/${encodeURIComponent(token ?? '')}`;
 
-  const streamOnce = (): Promise<Step> => {
+  /**
+   * Opens `GET /v1/connect/{token}` with `fetch` and reads it through the SSE parser. `fetch`
+   * rather than EventSource, because EventSource hides the HTTP status (401, 403, 429 and its
+   * Retry-After, 204) and gives up for good on any non-200. The resume position travels as the
+   * `last_event_id` query parameter, not the `Last-Event-ID` header, which is not CORS-safelisted
+   * and would add a preflight to every reconnect.
+   */
+  const streamOnce = async (): Promise<Step> => {
     const position = lastEventId || (browser ? `${browser.browserId}.0` : '');
-    const handle = openStream({
-      url: position ? `${connectUrl()}?last_event_id=${encodeURIComponent(position)}` : connectUrl(),
-      fetch: config.fetch,
-      environment,
-      lastEventId: position,
-      watchdogMs: () => heartbeatMs * watchdogFactor,
-      onEvent: onStreamEvent,
-      onRetry: (milliseconds) => {
-        retryBaseMs = Math.min(Math.max(milliseconds, 250), 30_000);
-      },
-      onChunk: (id) => {
-        lastEventId = id;
-        save();
-      },
-    });
-    stream = handle;
-    abortCurrent = handle.abort;
-    return handle.done.finally(() => {
-      stream = null;
-    });
+    const controller = new AbortController();
+    /** The silence after which the stream counts as dead (read on every chunk). */
+    const watchdogMs = () => heartbeatMs * watchdogFactor;
+    let lastActivityAt = environment.now();
+    let stalled = false;
+    let sawReady = false;
+    let timer: unknown = null;
+
+    const stall = () => {
+      stalled = true;
+      controller.abort();
+    };
+    const touch = () => {
+      lastActivityAt = environment.now();
+      environment.clearTimeout(timer);
+      timer = environment.setTimeout(stall, watchdogMs());
+    };
+    /** How a broken stream ends: stalled (the watchdog aborted it), or the `error` it broke with. */
+    const broken = (error: TidingsError): Step =>
+      stalled ? retry(new TidingsError('STREAM_STALLED', `No data for ${watchdogMs()} ms`), !sawReady) : retry(error);
+
+    current = {
+      abort: () => controller.abort(),
+      // Nothing arrived for longer than the watchdog allows (the timers of a frozen tab lag).
+      isStale: () => environment.now() - lastActivityAt > watchdogMs(),
+      stall,
+    };
+    touch();
+    try {
+      const response = await tryFetch(
+        config.fetch,
+        position ? `${connectUrl()}?last_event_id=${encodeURIComponent(position)}` : connectUrl(),
+        { headers: { Accept: 'text/event-stream' }, signal: controller.signal },
+      );
+      if (response instanceof TidingsError) return broken(response);
+      // Awaited here: the finally below aborts, and the problem body must be read before.
+      if (response.status !== 200) return await stepForFailure(response, false);
+      if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+        return retry(protocolError('Not an event stream'));
+      }
+      if (!response.body) return { kind: 'fallback' };
+
+      /** Set by a `ready` event the protocol does not allow: it ends the stream. */
+      let outcome: Step | undefined;
+      const parser = createSseParser({
+        lastEventId: position,
+        onEvent: (event) => {
+          if (outcome) return;
+          if (event.type === 'ready') {
+            sawReady = true;
+            outcome = onReady(parseJson(event.data));
+          } else if (event.type === 'notification') {
+            lastEventId = event.id; // before the relay, which hands it to the other tabs
+            handleNotification(parseJson(event.data));
+          }
+        },
+        onRetry: (milliseconds) => {
+          retryBaseMs = Math.min(Math.max(milliseconds, 250), 30_000);
+        },
+      });
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder(undefined, { ignoreBOM: true }); // UTF-8; the parser skips the BOM itself
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          touch();
+          parser.feed(decoder.decode(value, { stream: true }));
+          if (outcome) break;
+          lastEventId = parser.lastEventId;
+          save();
+        }
+      } catch (cause) {
+        return broken(new TidingsError('NETWORK_ERROR', 'Stream broke', { cause }));
+      }
+      return outcome ?? retry();
+    } finally {
+      // Releases the connection whichever way the stream ended, and stops the watchdog.
+      controller.abort();
+      environment.clearTimeout(timer);
+    }
   };
 
-  const pollNow = (): Promise<Step> => {
+  /**
+   * One step of the polling fallback on `POST /v1/connect/{token}`: without a browser, register
+   * one (201 with its id and secret); with one, fetch its pending notifications (200), which the
+   * server then marks `sent`, or take the new browser the server registered instead (201).
+   */
+  const pollNow = async (): Promise<Step> => {
+    const polled = browser;
     const controller = new AbortController();
-    abortCurrent = () => controller.abort();
-    return pollOnce({
-      url: connectUrl(),
-      fetch: config.fetch,
-      environment,
-      controller,
-      pollIntervalMs: config.pollIntervalMs,
-      browser,
-      onRegistered: (registered) => {
+    current = controller;
+    const timer = environment.setTimeout(() => controller.abort(), pollTimeoutMs);
+    try {
+      const init = { method: 'POST', signal: controller.signal };
+      const response = await (polled
+        ? postText(config.fetch, connectUrl(), credentialsBody(polled), init)
+        : tryFetch(config.fetch, connectUrl(), init));
+      if (response instanceof TidingsError) return retry(response);
+      // 204: the browser was disconnected by request, for good.
+      if (!response.ok || response.status === 204) return stepForFailure(response, polled !== null);
+      const body = (await readJson(response)) as Record<string, unknown> | null;
+      // 201 registers a browser: asked for, or because the server no longer knew ours (stale,
+      // or another recipient's).
+      const registered = response.status === 201 && readCredentials(body);
+      if (registered) {
         browser = registered;
         lastEventId = '';
         opened(false, 'poll');
-      },
-      onPolled: (notifications) => {
-        for (const notification of notifications) handleNotification(notification);
+        return again(0);
+      }
+      if (polled && Array.isArray(body?.notifications)) {
+        for (const notification of body.notifications) handleNotification(notification);
         opened(true, 'poll');
-      },
-    });
+        return again(config.pollIntervalMs);
+      }
+      return retry(protocolError('Bad poll answer'));
+    } finally {
+      environment.clearTimeout(timer);
+    }
   };
 
-  const sleep = (milliseconds: number, forRetryAfter: boolean) =>
+  /** Waits `milliseconds` (forever without), or until `endSleep`. */
+  const sleep = (milliseconds?: number) =>
     new Promise<void>((resolve) => {
-      if (milliseconds <= 0) return resolve();
+      if (milliseconds === 0) return resolve();
       let timer: unknown = null;
-      endSleep = () => {
-        if (timer !== null) environment.clearTimeout(timer);
+      const end = () => {
+        environment.clearTimeout(timer);
         endSleep = null;
         resolve();
       };
-      if (Number.isFinite(milliseconds)) timer = environment.setTimeout(endSleep, milliseconds);
-      sleepingForRetryAfter = forRetryAfter;
+      endSleep = end;
+      if (milliseconds) timer = environment.setTimeout(end, milliseconds);
     });
 
-  const stop = (reason: TidingsCloseReason, error?: TidingsError) => {
+  const stop = (reason: TidingsCloseReason, error?: TidingsError): undefined => {
     if (closed) return;
     closed = true;
-    abortCurrent?.();
+    current?.abort();
     endSleep?.();
     stopWatching();
     receipts.flush();
@@ -260,7 +370,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
 
   const refreshToken = async (): Promise<boolean> => {
     try {
-      const fresh = config.getToken ? await config.getToken() : null;
+      const fresh = await config.getToken?.();
       if (typeof fresh !== 'string' || !fresh) throw new TypeError('No token');
       token = fresh;
       return true;
@@ -270,52 +380,53 @@ export function connect(options: ConnectOptions): TidingsConnection {
     }
   };
 
-  /** Decides what a step means: the wait before the next try, or null when the loop ends. */
-  const afterStep = async (step: Step, attempt: number): Promise<{ delayMs: number; retryAfter: boolean } | null> => {
-    const now = { delayMs: 0, retryAfter: false };
+  /**
+   * Decides what a step means: the wait before the next try (setting `retryAfter` when it is the
+   * server's), or undefined when the loop ends.
+   */
+  const afterStep = async (step: Step, attempt: number): Promise<number | undefined> => {
+    retryAfter = false;
     switch (step.kind) {
       case 'stop':
-        stop(step.reason, step.error);
-        return null;
+        return stop(step.reason, step.error);
       case 'again':
-        return { delayMs: step.delayMs, retryAfter: false };
+        return step.delayMs;
       case 'fallback':
-        if (config.transport === 'sse') {
-          stop('error', new TidingsError('PROTOCOL_ERROR', 'No stream body'));
-          return null;
-        }
+        if (config.transport === 'sse') return stop('error', protocolError('No stream body'));
         transport = 'poll';
-        return now;
+        return 0;
       case 'unauthorized':
         if (config.getToken && !tokenRefreshed) {
           tokenRefreshed = true;
-          return (await refreshToken()) ? now : null;
+          return (await refreshToken()) ? 0 : undefined;
         }
         // 401 on a poll with a browser may be about the browser's secret, not the token: start anew once.
         if (step.withBrowser) {
           forgetBrowser();
-          return now;
+          return 0;
         }
-        stop('error', step.error);
-        return null;
+        return stop('error', step.error);
     }
     const { error } = step;
     if (step.beforeReady && config.transport === 'auto' && ++stalls >= stallsBeforeFallback) transport = 'poll';
-    const retryAfterSeconds = error?.retryAfterSeconds ?? null;
-    let delayMs = backoffDelay(attempt, environment.random, { baseMs: retryBaseMs });
-    // Retry-After plus up to a second of jitter, so that the tabs it held back do not return at once.
-    if (retryAfterSeconds !== null) delayMs = retryAfterSeconds * 1000 + Math.floor(environment.random() * 1000);
-    else if (wakeNow) delayMs = 0;
+    const retryAfterSeconds = error?.retryAfterSeconds;
+    retryAfter = retryAfterSeconds != null;
+    const delayMs = retryAfter
+      ? // Retry-After plus up to a second of jitter, so that the tabs it held back do not return at once.
+        retryAfterSeconds! * 1000 + Math.floor(environment.random() * 1000)
+      : wakeNow
+        ? 0
+        : backoffDelay(attempt, environment.random, retryBaseMs);
     if (error) report(error);
     setStatus('reconnecting', { attempt: attempt + 1, delayMs, error });
-    return { delayMs, retryAfter: retryAfterSeconds !== null };
+    return delayMs;
   };
 
   const run = async () => {
     let attempt = 0;
     while (!closed) {
       if (paused || !leading) {
-        await sleep(Number.POSITIVE_INFINITY, false);
+        await sleep();
         continue;
       }
       // A follower needs no token: it asks for one when it becomes the leader, then checks again.
@@ -325,36 +436,59 @@ export function connect(options: ConnectOptions): TidingsConnection {
       }
       openedAt = 0;
       const step = await (transport === 'sse' ? streamOnce() : pollNow());
-      abortCurrent = null;
+      current = null;
       if (closed || paused || !leading) continue;
       if (openedAt && environment.now() - openedAt >= healthyAfterMs) attempt = 0;
-      const next = await afterStep(step, attempt);
+      const delayMs = await afterStep(step, attempt);
       wakeNow = false;
-      if (!next) return;
+      if (delayMs === undefined) return;
       attempt = step.kind === 'retry' ? attempt + 1 : 0;
-      await sleep(next.delayMs, next.retryAfter);
+      await sleep(delayMs);
     }
   };
 
-  const stopWatching = watchLifecycle(environment.host, {
-    wake: () => {
-      if (closed || paused) return;
-      if (stream?.isStale()) {
-        wakeNow = true;
-        stream.stall();
-      } else if (!sleepingForRetryAfter) endSleep?.();
-    },
-    hidden: receipts.flush,
-    pause: () => {
-      paused = true;
-      abortCurrent?.();
-      receipts.flush();
-    },
-    resume: () => {
-      paused = false;
-      endSleep?.();
-    },
-  });
+  // The page's life: a tab that becomes visible or a network that comes back checks the stream and
+  // ends a backoff wait; a hidden tab sends its receipts now (it may be killed without notice); a
+  // page that leaves or enters the back/forward cache stops the stream until it comes back.
+  const wake = () => {
+    if (closed || paused) return;
+    if (current?.isStale?.()) {
+      wakeNow = true;
+      current.stall!();
+    } else if (!retryAfter) endSleep?.();
+  };
+  const { host } = environment;
+  const document = host?.document;
+  const listeners: [
+    Pick<TidingsHost, 'addEventListener' | 'removeEventListener'> | null | undefined,
+    string,
+    (event: Event) => void,
+  ][] = [
+    [document, 'visibilitychange', () => (document?.visibilityState === 'visible' ? wake() : receipts.flush())],
+    [host, 'online', wake],
+    [
+      host,
+      'pagehide',
+      () => {
+        paused = true;
+        current?.abort();
+        receipts.flush();
+      },
+    ],
+    [
+      host,
+      'pageshow',
+      (event) => {
+        if (!(event as PageTransitionEvent).persisted) return;
+        paused = false;
+        endSleep?.();
+      },
+    ],
+  ];
+  for (const [target, type, listener] of listeners) target?.addEventListener(type, listener);
+  const stopWatching = () => {
+    for (const [target, type, listener] of listeners) target?.removeEventListener(type, listener);
+  };
 
   /** A follower takes the leader's browser and status, and the notifications it relays. */
   const follow = (message: LeaderMessage) => {
@@ -381,7 +515,6 @@ export function connect(options: ConnectOptions): TidingsConnection {
     } else if (leaderStatus === 'closed' && /^disconnect/.test(`${shared.detail?.reason}`)) stop('disconnected');
   };
 
-  const { host } = environment;
   const locks = host?.navigator?.locks;
   if (config.recipient && locks && host.BroadcastChannel) {
     // Versioned, so that a tab still running an older SDK does not read these messages.
@@ -396,7 +529,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       onRole: (role: TabRole) => {
         leading = role === 'leader';
         if (leading) endSleep?.();
-        else abortCurrent?.(); // another tab holds the connection now
+        else current?.abort(); // another tab holds the connection now
       },
       onMessage: follow,
     });
@@ -410,18 +543,30 @@ export function connect(options: ConnectOptions): TidingsConnection {
     })
     .catch((cause) => stop('error', new TidingsError('INTERNAL_ERROR', 'Unexpected failure', { cause })));
 
-  return {
+  const connection = {
     browserId: () => browser?.browserId ?? null,
-    delivered: (attemptId) => receipt('delivered', attemptId),
-    displayed: (attemptId) => receipt('displayed', attemptId),
-    clicked: (attemptId) => receipt('clicked', attemptId),
-    dismissed: (attemptId) => receipt('dismissed', attemptId),
     close: () => stop('close'),
     disconnect: () => {
       const gone = browser;
       stop('disconnect');
       forgetBrowser();
-      if (gone) sendDisconnect(environment.host, config.fetch, config.baseUrl, gone);
+      if (!gone) return;
+      // `POST /v1/browsers/{id}/disconnect` with `navigator.sendBeacon`, which the browser delivers
+      // even while the page unloads; without it (or when its queue is full), a keepalive fetch.
+      const url = `${config.baseUrl}/v1/browsers/${encodeURIComponent(gone.browserId)}/disconnect`;
+      const body = JSON.stringify({ browser_secret: gone.browserSecret });
+      let queued = false;
+      try {
+        queued = host?.navigator?.sendBeacon?.(url, body) === true;
+      } catch {
+        // Some browsers throw instead of returning false (a blocked URL, a page already gone).
+      }
+      if (!queued) void postText(config.fetch, url, body, { keepalive: true });
     },
-  };
+  } as TidingsConnection;
+  // delivered(), displayed(), clicked(), dismissed(): one receipt each.
+  for (const type of ['delivered', 'displayed', 'clicked', 'dismissed'] as const) {
+    connection[type] = (attemptId) => receipt(type, attemptId);
+  }
+  return connection;
 }

@@ -56,3 +56,6 @@ export class TidingsError extends Error {
     this.fatal = false;
   }
 }
+
+/** A `PROTOCOL_ERROR`: the server answered something the protocol does not allow. */
+export const protocolError = (message: string) => new TidingsError('PROTOCOL_ERROR', message);

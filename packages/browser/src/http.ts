@@ -1,16 +1,38 @@
 import { TidingsError } from './errors.js';
+import type { BrowserCredentials } from './receipts.js';
 
-/** What a request turned into: a response, or the failure to get one. */
-export type FetchResult = { response: Response } | { error: TidingsError };
-
-/** `fetch` that turns a rejection into a `NETWORK_ERROR` value. */
-export async function tryFetch(fetchFunction: typeof fetch, url: string, init: RequestInit): Promise<FetchResult> {
+/** `fetch` that turns a rejection into a `NETWORK_ERROR` value: a response, or the failure to get one. */
+export async function tryFetch(
+  fetchFunction: typeof fetch,
+  url: string,
+  init: RequestInit,
+): Promise<Response | TidingsError> {
   try {
-    return { response: await fetchFunction(url, { credentials: 'omit', cache: 'no-store', ...init }) };
+    return await fetchFunction(url, { credentials: 'omit', cache: 'no-store', ...init });
   } catch (cause) {
-    return { error: new TidingsError('NETWORK_ERROR', 'Network error', { cause }) };
+    return new TidingsError('NETWORK_ERROR', 'Network error', { cause });
   }
 }
+
+// JSON sent as text/plain: a CORS "simple request", so no preflight round trip, and a body that
+// `navigator.sendBeacon(url, string)` can carry.
+const textPlain = { 'Content-Type': 'text/plain' };
+
+/** POSTs `body` as JSON in text/plain (see above). */
+export const postText = (fetchFunction: typeof fetch, url: string, body: string, init?: RequestInit) =>
+  tryFetch(fetchFunction, url, { method: 'POST', headers: textPlain, body, ...init });
+
+/** The body that proves a browser: its id and secret, and `more`. */
+export const credentialsBody = (browser: BrowserCredentials, more?: object) =>
+  JSON.stringify({ browser_id: browser.browserId, browser_secret: browser.browserSecret, ...more });
+
+/** A browser's id and secret from the server's JSON (`ready` event, poll registration), or null. */
+export const readCredentials = (body: unknown): BrowserCredentials | null => {
+  const value = body as { browser_id?: unknown; browser_secret?: unknown } | null;
+  return typeof value?.browser_id === 'string' && typeof value.browser_secret === 'string'
+    ? { browserId: value.browser_id, browserSecret: value.browser_secret }
+    : null;
+};
 
 /** `Retry-After` as whole seconds; an HTTP date or garbage reads as null. */
 export function retryAfterSeconds(response: Response): number | null {

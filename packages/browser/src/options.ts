@@ -98,16 +98,9 @@ export interface ConnectOptions {
 }
 
 /** {@link ConnectOptions} with every default applied. */
-export interface ResolvedOptions {
+export interface ResolvedOptions extends ConnectOptions {
   baseUrl: string;
-  token: string | null;
-  getToken: (() => Promise<string>) | null;
-  recipient: string | null;
   onNotification: (notification: TidingsNotification) => void;
-  onStatus: (status: TidingsStatus, detail?: TidingsStatusDetail) => void;
-  onError: (error: TidingsError) => void;
-  autoDelivered: boolean;
-  systemNotifications: boolean;
   storage: Storage | null;
   transport: 'auto' | 'sse' | 'poll';
   pollIntervalMs: number;
@@ -115,11 +108,9 @@ export interface ResolvedOptions {
   environment: TidingsEnvironment;
 }
 
-const noop = () => {};
-
 function defaultStorage(): Storage | null {
   try {
-    return typeof sessionStorage === 'undefined' ? null : sessionStorage;
+    return globalThis.sessionStorage ?? null;
   } catch {
     return null; // a sandboxed iframe throws on the mere access
   }
@@ -142,16 +133,11 @@ export function resolveOptions(options: ConnectOptions): ResolvedOptions {
               ? 'pollIntervalMs'
               : '';
   if (invalid) throw new TypeError(`Tidings connect(): invalid ${invalid}`);
+  // Options the SDK takes as given (token, recipient, getToken, the callbacks) come through the
+  // spread; the rest get their defaults here.
   return {
+    ...options,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    token: token || null,
-    getToken: getToken ?? null,
-    recipient: options.recipient || null,
-    onNotification: options.onNotification,
-    onStatus: options.onStatus ?? noop,
-    onError: options.onError ?? noop,
-    autoDelivered: options.autoDelivered ?? true,
-    systemNotifications: options.systemNotifications ?? false,
     storage: options.storage === undefined ? defaultStorage() : options.storage,
     transport,
     pollIntervalMs,
@@ -162,7 +148,7 @@ export function resolveOptions(options: ConnectOptions): ResolvedOptions {
       clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
       now: () => Date.now(),
       random: Math.random,
-      host: typeof window === 'undefined' ? null : (window as unknown as TidingsHost),
+      host: (globalThis.window as unknown as TidingsHost | undefined) ?? null,
       ...options.environment,
     },
   };

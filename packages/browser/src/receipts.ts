@@ -24,22 +24,14 @@ export interface ReceiptBatcherOptions {
   send: (browser: BrowserCredentials, events: Receipt[]) => Promise<SendOutcome>;
   environment: Pick<TidingsEnvironment, 'setTimeout' | 'clearTimeout' | 'random'>;
   onError: (error: TidingsError) => void;
-  /**
-   * How long a receipt waits for others to join its batch, in milliseconds.
-   * @default 50
-   */
-  flushDelayMs?: number;
-  /**
-   * Most events in one request (the server's limit).
-   * @default 100
-   */
-  maxBatchSize?: number;
-  /**
-   * Tries of one batch, the first included.
-   * @default 4
-   */
-  maxTries?: number;
 }
+
+/** How long a receipt waits for others to join its batch, in milliseconds. */
+const flushDelayMs = 50;
+/** Most events in one request (the server's limit). */
+const maxBatchSize = 100;
+/** Tries of one batch, the first included. */
+const maxTries = 4;
 
 /** Collects receipts and posts them in batches. */
 export interface ReceiptBatcher {
@@ -54,8 +46,8 @@ export interface ReceiptBatcher {
  * idempotent on the server, so a repeat is harmless).
  */
 export function createReceiptBatcher(options: ReceiptBatcherOptions): ReceiptBatcher {
-  const { environment, flushDelayMs = 50, maxBatchSize = 100, maxTries = 4 } = options;
-  let queue: { browser: BrowserCredentials; receipt: Receipt }[] = [];
+  const { environment } = options;
+  let queue: [BrowserCredentials, Receipt][] = [];
   let timer: unknown = null;
 
   const sendBatch = async (browser: BrowserCredentials, events: Receipt[], tries: number): Promise<void> => {
@@ -72,19 +64,21 @@ export function createReceiptBatcher(options: ReceiptBatcherOptions): ReceiptBat
       );
       return;
     }
-    const retryAfterMs = outcome.error.retryAfterSeconds === null ? null : outcome.error.retryAfterSeconds * 1000;
-    const delay = retryAfterMs ?? backoffDelay(tries, environment.random) + 250;
-    environment.setTimeout(() => void sendBatch(browser, events, tries + 1), delay);
+    const seconds = outcome.error.retryAfterSeconds;
+    environment.setTimeout(
+      () => void sendBatch(browser, events, tries + 1),
+      seconds === null ? backoffDelay(tries, environment.random) + 250 : seconds * 1000,
+    );
   };
 
   const flush = () => {
-    if (timer !== null) environment.clearTimeout(timer);
+    environment.clearTimeout(timer);
     timer = null;
     while (queue.length > 0) {
-      const browser = queue[0]!.browser;
+      const browser = queue[0]![0];
       let size = 0;
-      while (size < queue.length && size < maxBatchSize && queue[size]!.browser.browserId === browser.browserId) size++;
-      const batch = queue.slice(0, size).map((item) => item.receipt);
+      while (size < queue.length && size < maxBatchSize && queue[size]![0].browserId === browser.browserId) size++;
+      const batch = queue.slice(0, size).map((item) => item[1]);
       queue = queue.slice(size);
       void sendBatch(browser, batch, 0);
     }
@@ -92,7 +86,7 @@ export function createReceiptBatcher(options: ReceiptBatcherOptions): ReceiptBat
 
   return {
     add(browser, receipt) {
-      queue.push({ browser, receipt });
+      queue.push([browser, receipt]);
       if (queue.length >= maxBatchSize) flush();
       else if (timer === null) timer = environment.setTimeout(flush, flushDelayMs);
     },

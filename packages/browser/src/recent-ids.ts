@@ -20,6 +20,8 @@ export function createRecentIds(limit: number, initial: readonly string[] = []):
   return {
     add,
     has: (id) => ids.has(id),
-    newest: (count) => (count > 0 ? [...ids].slice(-count) : []),
+    // From `size - count`: none when `count` is 0, all of them when it exceeds the size (a negative
+    // start counts from the end, and one before the first is the first).
+    newest: (count) => [...ids].slice(ids.size - count),
   };
 }

@@ -45,30 +45,23 @@ export function createSseParser(options: SseParserOptions): SseParser {
   let idBuffer = options.lastEventId ?? '';
   let lastEventId = idBuffer;
 
-  const dispatch = () => {
-    lastEventId = idBuffer;
-    if (data === '') {
+  const processLine = (line: string) => {
+    if (line === '') {
+      lastEventId = idBuffer;
+      const event = data && { type: eventType || 'message', data: data.slice(0, -1), id: lastEventId };
+      data = '';
       eventType = '';
+      if (event) options.onEvent(event);
       return;
     }
-    const event = { type: eventType || 'message', data: data.slice(0, -1), id: lastEventId };
-    data = '';
-    eventType = '';
-    options.onEvent(event);
-  };
-
-  const processLine = (line: string) => {
-    if (line === '') return dispatch();
     if (line[0] === ':') return options.onComment?.(line.slice(1));
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value[0] === ' ') value = value.slice(1);
-    if (field === 'event') eventType = value;
+    // The field up to the first colon (the whole line without one), the value after it and one space.
+    const [, field, value] = /^([^:]*):? ?(.*)/s.exec(line)!;
+    if (field === 'event') eventType = value!;
     else if (field === 'data') data += `${value}\n`;
     else if (field === 'id') {
-      if (!value.includes('\0')) idBuffer = value;
-    } else if (field === 'retry' && /^\d+$/.test(value)) options.onRetry?.(Number(value));
+      if (!value!.includes('\0')) idBuffer = value!;
+    } else if (field === 'retry' && /^\d+$/.test(value!)) options.onRetry?.(Number(value));
   };
 
   return {

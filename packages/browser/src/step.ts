@@ -14,11 +14,17 @@ export type Step =
   | { kind: 'fallback' }
   | { kind: 'stop'; reason: TidingsCloseReason; error?: TidingsError };
 
+/** Go again after `delayMs`. */
+export const again = (delayMs: number): Step => ({ kind: 'again', delayMs });
+
+/** A failure worth retrying. */
+export const retry = (error?: TidingsError, beforeReady?: boolean): Step => ({ kind: 'retry', error, beforeReady });
+
 /** Maps a non-2xx answer of a connect request to the next step. */
 export async function stepForFailure(response: Response, withBrowser: boolean): Promise<Step> {
   if (response.status === 204) return { kind: 'stop', reason: 'disconnected' };
   const error = await problemError(response);
   if (response.status === 401) return { kind: 'unauthorized', error, withBrowser };
-  if (isRetryableStatus(response.status)) return { kind: 'retry', error };
+  if (isRetryableStatus(response.status)) return retry(error);
   return { kind: 'stop', reason: 'error', error };
 }

@@ -21,8 +21,8 @@ export function loadState(storage: Storage | null, key: string): StoredState | n
     if (!isString(browser?.browserId) || !isString(browser.browserSecret)) return null;
     return {
       browser: { browserId: browser.browserId, browserSecret: browser.browserSecret },
-      lastEventId: isString(value?.lastEventId) ? value.lastEventId : '',
-      seen: Array.isArray(value?.seen) ? value.seen.filter(isString) : [],
+      lastEventId: isString(value!.lastEventId) ? value!.lastEventId : '',
+      seen: Array.isArray(value!.seen) ? value!.seen.filter(isString) : [],
     };
   } catch {
     return null;

@@ -7,13 +7,6 @@ import type { TidingsEnvironment } from './options.js';
  */
 export type TabRole = 'follower' | 'leader' | 'closed';
 
-/**
- * What moves a tab: the lock was `granted`; the request `failed` (stolen from the leader by a tab
- * that found it silent, or refused outright, as in a sandboxed frame); the leader fell `silent`
- * (a frozen tab keeps its lock); the page called `close`.
- */
-export type ElectionEvent = 'granted' | 'failed' | 'silent' | 'close';
-
 /** The part of the Web Locks API the election uses. */
 export interface ElectionLocks {
   request(
@@ -46,19 +39,16 @@ export interface TabElectionOptions {
   onRole: (role: TabRole) => void;
   /** A message of the leader, in a follower. */
   onMessage: (message: LeaderMessage) => void;
-  /**
-   * Interval of the leader's heartbeat and of the followers' check of it, in milliseconds.
-   * @default 250
-   */
-  heartbeatMs?: number;
-  /**
-   * Silence of the leader after which a follower takes its lock (`steal`), in milliseconds. One
-   * heartbeat earlier the follower asks the leader to answer at once, so that a tab whose timers
-   * the browser throttles in the background is not taken for a frozen one.
-   * @default 1000
-   */
-  silenceMs?: number;
 }
+
+/** Interval of the leader's heartbeat and of the followers' check of it, in milliseconds. */
+const heartbeatMs = 250;
+/**
+ * Silence of the leader after which a follower takes its lock (`steal`), in milliseconds. One
+ * heartbeat earlier the follower asks the leader to answer at once, so that a tab whose timers
+ * the browser throttles in the background is not taken for a frozen one.
+ */
+const silenceMs = 1000;
 
 /** A tab's membership of the election. */
 export interface TabElection {
@@ -77,7 +67,7 @@ export interface TabElection {
  * request then rejects, and it follows from then on.
  */
 export function createTabElection(options: TabElectionOptions): TabElection {
-  const { name, locks, channel, environment, heartbeatMs = 250, silenceMs = 1000 } = options;
+  const { name, locks, channel, environment } = options;
   let role: TabRole = 'follower';
   let heardAt = environment.now();
   /** The newest lock request; a queued one is withdrawn before stealing. */
@@ -88,62 +78,56 @@ export function createTabElection(options: TabElectionOptions): TabElection {
   const post = (message?: LeaderMessage) => {
     if (role === 'leader') channel.postMessage({ ...options.state(), ...message, leader: true });
   };
+  const probe = () => channel.postMessage({ probe: true });
+  const heard = () => {
+    heardAt = environment.now();
+  };
+  /** Every change of role goes through here. */
+  const become = (next: TabRole) => {
+    if (role === next) return;
+    role = next;
+    options.onRole(role);
+  };
+  /** Queues on the lock, or takes it from a silent leader (`steal`); a queued request is withdrawn first. */
   const request = (steal: boolean) => {
+    current?.abort();
     const controller = new AbortController();
     current = controller;
     locks
-      .request(name, steal ? { steal } : { signal: controller.signal }, () => {
-        transition('granted');
-        return new Promise<void>((resolve) => {
-          release = resolve;
-          if (role === 'closed') resolve(); // granted after close: hand the lock on at once
-        });
-      })
+      .request(
+        name,
+        steal ? { steal } : { signal: controller.signal },
+        () =>
+          new Promise<void>((resolve) => {
+            release = resolve;
+            if (role === 'closed')
+              resolve(); // granted after close: hand the lock on at once
+            else {
+              become('leader');
+              post();
+            }
+          }),
+      )
       // Rejected: stolen from this tab, or withdrawn by it (then it is no longer `current`).
-      .catch(() => current === controller && transition('failed'));
-  };
-
-  /** Every change of role, in one place. */
-  const transition = (event: ElectionEvent) => {
-    if (role === 'closed') return;
-    const before = role;
-    switch (event) {
-      case 'granted':
-        role = 'leader';
-        post();
-        break;
-      case 'failed':
+      .catch(() => {
+        if (current !== controller || role === 'closed') return;
         // A queued request fails only when the lock cannot be had at all: lead without it, as a
         // tab without Web Locks does. A leader's fails when another tab took the lock: follow.
-        if (role === 'follower') {
-          role = 'leader';
-          break;
-        }
-        role = 'follower';
+        if (role === 'follower') return become('leader');
         release = null;
-        heardAt = environment.now();
+        heard();
         request(false);
-        break;
-      case 'silent':
-        heardAt = environment.now();
-        current?.abort();
-        request(true);
-        break;
-      case 'close':
-        role = 'closed';
-        current?.abort();
-        release?.();
-        environment.clearTimeout(timer);
-        channel.close();
-    }
-    if (role !== before) options.onRole(role);
+        become('follower');
+      });
   };
 
   const tick = () => {
     const silence = environment.now() - heardAt;
     if (role === 'leader') post();
-    else if (silence > silenceMs) transition('silent');
-    else if (silence > silenceMs - heartbeatMs) channel.postMessage({ probe: true });
+    else if (silence > silenceMs) {
+      heard();
+      request(true);
+    } else if (silence > silenceMs - heartbeatMs) probe();
     timer = environment.setTimeout(tick, heartbeatMs);
   };
 
@@ -151,13 +135,24 @@ export function createTabElection(options: TabElectionOptions): TabElection {
     const message = data as LeaderMessage | null;
     if (message?.probe) post();
     else if (message?.leader && role === 'follower') {
-      heardAt = environment.now();
+      heard();
       options.onMessage(message);
     }
   };
   request(false);
-  channel.postMessage({ probe: true }); // a leader answers at once: no wait for its heartbeat
+  probe(); // a leader answers at once: no wait for its heartbeat
   timer = environment.setTimeout(tick, heartbeatMs);
 
-  return { role: () => role, post, close: () => transition('close') };
+  return {
+    role: () => role,
+    post,
+    close: () => {
+      if (role === 'closed') return;
+      current?.abort();
+      release?.();
+      environment.clearTimeout(timer);
+      channel.close();
+      become('closed');
+    },
+  };
 }
