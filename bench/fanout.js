@@ -14,6 +14,9 @@
 //   - bare node:http (bench/servers/bare-node-sse.js): a Map of ServerResponse by recipient;
 //   - bare Hono SSE (bench/servers/bare-sse.js), the baseline of the original rows.
 //
+// BENCH_FANOUT_PEERS (names, comma-separated, e.g. "tidings serve,bare node:http") runs only those;
+// the rows that compare with a peer left out are not printed.
+//
 // Run after `npm run build`: node bench/fanout.js
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +42,7 @@ const browsersPerRecipient = Math.max(1, Math.floor(settings.browsersPerRecipien
 const recipients = Math.max(1, Math.round(settings.streams / browsersPerRecipient));
 const streamCount = recipients * browsersPerRecipient;
 const rounds = Math.max(1, Math.round(envNumber('BENCH_FANOUT_ROUNDS', 3)));
+const onlyPeers = process.env.BENCH_FANOUT_PEERS?.split(',').map((name) => name.trim());
 
 try {
   console.log(
@@ -128,7 +132,9 @@ try {
       paths: byRecipient('/v1/connect/'),
       sendFor: sendTo,
     },
-  ].filter(Boolean);
+  ]
+    .filter(Boolean)
+    .filter((peer) => !onlyPeers || onlyPeers.includes(peer.name));
   if (!nchanAvailable()) console.warn('nginx with the Nchan module not found: the Nchan peer is skipped');
 
   const results = new Map(peers.map((peer) => [peer.name, []]));
@@ -188,43 +194,46 @@ try {
   const hono = summary('bare hono sse');
   const node = summary('bare node:http');
   const nchan = summary('nginx+nchan');
+  if (!subject) throw new Error('the fan-out run needs the tidings serve peer');
   const streamsText = `${formatCount(subject.opened)} streams`;
   const roundsNote = `median of ${rounds} alternating rounds`;
 
-  report(
-    row({
-      benchmark: `fan-out 201→event p99 (${streamsText})`,
-      figure: subject.answerP99,
-      figureText: formatMs(subject.answerP99),
-      baseline: hono.answerP99,
-      baselineText: formatMs(hono.answerP99),
-      baselineName: 'bare hono sse',
-      unit: 'ms',
-      target: { on: 'figure', op: '<', value: 50, text: '50 ms' },
-      note:
-        `${roundsNote}; p50/p99/max ${formatMs(subject.answerP50)}/${formatMs(subject.answerP99)}/${formatMs(subject.answerMax)}` +
-        ` (bare ${formatMs(hono.answerP50)}/${formatMs(hono.answerP99)}/${formatMs(hono.answerMax)});` +
-        ` start→event p50/p99/max ${formatMs(subject.startP50)}/${formatMs(subject.startP99)}/${formatMs(subject.startMax)}` +
-        ` (bare ${formatMs(hono.startP50)}/${formatMs(hono.startP99)}/${formatMs(hono.startMax)});` +
-        ` rounds start→event p99: tidings ${startRounds(subject)}; bare hono ${startRounds(hono)}`,
-    }),
-  );
-  report(
-    row({
-      benchmark: `fan-out RSS per stream (${streamsText})`,
-      figure: subject.perStream,
-      figureText: formatBytes(subject.perStream),
-      baseline: hono.perStream,
-      baselineText: formatBytes(hono.perStream),
-      baselineName: 'bare hono sse',
-      unit: 'bytes',
-      target: { on: 'figure', op: '<', value: 50 * 1024, text: '50 KB' },
-      note:
-        `${roundsNote}; server RSS ${formatBytes(subject.rssBefore)} → ${formatBytes(subject.rssAfter)} with streams open, ${formatBytes(subject.rssEnd)} after the sends` +
-        ` (bare ${formatBytes(hono.rssBefore)} → ${formatBytes(hono.rssAfter)}, ${formatBytes(hono.rssEnd)});` +
-        ` rounds: tidings ${rssRounds(subject)}; bare hono ${rssRounds(hono)}`,
-    }),
-  );
+  if (hono) {
+    report(
+      row({
+        benchmark: `fan-out 201→event p99 (${streamsText})`,
+        figure: subject.answerP99,
+        figureText: formatMs(subject.answerP99),
+        baseline: hono.answerP99,
+        baselineText: formatMs(hono.answerP99),
+        baselineName: 'bare hono sse',
+        unit: 'ms',
+        target: { on: 'figure', op: '<', value: 50, text: '50 ms' },
+        note:
+          `${roundsNote}; p50/p99/max ${formatMs(subject.answerP50)}/${formatMs(subject.answerP99)}/${formatMs(subject.answerMax)}` +
+          ` (bare ${formatMs(hono.answerP50)}/${formatMs(hono.answerP99)}/${formatMs(hono.answerMax)});` +
+          ` start→event p50/p99/max ${formatMs(subject.startP50)}/${formatMs(subject.startP99)}/${formatMs(subject.startMax)}` +
+          ` (bare ${formatMs(hono.startP50)}/${formatMs(hono.startP99)}/${formatMs(hono.startMax)});` +
+          ` rounds start→event p99: tidings ${startRounds(subject)}; bare hono ${startRounds(hono)}`,
+      }),
+    );
+    report(
+      row({
+        benchmark: `fan-out RSS per stream (${streamsText})`,
+        figure: subject.perStream,
+        figureText: formatBytes(subject.perStream),
+        baseline: hono.perStream,
+        baselineText: formatBytes(hono.perStream),
+        baselineName: 'bare hono sse',
+        unit: 'bytes',
+        target: { on: 'figure', op: '<', value: 50 * 1024, text: '50 KB' },
+        note:
+          `${roundsNote}; server RSS ${formatBytes(subject.rssBefore)} → ${formatBytes(subject.rssAfter)} with streams open, ${formatBytes(subject.rssEnd)} after the sends` +
+          ` (bare ${formatBytes(hono.rssBefore)} → ${formatBytes(hono.rssAfter)}, ${formatBytes(hono.rssEnd)});` +
+          ` rounds: tidings ${rssRounds(subject)}; bare hono ${rssRounds(hono)}`,
+      }),
+    );
+  }
   const rssTarget = { on: 'figure', op: '<=', value: 12 * 1024, text: '12 KB' };
   for (const [peer, name] of [
     [node, 'bare node:http'],
@@ -266,22 +275,24 @@ try {
   // The Express adapter against Express itself: what the adapter holds per stream on top.
   const express = summary('express adapter');
   const bareExpress = summary('bare express');
-  report(
-    row({
-      benchmark: `fan-out RSS per stream, Express adapter vs bare Express (${streamsText})`,
-      figure: express.perStream,
-      figureText: formatBytes(express.perStream),
-      baseline: bareExpress.perStream,
-      baselineText: formatBytes(bareExpress.perStream),
-      baselineName: 'bare express',
-      unit: 'bytes',
-      target: { on: 'ratio', op: '<=', value: 1.1 },
-      note:
-        `${roundsNote}; rounds: adapter ${rssRounds(express)}; bare express ${rssRounds(bareExpress)};` +
-        ` start→event p50/p99 adapter ${formatMs(express.startP50)}/${formatMs(express.startP99)},` +
-        ` bare express ${formatMs(bareExpress.startP50)}/${formatMs(bareExpress.startP99)}`,
-    }),
-  );
+  if (express && bareExpress) {
+    report(
+      row({
+        benchmark: `fan-out RSS per stream, Express adapter vs bare Express (${streamsText})`,
+        figure: express.perStream,
+        figureText: formatBytes(express.perStream),
+        baseline: bareExpress.perStream,
+        baselineText: formatBytes(bareExpress.perStream),
+        baselineName: 'bare express',
+        unit: 'bytes',
+        target: { on: 'ratio', op: '<=', value: 1.1 },
+        note:
+          `${roundsNote}; rounds: adapter ${rssRounds(express)}; bare express ${rssRounds(bareExpress)};` +
+          ` start→event p50/p99 adapter ${formatMs(express.startP50)}/${formatMs(express.startP99)},` +
+          ` bare express ${formatMs(bareExpress.startP50)}/${formatMs(bareExpress.startP99)}`,
+      }),
+    );
+  }
 } finally {
   await cleanup();
 }
