@@ -79,11 +79,13 @@ async function killClient(client) {
 async function scenario(watch, act, done) {
   await sleep(300);
   watch.start();
+  const started = performance.now();
   const acting = act();
   await until(done, 'the streams to end');
   await acting;
+  const took = performance.now() - started;
   await sleep(200);
-  return watch.longest();
+  return { longest: watch.longest(), took };
 }
 
 async function measureTidings(watch) {
@@ -179,17 +181,21 @@ try {
     shutdown: 'server shut down',
   };
   for (const [key, name] of Object.entries(names)) {
-    console.log(`${name}: tidings ${formatMs(tidings[key])}, bare node:http ${formatMs(bare[key])}`);
+    console.log(
+      `${name}: tidings ${formatMs(tidings[key].longest)} (all ended in ${formatMs(tidings[key].took)}),` +
+        ` bare node:http ${formatMs(bare[key].longest)} (${formatMs(bare[key].took)})`,
+    );
     report(
       row({
         benchmark: `longest loop block, ${formatCount(streams)} streams: ${name}`,
-        figure: tidings[key],
-        figureText: formatMs(tidings[key]),
-        baseline: bare[key],
-        baselineText: formatMs(bare[key]),
+        figure: tidings[key].longest,
+        figureText: formatMs(tidings[key].longest),
+        baseline: bare[key].longest,
+        baselineText: formatMs(bare[key].longest),
         baselineName: 'bare node:http',
         unit: 'ms',
         target: { on: 'figure', op: '<=', value: 20, text: '20 ms' },
+        note: `all ${formatCount(streams)} ended in ${formatMs(tidings[key].took)} (bare ${formatMs(bare[key].took)})`,
       }),
     );
   }

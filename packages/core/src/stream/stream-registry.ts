@@ -202,10 +202,10 @@ const WRITE_CHUNK = 500;
  * client closes its end: 10,000 closed at once held the event loop half a second
  * (bench/README.md#figures-behind-the-design).
  */
-export const CLOSE_SLICE = 50;
+export const CLOSE_SLICE = 25;
 
 /** How long one turn closes streams before it lets other work run. */
-const CLOSE_BUDGET_MS = 4;
+const CLOSE_BUDGET_MS = 2;
 
 /** Closes streams a slice per turn, each slice at most {@link CLOSE_SLICE} streams or {@link CLOSE_BUDGET_MS}. */
 async function closeInSlices(streams: readonly BrowserStream[]): Promise<void> {
