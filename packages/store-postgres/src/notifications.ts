@@ -47,9 +47,8 @@ interface RecordedRow {
  *
  * Concurrent sends are group-committed: the sends made in one turn of the event loop, while
  * earlier groups are in flight, are recorded together (see {@link batchOperations}), so that
- * sends to one browser no longer queue one commit each on its row lock. A send with a key alone
- * in its group takes the path above. Sends without keys go through two overlapping stages: the
- * reads of browsers run while the previous recording statement holds its locks.
+ * sends to one browser no longer queue one commit each on its row lock. A send alone in its
+ * group takes the path above.
  */
 export function notificationOperations(pool: Pool, sql: Sql, usageShards: number): NotificationOperations {
   const { t, statement } = sql;
@@ -188,8 +187,7 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
     if (idempotency === null) return sendWithoutKey(input);
     return transaction(pool, (client) => sendWithKey(client, input, idempotency));
   };
-  const { sendTogether, pipelineWithoutKeys } = batchOperations(pool, sql, usageShards);
-  const sendPipelined = pipelineWithoutKeys(sendAlone);
+  const sendTogether = batchOperations(pool, sql, usageShards);
   const sends = createGroup<CreateNotificationInput, CreateNotificationResult>({
     async runGroup(inputs) {
       if (inputs.length === 1) return [await sendAlone(inputs[0]!)];
@@ -216,7 +214,7 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
   });
 
   return {
-    createNotification: (input) => (input.idempotency === null ? sendPipelined(input) : sends.run(input)),
+    createNotification: (input) => sends.run(input),
     async getNotification({ projectId, id }) {
       // One statement: the notification and its attempts from one snapshot.
       const [found] = await run<NotificationRecord & { attempts: AttemptRecord[] }>(pool, selectNotification, [

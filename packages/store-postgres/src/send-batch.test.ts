@@ -78,12 +78,6 @@ describe('PostgreSQL store: sends recorded together', () => {
       render: (created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) }),
     });
 
-  async function until(condition: () => boolean) {
-    const deadline = Date.now() + 5000;
-    while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(condition()).toBe(true);
-  }
-
   const seqsOf = (results: CreateNotificationResult[]) =>
     results
       .flatMap((result) => (result.kind === 'created' ? result.created.attempts.map((attempt) => attempt.seq) : []))
@@ -110,43 +104,6 @@ describe('PostgreSQL store: sends recorded together', () => {
     for (const delivery of deliveries) {
       expect(delivery.seq).toBe(told.get(delivery.attemptId));
       expect(delivery.title).toBe(`Hi ${(delivery.data as { index: number }).index}`);
-    }
-  });
-
-  it('reads the browsers of sends made while a recording statement waits, and records them together next', async () => {
-    const { projectId, browser } = await seed();
-    const isRead = (text: string) => text.includes('SELECT b.project_id, b.recipient, b.id');
-    const isRecord = (text: string) => text.includes('AS p(attempt_id, notification_id, browser_id');
-    // Another connection holds the browser's row: the first recording statement waits on it.
-    const holder = new pg.Client({ connectionString: testDatabaseUrl });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query(`SELECT id FROM ${schema}.browsers WHERE id = $1 FOR UPDATE`, [browser.id]);
-      statements = [];
-      const waves: Promise<CreateNotificationResult>[] = [];
-      const wave = (from: number) => {
-        for (let index = from; index < from + 10; index += 1) waves.push(send(projectId, index));
-      };
-      wave(0);
-      await until(() => statements.filter(isRecord).length === 1);
-      wave(10);
-      await until(() => statements.filter(isRead).length === 2);
-      wave(20);
-      await until(() => statements.filter(isRead).length === 3);
-      expect(statements.filter(isRecord)).toHaveLength(1);
-      await holder.query('COMMIT');
-      const results = await Promise.all(waves);
-      expect(seqsOf(results)).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
-      // The two later waves, read while the first waited, were recorded by one statement.
-      expect(statements.filter(isRead)).toHaveLength(3);
-      expect(statements.filter(isRecord)).toHaveLength(2);
-      const deliveries = await store.listDeliveries({ browserId: browser.id, now: T0 });
-      expect(deliveries.map((delivery) => (delivery.data as { index: number }).index)).toEqual(
-        Array.from({ length: 30 }, (_, index) => index),
-      );
-    } finally {
-      await holder.end();
     }
   });
 

@@ -7,7 +7,6 @@ import type {
 import { utcDay } from '@tidings/core';
 import type { Pool } from 'pg';
 import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
-import { createGroup } from './group.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 
 /**
@@ -277,57 +276,8 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
     ];
   }
 
-  /**
-   * Sends without keys, in two stages that overlap: the reads of connected browsers of the sends
-   * made meanwhile run while the previous recording statement holds its browsers' row locks, and
-   * each recording statement takes every send read since the last one. Under load the recording
-   * statements then follow one another with no read in between, and each records more sends.
-   * What a send reads is read after it was made, and the recording statement checks `connected`
-   * under the lock, as a send alone does: the outcome is the same. A stage that fails rejects its
-   * sends, which the caller then makes alone.
-   */
-  function pipelineWithoutKeys(
-    alone: (input: CreateNotificationInput) => Promise<CreateNotificationResult>,
-  ): (input: CreateNotificationInput) => Promise<CreateNotificationResult> {
-    const reads = createGroup<CreateNotificationInput, CreateNotificationResult | Planned>({
-      async runGroup(inputs) {
-        const outcomes: Array<CreateNotificationResult | Planned> = new Array(inputs.length);
-        for (const p of await plan(pool, inputs, outcomes as CreateNotificationResult[])) outcomes[p.index] = p;
-        return outcomes;
-      },
-      maxItems: MAX_GROUP,
-      parallel: 1,
-    });
-    // A send whose answer could not be rendered was recorded: its error is its own outcome.
-    const records = createGroup<Planned, { outcome: CreateNotificationResult } | { renderError: unknown }>({
-      async runGroup(items) {
-        const planned = items.map((item, index) => ({ ...item, index }));
-        const outcomes: CreateNotificationResult[] = new Array(planned.length);
-        const failed = new Map<number, unknown>();
-        await recordAll(pool, planned, outcomes, failed);
-        return outcomes.map((outcome, index) => (failed.has(index) ? { renderError: failed.get(index) } : { outcome }));
-      },
-      maxItems: MAX_GROUP,
-      parallel: 1,
-    });
-    return async (input) => {
-      let recorded: { outcome: CreateNotificationResult } | { renderError: unknown };
-      try {
-        const read = await reads.run(input);
-        if ('kind' in read) return read;
-        recorded = await records.run(read);
-      } catch {
-        // The stage's statement failed and wrote nothing: alone, the send fails or succeeds on
-        // its own (and is never recorded twice: a second insert of its notification's id fails).
-        return alone(input);
-      }
-      if ('renderError' in recorded) throw recorded.renderError;
-      return recorded.outcome;
-    };
-  }
-
   /** One outcome per send, in order; a send whose answer could not be rendered rejects alone. */
-  async function sendTogether(
+  return async function sendTogether(
     inputs: CreateNotificationInput[],
   ): Promise<Array<CreateNotificationResult | Promise<CreateNotificationResult>>> {
     const outcomes: CreateNotificationResult[] = new Array(inputs.length);
@@ -342,9 +292,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
       });
     }
     return outcomes.map((outcome, index) => (failed.has(index) ? Promise.reject(failed.get(index)) : outcome));
-  }
-
-  return { sendTogether, pipelineWithoutKeys };
+  };
 }
 
 function keyOf(projectId: string, name: string): string {
