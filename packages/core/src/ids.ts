@@ -1,4 +1,4 @@
-import { randomString } from './random.js';
+import { fillRandomCodes, stringOfCodes } from './random.js';
 
 /** The prefixes of every kind of id. */
 export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req' | 'aud';
@@ -6,17 +6,37 @@ export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req' |
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /**
+ * One array of codes per id length, reused by every id of that length: an id is made in one
+ * synchronous call, so no two use an array at once, and only the id's string is allocated.
+ */
+const SCRATCH = new Map<number, number[]>();
+
+function scratchOfLength(length: number): number[] {
+  let codes = SCRATCH.get(length);
+  if (codes === undefined) {
+    codes = new Array<number>(length).fill(0);
+    SCRATCH.set(length, codes);
+  }
+  return codes;
+}
+
+/**
  * Makes a prefixed id: 10 characters of millisecond time (Crockford base32, so ids sort by
  * creation time) and 16 random characters (80 bits), e.g. `ntf_01jd3x…`.
  */
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
-  let time = '';
+  // One flat string from one array of codes: the prefix, `_`, the time, the random part.
+  const head = prefix.length + 1;
+  const codes = scratchOfLength(head + 26);
+  for (let i = 0; i < prefix.length; i++) codes[i] = prefix.charCodeAt(i);
+  codes[prefix.length] = 95; // '_'
   let rest = Math.max(0, Math.floor(now));
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[rest % 32] + time;
+  for (let i = head + 9; i >= head; i--) {
+    codes[i] = CROCKFORD.charCodeAt(rest % 32);
     rest = Math.floor(rest / 32);
   }
-  return `${prefix}_${time}${randomString(16, CROCKFORD)}`;
+  fillRandomCodes(codes, head + 10, 16, CROCKFORD);
+  return stringOfCodes(codes);
 }
 
 /** Compiled once per prefix, not per call: a read checks its id on every request. */
