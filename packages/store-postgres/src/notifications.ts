@@ -1,5 +1,6 @@
 import {
   type AttemptRecord,
+  acceptedAttempt,
   type CreateNotificationInput,
   type CreateNotificationResult,
   type IdempotencyInput,
@@ -13,7 +14,7 @@ import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';
 import { createGroup } from './group.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
-import { batchOperations, CLAIMED, MAX_GROUP, newAttempt, PARALLEL_GROUPS } from './send-batch.js';
+import { batchOperations, CLAIMED, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
 
@@ -131,7 +132,7 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
     const { notification } = input;
     const attemptIds = browserIds.map(() => input.newAttemptId());
     const rows = await run<RecordedRow>(db, record, recordValues(notification, browserIds, attemptIds, usageShards));
-    return rows.map((row) => newAttempt(notification, row.attempt_id, row.browser_id, row.seq));
+    return rows.map((row) => acceptedAttempt(notification, row.attempt_id, row.browser_id, row.seq));
   }
 
   async function sendWithoutKey(input: CreateNotificationInput): Promise<CreateNotificationResult> {

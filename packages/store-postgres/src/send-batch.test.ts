@@ -1,10 +1,9 @@
-import { type CreateNotificationResult, hashSecret, newId, type Store } from '@tidings/core';
+import { type CreateNotificationResult, newId, type Store } from '@tidings/core';
+import { seedBrowser, seedProject, send as sendFixture, T0 } from '@tidings/core/testing';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
-
-const T0 = Date.UTC(2026, 0, 1, 12);
 
 /** The group commit of sends, seen through the statements that reach the server. */
 describe('PostgreSQL store: sends recorded together', () => {
@@ -36,46 +35,21 @@ describe('PostgreSQL store: sends recorded together', () => {
     await dropSchema(schema);
   });
 
+  /** A project with one connected browser of `user-1`. */
   async function seed() {
-    const account = await store.createAccount({ id: newId('acct'), email: 'a@example.com', verified: true, now: T0 });
-    const created = await store.createProject({
-      id: newId('proj'),
-      accountId: account.id,
-      name: 'P',
-      now: T0,
-      maxProjects: 10,
-    });
-    if (created.kind !== 'created') throw new Error(created.kind);
-    const browser = await store.registerBrowser({
-      id: newId('brw'),
-      projectId: created.project.id,
-      recipient: 'user-1',
-      secretHash: hashSecret('bs_x'),
-      now: T0,
-    });
-    return { projectId: created.project.id, browser };
+    const project = await seedProject(store);
+    return { projectId: project.id, browser: await seedBrowser(store, project.id, 'user-1') };
   }
 
+  /** The index-th send to `user-1`, titled and tagged with its index so it can be told apart. */
   const send = (projectId: string, index: number, extra: { title?: string; key?: string } = {}) =>
-    store.createNotification({
-      notification: {
-        id: newId('ntf'),
-        projectId,
-        mode: 'live',
-        recipient: 'user-1',
-        title: extra.title ?? `Hi ${index}`,
-        body: null,
-        url: null,
-        icon: null,
-        tag: null,
-        data: { index },
-        ttl: 60,
-        createdAt: T0 + index,
-        expiresAt: T0 + index + 60_000,
-      },
-      newAttemptId: () => newId('att'),
-      idempotency: extra.key ? { key: extra.key, fingerprint: 'fp', expiresAt: T0 + 86_400_000 } : null,
-      render: (created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) }),
+    sendFixture(store, {
+      projectId,
+      recipient: 'user-1',
+      now: T0 + index,
+      title: extra.title ?? `Hi ${index}`,
+      data: { index },
+      idempotencyKey: extra.key ?? null,
     });
 
   const seqsOf = (results: CreateNotificationResult[]) =>

@@ -4,7 +4,7 @@ import type {
   CreateNotificationResult,
   NotificationRecord,
 } from '@tidings/core';
-import { utcDay } from '@tidings/core';
+import { acceptedAttempt, utcDay } from '@tidings/core';
 import type { Pool } from 'pg';
 import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
@@ -238,7 +238,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
       const recorded: AttemptRecord[] = [];
       for (const [i, attemptId] of p.attemptIds.entries()) {
         const seq = seqs.get(attemptId);
-        if (seq !== undefined) recorded.push(newAttempt(p.input.notification, attemptId, p.browserIds[i]!, seq));
+        if (seq !== undefined) recorded.push(acceptedAttempt(p.input.notification, attemptId, p.browserIds[i]!, seq));
       }
       if (recorded.length === 0) {
         outcomes[p.index] = { kind: 'no-connected-browser' };
@@ -297,31 +297,4 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
 
 function keyOf(projectId: string, name: string): string {
   return `${projectId}\n${name}`;
-}
-
-/** The record of an attempt just written. */
-export function newAttempt(
-  notification: NotificationRecord,
-  attemptId: string,
-  browserId: string,
-  seq: number,
-): AttemptRecord {
-  return {
-    id: attemptId,
-    notificationId: notification.id,
-    browserId,
-    seq,
-    status: 'accepted',
-    // Test mode records its attempts final at once: nothing will ever be sent for them.
-    final: notification.mode === 'test',
-    acceptedAt: notification.createdAt,
-    sentAt: null,
-    deliveredAt: null,
-    failedAt: null,
-    expiredAt: null,
-    reason: null,
-    displayedAt: null,
-    clickedAt: null,
-    dismissedAt: null,
-  };
 }

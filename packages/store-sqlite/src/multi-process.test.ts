@@ -19,8 +19,8 @@ let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tidings-sqlite-mp-'));
   // The worker runs in plain Node, so it is bundled from the sources first. The store's only
-  // runtime import from the core is utcDay, so the bundle points `@tidings/core` at that file
-  // and does not depend on the rest of the core.
+  // runtime imports from the core are two functions, so the bundle points `@tidings/core` at a
+  // file of just those and does not depend on the rest of the core.
   buildSync({
     entryPoints: [join(here, 'test-support/contention-worker.ts')],
     outfile: join(dir, 'worker.cjs'),
@@ -29,7 +29,7 @@ beforeAll(() => {
     format: 'cjs',
     target: 'node20',
     external: ['better-sqlite3'],
-    alias: { '@tidings/core': join(repoRoot, 'packages/core/src/time.ts') },
+    alias: { '@tidings/core': join(here, 'test-support/core-runtime.ts') },
     logLevel: 'silent',
   });
 });

@@ -1,5 +1,6 @@
 import {
   type AttemptRecord,
+  acceptedAttempt,
   type CreateNotificationInput,
   type CreateNotificationResult,
   type Store,
@@ -152,32 +153,15 @@ export function notificationOperations(
       notification.createdAt,
       notification.expiresAt,
     );
-    // Test mode records its attempts final at once: nothing will ever be sent for them.
-    const final = notification.mode === 'test';
     const attempts = browserIds.map((browserId): AttemptRecord => {
-      const attempt: AttemptRecord = {
-        id: input.newAttemptId(),
-        notificationId: notification.id,
-        browserId,
-        seq: (group.lastSeq.get(browserId) ?? lastSeq.get(browserId)!) + 1,
-        status: 'accepted',
-        final,
-        acceptedAt: notification.createdAt,
-        sentAt: null,
-        deliveredAt: null,
-        failedAt: null,
-        expiredAt: null,
-        reason: null,
-        displayedAt: null,
-        clickedAt: null,
-        dismissedAt: null,
-      };
+      const seq = (group.lastSeq.get(browserId) ?? lastSeq.get(browserId)!) + 1;
+      const attempt = acceptedAttempt(notification, input.newAttemptId(), browserId, seq);
       insertAttempt.run(
         attempt.id,
         notification.id,
         browserId,
         attempt.seq,
-        final ? 1 : 0,
+        attempt.final ? 1 : 0,
         attempt.acceptedAt,
         notification.expiresAt,
       );

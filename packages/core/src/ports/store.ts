@@ -2,6 +2,7 @@ import type {
   AccountRecord,
   ApiKeyLookup,
   ApiKeyRecord,
+  AttemptRecord,
   BrowserLookup,
   BrowserRecord,
   ConnectTokenLookup,
@@ -76,6 +77,36 @@ export type CreateNotificationResult =
   | { kind: 'replay'; response: StoredResponse }
   /** An unexpired result under the idempotency key, another fingerprint: nothing was written. */
   | { kind: 'mismatch' };
+
+/**
+ * The record of an attempt a store has just written for `notification`: accepted, with nothing
+ * else happened yet. Test mode records its attempts final at once: nothing will ever be sent for
+ * them.
+ */
+export function acceptedAttempt(
+  notification: NotificationRecord,
+  attemptId: string,
+  browserId: string,
+  seq: number,
+): AttemptRecord {
+  return {
+    id: attemptId,
+    notificationId: notification.id,
+    browserId,
+    seq,
+    status: 'accepted',
+    final: notification.mode === 'test',
+    acceptedAt: notification.createdAt,
+    sentAt: null,
+    deliveredAt: null,
+    failedAt: null,
+    expiredAt: null,
+    reason: null,
+    displayedAt: null,
+    clickedAt: null,
+    dismissedAt: null,
+  };
+}
 
 /** Outcome of {@link Store.listPendingDeliveries}. */
 export interface PendingDeliveries {
