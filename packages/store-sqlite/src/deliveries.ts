@@ -129,9 +129,11 @@ export function deliveryOperations(
       return readPending.deferred(after, JSON.stringify(browserIds), now);
     },
     async markAttemptsSent({ attemptIds, now }) {
-      // Joins the group commit of the sends of this turn: one transaction for both.
+      // Joins the group commit of the sends of this turn: one transaction for both. Not waited
+      // for on disk: nobody is answered about it, the next durable write flushes it, and a record
+      // lost to a power loss leaves the attempt accepted, to be sent again on resume.
       if (attemptIds.length > 0) {
-        await groupCommit.run(() => cache.forget(markSent.all(now, JSON.stringify(attemptIds))));
+        await groupCommit.run(() => cache.forget(markSent.all(now, JSON.stringify(attemptIds))), { durable: false });
       }
     },
     async applyReceipts({ browserId, receipts }) {

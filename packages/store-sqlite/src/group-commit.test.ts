@@ -49,4 +49,36 @@ describe('group commit: afterCommit', () => {
     const writes = [1, 2].map((v) => commit.run(() => db.prepare('INSERT INTO t VALUES (?)').run(v)));
     for (const write of writes) await expect(write).rejects.toThrow('flush failed');
   });
+
+  it('settles a write that is not durable at the commit, without waiting for afterCommit', async () => {
+    let release: () => void = () => {};
+    let flushes = 0;
+    const commit = createGroupCommit(db, {
+      begin: () => null,
+      end: () => {},
+      afterCommit: () => {
+        flushes++;
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    const insert = (v: number) => () => db.prepare('INSERT INTO t VALUES (?)').run(v);
+    // Alone in its group: no flush at all.
+    await commit.run(insert(1), { durable: false });
+    expect(flushes).toBe(0);
+
+    // With a durable write in the same group: one flush, which only the durable write waits for.
+    let durableSettled = false;
+    const durable = commit.run(insert(2)).then(() => {
+      durableSettled = true;
+    });
+    await commit.run(insert(3), { durable: false });
+    expect(flushes).toBe(1);
+    expect(durableSettled).toBe(false);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3);
+    release();
+    await durable;
+    expect(durableSettled).toBe(true);
+  });
 });

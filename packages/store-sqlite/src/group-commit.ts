@@ -19,8 +19,14 @@ import { createTurnQueue } from './turn-queue.js';
  * its statements have all succeeded, and may be run twice.
  */
 export interface GroupCommit<G> {
-  /** Queues `work` (synchronous statements) for the next group; resolves with its result once committed. */
-  run<T>(work: (group: G) => T): Promise<T>;
+  /**
+   * Queues `work` (synchronous statements) for the next group; resolves with its result once
+   * committed and, unless `durable` is false, once `afterCommit` (the flush to disk) is done.
+   * Bookkeeping that nobody is answered about (the record that an attempt went out on a stream)
+   * passes `durable: false`: it becomes durable with the next flush, and waiting for a flush of
+   * its own would only queue the sends behind it.
+   */
+  run<T>(work: (group: G) => T, options?: { durable?: boolean }): Promise<T>;
   /** Runs the queued group now (before closing the database). */
   flush(): void;
 }
@@ -32,8 +38,9 @@ export interface GroupHooks<G> {
   /** Writes what the group's writes left in the shared state, before the commit. */
   end(group: G): void;
   /**
-   * Runs after the commit and before any write's promise settles, e.g. to flush the commit to
-   * disk (see wal-sync.ts); a failure rejects every write of the group.
+   * Runs after the commit and before any durable write's promise settles, e.g. to flush the
+   * commit to disk (see wal-sync.ts); a failure rejects every durable write of the group. Not
+   * called for a group of writes none of which is durable.
    */
   afterCommit?: () => Promise<void>;
 }
@@ -42,8 +49,16 @@ interface Job<G> {
   work: (group: G) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  durable: boolean;
   failed: boolean;
   outcome: unknown;
+}
+
+function settle<G>(jobs: Job<G>[]): void {
+  for (const job of jobs) {
+    if (job.failed) job.reject(job.outcome);
+    else job.resolve(job.outcome);
+  }
 }
 
 /** Thrown out of a group run without savepoints when one of its writes failed. */
@@ -93,25 +108,26 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
       for (const job of jobs) job.reject(error);
       return;
     }
-    const settle = () => {
-      for (const job of jobs) {
-        if (job.failed) job.reject(job.outcome);
-        else job.resolve(job.outcome);
-      }
-    };
-    if (!hooks.afterCommit) return settle();
-    hooks.afterCommit().then(settle, (error: unknown) => {
-      for (const job of jobs) job.reject(error);
-    });
+    const { afterCommit } = hooks;
+    const durable = jobs.filter((job) => job.durable);
+    if (!afterCommit || durable.length === 0) return settle(jobs);
+    if (durable.length < jobs.length) settle(jobs.filter((job) => !job.durable));
+    afterCommit().then(
+      () => settle(durable),
+      (error: unknown) => {
+        for (const job of durable) job.reject(error);
+      },
+    );
   });
 
   return {
-    run<T>(work: (group: G) => T): Promise<T> {
+    run<T>(work: (group: G) => T, { durable = true }: { durable?: boolean } = {}): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.add({
           work: work as (group: G) => unknown,
           resolve: resolve as (value: unknown) => void,
           reject,
+          durable,
           failed: false,
           outcome: undefined,
         });

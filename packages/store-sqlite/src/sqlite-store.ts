@@ -68,7 +68,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 /**
  * The writes, besides the group-committed ones, whose answers promise that the change is on disk
  * (an account, a key, a revocation, a browser, a receipt…). Bookkeeping that may be redone (last
- * used and seen times, purging) does not wait for a flush, nor do short-lived sign-in state
+ * used and seen times, purging, the record of attempts sent on a stream) does not wait for a flush, nor do short-lived sign-in state
  * (a new session, a one-time code: lost on a power loss, the user signs in again).
  */
 const DURABLE_WRITES = [
