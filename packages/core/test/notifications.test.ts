@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Hub, type HubMessage, silentLogger } from '../src/index.js';
 import { createHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -167,6 +168,48 @@ describe('POST /v1/notifications', () => {
     expect(requestId).toMatch(/^req_[0-9a-z]{26}$/);
     expect((await problem(response)).request_id).toBe(requestId);
   });
+});
+
+describe('POST /v1/notifications and the hub', () => {
+  /** A hub that hands nothing on: its publishes never settle, or fail; what it was given is kept. */
+  function stuckHub(outcome: 'pending' | 'rejected' | 'throws') {
+    const published: HubMessage[] = [];
+    const hub: Hub = {
+      publish(messages) {
+        published.push(...messages);
+        if (outcome === 'throws') throw new Error('hub down');
+        return outcome === 'rejected' ? Promise.reject(new Error('hub down')) : new Promise<void>(() => {});
+      },
+      subscribe: () => () => {},
+      close: async () => {},
+    };
+    return { hub, published };
+  }
+
+  for (const outcome of ['pending', 'rejected', 'throws'] as const) {
+    it(`answers 201 once the send is recorded, with a publish that is ${outcome}; a failure is logged`, async () => {
+      const errors: string[] = [];
+      const logger = { ...silentLogger, error: (message: string) => errors.push(message) };
+      const { hub, published } = stuckHub(outcome);
+      const own = await createHarness({ extra: { hub, logger } });
+      try {
+        const browser = await own.connectBrowser('alice');
+        const response = await own.send({ recipient: 'alice', title: 'Hi' });
+        expect(response.status).toBe(201);
+        const sent = await response.json();
+        expect(published).toEqual([
+          { type: 'deliver', delivery: expect.objectContaining({ notificationId: sent.id, seq: 1 }) },
+        ]);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(errors).toEqual(outcome === 'pending' ? [] : ['hub publish failed after a send was recorded']);
+        // What the hub did not carry is in the store, where a resume or a poll finds it.
+        const pending = await own.store.listDeliveries({ browserId: browser.browserId, now: own.clock.now() });
+        expect(pending.map((delivery) => delivery.notificationId)).toEqual([sent.id]);
+      } finally {
+        await own.close();
+      }
+    });
+  }
 });
 
 describe('GET /v1/notifications/{id}', () => {

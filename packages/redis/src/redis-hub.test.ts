@@ -1,4 +1,5 @@
-import { type HubMessage, silentLogger } from '@tidings/core';
+import { createClient } from '@redis/client';
+import { type HubMessage, type LogFields, silentLogger } from '@tidings/core';
 import { runHubConformance } from '@tidings/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -151,6 +152,40 @@ describe('createRedisHub when Redis goes away', () => {
     expect(onB.received[0]).toBe('brw_before');
     expect(onB.received).not.toContain('brw_lost');
     await a!.close();
+    await b!.close();
+  });
+
+  it('drops the publishes past 256 waiting for a stalled Redis, and carries messages again once it answers', async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (_: string, fields?: LogFields) => warnings.push(String(fields?.error)) };
+    const channel = `${prefix}${channels++}`;
+    const a = createRedisHub({ url: redis.url, channel, logger });
+    const [b] = await hubsOn(redis.url, 1, channel);
+    await a.ready();
+    const onB = record(b!);
+    const stall = createClient({ url: redis.url });
+    await stall.connect();
+    // Connected but not answering for 1.5 s: every PUBLISH waits.
+    const sleeping = stall.sendCommand(['DEBUG', 'SLEEP', '1.5']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const publishes: Promise<void>[] = [];
+    for (let i = 0; i < 300; i++) {
+      publishes.push(a.publish([closeBrowser(`brw_stalled_${i}`)]));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(warnings).toEqual(['256 publishes are waiting for redis']);
+    await Promise.all(publishes);
+    await sleeping;
+    await stall.close();
+    await eventually(async () => {
+      await a.publish([closeBrowser('brw_after_stall')]);
+      return onB.received.includes('brw_after_stall');
+    }, 10_000);
+    // Those that went out before the cap arrive, in order; none of the dropped ones.
+    const stalled = onB.received.filter((id) => id.startsWith('brw_stalled_'));
+    expect(stalled.length).toBeLessThanOrEqual(256);
+    expect(stalled).toEqual(stalled.map((_, i) => `brw_stalled_${i}`));
+    await a.close();
     await b!.close();
   });
 

@@ -28,6 +28,14 @@ export interface RedisHub extends Hub {
 /** At most this many messages in one PUBLISH, so that one stays far below a subscriber's output-buffer limit. */
 const MAX_MESSAGES_PER_PUBLISH = 64;
 
+/**
+ * PUBLISH commands waiting for Redis at most. A send does not wait for its publish, so a Redis
+ * that stalls (connected, not answering) would otherwise gather the publishes of every send
+ * until it answers or each times out; past this many, a turn's publishes are dropped and left to
+ * the catch-up, as while Redis is down.
+ */
+const MAX_PUBLISHES_IN_FLIGHT = 256;
+
 /** What goes over the channel: the publishes of one turn, and the instance they came from. */
 interface Envelope {
   from: string;
@@ -113,13 +121,18 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   let waiting: Array<() => void> = [];
   let flushing: Promise<void> | null = null;
 
+  let inFlight = 0;
+
   async function publishEnvelope(messages: HubMessage[]): Promise<void> {
     const envelope: Envelope = { from: instanceId, messages };
+    inFlight++;
     try {
       await withTimeout(publisher.client.publish(channel, JSON.stringify(envelope)), publishTimeoutMs);
       dropping = false;
     } catch (error) {
       dropped(error);
+    } finally {
+      inFlight--;
     }
   }
 
@@ -131,6 +144,8 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     flushing = null;
     if (!publisher.client.isReady) {
       dropped('not connected');
+    } else if (inFlight >= MAX_PUBLISHES_IN_FLIGHT) {
+      dropped(`${inFlight} publishes are waiting for redis`);
     } else {
       const envelopes: Promise<void>[] = [];
       for (let from = 0; from < messages.length; from += MAX_MESSAGES_PER_PUBLISH) {

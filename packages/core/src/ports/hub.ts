@@ -21,6 +21,11 @@ export type HubMessage =
  * transport is down: what it cannot carry is left to the catch-up.
  */
 export interface Hub {
+  /**
+   * Hands messages on. A send does not wait for it: it publishes once its attempts are
+   * committed, answers 201 at once, and logs a publish that fails. The hubs of Tidings write to
+   * this process's streams before `publish` returns, so a send reaches them before its 201.
+   */
   publish(messages: readonly HubMessage[]): Promise<void>;
   /**
    * Receives every message published on the hub, by any process; returns the unsubscribe

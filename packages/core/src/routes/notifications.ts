@@ -5,6 +5,7 @@ import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
 import { notificationJson, serializeNotification } from '../objects.js';
+import type { HubMessage } from '../ports/hub.js';
 import type { IdempotencyInput, StoredResponse } from '../ports/store.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
@@ -82,20 +83,32 @@ async function recordSend(
   }
   countSend(services, notification.mode, result.created.attempts.length);
   if (notification.mode === 'live') {
-    try {
-      await services.hub.publish(
-        result.created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
-      );
-    } catch (error) {
-      // The notification is stored: its attempts reach open streams on resume or poll.
-      options.logger.error('hub publish failed after a send was recorded', {
-        request_id: ctx.requestId,
-        error: String(error),
-      });
-      throw new TidingsError('INTERNAL_ERROR', 'The notification was recorded but could not be handed on');
-    }
+    handOn(
+      ctx,
+      services,
+      result.created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
+    );
   }
   return jsonReply(ctx, result.response.status, result.response.body);
+}
+
+/**
+ * Publishes a recorded send's attempts without waiting: the 201 depends on the commit alone. Both
+ * hubs of Tidings write to this process's streams before `publish` returns and carry the
+ * attempts to other instances on their own time; what a hub fails to carry reaches the streams
+ * through the catch-up, on resume or by polling, so a failure is logged and the send stands.
+ */
+function handOn(ctx: RouteContext, services: Services, messages: HubMessage[]): void {
+  const failed = (error: unknown) =>
+    services.options.logger.error('hub publish failed after a send was recorded', {
+      request_id: ctx.requestId,
+      error: String(error),
+    });
+  try {
+    services.hub.publish(messages).catch(failed);
+  } catch (error) {
+    failed(error);
+  }
 }
 
 function replay(ctx: RouteContext, stored: StoredResponse): Response {
