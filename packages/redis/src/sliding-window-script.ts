@@ -27,6 +27,11 @@ local count = #KEYS
 local consumes = tonumber(ARGV[2])
 local prefix = ARGV[3]
 local scopeArgs = 3 + consumes
+local limits, windows = {}, {}
+for i = 1, count do
+  limits[i] = tonumber(ARGV[scopeArgs + 2 * i - 1])
+  windows[i] = tonumber(ARGV[scopeArgs + 2 * i])
+end
 local clockNow
 if ARGV[1] == 'redis' then
   local time = redis.call('TIME')
@@ -39,8 +44,14 @@ if not earliest then
   for j = 2, consumes do earliest = math.min(earliest, tonumber(ARGV[3 + j])) end
 end
 for i = 1, count do
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', earliest - 2 * tonumber(ARGV[scopeArgs + 2 * i]))
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', earliest - 2 * windows[i])
 end
+-- What the call knows of each scope, so that consumes at the same now (all of them on Redis's
+-- clock) do not read it again: the count in the window of windowNow, the oldest time in that
+-- window (nil: not read yet), and the newest time of the set (nil: not read yet; false: empty).
+-- The call's own ZADDs keep them exact: a member is added at now or later, so it is in the
+-- window, and it is the newest, never the oldest of a window that held anything.
+local windowNow, inWindow, oldest, newest = {}, {}, {}, {}
 local recorded = 0
 local reply = {}
 for j = 1, consumes do
@@ -50,45 +61,50 @@ for j = 1, consumes do
   local retry = 0
   local counts = {}
   for i = 1, count do
-    local key = KEYS[i]
-    local limit = tonumber(ARGV[scopeArgs + 2 * i - 1])
-    local window = tonumber(ARGV[scopeArgs + 2 * i])
-    counts[i] = redis.call('ZCOUNT', key, '(' .. (now - window), '+inf')
-    if counts[i] >= limit then
+    if windowNow[i] ~= now then
+      windowNow[i] = now
+      inWindow[i] = redis.call('ZCOUNT', KEYS[i], '(' .. (now - windows[i]), '+inf')
+      oldest[i] = nil
+    end
+    counts[i] = inWindow[i]
+    if counts[i] >= limits[i] then
       admitted = 0
-      local nth = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
-      local wait = tonumber(nth[2]) + window - now
+      local nth = redis.call('ZREVRANGE', KEYS[i], limits[i] - 1, limits[i] - 1, 'WITHSCORES')
+      local wait = tonumber(nth[2]) + windows[i] - now
       if wait > retry then retry = wait end
     end
   end
   if admitted == 1 then
     for i = 1, count do
-      local key = KEYS[i]
-      local window = tonumber(ARGV[scopeArgs + 2 * i])
+      if newest[i] == nil then
+        local last = redis.call('ZREVRANGE', KEYS[i], 0, 0, 'WITHSCORES')
+        newest[i] = last[2] and tonumber(last[2]) or false
+      end
       local at = now
-      local newest = redis.call('ZREVRANGE', key, 0, 0, 'WITHSCORES')
-      if newest[2] and tonumber(newest[2]) > at then at = tonumber(newest[2]) end
-      redis.call('ZADD', key, at, member)
+      if newest[i] and newest[i] > at then at = newest[i] end
+      redis.call('ZADD', KEYS[i], at, member)
+      newest[i] = at
+      inWindow[i] = inWindow[i] + 1
     end
     recorded = 1
   end
   reply[#reply + 1] = admitted
   reply[#reply + 1] = retry
   for i = 1, count do
-    local key = KEYS[i]
-    local limit = tonumber(ARGV[scopeArgs + 2 * i - 1])
-    local window = tonumber(ARGV[scopeArgs + 2 * i])
     -- What the window held before, and this request if it was recorded (at now or later).
     local held = counts[i] + admitted
     local reset = 0
     if held > 0 then
-      local next
-      if held < limit then
-        next = redis.call('ZRANGEBYSCORE', key, '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      if held < limits[i] then
+        if oldest[i] == nil then
+          local first = redis.call('ZRANGEBYSCORE', KEYS[i], '(' .. (now - windows[i]), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+          oldest[i] = tonumber(first[2])
+        end
+        reset = oldest[i] + windows[i] - now
       else
-        next = redis.call('ZREVRANGE', key, limit - 1, limit - 1, 'WITHSCORES')
+        local nth = redis.call('ZREVRANGE', KEYS[i], limits[i] - 1, limits[i] - 1, 'WITHSCORES')
+        reset = tonumber(nth[2]) + windows[i] - now
       end
-      reset = tonumber(next[2]) + window - now
     end
     reply[#reply + 1] = held
     reply[#reply + 1] = reset
@@ -96,7 +112,7 @@ for j = 1, consumes do
 end
 if recorded == 1 then
   for i = 1, count do
-    redis.call('PEXPIRE', KEYS[i], 2 * tonumber(ARGV[scopeArgs + 2 * i]) + 60000)
+    redis.call('PEXPIRE', KEYS[i], 2 * windows[i] + 60000)
   end
 end
 return reply

@@ -42,6 +42,35 @@ function pickScopes(setup: LimitScope[], pick: boolean[]): LimitScope[] {
 }
 
 /**
+ * A naive sliding log of the admitted times of each scope, which every decision of the
+ * properties is compared with: admitted when every chosen scope holds fewer than its limit in
+ * its window, and then recorded at its time in each.
+ */
+function naiveLog(setup: LimitScope[]) {
+  const admitted = new Map<string, number[]>(setup.map((scope) => [scope.id, []]));
+  const inWindow = (scope: LimitScope, now: number) => admitted.get(scope.id)!.filter((t) => t > now - scope.windowMs);
+  return {
+    admitted,
+    /** Checks a decision about `chosen` at `now` against the log, then records it if admitted. */
+    check(decision: LimitDecision, chosen: LimitScope[], now: number): void {
+      expect(decision.allowed).toBe(chosen.every((scope) => inWindow(scope, now).length < scope.limit));
+      if (decision.allowed) for (const scope of chosen) admitted.get(scope.id)!.push(now);
+      for (const [i, scope] of chosen.entries()) {
+        const held = inWindow(scope, now);
+        const next = held[Math.max(0, held.length - scope.limit)];
+        expect(decision.scopes[i]).toEqual({
+          name: scope.name,
+          limit: scope.limit,
+          windowMs: scope.windowMs,
+          remaining: Math.max(0, scope.limit - held.length),
+          resetMs: next === undefined ? 0 : next + scope.windowMs - now,
+        });
+      }
+    },
+  };
+}
+
+/**
  * Registers the Limiter port's conformance tests (vitest and fast-check) for one limiter that
  * decides on the `now` it is given. `makeLimiter` is called for every test and every property
  * run and must return a limiter that has counted nothing; the suite closes it afterwards.
@@ -200,7 +229,7 @@ export function runLimiterConformance(
         await fc.assert(
           fc.asyncProperty(runArbitrary, fc.boolean(), ({ setup, steps }, changeLimits) =>
             withLimiter(async (limiter) => {
-              const admitted = new Map<string, number[]>(setup.map((scope) => [scope.id, []]));
+              const log = naiveLog(setup);
               let now = T0;
               for (const [n, step] of steps.entries()) {
                 now += step.advanceMs;
@@ -212,26 +241,11 @@ export function runLimiterConformance(
                   setup.map((scope, i) => ({ ...scope, limit: limits[i]! })),
                   step.pick,
                 );
-                const inWindow = (scope: LimitScope) => admitted.get(scope.id)!.filter((t) => t > now - scope.windowMs);
-                const expected = chosen.every((scope) => inWindow(scope).length < scope.limit);
-                const decision = await limiter.consume(chosen, now);
-                expect(decision.allowed).toBe(expected);
-                if (decision.allowed) for (const scope of chosen) admitted.get(scope.id)!.push(now);
-                for (const [i, scope] of chosen.entries()) {
-                  const held = inWindow(scope);
-                  const next = held[Math.max(0, held.length - scope.limit)];
-                  expect(decision.scopes[i]).toEqual({
-                    name: scope.name,
-                    limit: scope.limit,
-                    windowMs: scope.windowMs,
-                    remaining: Math.max(0, scope.limit - held.length),
-                    resetMs: next === undefined ? 0 : next + scope.windowMs - now,
-                  });
-                }
+                log.check(await limiter.consume(chosen, now), chosen, now);
               }
               if (changeLimits) return;
               for (const scope of setup) {
-                const times = admitted.get(scope.id)!;
+                const times = log.admitted.get(scope.id)!;
                 // No span [t, t + windowMs) holds limit + 1 admissions.
                 for (let i = 0; i + scope.limit < times.length; i++) {
                   expect(times[i + scope.limit]! - times[i]!).toBeGreaterThanOrEqual(scope.windowMs);
@@ -240,6 +254,43 @@ export function runLimiterConformance(
             }),
           ),
           { numRuns: runs(300) },
+        );
+      });
+
+      it('decides consumes made at once, at one time or rising times, exactly as one after the other', async () => {
+        const batchesArbitrary = fc.record({
+          setup: setupArbitrary,
+          batches: fc.array(
+            fc.record({
+              pick: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+              advanceMs: fc.integer({ min: 0, max: 15 }),
+              gapsMs: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3 })), {
+                minLength: 1,
+                maxLength: 12,
+              }),
+            }),
+            { maxLength: 30 },
+          ),
+        });
+        await fc.assert(
+          fc.asyncProperty(batchesArbitrary, ({ setup, batches }) =>
+            withLimiter(async (limiter) => {
+              const log = naiveLog(setup);
+              let now = T0;
+              for (const batch of batches) {
+                now += batch.advanceMs;
+                const chosen = pickScopes(setup, batch.pick);
+                const nows = batch.gapsMs.map((gap) => {
+                  now += gap;
+                  return now;
+                });
+                // Asked in one turn: a limiter may decide them together, in the order asked.
+                const decisions = await Promise.all(nows.map((at) => limiter.consume(chosen, at)));
+                for (const [k, decision] of decisions.entries()) log.check(decision, chosen, nows[k]!);
+              }
+            }),
+          ),
+          { numRuns: runs(200) },
         );
       });
 
