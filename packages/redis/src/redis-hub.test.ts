@@ -83,9 +83,11 @@ describe('createRedisHub on the shared Redis', () => {
   it('delivers its own messages to its own subscribers once, in process', async () => {
     const [a] = await hubsOn(SHARED_REDIS_URL, 1);
     const onA = record(a!);
-    await a!.publish([closeBrowser('brw_1'), closeBrowser('brw_2')]);
-    // At once: no round trip through Redis for this instance's own streams.
+    const publishing = a!.publish([closeBrowser('brw_1'), closeBrowser('brw_2')]);
+    // At once, before publish returns (a send answers without waiting for it): no round trip
+    // through Redis for this instance's own streams.
     expect(onA.received).toEqual(['brw_1', 'brw_2']);
+    await publishing;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(onA.received).toEqual(['brw_1', 'brw_2']);
     await a!.close();
