@@ -39,6 +39,13 @@ export const settings = {
   fanoutRate: envNumber('BENCH_FANOUT_RATE', 100),
   /** Longer than the heartbeat interval (15 s), so that periodic work on all streams shows. */
   fanoutSeconds: envNumber('BENCH_FANOUT_SECONDS', 20),
+  /**
+   * Seconds of unmeasured sends at the same rate before each fan-out measurement, on every server
+   * alike: the first sends of a fresh Tidings process compile its send path and prepare its
+   * statements (10–30 ms each, the few slowest sends of a round), which a running service pays
+   * once, not at every p99.
+   */
+  fanoutWarmup: envNumber('BENCH_FANOUT_WARMUP_SECONDS', 1),
   /** Seconds per in-process measurement (core). */
   coreSeconds: envNumber('BENCH_CORE_SECONDS', 2),
   /** Where temp dirs (and so the database files) go. */

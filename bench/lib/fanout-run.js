@@ -13,6 +13,7 @@ import {
   formatMs,
   percentile,
   rssBytes,
+  settings,
   sleep,
   wallNow,
 } from './common.js';
@@ -134,8 +135,17 @@ export async function openStreams({ label, server, paths, readyOn }) {
   return { client, opened, rssBefore, rssAfter, perStream: (rssAfter - rssBefore) / Math.max(1, opened.ok) };
 }
 
-/** Sends steadily to streams opened by `openStreams` and collects the events' latencies. */
+/**
+ * Sends steadily to streams opened by `openStreams` and collects the events' latencies, after
+ * `settings.fanoutWarmup` seconds of the same sends whose events are collected and dropped.
+ */
 export async function sendAndCollect({ label, server, client, sendFor, rate, seconds, browsersPerRecipient }) {
+  if (settings.fanoutWarmup > 0) {
+    const warmup = await sendSteadily({ sendFor, rate, seconds: settings.fanoutWarmup });
+    if (warmup.failures.length > 0) console.warn(`${label}: failed warm-up sends, e.g. ${warmup.failures[0]}`);
+    await sleep(500);
+    await client.request({ type: 'collect' }, 'collected');
+  }
   const run = await sendSteadily({ sendFor, rate, seconds });
   if (run.failures.length > 0) console.warn(`${label}: failed sends, e.g. ${run.failures.slice(0, 3).join(' / ')}`);
   await sleep(1000);
