@@ -62,11 +62,13 @@ describe('PostgreSQL store: sends recorded together', () => {
     statements = [];
     const results = await Promise.all(Array.from({ length: 40 }, (_, index) => send(projectId, index)));
     expect(seqsOf(results)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
-    // The recording statements, of a group and of a send alone, told apart by their lists.
-    const groups = statements.filter((text) => text.includes('AS p(attempt_id, notification_id, browser_id')).length;
+    // The recording statements, of a group and of a send alone, told apart by their lists. A
+    // group reads its recipients' browsers in its recording statement: no read of its own.
+    const groups = statements.filter(isGroupRecord).length;
     const alone = statements.filter((text) => text.includes('WITH ORDINALITY AS p(attempt_id, browser_id')).length;
     expect(groups).toBeGreaterThan(0);
     expect(groups + alone).toBeLessThan(20);
+    expect(statements.filter(isGroupBrowserRead)).toEqual([]);
     const deliveries = await store.listDeliveries({ browserId: browser.id, now: T0 });
     expect(deliveries.map((delivery) => delivery.seq)).toEqual(seqsOf(results));
     // Each attempt reads back with its own notification and the number its send was told.
@@ -79,6 +81,73 @@ describe('PostgreSQL store: sends recorded together', () => {
       expect(delivery.seq).toBe(told.get(delivery.attemptId));
       expect(delivery.title).toBe(`Hi ${(delivery.data as { index: number }).index}`);
     }
+  });
+
+  it('records a send alone in one statement without a key, and in its own transaction with one', async () => {
+    const { projectId, browser } = await seed();
+    statements = [];
+    const first = await send(projectId, 0);
+    expect(statements.filter(isGroupRecord)).toHaveLength(1);
+    expect(statements.filter(isGroupBrowserRead)).toEqual([]);
+    expect(statements).not.toContain('send_browsers');
+    statements = [];
+    const second = await send(projectId, 1, { key: 'k' });
+    expect(statements).toContain('send_claim');
+    expect(statements.filter(isGroupRecord)).toEqual([]);
+    expect(seqsOf([first, second])).toEqual([1, 2]);
+    const deliveries = await store.listDeliveries({ browserId: browser.id, now: T0 });
+    expect(deliveries.map((delivery) => delivery.title)).toEqual(['Hi 0', 'Hi 1']);
+  });
+
+  it('records a group in two statements when a recipient has more browsers than its sends brought ids for', async () => {
+    const { projectId, browser } = await seed();
+    // Never seen before, the recipient's sends bring 2 ids each; it has 5 browsers.
+    const browsers = [browser];
+    for (let i = 0; i < 4; i++) browsers.push(await seedBrowser(store, projectId, 'user-1'));
+    const round = async (from: number) => {
+      statements = [];
+      const results = await Promise.all(Array.from({ length: 10 }, (_, index) => send(projectId, from + index)));
+      return { results, statements: [...statements] };
+    };
+    const expectEveryBrowserNumbered = async (results: CreateNotificationResult[], count: number) => {
+      for (const result of results) {
+        expect(result.kind).toBe('created');
+        if (result.kind === 'created') expect(result.created.attempts).toHaveLength(browsers.length);
+      }
+      for (const one of browsers) {
+        const seqs = (await store.listDeliveries({ browserId: one.id, now: T0 })).map((delivery) => delivery.seq);
+        expect(seqs).toEqual(Array.from({ length: count }, (_, index) => index + 1));
+      }
+    };
+
+    const first = await round(0);
+    expect(first.statements.filter(isGroupRecord).length).toBeGreaterThanOrEqual(2);
+    expect(first.statements.filter(isGroupBrowserRead).length).toBeGreaterThan(0);
+    await expectEveryBrowserNumbered(first.results, 10);
+
+    // Now the recipient is known with 5 browsers: 7 ids a send, one statement a group.
+    const second = await round(10);
+    expect(second.statements.filter(isGroupBrowserRead)).toEqual([]);
+    await expectEveryBrowserNumbered(second.results, 20);
+
+    // Three more connect: 8 browsers, more than the 7 ids; none is left out.
+    for (let i = 0; i < 3; i++) browsers.push(await seedBrowser(store, projectId, 'user-1'));
+    const third = await round(20);
+    expect(third.statements.filter(isGroupBrowserRead).length).toBeGreaterThan(0);
+    for (const result of third.results) {
+      expect(result.kind === 'created' && result.created.attempts.length).toBe(8);
+    }
+    for (const one of browsers.slice(0, 5)) {
+      const seqs = (await store.listDeliveries({ browserId: one.id, now: T0 })).map((delivery) => delivery.seq);
+      expect(seqs).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
+    }
+    for (const one of browsers.slice(5)) {
+      const seqs = (await store.listDeliveries({ browserId: one.id, now: T0 })).map((delivery) => delivery.seq);
+      expect(seqs).toEqual(Array.from({ length: 10 }, (_, index) => index + 1));
+    }
+    expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
+      { day: '2026-01-01', notifications: 30, attempts: 10 * 5 + 10 * 5 + 10 * 8 },
+    ]);
   });
 
   it('fails only the send the server refuses when its group rolls back, keys included', async () => {
@@ -178,3 +247,15 @@ describe('PostgreSQL store: sends recorded together', () => {
     }
   });
 });
+
+/** The recording statement of a group: with its ids made beforehand, or after a read of the browsers. */
+function isGroupRecord(text: string): boolean {
+  return (
+    text.includes('AS i(ord, position, attempt_id)') || text.includes('AS p(attempt_id, notification_id, browser_id')
+  );
+}
+
+/** The read of a group's browsers before its recording statement, when its ids ran short. */
+function isGroupBrowserRead(text: string): boolean {
+  return text.includes('SELECT b.project_id, b.recipient, b.id');
+}

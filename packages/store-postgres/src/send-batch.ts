@@ -30,6 +30,24 @@ interface ClaimRow extends IdempotencyRow {
   key: string;
 }
 
+/**
+ * Attempt ids a send makes beforehand beyond its recipient's browsers as last seen, so that a
+ * browser or two connecting since do not cost the group its single statement.
+ */
+export const SPARE_ATTEMPT_IDS = 2;
+/** Recipients whose count of browsers is remembered; past this the counts start over. */
+const REMEMBERED_RECIPIENTS = 10_000;
+
+/** A row of the recording statements: an attempt recorded, or the one row saying ids ran short. */
+interface RecordedRow {
+  attempt_id: string;
+  notification_id: string;
+  browser_id: string;
+  position: number;
+  seq: number;
+  short: boolean;
+}
+
 /** A send of the group that records something, and where its answer goes. */
 interface Planned {
   index: number;
@@ -39,10 +57,11 @@ interface Planned {
 }
 
 /**
- * Records many sends in one go: the claims of their keys in one statement, the connected
- * browsers of all their recipients in one, then one statement that raises each browser's
+ * Records many sends in one go: the claims of their keys in one statement, then one statement
+ * that finds and locks the connected browsers of all their recipients, raises each browser's
  * sequence by its number of attempts under its row lock and writes every notification, attempt
- * and usage count, then the results under the keys with COMMIT. A group without keys runs
+ * and usage count (a read of the browsers first, then the recording, when the attempt ids made
+ * beforehand ran short), then the results under the keys with COMMIT. A group without keys runs
  * without an explicit transaction (its recording statement is atomic on its own), as a send
  * alone does. Each send's outcome is the one it would have had alone in the group's place:
  * browsers are locked in the order of their ids and keys in theirs, as by a send alone, so
@@ -122,6 +141,69 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
      SELECT attempt_id, seq FROM planned`,
     { planEachRun: true },
   );
+  // The two statements above in one, for a group whose attempt ids were made beforehand: each
+  // send brings as many ids as its recipient was last seen with browsers, and two more. The
+  // statement reads and locks the recipients' connected browsers itself; should a send have
+  // more browsers than ids, it writes nothing and answers one row with `short` set, and the
+  // group is recorded in two statements instead.
+  const recordAtOnce = statement(
+    'group_send',
+    `WITH n AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::text[], $11::int4[], $12::int8[], $13::int8[], $14::text[])
+                     WITH ORDINALITY
+         AS n(id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at, day, ord)
+     ), ids AS (
+       SELECT * FROM unnest($15::int4[], $16::int4[], $17::text[]) AS i(ord, position, attempt_id)
+     ), target AS (
+       SELECT b.id, b.project_id, b.recipient FROM ${t('browsers')} AS b
+        WHERE (b.project_id, b.recipient) IN (SELECT project_id, recipient FROM n) AND b.connected
+        ORDER BY b.id FOR NO KEY UPDATE
+     ), p AS (
+       SELECT n.ord, n.id AS notification_id, target.id AS browser_id,
+              row_number() OVER (PARTITION BY n.ord ORDER BY target.id) AS position
+         FROM n JOIN target ON target.project_id = n.project_id AND target.recipient = n.recipient
+     ), named AS (
+       SELECT p.ord, p.notification_id, p.browser_id, p.position, ids.attempt_id
+         FROM p LEFT JOIN ids ON ids.ord = p.ord AND ids.position = p.position
+     ), short AS (
+       SELECT EXISTS (SELECT 1 FROM named WHERE attempt_id IS NULL) AS short
+     ), counts AS (
+       SELECT named.browser_id, count(*) AS n FROM named WHERE NOT (SELECT short FROM short) GROUP BY named.browser_id
+     ), raised AS (
+       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + counts.n FROM counts WHERE b.id = counts.browser_id
+       RETURNING b.id, b.last_seq - counts.n AS base
+     ), planned AS (
+       SELECT named.attempt_id, named.notification_id, named.browser_id, named.position,
+              raised.base + row_number() OVER (PARTITION BY named.browser_id ORDER BY named.ord) AS seq
+         FROM named JOIN raised ON raised.id = named.browser_id
+     ), notification AS (
+       INSERT INTO ${t('notifications')}
+         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
+       SELECT n.id, n.project_id, n.mode, n.recipient, n.title, n.body, n.url, n.icon, n.tag, n.data::json, n.ttl,
+              n.created_at, n.expires_at
+         FROM n WHERE EXISTS (SELECT 1 FROM planned WHERE planned.notification_id = n.id)
+     ), attempt AS (
+       INSERT INTO ${t('attempts')}
+         (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
+       SELECT planned.attempt_id, planned.notification_id, planned.position, planned.browser_id, planned.seq,
+              'accepted', n.mode = 'test', n.created_at, n.expires_at
+         FROM planned JOIN n ON n.id = planned.notification_id
+     ), usage AS (
+       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
+       SELECT n.project_id, n.day, pg_backend_pid() % $18, count(DISTINCT n.id), count(*)
+         FROM planned JOIN n ON n.id = planned.notification_id
+        WHERE n.mode = 'live'
+        GROUP BY n.project_id, n.day
+       ON CONFLICT (project_id, day, shard) DO UPDATE SET
+         notifications = u.notifications + excluded.notifications,
+         attempts = u.attempts + excluded.attempts
+     )
+     SELECT attempt_id, notification_id, browser_id, position::int4, seq, false AS short FROM planned
+     UNION ALL
+     SELECT NULL, NULL, NULL, NULL, NULL, true FROM short WHERE short`,
+    { planEachRun: true },
+  );
   // The results of the created sends under their keys; the claims of sends that recorded
   // nothing (no connected browser) removed, as a send alone rolls its claim back.
   const settleKeys = statement(
@@ -178,6 +260,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
       wanted.map((r) => r.recipient),
     ]);
     for (const row of rows) recipients.get(keyOf(row.project_id, row.recipient))!.browserIds.push(row.id);
+    for (const [key, { browserIds }] of recipients) rememberBrowsers(key, browserIds.length);
     const planned: Planned[] = [];
     for (const [index, input] of inputs.entries()) {
       if (outcomes[index] !== undefined) continue;
@@ -199,8 +282,6 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
     failed: Map<number, unknown>,
   ) {
     if (planned.length === 0) return;
-    const notifications = planned.map((p) => p.input.notification);
-    const column = <K extends keyof NotificationRecord>(name: K) => notifications.map((n) => n[name]);
     const attempts = planned.flatMap((p, ord) =>
       p.browserIds.map((browserId, i) => ({
         id: p.attemptIds[i]!,
@@ -211,20 +292,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
       })),
     );
     const rows = await run<{ attempt_id: string; seq: number }>(db, record, [
-      column('id'),
-      column('projectId'),
-      column('mode'),
-      column('recipient'),
-      column('title'),
-      column('body'),
-      column('url'),
-      column('icon'),
-      column('tag'),
-      notifications.map((n) => (n.data === null ? null : JSON.stringify(n.data))),
-      column('ttl'),
-      column('createdAt'),
-      column('expiresAt'),
-      notifications.map((n) => utcDay(n.createdAt)),
+      ...notificationColumns(planned.map((p) => p.input.notification)),
       attempts.map((a) => a.id),
       attempts.map((a) => a.notificationId),
       attempts.map((a) => a.browserId),
@@ -240,19 +308,69 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
         const seq = seqs.get(attemptId);
         if (seq !== undefined) recorded.push(acceptedAttempt(p.input.notification, attemptId, p.browserIds[i]!, seq));
       }
-      if (recorded.length === 0) {
-        outcomes[p.index] = { kind: 'no-connected-browser' };
-        continue;
-      }
-      const created = { notification: p.input.notification, attempts: recorded };
-      try {
-        outcomes[p.index] = { kind: 'created', created, response: p.input.render(created) };
-      } catch (error) {
-        // This send fails alone; the others of the group stand. Nothing is kept under its key.
-        failed.set(p.index, error);
-        outcomes[p.index] = { kind: 'no-connected-browser' };
-      }
+      settle(p.index, p.input, recorded, outcomes, failed);
     }
+  }
+
+  /** How many browsers each recipient was last seen with: a hint for the ids a send makes beforehand. */
+  const browserCounts = new Map<string, number>();
+  function rememberBrowsers(recipientKey: string, count: number) {
+    if (browserCounts.size >= REMEMBERED_RECIPIENTS && !browserCounts.has(recipientKey)) browserCounts.clear();
+    browserCounts.set(recipientKey, count);
+  }
+
+  /**
+   * Records the sends without an outcome yet in one statement, each with attempt ids made
+   * beforehand. Resolves false, having written nothing, when a send had more connected browsers
+   * than ids.
+   */
+  async function recordNamed(
+    db: Queryable,
+    inputs: CreateNotificationInput[],
+    outcomes: CreateNotificationResult[],
+    failed: Map<number, unknown>,
+  ): Promise<boolean> {
+    const sends: { index: number; input: CreateNotificationInput; recipientKey: string; attemptIds: string[] }[] = [];
+    for (const [index, input] of inputs.entries()) {
+      if (outcomes[index] !== undefined) continue;
+      const recipientKey = keyOf(input.notification.projectId, input.notification.recipient);
+      const ids = (browserCounts.get(recipientKey) ?? 0) + SPARE_ATTEMPT_IDS;
+      sends.push({ index, input, recipientKey, attemptIds: Array.from({ length: ids }, () => input.newAttemptId()) });
+    }
+    if (sends.length === 0) return true;
+    const rows = await run<RecordedRow>(db, recordAtOnce, [
+      ...notificationColumns(sends.map((send) => send.input.notification)),
+      sends.flatMap((send, ord) => send.attemptIds.map(() => ord + 1)),
+      sends.flatMap((send) => send.attemptIds.map((_, i) => i + 1)),
+      sends.flatMap((send) => send.attemptIds),
+      usageShards,
+    ]);
+    if (rows.some((row) => row.short)) return false;
+    const byNotification = new Map<string, RecordedRow[]>();
+    for (const row of rows) {
+      const own = byNotification.get(row.notification_id);
+      if (own) own.push(row);
+      else byNotification.set(row.notification_id, [row]);
+    }
+    for (const send of sends) {
+      const { notification } = send.input;
+      const own = (byNotification.get(notification.id) ?? []).sort((a, b) => a.position - b.position);
+      rememberBrowsers(send.recipientKey, own.length);
+      const recorded = own.map((row) => acceptedAttempt(notification, row.attempt_id, row.browser_id, row.seq));
+      settle(send.index, send.input, recorded, outcomes, failed);
+    }
+    return true;
+  }
+
+  /** Records the sends without an outcome yet: in one statement, or in two when ids ran short. */
+  async function recordSends(
+    db: Queryable,
+    inputs: CreateNotificationInput[],
+    outcomes: CreateNotificationResult[],
+    failed: Map<number, unknown>,
+  ) {
+    if (await recordNamed(db, inputs, outcomes, failed)) return;
+    await recordAll(db, await plan(db, inputs, outcomes), outcomes, failed);
   }
 
   /** The settling statement's values: results of created keyed sends, claims of the others to drop. */
@@ -283,16 +401,59 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
     const outcomes: CreateNotificationResult[] = new Array(inputs.length);
     const failed = new Map<number, unknown>();
     if (inputs.every((input) => input.idempotency === null)) {
-      await recordAll(pool, await plan(pool, inputs, outcomes), outcomes, failed);
+      await recordSends(pool, inputs, outcomes, failed);
     } else {
       await transaction(pool, async (client) => {
         await claim(client, inputs, outcomes);
-        await recordAll(client, await plan(client, inputs, outcomes), outcomes, failed);
+        await recordSends(client, inputs, outcomes, failed);
         return commitWith(client, run(client, settleKeys, settleValues(inputs, outcomes)), undefined);
       });
     }
     return outcomes.map((outcome, index) => (failed.has(index) ? Promise.reject(failed.get(index)) : outcome));
   };
+}
+
+/** A send's outcome from the attempts recorded for it: none means its browsers had all left. */
+function settle(
+  index: number,
+  input: CreateNotificationInput,
+  recorded: AttemptRecord[],
+  outcomes: CreateNotificationResult[],
+  failed: Map<number, unknown>,
+) {
+  if (recorded.length === 0) {
+    outcomes[index] = { kind: 'no-connected-browser' };
+    return;
+  }
+  const created = { notification: input.notification, attempts: recorded };
+  try {
+    outcomes[index] = { kind: 'created', created, response: input.render(created) };
+  } catch (error) {
+    // This send fails alone; the others of the group stand. Nothing is kept under its key.
+    failed.set(index, error);
+    outcomes[index] = { kind: 'no-connected-browser' };
+  }
+}
+
+/** The fourteen notification columns the recording statements take first, as arrays. */
+function notificationColumns(notifications: NotificationRecord[]): unknown[] {
+  const column = <K extends keyof NotificationRecord>(name: K) => notifications.map((n) => n[name]);
+  return [
+    column('id'),
+    column('projectId'),
+    column('mode'),
+    column('recipient'),
+    column('title'),
+    column('body'),
+    column('url'),
+    column('icon'),
+    column('tag'),
+    notifications.map((n) => (n.data === null ? null : JSON.stringify(n.data))),
+    column('ttl'),
+    column('createdAt'),
+    column('expiresAt'),
+    notifications.map((n) => utcDay(n.createdAt)),
+  ];
 }
 
 function keyOf(projectId: string, name: string): string {
