@@ -33,12 +33,11 @@ interface RecordedRow {
 /**
  * Notifications, their attempts, and the usage they count.
  *
- * A send without an idempotency key is one statement of a group (see {@link batchOperations}),
- * atomic on its own, that reads and locks the recipient's connected browsers, raises each one's
- * sequence and inserts the notification, its attempts and the live usage; should its group fail,
- * it runs again alone in two: a read of the browsers, then the same recording without the read.
- * The browser's row is locked only from that statement to its commit: sends to one browser
- * queue there, and nowhere else.
+ * A send without an idempotency key is two statements and no explicit transaction: a read of the
+ * recipient's connected browsers, then one statement (atomic on its own) that raises each
+ * browser's sequence under its row lock and inserts the notification, its attempts and the live
+ * usage. The browser's row is locked only from that statement to its commit: sends to one
+ * browser queue there, and nowhere else.
  *
  * A send with a key is one transaction: the claim (an upsert on the key's primary key: a
  * concurrent send with the same key waits until this one commits or rolls back, then finds its
@@ -49,8 +48,8 @@ interface RecordedRow {
  *
  * Concurrent sends are group-committed: the sends made in one turn of the event loop, while
  * earlier groups are in flight, are recorded together (see {@link batchOperations}), so that
- * sends to one browser no longer queue one commit each on its row lock. A send with a key alone
- * in its group takes the path above.
+ * sends to one browser no longer queue one commit each on its row lock. A send alone in its
+ * group takes the path above.
  */
 export function notificationOperations(pool: Pool, sql: Sql, usageShards: number): NotificationOperations {
   const { t, statement } = sql;
@@ -192,13 +191,13 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
   const sendTogether = batchOperations(pool, sql, usageShards);
   const sends = createGroup<CreateNotificationInput, CreateNotificationResult>({
     async runGroup(inputs) {
-      // A send alone with a key takes its own transaction; without one, the group's recording
-      // statement records it in one round trip, where its own path takes two.
-      if (inputs.length === 1 && inputs[0]!.idempotency !== null) return [await sendAlone(inputs[0]!)];
+      // Alone, a send takes its own prepared statements: the group's recording statement is
+      // planned at every run, which cost a send alone more than the round trip it saves
+      // (bench/README.md, "One statement per group of sends").
+      if (inputs.length === 1) return [await sendAlone(inputs[0]!)];
       try {
         return await sendTogether(inputs);
-      } catch (error) {
-        if (inputs.length === 1) throw error;
+      } catch {
         // The group rolled back as a whole. Alone, each send fails or succeeds on its own (a
         // send whose group did commit but whose answer was lost finds its key's result, or fails
         // on its notification's id: it is never recorded twice).
