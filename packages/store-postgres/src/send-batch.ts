@@ -148,7 +148,8 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
     { planEachRun: true },
   );
   // The two statements above in one, for a group whose attempt ids were made beforehand: each
-  // send brings as many ids as its recipient was last seen with browsers, and two more. The
+  // send brings as many ids as its recipient was last seen with browsers and two more, or 16
+  // for a recipient not seen yet. The
   // statement reads and locks the recipients' connected browsers itself; should a send have
   // more browsers than ids, it writes nothing and answers one row with `short` set, and the
   // group is recorded in two statements instead.
