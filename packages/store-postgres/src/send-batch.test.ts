@@ -138,6 +138,33 @@ describe('PostgreSQL store: sends recorded together', () => {
     ]);
   });
 
+  it('records test sends of a group final at once, numbered with the live ones, and counts only the live', async () => {
+    const { projectId, browser } = await seed();
+    statements = [];
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        sendFixture(store, {
+          projectId,
+          recipient: 'user-1',
+          now: T0 + index,
+          title: `Hi ${index}`,
+          mode: index % 2 ? 'test' : 'live',
+        }),
+      ),
+    );
+    expect(statements.filter(isGroupRecord).length).toBeGreaterThan(0);
+    expect(seqsOf(results)).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const [index, result] of results.entries()) {
+      expect(result.kind === 'created' && result.created.attempts[0]!.final).toBe(index % 2 === 1);
+    }
+    // Only the live attempts wait for the browser; usage counts the live sends alone.
+    const pending = await store.listDeliveries({ browserId: browser.id, now: T0 });
+    expect(pending.map((delivery) => delivery.title)).toEqual(['Hi 0', 'Hi 2', 'Hi 4']);
+    expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
+      { day: '2026-01-01', notifications: 3, attempts: 3 },
+    ]);
+  });
+
   it('fails only the send the server refuses when its group rolls back, keys included', async () => {
     const { projectId } = await seed();
     statements = [];

@@ -115,44 +115,15 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
        SELECT id FROM ${t('browsers')} WHERE id = ANY($20::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
      ), counts AS (
        SELECT p.browser_id, count(*) AS n FROM p JOIN target ON target.id = p.browser_id GROUP BY p.browser_id
-     ), raised AS (
-       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + counts.n FROM counts WHERE b.id = counts.browser_id
-       RETURNING b.id, b.last_seq - counts.n AS base
-     ), planned AS (
-       SELECT p.attempt_id, p.notification_id, p.browser_id, p.position,
-              raised.base + row_number() OVER (PARTITION BY p.browser_id ORDER BY p.ord) AS seq
-         FROM p JOIN raised ON raised.id = p.browser_id
-     ), notification AS (
-       INSERT INTO ${t('notifications')}
-         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
-       SELECT n.id, n.project_id, n.mode, n.recipient, n.title, n.body, n.url, n.icon, n.tag, n.data::json, n.ttl,
-              n.created_at, n.expires_at
-         FROM n WHERE EXISTS (SELECT 1 FROM planned WHERE planned.notification_id = n.id)
-     ), attempt AS (
-       INSERT INTO ${t('attempts')}
-         (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
-       SELECT planned.attempt_id, planned.notification_id, planned.position, planned.browser_id, planned.seq,
-              'accepted', n.mode = 'test', n.created_at, n.expires_at
-         FROM planned JOIN n ON n.id = planned.notification_id
-     ), usage AS (
-       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
-       SELECT n.project_id, n.day, pg_backend_pid() % $21, count(DISTINCT n.id), count(*)
-         FROM planned JOIN n ON n.id = planned.notification_id
-        WHERE n.mode = 'live'
-        GROUP BY n.project_id, n.day
-       ON CONFLICT (project_id, day, shard) DO UPDATE SET
-         notifications = u.notifications + excluded.notifications,
-         attempts = u.attempts + excluded.attempts
-     )
+     ), ${recordingWrites(t, 'p', '$21')}
      SELECT attempt_id, seq FROM planned`,
     { planEachRun: true },
   );
   // The two statements above in one, for a group whose attempt ids were made beforehand: each
   // send brings as many ids as its recipient was last seen with browsers and two more, or 16
-  // for a recipient not seen yet. The
-  // statement reads and locks the recipients' connected browsers itself; should a send have
-  // more browsers than ids, it writes nothing and answers one row with `short` set, and the
-  // group is recorded in two statements instead.
+  // for a recipient not seen yet. The statement reads and locks the recipients' connected
+  // browsers itself; should a send have more browsers than ids, it writes nothing and answers
+  // one row with `short` set, and the group is recorded in two statements instead.
   const recordAtOnce = statement(
     'group_send',
     `WITH n AS (
@@ -177,35 +148,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
        SELECT EXISTS (SELECT 1 FROM named WHERE attempt_id IS NULL) AS short
      ), counts AS (
        SELECT named.browser_id, count(*) AS n FROM named WHERE NOT (SELECT short FROM short) GROUP BY named.browser_id
-     ), raised AS (
-       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + counts.n FROM counts WHERE b.id = counts.browser_id
-       RETURNING b.id, b.last_seq - counts.n AS base
-     ), planned AS (
-       SELECT named.attempt_id, named.notification_id, named.browser_id, named.position,
-              raised.base + row_number() OVER (PARTITION BY named.browser_id ORDER BY named.ord) AS seq
-         FROM named JOIN raised ON raised.id = named.browser_id
-     ), notification AS (
-       INSERT INTO ${t('notifications')}
-         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
-       SELECT n.id, n.project_id, n.mode, n.recipient, n.title, n.body, n.url, n.icon, n.tag, n.data::json, n.ttl,
-              n.created_at, n.expires_at
-         FROM n WHERE EXISTS (SELECT 1 FROM planned WHERE planned.notification_id = n.id)
-     ), attempt AS (
-       INSERT INTO ${t('attempts')}
-         (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
-       SELECT planned.attempt_id, planned.notification_id, planned.position, planned.browser_id, planned.seq,
-              'accepted', n.mode = 'test', n.created_at, n.expires_at
-         FROM planned JOIN n ON n.id = planned.notification_id
-     ), usage AS (
-       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
-       SELECT n.project_id, n.day, pg_backend_pid() % $18, count(DISTINCT n.id), count(*)
-         FROM planned JOIN n ON n.id = planned.notification_id
-        WHERE n.mode = 'live'
-        GROUP BY n.project_id, n.day
-       ON CONFLICT (project_id, day, shard) DO UPDATE SET
-         notifications = u.notifications + excluded.notifications,
-         attempts = u.attempts + excluded.attempts
-     )
+     ), ${recordingWrites(t, 'named', '$18')}
      SELECT attempt_id, notification_id, browser_id, position::int4, seq, false AS short FROM planned
      UNION ALL
      SELECT NULL, NULL, NULL, NULL, NULL, true FROM short WHERE short`,
@@ -419,6 +362,46 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
     }
     return outcomes.map((outcome, index) => (failed.has(index) ? Promise.reject(failed.get(index)) : outcome));
   };
+}
+
+/**
+ * The writing half of both group recording statements, after a `counts` CTE (attempts per
+ * browser, empty to write nothing) and a `source` CTE of the attempts (attempt_id,
+ * notification_id, browser_id, position, ord) next to `n`, the notifications: each browser's
+ * sequence raised once by its count under its row lock, its attempts numbered in send order
+ * (`planned`), then every notification that got an attempt, the attempts, and the live usage on
+ * the shard of `shardParam`'s modulus.
+ */
+function recordingWrites(t: Sql['t'], source: 'p' | 'named', shardParam: string): string {
+  return `raised AS (
+       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + counts.n FROM counts WHERE b.id = counts.browser_id
+       RETURNING b.id, b.last_seq - counts.n AS base
+     ), planned AS (
+       SELECT ${source}.attempt_id, ${source}.notification_id, ${source}.browser_id, ${source}.position,
+              raised.base + row_number() OVER (PARTITION BY ${source}.browser_id ORDER BY ${source}.ord) AS seq
+         FROM ${source} JOIN raised ON raised.id = ${source}.browser_id
+     ), notification AS (
+       INSERT INTO ${t('notifications')}
+         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
+       SELECT n.id, n.project_id, n.mode, n.recipient, n.title, n.body, n.url, n.icon, n.tag, n.data::json, n.ttl,
+              n.created_at, n.expires_at
+         FROM n WHERE EXISTS (SELECT 1 FROM planned WHERE planned.notification_id = n.id)
+     ), attempt AS (
+       INSERT INTO ${t('attempts')}
+         (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
+       SELECT planned.attempt_id, planned.notification_id, planned.position, planned.browser_id, planned.seq,
+              'accepted', n.mode = 'test', n.created_at, n.expires_at
+         FROM planned JOIN n ON n.id = planned.notification_id
+     ), usage AS (
+       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
+       SELECT n.project_id, n.day, pg_backend_pid() % ${shardParam}, count(DISTINCT n.id), count(*)
+         FROM planned JOIN n ON n.id = planned.notification_id
+        WHERE n.mode = 'live'
+        GROUP BY n.project_id, n.day
+       ON CONFLICT (project_id, day, shard) DO UPDATE SET
+         notifications = u.notifications + excluded.notifications,
+         attempts = u.attempts + excluded.attempts
+     )`;
 }
 
 /** A send's outcome from the attempts recorded for it: none means its browsers had all left. */
