@@ -104,11 +104,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
   // raised once, by its count of attempts, and its attempts take the numbers in send order.
   const record = statement(
     'group_record',
-    `WITH n AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::int4[], $12::int8[], $13::int8[], $14::text[])
-         AS n(id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at, day)
-     ), p AS (
+    `WITH ${NOTIFICATION_ROWS}, p AS (
        SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::int4[], $19::int4[])
          AS p(attempt_id, notification_id, browser_id, position, ord)
      ), target AS (
@@ -126,12 +122,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
   // one row with `short` set, and the group is recorded in two statements instead.
   const recordAtOnce = statement(
     'group_send',
-    `WITH n AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::int4[], $12::int8[], $13::int8[], $14::text[])
-                     WITH ORDINALITY
-         AS n(id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at, day, ord)
-     ), ids AS (
+    `WITH ${NOTIFICATION_ROWS}, ids AS (
        SELECT * FROM unnest($15::int4[], $16::int4[], $17::text[]) AS i(ord, position, attempt_id)
      ), target AS (
        SELECT b.id, b.project_id, b.recipient FROM ${t('browsers')} AS b
@@ -426,7 +417,18 @@ function settle(
   }
 }
 
-/** The fourteen notification columns the recording statements take first, as arrays. */
+/**
+ * The `n` CTE of both group recording statements: the notifications from the fourteen arrays of
+ * {@link notificationColumns} ($1–$14), each with its place in the group (`ord`, from 1).
+ */
+const NOTIFICATION_ROWS = `n AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::text[], $11::int4[], $12::int8[], $13::int8[], $14::text[])
+                     WITH ORDINALITY
+         AS n(id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at, day, ord)
+     )`;
+
+/** The fourteen notification columns the recording statements take first, as arrays ({@link NOTIFICATION_ROWS}). */
 function notificationColumns(notifications: NotificationRecord[]): unknown[] {
   const column = <K extends keyof NotificationRecord>(name: K) => notifications.map((n) => n[name]);
   return [
