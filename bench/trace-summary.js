@@ -45,7 +45,7 @@ for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
   for (const [start, duration] of requests.filter(([, d]) => d >= slow)) {
     const overlaps = (rows) => rows.filter(([s, d]) => s < start + duration && s + d > start).map(([, d]) => d);
     console.log(
-      `    slow request at +${start - from} ms: ${duration} ms; flushes ${overlaps(trace.flushes).join(', ') || '-'}; collections ${overlaps(trace.gcs).join(', ') || '-'}`,
+      `    slow request at +${Math.round(start - from)} ms: ${duration} ms; flushes ${overlaps(trace.flushes).join(', ') || '-'}; collections ${overlaps(trace.gcs).join(', ') || '-'}`,
     );
   }
 }

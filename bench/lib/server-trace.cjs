@@ -25,12 +25,13 @@ const traced = dir && (process.argv.includes('serve') || script.includes(`${path
 if (traced) {
   const out = path.join(dir, `${name}-${process.pid}.json`);
   const trace = { requests: [], flushes: [], gcs: [], gaps: [] };
-  const at = (t) => Math.round(t);
+  // Starts and durations to 0.01 ms: with starts in whole milliseconds, a flush that began in a
+  // request's last half millisecond could round to after the request's end.
   const ms = (d) => Math.round(d * 100) / 100;
 
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries())
-      trace.gcs.push([at(entry.startTime), ms(entry.duration), entry.detail?.kind]);
+      trace.gcs.push([ms(entry.startTime), ms(entry.duration), entry.detail?.kind]);
   }).observe({ entryTypes: ['gc'] });
 
   const emit = http.Server.prototype.emit;
@@ -38,7 +39,7 @@ if (traced) {
     const [request, response] = args;
     if (event === 'request' && request.method === 'POST') {
       const start = performance.now();
-      response.on('finish', () => trace.requests.push([at(start), ms(performance.now() - start)]));
+      response.on('finish', () => trace.requests.push([ms(start), ms(performance.now() - start)]));
     }
     return emit.call(this, event, ...args);
   };
@@ -47,7 +48,7 @@ if (traced) {
   fs.fdatasync = function (fd, callback) {
     const start = performance.now();
     return fdatasync.call(this, fd, (error) => {
-      trace.flushes.push([at(start), ms(performance.now() - start)]);
+      trace.flushes.push([ms(start), ms(performance.now() - start)]);
       callback(error);
     });
   };
@@ -55,7 +56,7 @@ if (traced) {
   let last = performance.now();
   setInterval(() => {
     const now = performance.now();
-    if (now - last > 6) trace.gaps.push([at(last), ms(now - last)]);
+    if (now - last > 6) trace.gaps.push([ms(last), ms(now - last)]);
     last = now;
   }, 1).unref();
   setInterval(() => fs.writeFileSync(out, JSON.stringify(trace)), 1000).unref();
