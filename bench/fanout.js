@@ -15,7 +15,8 @@
 //   - bare Hono SSE (bench/servers/bare-sse.js), the baseline of the original rows.
 //
 // BENCH_FANOUT_PEERS (names, comma-separated, e.g. "tidings serve,bare node:http") runs only those;
-// the rows that compare with a peer left out are not printed.
+// the rows that compare with a peer left out are not printed. BENCH_SEMI_SPACE_MB (e.g. "8,4")
+// adds a `tidings serve` with that young generation per size (--max-semi-space-size).
 //
 // Run after `npm run build`: node bench/fanout.js
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -43,6 +44,7 @@ const recipients = Math.max(1, Math.round(settings.streams / browsersPerRecipien
 const streamCount = recipients * browsersPerRecipient;
 const rounds = Math.max(1, Math.round(envNumber('BENCH_FANOUT_ROUNDS', 3)));
 const onlyPeers = process.env.BENCH_FANOUT_PEERS?.split(',').map((name) => name.trim());
+const semiSpaceName = (mb) => `tidings serve, semi-space ${mb} MB`;
 
 try {
   console.log(
@@ -83,21 +85,23 @@ try {
     };
   };
 
+  const tidingsServe = (name, label, nodeFlags) => ({
+    name,
+    start: () =>
+      startServer(label, cliBin, ['serve', '--db', freshDb(), '--port', '0', '--config', setup.config], {
+        cpuProf: true,
+        nodeFlags,
+      }),
+    paths: setup.tokens.flatMap(({ token }) => Array(browsersPerRecipient).fill(`/v1/connect/${token}`)),
+    sendFor: sendTo,
+  });
+  const youngGenerations = settings.semiSpaceMb.map((mb) => ({
+    mb,
+    peer: tidingsServe(semiSpaceName(mb), `tidings-serve-fanout-semi-${mb}`, [`--max-semi-space-size=${mb}`]),
+  }));
+
   const peers = [
-    {
-      name: 'tidings serve',
-      start: () =>
-        startServer(
-          'tidings-serve-fanout',
-          cliBin,
-          ['serve', '--db', freshDb(), '--port', '0', '--config', setup.config],
-          {
-            cpuProf: true,
-          },
-        ),
-      paths: setup.tokens.flatMap(({ token }) => Array(browsersPerRecipient).fill(`/v1/connect/${token}`)),
-      sendFor: sendTo,
-    },
+    tidingsServe('tidings serve', 'tidings-serve-fanout', []),
     nchanAvailable()
       ? {
           name: 'nginx+nchan',
@@ -135,6 +139,8 @@ try {
   ]
     .filter(Boolean)
     .filter((peer) => !onlyPeers || onlyPeers.includes(peer.name));
+  // Asked for by BENCH_SEMI_SPACE_MB, so never left out by BENCH_FANOUT_PEERS.
+  peers.splice(1, 0, ...youngGenerations.map(({ peer }) => peer));
   if (!nchanAvailable()) console.warn('nginx with the Nchan module not found: the Nchan peer is skipped');
 
   const results = new Map(peers.map((peer) => [peer.name, []]));
@@ -269,6 +275,36 @@ try {
           `${roundsNote}; start→event p50/p99/max tidings ${formatMs(subject.startP50)}/${formatMs(subject.startP99)}/${formatMs(subject.startMax)},` +
           ` ${name} ${formatMs(peer.startP50)}/${formatMs(peer.startP99)}/${formatMs(peer.startMax)};` +
           ` rounds: ${name} ${startRounds(peer)}`,
+      }),
+    );
+  }
+  // `tidings serve` with a smaller young generation against Node's default, in the same rounds.
+  for (const { mb } of youngGenerations) {
+    const variant = summary(semiSpaceName(mb));
+    report(
+      row({
+        benchmark: `fan-out RSS per stream, semi-space ${mb} MB vs Node's default (${streamsText})`,
+        figure: variant.perStream,
+        figureText: formatBytes(variant.perStream),
+        baseline: subject.perStream,
+        baselineText: formatBytes(subject.perStream),
+        baselineName: 'tidings serve',
+        unit: 'bytes',
+        target: rssTarget,
+        note: `${roundsNote}; rounds: semi-space ${mb} MB ${rssRounds(variant)}; default ${rssRounds(subject)}`,
+      }),
+    );
+    report(
+      row({
+        benchmark: `fan-out start→event p99, semi-space ${mb} MB vs Node's default (${streamsText})`,
+        figure: variant.startP99,
+        figureText: formatMs(variant.startP99),
+        baseline: subject.startP99,
+        baselineText: formatMs(subject.startP99),
+        baselineName: 'tidings serve',
+        unit: 'ms',
+        target: null,
+        note: `${roundsNote}; rounds: semi-space ${mb} MB ${startRounds(variant)}; default ${startRounds(subject)}`,
       }),
     );
   }

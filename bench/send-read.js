@@ -159,6 +159,18 @@ try {
               'normal',
             ]),
         },
+        // BENCH_SEMI_SPACE_MB: the default server with a smaller young generation.
+        ...settings.semiSpaceMb.map((mb) => ({
+          key: `semi-${mb}`,
+          label: `tidings serve, semi-space ${mb} MB`,
+          start: (setup) =>
+            startServer(
+              `tidings-serve-semi-${mb}`,
+              cliBin,
+              ['serve', '--db', setup.db, '--port', '0', '--config', setup.config],
+              { nodeFlags: [`--max-semi-space-size=${mb}`] },
+            ),
+        })),
       ],
       baselineScript: 'bare-hono.js',
       baselineName: 'bare hono',

@@ -52,6 +52,19 @@ export const settings = {
   tmpDir: process.env.BENCH_TMPDIR || tmpdir(),
   /** Write a CPU profile of every Tidings server process into this directory. */
   cpuProfDir: process.env.BENCH_CPU_PROF ?? '',
+  /**
+   * Sizes in MB (comma-separated) of Node's semi-spaces, the young generation: each adds a
+   * `tidings serve` run with `--max-semi-space-size=N` to `fanout.js` and `send-read.js`, next to
+   * the one with Node's default, so that memory and CPU can be weighed in the same rounds.
+   */
+  semiSpaceMb: (process.env.BENCH_SEMI_SPACE_MB ?? '')
+    .split(',')
+    .filter((size) => size.trim() !== '')
+    .map((size) => {
+      const mb = Number(size);
+      if (!Number.isInteger(mb) || mb < 1) throw new Error(`BENCH_SEMI_SPACE_MB: ${size} is not a size in MB`);
+      return mb;
+    }),
 };
 
 /** Limits high enough never to refuse, with the limiter still deciding every request. */
@@ -101,9 +114,10 @@ export function tempDir(label) {
 /**
  * Starts a server process (a node script, through bash so that `ulimit -n` can be raised to the
  * hard limit) and resolves with its URL once it prints `listening on URL`. It is killed at cleanup.
+ * `nodeFlags` go to node before the script.
  */
-export function startServer(label, script, args, { env = {}, cpuProf = false } = {}) {
-  const nodeFlags = [];
+export function startServer(label, script, args, { env = {}, cpuProf = false, nodeFlags: flags = [] } = {}) {
+  const nodeFlags = [...flags];
   if (cpuProf && settings.cpuProfDir) {
     nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
   }
