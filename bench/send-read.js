@@ -126,6 +126,12 @@ function compareEach(baseline, subjects, servers, path, requestOf) {
 
 const only = process.env.BENCH_SEND_READ?.split(',');
 
+/** Starts `tidings serve` on a variant's database with its config, `extra` arguments after them. */
+const tidingsServe =
+  (label, extra, options = {}) =>
+  (setup) =>
+    startServer(label, cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, ...extra], options);
+
 try {
   console.log(
     `send/read: autocannon, ${settings.connections} connections; ${settings.warmup} s warm-up, then ${settings.rounds} rounds of ${settings.duration} s runs, the baseline and each server in turn`,
@@ -137,39 +143,19 @@ try {
         {
           key: 'serve',
           label: 'hono adapter, tidings serve',
-          start: (setup) =>
-            startServer('tidings-serve', cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config], {
-              cpuProf: true,
-            }),
+          start: tidingsServe('tidings-serve', [], { cpuProf: true }),
         },
         {
           // The faster, power-loss-unsafe commit mode, for the figure it would give.
           key: 'normal',
           label: 'tidings serve --sqlite-synchronous normal',
-          start: (setup) =>
-            startServer('tidings-serve-normal', cliBin, [
-              'serve',
-              '--db',
-              setup.db,
-              '--port',
-              '0',
-              '--config',
-              setup.config,
-              '--sqlite-synchronous',
-              'normal',
-            ]),
+          start: tidingsServe('tidings-serve-normal', ['--sqlite-synchronous', 'normal']),
         },
         // BENCH_SEMI_SPACE_MB: the default server with a smaller young generation.
         ...settings.semiSpaceMb.map((mb) => ({
           key: `semi-${mb}`,
           label: `tidings serve, semi-space ${mb} MB`,
-          start: (setup) =>
-            startServer(
-              `tidings-serve-semi-${mb}`,
-              cliBin,
-              ['serve', '--db', setup.db, '--port', '0', '--config', setup.config],
-              { nodeFlags: [`--max-semi-space-size=${mb}`] },
-            ),
+          start: tidingsServe(`tidings-serve-semi-${mb}`, [], { nodeFlags: [`--max-semi-space-size=${mb}`] }),
         })),
       ],
       baselineScript: 'bare-hono.js',
@@ -182,10 +168,6 @@ try {
     // store's worst case, every send locking that browser's row until its commit. With --redis
     // (a redis-server of the run's own), the limiter and the hub are Redis's, as with many instances.
     const redisUrl = await startRedis('send-read-redis');
-    const postgresServe = (label, extra) => (setup) =>
-      startServer(label, cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, ...extra], {
-        cpuProf: true,
-      });
     await measureAdapter({
       name: 'postgres',
       variants: [
@@ -193,13 +175,13 @@ try {
           key: 'postgres',
           label: 'tidings serve --db postgres://',
           postgres: true,
-          start: postgresServe('tidings-serve-postgres', []),
+          start: tidingsServe('tidings-serve-postgres', [], { cpuProf: true }),
         },
         {
           key: 'postgres-redis',
           label: 'tidings serve --db postgres:// --redis redis://',
           postgres: true,
-          start: postgresServe('tidings-serve-postgres-redis', ['--redis', redisUrl]),
+          start: tidingsServe('tidings-serve-postgres-redis', ['--redis', redisUrl], { cpuProf: true }),
         },
       ],
       baselineScript: 'bare-hono.js',
