@@ -8,6 +8,8 @@
 // BENCH_FANOUT_ROUNDS rounds in one run (the p99 moves from run to run; the median of the rounds
 // counts, every round is printed):
 //   - `tidings serve` (the subject);
+//   - `tidings serve --sqlite-synchronous normal`: the same without the WAL's flush before a
+//     send's events, to show what the disk adds to the subject's latency;
 //   - nginx + Nchan, one process (bench/lib/nchan.js): the sender publishes the event's JSON to
 //     /pub/<recipient> instead of POST /v1/notifications; skipped when nginx or the module is
 //     missing;
@@ -45,6 +47,7 @@ const streamCount = recipients * browsersPerRecipient;
 const rounds = Math.max(1, Math.round(envNumber('BENCH_FANOUT_ROUNDS', 3)));
 const onlyPeers = process.env.BENCH_FANOUT_PEERS?.split(',').map((name) => name.trim());
 const semiSpaceName = (mb) => `tidings serve, semi-space ${mb} MB`;
+const SYNCHRONOUS_NORMAL = 'tidings serve --sqlite-synchronous normal';
 
 try {
   console.log(
@@ -85,10 +88,10 @@ try {
     };
   };
 
-  const tidingsServe = (name, label, nodeFlags) => ({
+  const tidingsServe = (name, label, nodeFlags, extraArgs = []) => ({
     name,
     start: () =>
-      startServer(label, cliBin, ['serve', '--db', freshDb(), '--port', '0', '--config', setup.config], {
+      startServer(label, cliBin, ['serve', '--db', freshDb(), '--port', '0', '--config', setup.config, ...extraArgs], {
         cpuProf: true,
         nodeFlags,
       }),
@@ -102,6 +105,8 @@ try {
 
   const peers = [
     tidingsServe('tidings serve', 'tidings-serve-fanout', []),
+    // Its events wait for no flush of the WAL: what the disk adds to the default's latency.
+    tidingsServe(SYNCHRONOUS_NORMAL, 'tidings-serve-fanout-normal', [], ['--sqlite-synchronous', 'normal']),
     nchanAvailable()
       ? {
           name: 'nginx+nchan',
@@ -307,6 +312,33 @@ try {
         note: `${roundsNote}; rounds: semi-space ${mb} MB ${startRounds(variant)}; default ${startRounds(subject)}`,
       }),
     );
+  }
+  // Without the flush of the WAL before a send's events (and its 201): the disk's share of the
+  // default's latency, against the default and against bare node:http, in the same rounds.
+  const normal = summary(SYNCHRONOUS_NORMAL);
+  if (normal) {
+    for (const [peer, name] of [
+      [subject, 'tidings serve'],
+      [node, 'bare node:http'],
+    ]) {
+      if (!peer) continue;
+      report(
+        row({
+          benchmark: `fan-out start→event p99, --sqlite-synchronous normal vs ${name} (${streamsText})`,
+          figure: normal.startP99,
+          figureText: formatMs(normal.startP99),
+          baseline: peer.startP99,
+          baselineText: formatMs(peer.startP99),
+          baselineName: name,
+          unit: 'ms',
+          target: null,
+          note:
+            `${roundsNote}; start→event p50/p99/max normal ${formatMs(normal.startP50)}/${formatMs(normal.startP99)}/${formatMs(normal.startMax)},` +
+            ` ${name} ${formatMs(peer.startP50)}/${formatMs(peer.startP99)}/${formatMs(peer.startMax)};` +
+            ` RSS per stream normal ${formatBytes(normal.perStream)}; rounds: normal ${startRounds(normal)}; ${name} ${startRounds(peer)}`,
+        }),
+      );
+    }
   }
   // The Express adapter against Express itself: what the adapter holds per stream on top.
   const express = summary('express adapter');
