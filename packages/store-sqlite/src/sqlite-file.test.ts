@@ -57,6 +57,23 @@ describe('checkpoints', () => {
     await store.close(); // closing twice is harmless
   });
 
+  it('makes a last pass when the store closes, so that its own close has nothing left to copy', async () => {
+    const store = file.open({ checkpointIntervalMs: 60_000 });
+    await sendMany(store, 20);
+    const before = statSync(file.path).size;
+    // Another connection stays open: the store's committing connection is then not the last to
+    // close, and copies nothing itself; only the thread's last pass can have grown the file.
+    const raw = new Database(file.path);
+    try {
+      // A read makes it a connection of the WAL database, holding its shared lock.
+      raw.prepare('SELECT count(*) FROM sqlite_master').get();
+      await store.close();
+      expect(statSync(file.path).size).toBeGreaterThan(before);
+    } finally {
+      raw.close();
+    }
+  });
+
   it('leaves checkpoints to SQLite with checkpointIntervalMs 0', async () => {
     const store = file.open({ checkpointIntervalMs: 0 });
     const before = statSync(file.path).size;
