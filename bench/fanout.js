@@ -209,41 +209,55 @@ try {
   const streamsText = `${formatCount(subject.opened)} streams`;
   const roundsNote = `median of ${rounds} alternating rounds`;
 
+  /** How each compared figure is shown, by its key in a summary. */
+  const FIGURES = {
+    answerP99: { unit: 'ms', format: formatMs },
+    startP99: { unit: 'ms', format: formatMs },
+    perStream: { unit: 'bytes', format: formatBytes },
+  };
+  /** Reports one server's median `figure` against another's, both measured in the same rounds. */
+  const compare = ({ benchmark, figure, of, against, againstName, target = null, note }) => {
+    const { unit, format } = FIGURES[figure];
+    report(
+      row({
+        benchmark: `${benchmark} (${streamsText})`,
+        figure: of[figure],
+        figureText: format(of[figure]),
+        baseline: against[figure],
+        baselineText: format(against[figure]),
+        baselineName: againstName,
+        unit,
+        target,
+        note: `${roundsNote}; ${note}`,
+      }),
+    );
+  };
+  /** p50/p99/max of the 201→event (`answer`) or start→event (`start`) times of a summary. */
+  const spread = (s, from) => `${formatMs(s[`${from}P50`])}/${formatMs(s[`${from}P99`])}/${formatMs(s[`${from}Max`])}`;
+  const rssChange = (s) => `${formatBytes(s.rssBefore)} → ${formatBytes(s.rssAfter)}`;
+
   if (hono) {
-    report(
-      row({
-        benchmark: `fan-out 201→event p99 (${streamsText})`,
-        figure: subject.answerP99,
-        figureText: formatMs(subject.answerP99),
-        baseline: hono.answerP99,
-        baselineText: formatMs(hono.answerP99),
-        baselineName: 'bare hono sse',
-        unit: 'ms',
-        target: { on: 'figure', op: '<', value: 50, text: '50 ms' },
-        note:
-          `${roundsNote}; p50/p99/max ${formatMs(subject.answerP50)}/${formatMs(subject.answerP99)}/${formatMs(subject.answerMax)}` +
-          ` (bare ${formatMs(hono.answerP50)}/${formatMs(hono.answerP99)}/${formatMs(hono.answerMax)});` +
-          ` start→event p50/p99/max ${formatMs(subject.startP50)}/${formatMs(subject.startP99)}/${formatMs(subject.startMax)}` +
-          ` (bare ${formatMs(hono.startP50)}/${formatMs(hono.startP99)}/${formatMs(hono.startMax)});` +
-          ` rounds start→event p99: tidings ${startRounds(subject)}; bare hono ${startRounds(hono)}`,
-      }),
-    );
-    report(
-      row({
-        benchmark: `fan-out RSS per stream (${streamsText})`,
-        figure: subject.perStream,
-        figureText: formatBytes(subject.perStream),
-        baseline: hono.perStream,
-        baselineText: formatBytes(hono.perStream),
-        baselineName: 'bare hono sse',
-        unit: 'bytes',
-        target: { on: 'figure', op: '<', value: 50 * 1024, text: '50 KB' },
-        note:
-          `${roundsNote}; server RSS ${formatBytes(subject.rssBefore)} → ${formatBytes(subject.rssAfter)} with streams open, ${formatBytes(subject.rssEnd)} after the sends` +
-          ` (bare ${formatBytes(hono.rssBefore)} → ${formatBytes(hono.rssAfter)}, ${formatBytes(hono.rssEnd)});` +
-          ` rounds: tidings ${rssRounds(subject)}; bare hono ${rssRounds(hono)}`,
-      }),
-    );
+    const versusHono = { of: subject, against: hono, againstName: 'bare hono sse' };
+    compare({
+      ...versusHono,
+      benchmark: 'fan-out 201→event p99',
+      figure: 'answerP99',
+      target: { on: 'figure', op: '<', value: 50, text: '50 ms' },
+      note:
+        `p50/p99/max ${spread(subject, 'answer')} (bare ${spread(hono, 'answer')});` +
+        ` start→event p50/p99/max ${spread(subject, 'start')} (bare ${spread(hono, 'start')});` +
+        ` rounds start→event p99: tidings ${startRounds(subject)}; bare hono ${startRounds(hono)}`,
+    });
+    compare({
+      ...versusHono,
+      benchmark: 'fan-out RSS per stream',
+      figure: 'perStream',
+      target: { on: 'figure', op: '<', value: 50 * 1024, text: '50 KB' },
+      note:
+        `server RSS ${rssChange(subject)} with streams open, ${formatBytes(subject.rssEnd)} after the sends` +
+        ` (bare ${rssChange(hono)}, ${formatBytes(hono.rssEnd)});` +
+        ` rounds: tidings ${rssRounds(subject)}; bare hono ${rssRounds(hono)}`,
+    });
   }
   const rssTarget = { on: 'figure', op: '<=', value: 12 * 1024, text: '12 KB' };
   for (const [peer, name] of [
@@ -251,67 +265,46 @@ try {
     [nchan, 'nginx+nchan'],
   ]) {
     if (!peer) continue;
-    report(
-      row({
-        benchmark: `fan-out RSS per stream vs ${name} (${streamsText})`,
-        figure: subject.perStream,
-        figureText: formatBytes(subject.perStream),
-        baseline: peer.perStream,
-        baselineText: formatBytes(peer.perStream),
-        baselineName: name,
-        unit: 'bytes',
-        target: rssTarget,
-        note:
-          `${roundsNote}; ${name} RSS ${formatBytes(peer.rssBefore)} → ${formatBytes(peer.rssAfter)}, ${formatBytes(peer.rssEnd)} after the sends;` +
-          ` rounds: tidings ${rssRounds(subject)}; ${name} ${rssRounds(peer)}`,
-      }),
-    );
-    report(
-      row({
-        benchmark: `fan-out start→event p99 vs ${name} (${streamsText})`,
-        figure: subject.startP99,
-        figureText: formatMs(subject.startP99),
-        baseline: peer.startP99,
-        baselineText: formatMs(peer.startP99),
-        baselineName: name,
-        unit: 'ms',
-        target: name === 'bare node:http' ? { on: 'ratio', op: '<=', value: 2 } : null,
-        note:
-          `${roundsNote}; start→event p50/p99/max tidings ${formatMs(subject.startP50)}/${formatMs(subject.startP99)}/${formatMs(subject.startMax)},` +
-          ` ${name} ${formatMs(peer.startP50)}/${formatMs(peer.startP99)}/${formatMs(peer.startMax)};` +
-          ` rounds: ${name} ${startRounds(peer)}`,
-      }),
-    );
+    compare({
+      benchmark: `fan-out RSS per stream vs ${name}`,
+      figure: 'perStream',
+      of: subject,
+      against: peer,
+      againstName: name,
+      target: rssTarget,
+      note:
+        `${name} RSS ${rssChange(peer)}, ${formatBytes(peer.rssEnd)} after the sends;` +
+        ` rounds: tidings ${rssRounds(subject)}; ${name} ${rssRounds(peer)}`,
+    });
+    compare({
+      benchmark: `fan-out start→event p99 vs ${name}`,
+      figure: 'startP99',
+      of: subject,
+      against: peer,
+      againstName: name,
+      target: name === 'bare node:http' ? { on: 'ratio', op: '<=', value: 2 } : null,
+      note:
+        `start→event p50/p99/max tidings ${spread(subject, 'start')}, ${name} ${spread(peer, 'start')};` +
+        ` rounds: ${name} ${startRounds(peer)}`,
+    });
   }
   // `tidings serve` with a smaller young generation against Node's default, in the same rounds.
   for (const { mb } of youngGenerations) {
     const variant = summary(semiSpaceName(mb));
-    report(
-      row({
-        benchmark: `fan-out RSS per stream, semi-space ${mb} MB vs Node's default (${streamsText})`,
-        figure: variant.perStream,
-        figureText: formatBytes(variant.perStream),
-        baseline: subject.perStream,
-        baselineText: formatBytes(subject.perStream),
-        baselineName: 'tidings serve',
-        unit: 'bytes',
-        target: rssTarget,
-        note: `${roundsNote}; rounds: semi-space ${mb} MB ${rssRounds(variant)}; default ${rssRounds(subject)}`,
-      }),
-    );
-    report(
-      row({
-        benchmark: `fan-out start→event p99, semi-space ${mb} MB vs Node's default (${streamsText})`,
-        figure: variant.startP99,
-        figureText: formatMs(variant.startP99),
-        baseline: subject.startP99,
-        baselineText: formatMs(subject.startP99),
-        baselineName: 'tidings serve',
-        unit: 'ms',
-        target: null,
-        note: `${roundsNote}; rounds: semi-space ${mb} MB ${startRounds(variant)}; default ${startRounds(subject)}`,
-      }),
-    );
+    const versusDefault = { of: variant, against: subject, againstName: 'tidings serve' };
+    compare({
+      ...versusDefault,
+      benchmark: `fan-out RSS per stream, semi-space ${mb} MB vs Node's default`,
+      figure: 'perStream',
+      target: rssTarget,
+      note: `rounds: semi-space ${mb} MB ${rssRounds(variant)}; default ${rssRounds(subject)}`,
+    });
+    compare({
+      ...versusDefault,
+      benchmark: `fan-out start→event p99, semi-space ${mb} MB vs Node's default`,
+      figure: 'startP99',
+      note: `rounds: semi-space ${mb} MB ${startRounds(variant)}; default ${startRounds(subject)}`,
+    });
   }
   // Without the flush of the WAL before a send's events (and its 201): the disk's share of the
   // default's latency, against the default and against bare node:http, in the same rounds.
@@ -322,44 +315,34 @@ try {
       [node, 'bare node:http'],
     ]) {
       if (!peer) continue;
-      report(
-        row({
-          benchmark: `fan-out start→event p99, --sqlite-synchronous normal vs ${name} (${streamsText})`,
-          figure: normal.startP99,
-          figureText: formatMs(normal.startP99),
-          baseline: peer.startP99,
-          baselineText: formatMs(peer.startP99),
-          baselineName: name,
-          unit: 'ms',
-          target: null,
-          note:
-            `${roundsNote}; start→event p50/p99/max normal ${formatMs(normal.startP50)}/${formatMs(normal.startP99)}/${formatMs(normal.startMax)},` +
-            ` ${name} ${formatMs(peer.startP50)}/${formatMs(peer.startP99)}/${formatMs(peer.startMax)};` +
-            ` RSS per stream normal ${formatBytes(normal.perStream)}; rounds: normal ${startRounds(normal)}; ${name} ${startRounds(peer)}`,
-        }),
-      );
+      compare({
+        benchmark: `fan-out start→event p99, --sqlite-synchronous normal vs ${name}`,
+        figure: 'startP99',
+        of: normal,
+        against: peer,
+        againstName: name,
+        note:
+          `start→event p50/p99/max normal ${spread(normal, 'start')}, ${name} ${spread(peer, 'start')};` +
+          ` RSS per stream normal ${formatBytes(normal.perStream)}; rounds: normal ${startRounds(normal)}; ${name} ${startRounds(peer)}`,
+      });
     }
   }
   // The Express adapter against Express itself: what the adapter holds per stream on top.
   const express = summary('express adapter');
   const bareExpress = summary('bare express');
   if (express && bareExpress) {
-    report(
-      row({
-        benchmark: `fan-out RSS per stream, Express adapter vs bare Express (${streamsText})`,
-        figure: express.perStream,
-        figureText: formatBytes(express.perStream),
-        baseline: bareExpress.perStream,
-        baselineText: formatBytes(bareExpress.perStream),
-        baselineName: 'bare express',
-        unit: 'bytes',
-        target: { on: 'ratio', op: '<=', value: 1.1 },
-        note:
-          `${roundsNote}; rounds: adapter ${rssRounds(express)}; bare express ${rssRounds(bareExpress)};` +
-          ` start→event p50/p99 adapter ${formatMs(express.startP50)}/${formatMs(express.startP99)},` +
-          ` bare express ${formatMs(bareExpress.startP50)}/${formatMs(bareExpress.startP99)}`,
-      }),
-    );
+    compare({
+      benchmark: 'fan-out RSS per stream, Express adapter vs bare Express',
+      figure: 'perStream',
+      of: express,
+      against: bareExpress,
+      againstName: 'bare express',
+      target: { on: 'ratio', op: '<=', value: 1.1 },
+      note:
+        `rounds: adapter ${rssRounds(express)}; bare express ${rssRounds(bareExpress)};` +
+        ` start→event p50/p99 adapter ${formatMs(express.startP50)}/${formatMs(express.startP99)},` +
+        ` bare express ${formatMs(bareExpress.startP50)}/${formatMs(bareExpress.startP99)}`,
+    });
   }
 } finally {
   await cleanup();
