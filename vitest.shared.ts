@@ -15,5 +15,6 @@ export const alias = [
   { find: /^@tidings\/express$/, replacement: src('adapter-express/src/index.ts') },
   { find: /^@tidings\/browser$/, replacement: src('browser/src/index.ts') },
   { find: /^@tidings\/client$/, replacement: src('client/src/index.ts') },
+  { find: /^@tidings\/dashboard\/testing$/, replacement: src('dashboard/src/testing/index.ts') },
   { find: /^@tidings\/dashboard$/, replacement: src('dashboard/src/index.ts') },
 ];

@@ -2,12 +2,12 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    entry: ['src/index.ts'],
+    entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
     format: ['esm'],
     dts: true,
     clean: true,
     target: 'node20',
-    external: ['nodemailer'],
+    external: ['nodemailer', 'vitest'],
   },
   {
     // The pages' one script (copy button, wiping a revealed key, the live view), served by the

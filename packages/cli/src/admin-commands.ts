@@ -1,4 +1,5 @@
-import { type AdminApi, type Store, TidingsError } from '@tidings/core';
+import { type AdminApi, TidingsError } from '@tidings/core';
+import type { DashboardStore } from '@tidings/dashboard';
 import {
   expectPositionals,
   integerFlag,
@@ -23,7 +24,8 @@ export interface AdminCommand {
   synopsis: string;
   summary: string;
   options: OptionsConfig;
-  run(admin: AdminApi, parsed: ParsedCommand, store: Store): Promise<CommandOutput>;
+  /** `dashboardStore`: the dashboard's port, for the commands on sign-in (operator flag, codes). */
+  run(admin: AdminApi, parsed: ParsedCommand, dashboardStore: DashboardStore): Promise<CommandOutput>;
 }
 
 const modes = ['live', 'test'] as const;
@@ -223,17 +225,19 @@ function normaliseEmail(email: string): string {
 }
 
 /** The account with this email, or NOT_FOUND. */
-async function accountByEmail(store: Store, email: string) {
+async function accountByEmail(store: DashboardStore, email: string) {
   const found = await store.findAccountByEmail(normaliseEmail(email));
   if (!found) throw new TidingsError('NOT_FOUND', `No account with the email ${normaliseEmail(email)}`);
   return found.account;
 }
 
 /** Issues a one-time dashboard sign-in code for an address. */
-export async function signInCode(store: Store, email: string, minutes: number): Promise<string> {
+export async function signInCode(store: DashboardStore, email: string, minutes: number): Promise<string> {
   const { createAccountService } = await import('@tidings/dashboard');
   const accounts = createAccountService({
     store,
+    // A sign-in code verifies nothing.
+    admin: { verifyAccount: () => Promise.reject(new Error('a sign-in code verifies no account')) },
     clock: { now: () => Date.now() },
     mailer: { send: async () => {} },
   });

@@ -1,5 +1,6 @@
 import type { Store } from '@tidings/core';
-import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
+import type { DashboardStore } from '@tidings/dashboard';
+import { createSqliteDashboardStore, createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
 
 /**
  * Where the CLI's `--db` (or `TIDINGS_DB`) points: a `postgres://` or `postgresql://` URL is a
@@ -44,6 +45,13 @@ export async function openStore(
   }
   const { createPostgresStore } = await loadPostgres();
   return createPostgresStore({ connectionString: target.url, ...(purpose === 'admin' ? { maxConnections: 1 } : {}) });
+}
+
+/** The dashboard's port on the database of a store {@link openStore} opened: closed with it. */
+export async function openDashboardStore(store: Store, target: StoreTarget): Promise<DashboardStore> {
+  if (target.kind === 'sqlite') return createSqliteDashboardStore(store);
+  const { createPostgresDashboardStore } = await loadPostgres();
+  return createPostgresDashboardStore(store);
 }
 
 /** Applies the migrations of the store `--db` names, and tells the versions before and after. */

@@ -6,15 +6,19 @@ import {
   createConsoleMailer,
   createMemoryHub,
   createTidings,
-  type Hub,
   type Mailer,
   type Store,
-  systemClock,
   type Tidings,
   TidingsError,
   type TidingsOptions,
 } from '@tidings/core';
-import { createAccountService, createSmtpMailer, type SignupPolicy, tidingsDashboard } from '@tidings/dashboard';
+import {
+  createAccountService,
+  createSmtpMailer,
+  type DashboardStore,
+  type SignupPolicy,
+  tidingsDashboard,
+} from '@tidings/dashboard';
 import { tidingsHono } from '@tidings/hono';
 import type { PrometheusMetrics } from '@tidings/metrics';
 import { Hono } from 'hono';
@@ -24,7 +28,7 @@ import { type DemoCredentials, demoFilePath, ensureDemo, savesDemoFile } from '.
 import { answerMalformedRequests, answerProblems, requestErrorAnswer } from './edge-problems.js';
 import type { ListenAddress } from './listen-address.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
-import { openStore, storeTarget } from './open-store.js';
+import { openDashboardStore, openStore, storeTarget } from './open-store.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
 
 /** Options of {@link startServer}. */
@@ -93,42 +97,28 @@ export function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** The standalone app: `/healthz`, the API reference at `/docs`, the demo page with `demo`, the dashboard, and Tidings under `/v1`. */
+/**
+ * The standalone app: `/healthz`, the API reference at `/docs`, the demo page with `demo`, the
+ * dashboard, and Tidings under `/v1`. The dashboard takes its hub, limits, proxy trust and public
+ * URL from `tidings`; `dashboard.store` is its own port on the same database.
+ */
 export function createServerApp(
   tidings: Tidings,
   demo: DemoCredentials | null,
-  dashboard: {
-    store: Store;
-    hub?: Hub;
-    options: ServerDashboardOptions;
-    tidingsOptions: Omit<TidingsOptions, 'store'>;
-  } | null = null,
+  dashboard: { store: DashboardStore; options: ServerDashboardOptions } | null = null,
 ): Hono {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   registerApiReference(app, tidings);
   if (demo) registerDemoPage(app, { tidings, demo });
   if (dashboard && dashboard.options.enabled !== false) {
-    const { options, tidingsOptions } = dashboard;
+    const { options } = dashboard;
     const mailer =
       options.mailer ??
       (options.smtpUrl
         ? createSmtpMailer({ url: options.smtpUrl, ...(options.mailFrom ? { from: options.mailFrom } : {}) })
         : createConsoleMailer());
-    app.route(
-      '/',
-      tidingsDashboard({
-        tidings,
-        store: dashboard.store,
-        ...(dashboard.hub ? { hub: dashboard.hub } : {}),
-        mailer,
-        signup: options.signup ?? 'open',
-        trustProxy: tidingsOptions.trustProxy ?? 0,
-        maxProjectsPerAccount: tidingsOptions.maxProjectsPerAccount ?? 10,
-        maxActiveKeysPerProject: tidingsOptions.maxActiveKeysPerProject ?? 10,
-        ...(tidingsOptions.publicUrl ? { publicUrl: tidingsOptions.publicUrl } : {}),
-      }),
-    );
+    app.route('/', tidingsDashboard({ tidings, store: dashboard.store, mailer, signup: options.signup ?? 'open' }));
   }
   app.route('/', tidingsHono(tidings));
   answerProblems(app);
@@ -139,10 +129,15 @@ export function createServerApp(
 const DEMO_SIGN_IN_MINUTES = 60;
 
 /** A fresh one-time sign-in code for the demo account, printed beside its keys. */
-async function demoSignIn(store: Store, credentials: DemoCredentials) {
-  const account = await store.getAccount(credentials.accountId);
+async function demoSignIn(tidings: Tidings, store: DashboardStore, credentials: DemoCredentials) {
+  const account = await tidings.admin.getAccount(credentials.accountId).catch(() => null);
   if (!account) return null;
-  const accounts = createAccountService({ store, clock: systemClock, mailer: createConsoleMailer() });
+  const accounts = createAccountService({
+    store,
+    admin: tidings.admin,
+    clock: tidings.admin.settings.clock,
+    mailer: createConsoleMailer(),
+  });
   const code = await accounts.issueSignInCode(account.email, DEMO_SIGN_IN_MINUTES * 60_000);
   return { email: account.email, code, minutes: DEMO_SIGN_IN_MINUTES };
 }
@@ -160,7 +155,8 @@ function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidi
 /** Opens the store, builds Tidings and the app, and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
-  const store = await openStore(storeTarget(db), 'serve', { sqliteSynchronous: options.sqliteSynchronous ?? 'full' });
+  const target = storeTarget(db);
+  const store = await openStore(target, 'serve', { sqliteSynchronous: options.sqliteSynchronous ?? 'full' });
   // The in-process hub, unless Redis carries the messages between servers.
   const ownHub = createMemoryHub();
   let tidings: Tidings | undefined;
@@ -184,11 +180,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ...(metrics ? { metrics } : {}),
     });
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
+    const dashboardStore = await openDashboardStore(store, target);
     const app = createServerApp(tidings, demo?.credentials ?? null, {
-      store,
-      hub,
+      store: dashboardStore,
       options: options.dashboard ?? {},
-      tidingsOptions: options.tidings ?? {},
     });
     const server = createServer(
       getRequestListener(app.fetch, { hostname: host, errorHandler: requestErrorAnswer(createConsoleLogger()) }),
@@ -199,7 +194,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server.listen(port, host, () => resolve(server.address() as AddressInfo));
     });
     const running: Tidings = tidings;
-    const signIn = demo && options.dashboard?.enabled !== false ? await demoSignIn(store, demo.credentials) : null;
+    const signIn =
+      demo && options.dashboard?.enabled !== false ? await demoSignIn(running, dashboardStore, demo.credentials) : null;
     let closing: Promise<void> | undefined;
     return {
       url: `http://${urlHost(host)}:${address.port}`,

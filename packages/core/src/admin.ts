@@ -1,3 +1,4 @@
+import { type AdminViews, createAdminViews } from './admin-views.js';
 import { TidingsError } from './errors.js';
 import { newId } from './ids.js';
 import {
@@ -18,10 +19,11 @@ import type { KeyMode } from './types.js';
 
 /**
  * The operations of docs/api.md#operations (those of a dashboard), as a typed API: the `tidings` CLI drives it,
- * and a web dashboard can sit on top of it. Refusals throw {@link TidingsError} with the
+ * and the web dashboard's pages reach projects, keys, usage and the log of sends only through it
+ * (with the reads of {@link AdminViews}). Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */
-export interface AdminApi {
+export interface AdminApi extends AdminViews {
   createAccount(input: { email: string; verified?: boolean }): Promise<AccountObject>;
   verifyAccount(accountId: string): Promise<AccountObject>;
   getAccount(accountId: string): Promise<AccountObject>;
@@ -64,6 +66,7 @@ function checkProjectName(name: unknown): asserts name is string {
 export function createAdminApi(options: ResolvedOptions, hub: Hub): AdminApi {
   const { store, clock } = options;
   return {
+    ...createAdminViews(options, hub),
     async createAccount({ email, verified = false }) {
       if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {
         throw invalid('email', 'must be an email address');

@@ -1,4 +1,5 @@
 export * from './admin.js';
+export * from './admin-views.js';
 export * from './errors.js';
 export * from './hub/memory-hub.js';
 export * from './ids.js';
@@ -10,7 +11,6 @@ export * from './objects.js';
 export * from './openapi/index.js';
 export * from './options.js';
 export * from './ports/clock.js';
-export * from './ports/dashboard-store.js';
 export * from './ports/event-sink.js';
 export * from './ports/hub.js';
 export * from './ports/limiter.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDashboard } from './test-harness.js';
+import { createTestDashboard } from '../../../test/support/dashboard-app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
 beforeEach(() => {

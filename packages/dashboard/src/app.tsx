@@ -5,9 +5,10 @@ import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { createAccountService } from './accounts.js';
 import { registerAssetRoutes } from './assets.js';
 import { type DashboardEnv, type Deps, loadSession, pageContext } from './context.js';
+import { createAccountService } from './domain/accounts.js';
+import { createSessions } from './domain/sessions.js';
 import { type DashboardOptions, resolveDashboardOptions } from './options.js';
 import { render, seeOther } from './render.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -15,7 +16,6 @@ import { registerHistoryRoutes } from './routes/history.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
 import { registerProjectRoutes } from './routes/projects.js';
-import { createSessions } from './sessions.js';
 import { ErrorPage } from './views/error-page.js';
 
 /** Pages anyone may open; every other page needs a session. */
@@ -24,14 +24,14 @@ const PUBLIC_PATHS = ['/signup', '/login', '/login/code', '/reset', '/reset/conf
 /**
  * The Tidings dashboard as a Hono app, answering under `basePath` (default `/dashboard`):
  * server-rendered pages and plain HTML forms over the same admin API as the CLI. Mount it with
- * `app.route('/', tidingsDashboard({ tidings, store }))`.
+ * `app.route('/', tidingsDashboard({ tidings, store: createSqliteDashboardStore(sqliteStore) }))`.
  */
 export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<DashboardEnv> {
   const options = resolveDashboardOptions(dashboardOptions);
   const deps: Deps = {
     options,
     tidings: options.tidings,
-    accounts: createAccountService(options),
+    accounts: createAccountService({ ...options, admin: options.tidings.admin }),
     sessions: createSessions({
       store: options.store,
       idleMs: options.sessionIdleMs,

@@ -1,17 +1,11 @@
-import {
-  type AuditAction,
-  newId,
-  type ProjectRecord,
-  resolveClientIp,
-  type Tidings,
-  TidingsError,
-} from '@tidings/core';
+import { newId, type ProjectObject, resolveClientIp, type Tidings, TidingsError } from '@tidings/core';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { AccountService } from './accounts.js';
+import type { AccountService } from './domain/accounts.js';
+import type { AuditAction } from './domain/dashboard-store.js';
+import type { Sessions, SignedIn } from './domain/sessions.js';
+import { SESSION_COOKIE } from './domain/sessions.js';
 import type { ResolvedDashboardOptions } from './options.js';
-import type { Sessions, SignedIn } from './sessions.js';
-import { SESSION_COOKIE } from './sessions.js';
 import type { PageContext } from './views/layout.js';
 
 /** What the routes share: the options, the account rules, the sessions. */
@@ -67,15 +61,18 @@ export async function loadSession(c: DashboardContext, deps: Deps): Promise<Sign
  * The project at `id` if the signed-in account owns it. Another account's project, or an unknown
  * one, is the same NOT_FOUND: nothing tells that another's exists.
  */
-export async function ownedProject(deps: Deps, signedIn: SignedIn, id: string): Promise<ProjectRecord> {
-  const project = await deps.options.store.getProject(id);
-  if (!project || project.accountId !== signedIn.account.account.id) {
+export async function ownedProject(deps: Deps, signedIn: SignedIn, id: string): Promise<ProjectObject> {
+  const project = await deps.tidings.admin.getProject(id).catch((error: unknown) => {
+    if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+    throw error;
+  });
+  if (!project || project.account_id !== signedIn.account.account.id) {
     throw new TidingsError('NOT_FOUND', 'No such project');
   }
   return project;
 }
 
-/** Records one entry in a project's audit log. */
+/** Records one entry in a project's audit log, as the signed-in account, from the request's IP. */
 export async function audit(
   c: Context,
   deps: Deps,

@@ -1,6 +1,16 @@
-export { type AccountService, createAccountService } from './accounts.js';
 export { tidingsDashboard } from './app.js';
-export { normaliseEmail } from './codes.js';
+export { type AccountService, type AccountServiceOptions, createAccountService } from './domain/accounts.js';
+export { normaliseEmail } from './domain/codes.js';
+export type {
+  AuditAction,
+  AuditEventRecord,
+  ConsumeEmailCodeResult,
+  CreateAccountWithPasswordResult,
+  DashboardAccount,
+  DashboardStore,
+  EmailCodePurpose,
+  SessionRecord,
+} from './domain/dashboard-store.js';
+export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';
 export type { DashboardOptions, SignupPolicy } from './options.js';
-export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 export { createSmtpMailer } from './smtp-mailer.js';

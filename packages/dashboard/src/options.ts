@@ -2,68 +2,61 @@ import {
   type Clock,
   createConsoleMailer,
   createMemoryLimiter,
-  type Hub,
   type Limiter,
   type Logger,
   type Mailer,
-  type Store,
-  systemClock,
   type Tidings,
 } from '@tidings/core';
 import type { Context } from 'hono';
+import type { DashboardStore } from './domain/dashboard-store.js';
 
 /** Who may create an account: anyone, only people an operator invited, or nobody. */
 export type SignupPolicy = 'open' | 'invite' | 'closed';
 
-/** Options of {@link tidingsDashboard}. */
+/**
+ * Options of {@link tidingsDashboard}. The pages read projects, keys, usage and the log of sends
+ * through `tidings.admin`, and take its limits, proxy trust, public URL, clock and hub from the
+ * same instance: nothing is passed twice.
+ */
 export interface DashboardOptions {
-  /** The Tidings instance whose admin API creates projects and keys, as the CLI does. */
+  /** The Tidings instance whose admin API the pages drive, as the CLI does. */
   tidings: Tidings;
-  /** The store that instance runs on: the dashboard keeps accounts, sessions and codes there. */
-  store: Store;
+  /**
+   * The dashboard's own port on the database that instance runs on: passwords, sessions, codes,
+   * the audit log (e.g. `createSqliteDashboardStore(store)` of `@tidings/store-sqlite`).
+   */
+  store: DashboardStore;
   /** Sends codes. @default a mailer that prints `[mail] to=… subject="…" code=…` on stderr */
   mailer?: Mailer;
   /** Counts sign-in, code and reset attempts. @default an in-memory limiter */
   limiter?: Limiter;
-  /**
-   * The hub the Tidings instance publishes on (pass the same one to `createTidings`): it wakes the
-   * live view at once when a send goes out. @default none: the live view re-reads every 2 s
-   */
-  hub?: Hub;
-  /** @default the wall clock */
-  clock?: Clock;
   /** @default the Tidings instance's logger is not reachable: nothing is logged unless given */
   logger?: Logger;
   /** The path the pages live under. @default '/dashboard' */
   basePath?: string;
   /** Who may sign up. @default 'open' */
   signup?: SignupPolicy;
-  /**
-   * The public URL of the server, e.g. `https://notify.example.com`. An https URL adds `Secure`
-   * to the session cookie; its origin is accepted for form posts behind a proxy.
-   * @default the request's own origin, and no Secure flag
-   */
-  publicUrl?: string;
   /** A session ends after this long without a request. @default 7200000 (2 hours) */
   sessionIdleMs?: number;
   /** A session ends this long after sign-in, used or not. @default 86400000 (24 hours) */
   sessionAbsoluteMs?: number;
-  /** The projects an account may hold, as shown on the page: the Tidings instance's own. @default 10 */
-  maxProjectsPerAccount?: number;
-  /** The active keys a project may hold, as shown on the page: the Tidings instance's own. @default 10 */
-  maxActiveKeysPerProject?: number;
-  /** Proxy hops to believe in `X-Forwarded-For` for per-IP limits and the audit log. @default 0 */
-  trustProxy?: number;
   /** The client's socket address. @default the Node socket on `@hono/node-server`, else undefined */
   getClientAddress?: (c: Context) => string | undefined;
 }
 
-/** {@link DashboardOptions} with every default applied. */
-export interface ResolvedDashboardOptions extends Required<Omit<DashboardOptions, 'publicUrl' | 'logger' | 'hub'>> {
-  publicUrl: string | null;
-  hub: Hub | null;
-  secureCookie: boolean;
+/** {@link DashboardOptions} with every default applied, and what the pages take from `tidings`. */
+export interface ResolvedDashboardOptions extends Required<Omit<DashboardOptions, 'logger'>> {
   logger: Logger | null;
+  /** The Tidings instance's clock. */
+  clock: Clock;
+  /** The instance's public origin (its `publicUrl`): an https one adds `Secure` to the cookie. */
+  publicUrl: string | null;
+  secureCookie: boolean;
+  /** The instance's `trustProxy`: hops believed in `X-Forwarded-For`. */
+  trustProxy: number;
+  /** The instance's limits, as shown on the pages. */
+  maxProjectsPerAccount: number;
+  maxActiveKeysPerProject: number;
 }
 
 const POLICIES: readonly SignupPolicy[] = ['open', 'invite', 'closed'];
@@ -80,19 +73,14 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   if (!POLICIES.includes(signup)) throw new TypeError(`signup must be one of ${POLICIES.join(', ')}`);
   const basePath = `/${(options.basePath ?? '/dashboard').replace(/^\/+|\/+$/g, '')}`;
   if (basePath === '/') throw new TypeError('basePath must not be the root');
-  let publicUrl: string | null = null;
-  if (options.publicUrl) {
-    const url = new URL(options.publicUrl);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('publicUrl must be http(s)');
-    publicUrl = url.origin;
-  }
+  const settings = options.tidings.admin.settings;
+  const publicUrl = settings.publicUrl === null ? null : new URL(settings.publicUrl).origin;
   return {
     tidings: options.tidings,
     store: options.store,
     mailer: options.mailer ?? createConsoleMailer(),
     limiter: options.limiter ?? createMemoryLimiter(),
-    clock: options.clock ?? systemClock,
-    hub: options.hub ?? null,
+    clock: settings.clock,
     logger: options.logger ?? null,
     basePath,
     signup,
@@ -100,9 +88,9 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     secureCookie: publicUrl?.startsWith('https:') ?? false,
     sessionIdleMs: positive('sessionIdleMs', options.sessionIdleMs ?? 2 * 3_600_000),
     sessionAbsoluteMs: positive('sessionAbsoluteMs', options.sessionAbsoluteMs ?? 24 * 3_600_000),
-    maxProjectsPerAccount: positive('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),
-    maxActiveKeysPerProject: positive('maxActiveKeysPerProject', options.maxActiveKeysPerProject ?? 10),
-    trustProxy: options.trustProxy ?? 0,
+    maxProjectsPerAccount: settings.maxProjectsPerAccount,
+    maxActiveKeysPerProject: settings.maxActiveKeysPerProject,
+    trustProxy: settings.trustProxy,
     getClientAddress: options.getClientAddress ?? nodeSocketAddress,
   };
 }

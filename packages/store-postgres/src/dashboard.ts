@@ -1,16 +1,7 @@
-import type {
-  AccountRecord,
-  AttemptRecord,
-  AuditEventRecord,
-  DashboardAccount,
-  DashboardStoreMethods,
-  NotificationRecord,
-  NotificationWithAttempts,
-  ProjectRecord,
-  SessionRecord,
-} from '@tidings/core';
+import type { AccountRecord } from '@tidings/core';
+import type { AuditEventRecord, DashboardAccount, DashboardStore, SessionRecord } from '@tidings/dashboard';
 import type { Pool } from 'pg';
-import { ACCOUNT, ATTEMPTS_JSON, NOTIFICATION, PROJECT } from './columns.js';
+import { ACCOUNT } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
 
 /** An account's columns with what signing in needs. */
@@ -31,8 +22,8 @@ interface EmailCodeRow {
   failed_attempts: number;
 }
 
-/** The dashboard's methods of the store: sign-in, sessions, codes, audit log, log of sends. */
-export function dashboardOperations(pool: Pool, sql: Sql): DashboardStoreMethods {
+/** The dashboard's port on the store's database: sign-in, sessions, codes, audit log. */
+export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
   const { t, statement } = sql;
   const selectByEmail = statement(
     'select_account_by_email',
@@ -109,14 +100,6 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStoreMethods
     'count_email_code_failure',
     `UPDATE ${t('email_codes')} SET failed_attempts = failed_attempts + 1 WHERE email = $1 AND purpose = $2`,
   );
-  const renameProject = statement(
-    'rename_project',
-    `UPDATE ${t('projects')} SET name = $2 WHERE id = $1 RETURNING ${PROJECT}`,
-  );
-  const selectAllProjects = statement(
-    'select_all_projects',
-    `SELECT ${PROJECT} FROM ${t('projects')} ORDER BY created_at, id`,
-  );
   const insertAudit = statement(
     'insert_audit_event',
     `INSERT INTO ${t('audit_events')} (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
@@ -127,17 +110,6 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStoreMethods
     `SELECT id, project_id AS "projectId", action, actor_account_id AS "actorAccountId", actor_email AS "actorEmail",
             ip, detail, created_at AS "createdAt"
        FROM ${t('audit_events')} WHERE project_id = $1 ORDER BY id DESC LIMIT $2`,
-  );
-  // Walks the primary key backwards from the cursor: ids sort by creation time.
-  const selectNotifications = statement(
-    'select_notification_page',
-    `SELECT ${NOTIFICATION}, ${ATTEMPTS_JSON.replace('{attempts}', t('attempts'))} AS attempts
-       FROM ${t('notifications')} AS n
-      WHERE n.project_id = $1
-        AND ($2::text IS NULL OR n.id < $2::text)
-        AND ($3::text IS NULL OR n.recipient = $3::text)
-        AND ($4::text IS NULL OR n.mode = $4::text)
-      ORDER BY n.id DESC LIMIT $5`,
   );
 
   return {
@@ -220,13 +192,6 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStoreMethods
       const [row] = await run<EmailCodeRow>(pool, selectCode, [email, purpose]);
       return row !== undefined && row.expires_at > now;
     },
-    async renameProject({ id, name }) {
-      const [row] = await run<ProjectRecord>(pool, renameProject, [id, name]);
-      return row ?? null;
-    },
-    async listAllProjects() {
-      return run<ProjectRecord>(pool, selectAllProjects);
-    },
     async appendAuditEvent(event: AuditEventRecord) {
       await run(pool, insertAudit, [
         event.id,
@@ -241,16 +206,6 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStoreMethods
     },
     async listAuditEvents({ projectId, limit }) {
       return run<AuditEventRecord>(pool, selectAudit, [projectId, limit]);
-    },
-    async listNotifications({ projectId, beforeId, recipient, mode, limit }) {
-      const rows = await run<NotificationRecord & { attempts: AttemptRecord[] }>(pool, selectNotifications, [
-        projectId,
-        beforeId,
-        recipient,
-        mode,
-        limit,
-      ]);
-      return rows.map(({ attempts, ...notification }): NotificationWithAttempts => ({ notification, attempts }));
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Store } from '@tidings/core';
+import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
 import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
@@ -12,6 +13,7 @@ import { type MigrateResult, migrate, migrations, readSchemaVersion } from './mi
 import { notificationOperations } from './notifications.js';
 import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
 import { pendingDeliveryOperations } from './pending-deliveries.js';
+import { projectAdminOperations } from './project-admin.js';
 
 /**
  * A {@link Store} on PostgreSQL (node-postgres), for one instance or many sharing one
@@ -49,7 +51,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
   const sql = createSql(resolved.schema);
   let closing: Promise<void> | null = null;
-  return {
+  const store: Store = {
     ...accountOperations(pool, sql),
     ...apiKeyOperations(pool, sql),
     ...idempotencyOperations(pool, sql),
@@ -58,13 +60,36 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...deliveryOperations(pool, sql),
     ...pendingDeliveryOperations(pool, sql),
     ...maintenanceOperations(pool, sql),
-    ...dashboardOperations(pool, sql),
+    ...projectAdminOperations(pool, sql),
     close() {
       // A pool handed in is the host's to end.
       closing ??= ownPool ? ownPool.end() : Promise.resolve();
       return closing;
     },
   };
+  let dashboard: DashboardStore | null = null;
+  dashboardStores.set(store, () => {
+    dashboard ??= dashboardOperations(pool, sql);
+    return dashboard;
+  });
+  return store;
+}
+
+/** The dashboard's port of each store {@link createPostgresStore} opened, made at its first use. */
+const dashboardStores = new WeakMap<Store, () => DashboardStore>();
+
+/**
+ * The dashboard's port (`DashboardStore` of `@tidings/dashboard`: passwords, sessions, codes, the
+ * audit log) on the pool and schema of a store that {@link createPostgresStore} opened.
+ *
+ * @example
+ * const store = await createPostgresStore({ connectionString });
+ * app.route('/', tidingsDashboard({ tidings: createTidings({ store }), store: createPostgresDashboardStore(store) }));
+ */
+export function createPostgresDashboardStore(store: Store): DashboardStore {
+  const open = dashboardStores.get(store);
+  if (!open) throw new TypeError('createPostgresDashboardStore needs a store made by createPostgresStore');
+  return open();
 }
 
 async function prepareSchema(pool: pg.Pool, schema: string, apply: boolean): Promise<void> {

@@ -4,23 +4,11 @@ import type {
   ConsumeEmailCodeResult,
   CreateAccountWithPasswordResult,
   DashboardAccount,
-  DashboardStoreMethods,
+  DashboardStore,
   EmailCodePurpose,
-  ListNotificationsInput,
-  NotificationWithAttempts,
-} from '@tidings/core';
+} from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
-import {
-  type AccountRow,
-  accountFromRow,
-  type Bit,
-  bit,
-  NOTIFICATION_WITH_ATTEMPTS_COLUMNS,
-  notificationFromRawRows,
-  type ProjectRow,
-  projectFromRow,
-  type RawNotificationRow,
-} from './rows.js';
+import { type AccountRow, accountFromRow, type Bit, bit } from './rows.js';
 
 interface DashboardAccountRow extends AccountRow {
   password_hash: string | null;
@@ -55,8 +43,8 @@ interface AuditEventRow {
   created_at: number;
 }
 
-/** The dashboard's methods of the store: sign-in, sessions, codes, audit log, log of sends. */
-export function dashboardOperations(db: Database.Database): DashboardStoreMethods {
+/** The dashboard's port on the store's database: sign-in, sessions, codes, audit log. */
+export function dashboardOperations(db: Database.Database): DashboardStore {
   const selectByEmail = db.prepare<[string], DashboardAccountRow>(
     'SELECT * FROM accounts WHERE email = ? ORDER BY created_at, id LIMIT 1',
   );
@@ -90,10 +78,6 @@ export function dashboardOperations(db: Database.Database): DashboardStoreMethod
   const countFailure = db.prepare<[string, string]>(
     'UPDATE email_codes SET failed_attempts = failed_attempts + 1 WHERE email = ? AND purpose = ?',
   );
-  const renameProject = db.prepare<[string, string], ProjectRow>(
-    'UPDATE projects SET name = ? WHERE id = ? RETURNING *',
-  );
-  const selectAllProjects = db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY created_at, id');
   const insertAudit = db.prepare<[string, string, string, string | null, string | null, string | null, string, number]>(
     `INSERT INTO audit_events (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -101,27 +85,6 @@ export function dashboardOperations(db: Database.Database): DashboardStoreMethod
   const selectAudit = db.prepare<[string, number], AuditEventRow>(
     'SELECT * FROM audit_events WHERE project_id = ? ORDER BY id DESC LIMIT ?',
   );
-  // Walks the primary key backwards from the cursor: ids sort by creation time.
-  const selectNotificationIds = db
-    .prepare<
-      { project: string; before: string | null; recipient: string | null; mode: string | null; limit: number },
-      string
-    >(
-      `SELECT id FROM notifications
-        WHERE project_id = @project
-          AND (@before IS NULL OR id < @before)
-          AND (@recipient IS NULL OR recipient = @recipient)
-          AND (@mode IS NULL OR mode = @mode)
-        ORDER BY id DESC LIMIT @limit`,
-    )
-    .pluck();
-  const selectNotification = db
-    .prepare<[string], RawNotificationRow>(
-      `SELECT ${NOTIFICATION_WITH_ATTEMPTS_COLUMNS}
-         FROM notifications AS n LEFT JOIN attempts AS a ON a.notification_id = n.id
-        WHERE n.id = ? ORDER BY a.rowid`,
-    )
-    .raw();
 
   const createAccountWithPassword = db.transaction(
     (input: {
@@ -185,18 +148,6 @@ export function dashboardOperations(db: Database.Database): DashboardStoreMethod
     },
   );
 
-  const listNotifications = db.transaction((input: ListNotificationsInput) =>
-    selectNotificationIds
-      .all({
-        project: input.projectId,
-        before: input.beforeId,
-        recipient: input.recipient,
-        mode: input.mode,
-        limit: input.limit,
-      })
-      .map((id) => notificationFromRawRows(selectNotification.all(id)) as NotificationWithAttempts),
-  );
-
   return {
     async findAccountByEmail(email) {
       const row = selectByEmail.get(email);
@@ -238,13 +189,6 @@ export function dashboardOperations(db: Database.Database): DashboardStoreMethod
       const row = selectCode.get(email, purpose);
       return row !== undefined && row.expires_at > now;
     },
-    async renameProject({ id, name }) {
-      const row = renameProject.get(name, id);
-      return row ? projectFromRow(row) : null;
-    },
-    async listAllProjects() {
-      return selectAllProjects.all().map(projectFromRow);
-    },
     async appendAuditEvent(event: AuditEventRecord) {
       insertAudit.run(
         event.id,
@@ -268,9 +212,6 @@ export function dashboardOperations(db: Database.Database): DashboardStoreMethod
         detail: row.detail,
         createdAt: row.created_at,
       }));
-    },
-    async listNotifications(input) {
-      return listNotifications(input);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Store } from '@tidings/core';
+import type { DashboardStore } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
@@ -14,6 +15,7 @@ import { createNotificationCache } from './notification-cache.js';
 import { createSendGroupCommit, notificationOperations } from './notifications.js';
 import { openDatabase } from './open-database.js';
 import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
+import { projectAdminOperations } from './project-admin.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 
 /**
@@ -49,7 +51,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...browserOperations(db, cache),
     ...deliveryOperations(db, groupCommit, cache),
     ...maintenanceOperations(db, cache),
-    ...dashboardOperations(db),
+    ...projectAdminOperations(db),
     close() {
       closing ??= (async () => {
         groupRead.flush();
@@ -61,8 +63,34 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return closing;
     },
   };
-  if (walSync) flushAfter(store, walSync);
+  if (walSync) flushAfter(store, DURABLE_WRITES, walSync);
+  let dashboard: DashboardStore | null = null;
+  dashboardStores.set(store, () => {
+    if (!dashboard) {
+      dashboard = dashboardOperations(db);
+      if (walSync) flushAfter(dashboard, DASHBOARD_DURABLE_WRITES, walSync);
+    }
+    return dashboard;
+  });
   return store;
+}
+
+/** The dashboard's port of each store {@link createSqliteStore} opened, made at its first use. */
+const dashboardStores = new WeakMap<Store, () => DashboardStore>();
+
+/**
+ * The dashboard's port (`DashboardStore` of `@tidings/dashboard`: passwords, sessions, codes, the
+ * audit log) on the database of a store that {@link createSqliteStore} opened: the same
+ * connection, the same durability, closed with the store.
+ *
+ * @example
+ * const store = createSqliteStore({ path: './tidings.db' });
+ * app.route('/', tidingsDashboard({ tidings: createTidings({ store }), store: createSqliteDashboardStore(store) }));
+ */
+export function createSqliteDashboardStore(store: Store): DashboardStore {
+  const open = dashboardStores.get(store);
+  if (!open) throw new TypeError('createSqliteDashboardStore needs a store made by createSqliteStore');
+  return open();
 }
 
 /**
@@ -84,22 +112,27 @@ const DURABLE_WRITES = [
   'disconnectBrowser',
   'reapStaleBrowsers',
   'expireAttempts',
-  // The dashboard's: a password, an operator flag, a rename or a line of the audit log that an
-  // answer has shown must not be lost either.
+  'renameProject',
+] as const satisfies readonly (keyof Store)[];
+
+/**
+ * The dashboard's writes whose answer a person sees (a password, an operator flag, a line of the
+ * audit log, a session ended) must not be lost either; a new session and a one-time code may be.
+ */
+const DASHBOARD_DURABLE_WRITES = [
   'createAccountWithPassword',
   'setAccountPassword',
   'setAccountOperator',
-  'renameProject',
   'appendAuditEvent',
   'deleteSession',
   'deleteAccountSessions',
-] as const satisfies readonly (keyof Store)[];
+] as const satisfies readonly (keyof DashboardStore)[];
 
-/** Makes each of the {@link DURABLE_WRITES} resolve only once its commit is flushed to disk. */
-function flushAfter(store: Store, walSync: WalSync): void {
-  for (const name of DURABLE_WRITES) {
-    const write = store[name] as (input: never) => Promise<unknown>;
-    (store as unknown as Record<string, unknown>)[name] = async (input: never) => {
+/** Makes each of the `names` writes of `port` resolve only once its commit is flushed to disk. */
+function flushAfter<Port extends object>(port: Port, names: readonly (keyof Port)[], walSync: WalSync): void {
+  for (const name of names) {
+    const write = port[name] as (input: never) => Promise<unknown>;
+    (port as Record<keyof Port, unknown>)[name] = async (input: never) => {
       const result = await write(input);
       await walSync.sync();
       return result;

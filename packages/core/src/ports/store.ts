@@ -16,7 +16,6 @@ import type {
   Receipt,
   UsageDay,
 } from '../types.js';
-import type { DashboardStoreMethods } from './dashboard-store.js';
 
 /** Outcome of {@link Store.createProject}: the limits are checked in the same transaction. */
 export type CreateProjectResult =
@@ -24,6 +23,16 @@ export type CreateProjectResult =
   | { kind: 'account-not-found' }
   | { kind: 'email-not-verified' }
   | { kind: 'limit-reached' };
+
+/** One page of a project's log of sends, newest first: {@link Store.listNotifications}. */
+export interface ListNotificationsInput {
+  projectId: string;
+  /** Only notifications whose id sorts before this one (the previous page's last id). */
+  beforeId: string | null;
+  limit: number;
+  recipient: string | null;
+  mode: KeyMode | null;
+}
 
 /** Outcome of {@link Store.createApiKey}. */
 export type CreateApiKeyResult =
@@ -145,10 +154,10 @@ export type DisconnectBrowserResult =
  * notification has not changed (the core renders such a record once), and must return another
  * object once it has.
  *
- * The dashboard's methods (sign-in, sessions, codes, audit log, log of sends) are declared apart,
- * in {@link DashboardStoreMethods}.
+ * What only the web dashboard keeps (passwords, sessions, one-time codes, the audit log) is not
+ * here: it is the dashboard's own port, `DashboardStore` in `@tidings/dashboard`.
  */
-export interface Store extends DashboardStoreMethods {
+export interface Store {
   createAccount(input: { id: string; email: string; verified: boolean; now: number }): Promise<AccountRecord>;
   getAccount(id: string): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;
@@ -165,6 +174,10 @@ export interface Store extends DashboardStoreMethods {
   getProject(id: string): Promise<ProjectRecord | null>;
   listProjects(accountId: string): Promise<ProjectRecord[]>;
   setProjectSuspended(input: { id: string; suspended: boolean; now: number }): Promise<ProjectRecord | null>;
+  /** Renames a project; null when unknown. */
+  renameProject(input: { id: string; name: string }): Promise<ProjectRecord | null>;
+  /** Every project of every account, oldest first: the operators' view. */
+  listAllProjects(): Promise<ProjectRecord[]>;
 
   /** Creates a key if the project exists and has fewer than `maxActive` keys not revoked. */
   createApiKey(input: {
@@ -210,6 +223,8 @@ export interface Store extends DashboardStoreMethods {
    */
   createNotification(input: CreateNotificationInput): Promise<CreateNotificationResult>;
   getNotification(input: { projectId: string; id: string }): Promise<NotificationWithAttempts | null>;
+  /** A page of a project's notifications with their attempts, newest first (ids sort by time). */
+  listNotifications(input: ListNotificationsInput): Promise<NotificationWithAttempts[]>;
 
   /** Stores a connect token by hash; the recipient exists from then on. */
   createConnectToken(input: {

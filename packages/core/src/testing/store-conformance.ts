@@ -4,11 +4,12 @@ import { accountConformance } from './conformance-accounts.js';
 import { apiKeyConformance } from './conformance-api-keys.js';
 import { browserConformance } from './conformance-browsers.js';
 import { concurrencyConformance } from './conformance-concurrency.js';
-import { dashboardConformance } from './conformance-dashboard.js';
+
 import { deliveryConformance } from './conformance-deliveries.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
+import { projectAdminConformance } from './conformance-project-admin.js';
 
 /**
  * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store
@@ -43,6 +44,6 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     deliveryConformance(getStore);
     maintenanceConformance(getStore);
     concurrencyConformance(getStore);
-    dashboardConformance(getStore);
+    projectAdminConformance(getStore);
   });
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDashboard, ORIGIN, signUpVerified } from '../test-harness.js';
+import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
 beforeEach(() => {
@@ -27,14 +27,14 @@ describe('sign-up', () => {
     expect(mail?.to).toBe('ada@example.com');
     expect(mail?.code).toMatch(/^\d{6}$/);
     expect(mail?.text).toContain(mail?.code);
-    const found = await dashboard.store.findAccountByEmail('ada@example.com');
+    const found = await dashboard.dashboardStore.findAccountByEmail('ada@example.com');
     expect(found?.account.verified).toBe(false);
     expect(found?.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(found?.passwordHash).not.toContain(PASSWORD);
     // The session id itself is nowhere in the store: only its hash.
     const sessionId = /tidings_session=([^;]+)/.exec(cookie)?.[1] ?? '';
     expect(
-      await dashboard.store.resumeSession({ hash: sessionId, now: dashboard.clock.now(), idleExpiresAt: 0 }),
+      await dashboard.dashboardStore.resumeSession({ hash: sessionId, now: dashboard.clock.now(), idleExpiresAt: 0 }),
     ).toBeNull();
     const page = await browser.get('/dashboard');
     const html = await page.text();
@@ -44,7 +44,7 @@ describe('sign-up', () => {
 
   it('adds Secure to the cookie when the public URL is https', async () => {
     await dashboard.close();
-    dashboard = createTestDashboard({ publicUrl: 'https://notify.example.com' });
+    dashboard = createTestDashboard({}, { publicUrl: 'https://notify.example.com' });
     const response = await dashboard
       .browser()
       .post(
@@ -75,7 +75,7 @@ describe('sign-up', () => {
     dashboard = createTestDashboard({ signup: 'closed' });
     const closed = await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
     expect(closed.status).toBe(403);
-    expect(await dashboard.store.findAccountByEmail('a@example.com')).toBeNull();
+    expect(await dashboard.dashboardStore.findAccountByEmail('a@example.com')).toBeNull();
 
     await dashboard.close();
     dashboard = createTestDashboard({ signup: 'invite' });
@@ -83,9 +83,13 @@ describe('sign-up', () => {
       .browser()
       .post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
     expect(uninvited.status).toBe(400);
-    expect(await dashboard.store.findAccountByEmail('a@example.com')).toBeNull();
-    const { createAccountService } = await import('../accounts.js');
-    const accounts = createAccountService(dashboard);
+    expect(await dashboard.dashboardStore.findAccountByEmail('a@example.com')).toBeNull();
+    const { createAccountService } = await import('../domain/accounts.js');
+    const accounts = createAccountService({
+      ...dashboard,
+      store: dashboard.dashboardStore,
+      admin: dashboard.tidings.admin,
+    });
     await accounts.invite('b@example.com', `${ORIGIN}/dashboard/signup`);
     const code = dashboard.mailer.lastCode('b@example.com')!;
     const wrongAddress = await dashboard
@@ -96,7 +100,7 @@ describe('sign-up', () => {
       .browser()
       .post('/dashboard/signup', { email: 'b@example.com', password: PASSWORD, code });
     expect(invited.status).toBe(303);
-    expect((await dashboard.store.findAccountByEmail('b@example.com'))?.account.verified).toBe(true);
+    expect((await dashboard.dashboardStore.findAccountByEmail('b@example.com'))?.account.verified).toBe(true);
   });
 });
 
@@ -110,7 +114,7 @@ describe('verification', () => {
     expect(await wrong.text()).toContain('4 tries left');
     const right = await browser.post('/dashboard/verify', { code });
     expect(right.status).toBe(303);
-    expect((await dashboard.store.findAccountByEmail('a@example.com'))?.account.verified).toBe(true);
+    expect((await dashboard.dashboardStore.findAccountByEmail('a@example.com'))?.account.verified).toBe(true);
   });
 
   it('voids a code after five wrong tries, and limits resends', async () => {
@@ -243,7 +247,7 @@ describe('CSRF', () => {
     expect(crossSite.status).toBe(403);
     const bare = await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD }, {});
     expect(bare.status).toBe(403);
-    expect(await dashboard.store.findAccountByEmail('a@example.com')).toBeNull();
+    expect(await dashboard.dashboardStore.findAccountByEmail('a@example.com')).toBeNull();
     const sameOrigin = await browser.post(
       '/dashboard/signup',
       { email: 'a@example.com', password: PASSWORD },

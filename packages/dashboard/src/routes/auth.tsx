@@ -2,6 +2,8 @@
 import type { Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { clientIp, type DashboardContext, type DashboardEnv, type Deps, pageContext } from '../context.js';
+import { SESSION_COOKIE } from '../domain/sessions.js';
+import { type ThrottleKind, throttle } from '../domain/throttle.js';
 import {
   codeLoginBodySchema,
   loginBodySchema,
@@ -12,8 +14,6 @@ import {
   verifyBodySchema,
 } from '../forms.js';
 import { render, seeOther } from '../render.js';
-import { SESSION_COOKIE } from '../sessions.js';
-import { type ThrottleKind, throttle } from '../throttle.js';
 import {
   CodeLoginPage,
   LoginPage,

@@ -14,7 +14,6 @@ const RECIPIENT_PATTERN = /^[A-Za-z0-9_\-.:@]{1,128}$/;
 /** A project's usage, its log of sends (and one notification), and its audit log. */
 export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { options, tidings } = deps;
-  const { store } = options;
 
   app.get('/projects/:id/usage', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
@@ -38,15 +37,14 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       recipient: RECIPIENT_PATTERN.test(recipient) ? recipient : '',
       mode: mode === 'live' || mode === 'test' ? mode : '',
     };
-    const items = await store.listNotifications({
-      projectId: project.id,
-      beforeId: isId('ntf', before) ? before : null,
+    const items = await tidings.admin.listNotifications(project.id, {
+      ...(isId('ntf', before) ? { before } : {}),
       limit: PAGE_SIZE + 1,
-      recipient: filters.recipient || null,
-      mode: filters.mode || null,
+      ...(filters.recipient ? { recipient: filters.recipient } : {}),
+      ...(filters.mode ? { mode: filters.mode } : {}),
     });
     const page = items.slice(0, PAGE_SIZE);
-    const nextCursor = items.length > PAGE_SIZE ? (page[page.length - 1]?.notification.id ?? null) : null;
+    const nextCursor = items.length > PAGE_SIZE ? (page[page.length - 1]?.id ?? null) : null;
     return render(
       c,
       <LogPage
@@ -62,14 +60,17 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   app.get('/projects/:id/notifications/:notificationId', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
     const id = c.req.param('notificationId');
-    const item = isId('ntf', id) ? await store.getNotification({ projectId: project.id, id }) : null;
+    const item = await tidings.admin.getNotification(project.id, id).catch((error: unknown) => {
+      if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    });
     if (!item) throw new TidingsError('NOT_FOUND', 'No such notification in this project');
     return render(c, <NotificationPage ctx={pageContext(c, options)} project={project} item={item} />);
   });
 
   app.get('/projects/:id/audit', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
-    const events = await store.listAuditEvents({ projectId: project.id, limit: 200 });
+    const events = await options.store.listAuditEvents({ projectId: project.id, limit: 200 });
     return render(c, <AuditPage ctx={pageContext(c, options)} project={project} events={events} />);
   });
 }

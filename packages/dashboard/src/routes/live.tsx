@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { NotificationWithAttempts } from '@tidings/core';
+import type { NotificationObject } from '@tidings/core';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { type DashboardEnv, type Deps, ownedProject, pageContext, signedInOf } from '../context.js';
@@ -14,16 +14,19 @@ const REFRESH_MS = 2000;
 const MAX_STREAM_MS = 15 * 60_000;
 
 /** What the page shows of one send, and what tells that it changed. */
-function summary(item: NotificationWithAttempts) {
-  const { notification, attempts } = item;
+function summary(item: NotificationObject) {
   return {
-    id: notification.id,
-    recipient: notification.recipient,
-    title: notification.title,
-    mode: notification.mode,
-    created_at: new Date(notification.createdAt).toISOString(),
-    status: attempts.every((attempt) => attempt.final) ? 'completed' : 'pending',
-    attempts: attempts.map((attempt) => ({ id: attempt.id, browser_id: attempt.browserId, status: attempt.status })),
+    id: item.id,
+    recipient: item.recipient,
+    title: item.title,
+    mode: item.mode,
+    created_at: item.created_at,
+    status: item.status,
+    attempts: item.attempts.map((attempt) => ({
+      id: attempt.id,
+      browser_id: attempt.browser_id,
+      status: attempt.status,
+    })),
   };
 }
 
@@ -34,8 +37,7 @@ function summary(item: NotificationWithAttempts) {
  * recorded by another instance).
  */
 export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
-  const { options } = deps;
-  const { store } = options;
+  const { options, tidings } = deps;
 
   app.get('/projects/:id/live', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
@@ -49,7 +51,7 @@ export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     return streamSSE(c, async (stream) => {
       const seen = new Map<string, string>();
       let wake: (() => void) | null = null;
-      const unsubscribe = options.hub?.subscribe(() => wake?.()) ?? (() => {});
+      const unsubscribe = tidings.admin.watch(() => wake?.());
       let closed = false;
       stream.onAbort(() => {
         closed = true;
@@ -59,19 +61,13 @@ export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
       try {
         let first = true;
         while (!closed && Date.now() - started < MAX_STREAM_MS) {
-          const items = await store.listNotifications({
-            projectId: project.id,
-            beforeId: null,
-            limit: WATCHED,
-            recipient: null,
-            mode: null,
-          });
+          const items = await tidings.admin.listNotifications(project.id, { limit: WATCHED });
           // Oldest first, so the page can put each new one on top.
           for (const item of [...items].reverse()) {
             const data = JSON.stringify(summary(item));
-            if (seen.get(item.notification.id) === data) continue;
-            const event = seen.has(item.notification.id) || first ? 'update' : 'send';
-            seen.set(item.notification.id, data);
+            if (seen.get(item.id) === data) continue;
+            const event = seen.has(item.id) || first ? 'update' : 'send';
+            seen.set(item.id, data);
             await stream.writeSSE({ event, data });
           }
           if (first) await stream.writeSSE({ event: 'ready', data: '{}' });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDashboard, ORIGIN, signUpVerified } from '../test-harness.js';
+import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
 beforeEach(() => {
@@ -28,8 +28,8 @@ describe('operators', () => {
     const id = await projectOf(customer);
     const key = await dashboard.tidings.admin.createKey({ projectId: id, mode: 'test' });
     const operator = await signUpVerified(dashboard, 'op@example.com');
-    const found = await dashboard.store.findAccountByEmail('op@example.com');
-    await dashboard.store.setAccountOperator({ id: found!.account.id, operator: true });
+    const found = await dashboard.dashboardStore.findAccountByEmail('op@example.com');
+    await dashboard.dashboardStore.setAccountOperator({ id: found!.account.id, operator: true });
     const page = await (await operator.get('/dashboard/operator')).text();
     expect(page).toContain('ada@example.com');
     expect(page).toContain(id);

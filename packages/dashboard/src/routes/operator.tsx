@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
-import { newId, TidingsError } from '@tidings/core';
+import { TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
-import { clientIp, type DashboardContext, type DashboardEnv, type Deps, pageContext, signedInOf } from '../context.js';
+import { audit, type DashboardContext, type DashboardEnv, type Deps, pageContext, signedInOf } from '../context.js';
 import { invitationBodySchema, parseForm } from '../forms.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -29,7 +29,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
 
   async function page(c: DashboardContext, state: FormState, status: 200 | 400 = 200) {
     operatorOf(c);
-    const all = await store.listAccounts();
+    const all = await tidings.admin.listAccounts();
     const operators = new Set<string>();
     for (const account of all) {
       if ((await store.getDashboardAccount(account.id))?.operator) operators.add(account.id);
@@ -40,7 +40,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
         ctx={pageContext(c, options)}
         accounts={all}
         operators={operators}
-        projects={await store.listAllProjects()}
+        projects={await tidings.admin.listAllProjects()}
         signup={options.signup}
         state={state}
       />,
@@ -60,17 +60,8 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
         action === 'suspend'
           ? await tidings.admin.suspendProject(c.req.param('id'))
           : await tidings.admin.resumeProject(c.req.param('id'));
-      const now = options.clock.now();
-      await store.appendAuditEvent({
-        id: newId('aud', now),
-        projectId: project.id,
-        action: action === 'suspend' ? 'project.suspended' : 'project.resumed',
-        actorAccountId: signedIn.account.account.id,
-        actorEmail: signedIn.account.account.email,
-        ip: clientIp(c, options),
-        detail: `${project.name} (operator)`,
-        createdAt: now,
-      });
+      const done = action === 'suspend' ? 'project.suspended' : 'project.resumed';
+      await audit(c, deps, signedIn, project.id, done, `${project.name} (operator)`);
       return seeOther(c, `${base}/operator?${action === 'suspend' ? 'suspended' : 'resumed'}=1`);
     });
   }

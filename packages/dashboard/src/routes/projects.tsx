@@ -38,21 +38,20 @@ function noticeOf(query: Record<string, string>): FormState {
 /** The projects list and creation, a project's keys (create, revoke) and its settings (rename). */
 export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { options, tidings } = deps;
-  const { store } = options;
   const base = options.basePath;
 
   async function projectsPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
     const signedIn = signedInOf(c);
-    const projects = await store.listProjects(signedIn.account.account.id);
+    const projects = await tidings.admin.listProjects(signedIn.account.account.id);
     // The account as it is now: verification may have happened in another tab.
-    const account = await store.getAccount(signedIn.account.account.id);
+    const account = await tidings.admin.getAccount(signedIn.account.account.id);
     return render(
       c,
       <ProjectsPage
         ctx={pageContext(c, options)}
         projects={projects}
         limit={options.maxProjectsPerAccount}
-        verified={account?.verified ?? false}
+        verified={account.verified}
         state={state}
       />,
       status,
@@ -79,7 +78,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   async function keysPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
-    const keys = await store.listApiKeys(project.id);
+    const keys = await tidings.admin.listKeys(project.id);
     return render(
       c,
       <KeysPage
@@ -112,8 +111,9 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         mode: form.data.mode,
         ...(form.data.name ? { name: form.data.name } : {}),
       });
-      const key = await store.getApiKey(created.id);
-      if (!key || !created.key) throw new Error('a created key could not be read back');
+      // The full value goes to the page once, apart from the key's record.
+      const { key: fullKey, ...key } = created;
+      if (!fullKey) throw new Error('a created key came back without its value');
       await audit(
         c,
         deps,
@@ -129,7 +129,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
           ctx={pageContext(c, options)}
           project={project}
           apiKey={key}
-          fullKey={created.key}
+          fullKey={fullKey}
           apiUrl={apiUrl}
         />,
       );
@@ -141,20 +141,23 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   async function ownedKey(c: DashboardContext) {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
-    const key = await store.getApiKey(c.req.param('keyId') ?? '');
-    if (!key || key.projectId !== project.id) throw new TidingsError('NOT_FOUND', 'No such key in this project');
+    const key = await tidings.admin.getKey(c.req.param('keyId') ?? '').catch((error: unknown) => {
+      if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    });
+    if (!key || key.project_id !== project.id) throw new TidingsError('NOT_FOUND', 'No such key in this project');
     return { project, key };
   }
 
   app.get('/projects/:id/keys/:keyId/revoke', async (c) => {
     const { project, key } = await ownedKey(c);
-    if (key.revokedAt !== null) return seeOther(c, `${base}/projects/${project.id}`);
+    if (key.revoked_at !== null) return seeOther(c, `${base}/projects/${project.id}`);
     return render(c, <RevokePage ctx={pageContext(c, options)} project={project} apiKey={key} />);
   });
   app.post('/projects/:id/keys/:keyId/revoke', async (c) => {
     const signedIn = signedInOf(c);
     const { project, key } = await ownedKey(c);
-    if (key.revokedAt === null) {
+    if (key.revoked_at === null) {
       await tidings.admin.revokeKey(key.id);
       await audit(
         c,

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { MIN_PASSWORD_LENGTH } from '../domain/passwords.js';
 import { Field, Layout, Notice, type PageContext } from './layout.js';
 
 /** Field errors of a form, by field name, and one message for the whole form. */

@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
-import type { ApiKeyRecord, ProjectRecord } from '@tidings/core';
+import type { ApiKeyObject, ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
 import { Field, Notice, type PageContext, Time } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
-function KeyTable(props: { ctx: PageContext; project: ProjectRecord; keys: ApiKeyRecord[] }) {
+function KeyTable(props: { ctx: PageContext; project: ProjectObject; keys: ApiKeyObject[] }) {
   const { ctx, project } = props;
   if (props.keys.length === 0) return <p class="empty">No keys yet.</p>;
   return (
@@ -35,22 +35,22 @@ function KeyTable(props: { ctx: PageContext; project: ProjectRecord; keys: ApiKe
                 <span class={`badge ${key.mode}`}>{key.mode}</span>
               </td>
               <td>
-                <Time ms={key.createdAt} />
+                <Time at={key.created_at} />
               </td>
               <td class="last-used">
-                <Time ms={key.lastUsedAt} />
+                <Time at={key.last_used_at} />
               </td>
               <td>
-                {key.revokedAt === null ? (
+                {key.revoked_at === null ? (
                   <span class="badge ok">active</span>
                 ) : (
                   <span class="badge muted-badge">
-                    revoked <Time ms={key.revokedAt} />
+                    revoked <Time at={key.revoked_at} />
                   </span>
                 )}
               </td>
               <td>
-                {key.revokedAt === null ? (
+                {key.revoked_at === null ? (
                   <a class="danger-link" href={`${ctx.base}/projects/${project.id}/keys/${key.id}/revoke`}>
                     Revoke<span class="visually-hidden"> {key.name ?? key.prefix}</span>
                   </a>
@@ -67,13 +67,13 @@ function KeyTable(props: { ctx: PageContext; project: ProjectRecord; keys: ApiKe
 /** A project's keys: the list with n/limit active, and the form to create one. */
 export function KeysPage(props: {
   ctx: PageContext;
-  project: ProjectRecord;
-  keys: ApiKeyRecord[];
+  project: ProjectObject;
+  keys: ApiKeyObject[];
   limit: number;
   state: FormState;
 }) {
   const { ctx, project, keys, state } = props;
-  const active = keys.filter((key) => key.revokedAt === null).length;
+  const active = keys.filter((key) => key.revoked_at === null).length;
   const mode = state.values?.mode ?? 'live';
   return (
     <ProjectFrame ctx={ctx} project={project} tab="keys" title="API keys">
@@ -123,8 +123,8 @@ export function KeysPage(props: {
  */
 export function KeyCreatedPage(props: {
   ctx: PageContext;
-  project: ProjectRecord;
-  apiKey: ApiKeyRecord;
+  project: ProjectObject;
+  apiKey: ApiKeyObject;
   fullKey: string;
   apiUrl: string;
 }) {
@@ -170,15 +170,15 @@ export function KeyCreatedPage(props: {
 }
 
 /** The confirmation before revoking: at once, and for good. */
-export function RevokePage(props: { ctx: PageContext; project: ProjectRecord; apiKey: ApiKeyRecord }) {
+export function RevokePage(props: { ctx: PageContext; project: ProjectObject; apiKey: ApiKeyObject }) {
   const { ctx, project, apiKey: key } = props;
   return (
     <ProjectFrame ctx={ctx} project={project} tab="keys" title="Revoke key">
       <section class="card narrow">
         <h2>Revoke {key.name ?? 'this key'}?</h2>
         <p>
-          <code>{key.prefix}…</code> ({key.mode}), created <Time ms={key.createdAt} />, last used{' '}
-          <Time ms={key.lastUsedAt} />.
+          <code>{key.prefix}…</code> ({key.mode}), created <Time at={key.created_at} />, last used{' '}
+          <Time at={key.last_used_at} />.
         </p>
         <Notice kind="error">
           Revoking takes effect at once: the next API request with this key gets 401 UNAUTHORIZED. It cannot be undone.

@@ -107,14 +107,14 @@ export function Field(props: {
   );
 }
 
-/** Formats an epoch-milliseconds time for a table: `2026-01-01 12:00 UTC`. */
-export function formatTime(ms: number | null): string {
-  if (ms === null) return '—';
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** Formats a time (an ISO string of the admin API, or epoch milliseconds) for a table: `2026-01-01 12:00 UTC`. */
+export function formatTime(at: string | number | null): string {
+  if (at === null) return '—';
+  return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** A time element with the full ISO value for machines and a short one for people. */
-export function Time(props: { ms: number | null }) {
-  if (props.ms === null) return <span class="muted">never</span>;
-  return <time datetime={new Date(props.ms).toISOString()}>{formatTime(props.ms)}</time>;
+/** A time element with the full ISO value for machines and a short one for people; null reads `never`. */
+export function Time(props: { at: string | number | null }) {
+  if (props.at === null) return <span class="muted">never</span>;
+  return <time datetime={new Date(props.at).toISOString()}>{formatTime(props.at)}</time>;
 }

@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
-import type { ProjectRecord } from '@tidings/core';
+import type { ProjectObject } from '@tidings/core';
 import { Notice, type PageContext } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
 /** The live view: sends and attempt changes as they happen, streamed by the server. */
-export function LivePage(props: { ctx: PageContext; project: ProjectRecord }) {
+export function LivePage(props: { ctx: PageContext; project: ProjectObject }) {
   const { ctx, project } = props;
   const root = `${ctx.base}/projects/${project.id}`;
   return (

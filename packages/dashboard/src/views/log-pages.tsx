@@ -1,14 +1,10 @@
 /** @jsxImportSource hono/jsx */
-import type { AttemptRecord, AuditEventRecord, NotificationWithAttempts, ProjectRecord } from '@tidings/core';
+import type { AttemptObject, NotificationObject, ProjectObject } from '@tidings/core';
+import type { AuditEventRecord } from '../domain/dashboard-store.js';
 import { type PageContext, Time } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
-/** `completed` once every attempt is final, as the API says it. */
-function statusOf(item: NotificationWithAttempts): string {
-  return item.attempts.every((attempt) => attempt.final) ? 'completed' : 'pending';
-}
-
-function attemptSummary(attempts: AttemptRecord[]): string {
+function attemptSummary(attempts: AttemptObject[]): string {
   const counts = new Map<string, number>();
   for (const attempt of attempts) counts.set(attempt.status, (counts.get(attempt.status) ?? 0) + 1);
   return [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'no attempts';
@@ -23,8 +19,8 @@ export interface LogFilters {
 /** The project's notifications, newest first, filtered and paged by cursor. */
 export function LogPage(props: {
   ctx: PageContext;
-  project: ProjectRecord;
-  items: NotificationWithAttempts[];
+  project: ProjectObject;
+  items: NotificationObject[];
   filters: LogFilters;
   nextCursor: string | null;
 }) {
@@ -85,20 +81,20 @@ export function LogPage(props: {
             </thead>
             <tbody>
               {props.items.map((item) => (
-                <tr data-notification-id={item.notification.id}>
+                <tr data-notification-id={item.id}>
                   <td>
-                    <a href={`${root}/notifications/${item.notification.id}`}>
-                      <Time ms={item.notification.createdAt} />
+                    <a href={`${root}/notifications/${item.id}`}>
+                      <Time at={item.created_at} />
                     </a>
                   </td>
                   <td>
-                    <code>{item.notification.recipient}</code>
+                    <code>{item.recipient}</code>
                   </td>
-                  <td>{item.notification.title}</td>
+                  <td>{item.title}</td>
                   <td>
-                    <span class={`badge ${item.notification.mode}`}>{item.notification.mode}</span>
+                    <span class={`badge ${item.mode}`}>{item.mode}</span>
                   </td>
-                  <td>{statusOf(item)}</td>
+                  <td>{item.status}</td>
                   <td>{attemptSummary(item.attempts)}</td>
                 </tr>
               ))}
@@ -118,9 +114,10 @@ export function LogPage(props: {
 }
 
 /** One notification: its content and each attempt, its state and its times. */
-export function NotificationPage(props: { ctx: PageContext; project: ProjectRecord; item: NotificationWithAttempts }) {
+export function NotificationPage(props: { ctx: PageContext; project: ProjectObject; item: NotificationObject }) {
   const { ctx, project } = props;
-  const { notification, attempts } = props.item;
+  const notification = props.item;
+  const { attempts } = notification;
   return (
     <ProjectFrame ctx={ctx} project={project} tab="log" title="Notification">
       <p>
@@ -139,14 +136,14 @@ export function NotificationPage(props: { ctx: PageContext; project: ProjectReco
         <dt>Mode</dt>
         <dd>{notification.mode}</dd>
         <dt>Status</dt>
-        <dd>{statusOf(props.item)}</dd>
+        <dd>{notification.status}</dd>
         <dt>Created</dt>
         <dd>
-          <Time ms={notification.createdAt} />
+          <Time at={notification.created_at} />
         </dd>
         <dt>Expires</dt>
         <dd>
-          <Time ms={notification.expiresAt} />
+          <Time at={notification.expires_at} />
         </dd>
         {notification.body ? (
           <>
@@ -191,29 +188,29 @@ export function NotificationPage(props: { ctx: PageContext; project: ProjectReco
               {attempts.map((attempt) => (
                 <tr data-attempt-id={attempt.id}>
                   <td>
-                    <code>{attempt.browserId}</code>
+                    <code>{attempt.browser_id}</code>
                   </td>
                   <td>
                     <span class={`badge status-${attempt.status}`}>{attempt.status}</span>
                     {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
                   </td>
                   <td>
-                    <Time ms={attempt.acceptedAt} />
+                    <Time at={attempt.accepted_at} />
                   </td>
                   <td>
-                    <Time ms={attempt.sentAt} />
+                    <Time at={attempt.sent_at} />
                   </td>
                   <td>
-                    <Time ms={attempt.deliveredAt} />
+                    <Time at={attempt.delivered_at} />
                   </td>
                   <td>
-                    <Time ms={attempt.displayedAt} />
+                    <Time at={attempt.displayed_at} />
                   </td>
                   <td>
-                    <Time ms={attempt.clickedAt} />
+                    <Time at={attempt.clicked_at} />
                   </td>
                   <td>
-                    <Time ms={attempt.failedAt ?? attempt.expiredAt} />
+                    <Time at={attempt.failed_at ?? attempt.expired_at} />
                   </td>
                 </tr>
               ))}
@@ -235,7 +232,7 @@ const ACTIONS: Record<AuditEventRecord['action'], string> = {
 };
 
 /** The project's audit log: who did what, when, from where. */
-export function AuditPage(props: { ctx: PageContext; project: ProjectRecord; events: AuditEventRecord[] }) {
+export function AuditPage(props: { ctx: PageContext; project: ProjectObject; events: AuditEventRecord[] }) {
   return (
     <ProjectFrame ctx={props.ctx} project={props.project} tab="audit" title="Audit log">
       <h2>Audit log</h2>
@@ -259,7 +256,7 @@ export function AuditPage(props: { ctx: PageContext; project: ProjectRecord; eve
               {props.events.map((event) => (
                 <tr data-action={event.action}>
                   <td>
-                    <Time ms={event.createdAt} />
+                    <Time at={event.createdAt} />
                   </td>
                   <td>{ACTIONS[event.action]}</td>
                   <td>{event.detail}</td>

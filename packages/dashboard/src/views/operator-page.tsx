@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { AccountRecord, ProjectRecord } from '@tidings/core';
+import type { AccountObject, ProjectObject } from '@tidings/core';
 import type { SignupPolicy } from '../options.js';
 import type { FormState } from './auth-pages.js';
 import { Field, Layout, Notice, type PageContext, Time } from './layout.js';
@@ -7,9 +7,9 @@ import { Field, Layout, Notice, type PageContext, Time } from './layout.js';
 /** Every account and project; suspend and resume projects, verify accounts, invite people. */
 export function OperatorPage(props: {
   ctx: PageContext;
-  accounts: AccountRecord[];
+  accounts: AccountObject[];
   operators: Set<string>;
-  projects: ProjectRecord[];
+  projects: ProjectObject[];
   signup: SignupPolicy;
   state: FormState;
 }) {
@@ -59,9 +59,9 @@ export function OperatorPage(props: {
                 <td>
                   {project.name} <code class="muted">{project.id}</code>
                 </td>
-                <td>{emailOf.get(project.accountId) ?? project.accountId}</td>
+                <td>{emailOf.get(project.account_id) ?? project.account_id}</td>
                 <td>
-                  <Time ms={project.createdAt} />
+                  <Time at={project.created_at} />
                 </td>
                 <td>
                   {project.suspended ? (
@@ -106,7 +106,7 @@ export function OperatorPage(props: {
                   {account.email} <code class="muted">{account.id}</code>
                 </td>
                 <td>
-                  <Time ms={account.createdAt} />
+                  <Time at={account.created_at} />
                 </td>
                 <td>
                   {account.verified ? (

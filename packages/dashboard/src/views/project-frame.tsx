@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { ProjectRecord } from '@tidings/core';
+import type { ProjectObject } from '@tidings/core';
 import type { Child } from 'hono/jsx';
 import { Layout, Notice, type PageContext } from './layout.js';
 
@@ -18,7 +18,7 @@ const TABS: { tab: ProjectTab; label: string; path: string }[] = [
 /** A project's page: its name, whether it is suspended, its tabs, and one section. */
 export function ProjectFrame(props: {
   ctx: PageContext;
-  project: ProjectRecord;
+  project: ProjectObject;
   tab: ProjectTab;
   title: string;
   children: Child;

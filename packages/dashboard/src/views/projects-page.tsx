@@ -1,12 +1,12 @@
 /** @jsxImportSource hono/jsx */
-import type { ProjectRecord } from '@tidings/core';
+import type { ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
 import { Field, Layout, Notice, type PageContext, Time } from './layout.js';
 
 /** The account's projects (n/limit), and the form to create one, or why it cannot. */
 export function ProjectsPage(props: {
   ctx: PageContext;
-  projects: ProjectRecord[];
+  projects: ProjectObject[];
   limit: number;
   verified: boolean;
   state: FormState;
@@ -29,7 +29,7 @@ export function ProjectsPage(props: {
               <a href={`${ctx.base}/projects/${project.id}`}>{project.name}</a>
               {project.suspended ? <span class="badge danger">suspended</span> : null}
               <span class="muted">
-                <code>{project.id}</code> · created <Time ms={project.createdAt} />
+                <code>{project.id}</code> · created <Time at={project.created_at} />
               </span>
             </li>
           ))}

@@ -1,11 +1,11 @@
 /** @jsxImportSource hono/jsx */
-import type { ProjectRecord } from '@tidings/core';
+import type { ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
 import { Field, Notice, type PageContext, Time } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
 /** A project's settings: its id, and renaming it. */
-export function SettingsPage(props: { ctx: PageContext; project: ProjectRecord; state: FormState }) {
+export function SettingsPage(props: { ctx: PageContext; project: ProjectObject; state: FormState }) {
   const { ctx, project, state } = props;
   return (
     <ProjectFrame ctx={ctx} project={project} tab="settings" title="Settings">
@@ -18,7 +18,7 @@ export function SettingsPage(props: { ctx: PageContext; project: ProjectRecord; 
         </dd>
         <dt>Created</dt>
         <dd>
-          <Time ms={project.createdAt} />
+          <Time at={project.created_at} />
         </dd>
         <dt>Status</dt>
         <dd>{project.suspended ? 'suspended' : 'active'}</dd>

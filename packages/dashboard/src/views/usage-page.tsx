@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { ProjectRecord, UsageObject } from '@tidings/core';
+import type { ProjectObject, UsageObject } from '@tidings/core';
 import type { PageContext } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
@@ -57,7 +57,7 @@ function UsageChart(props: { usage: UsageObject }) {
 }
 
 /** Live notifications and attempts per UTC day over the last 30 days: a chart and the table. */
-export function UsagePage(props: { ctx: PageContext; project: ProjectRecord; usage: UsageObject }) {
+export function UsagePage(props: { ctx: PageContext; project: ProjectObject; usage: UsageObject }) {
   const { usage } = props;
   return (
     <ProjectFrame ctx={props.ctx} project={props.project} tab="usage" title="Usage">

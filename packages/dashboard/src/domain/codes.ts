@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { type EmailCodePurpose, hashSecret } from '@tidings/core';
+import { hashSecret } from '@tidings/core';
+import type { EmailCodePurpose } from './dashboard-store.js';
 
 /** A one-time code: six digits drawn uniformly from the CSPRNG. */
 export function generateCode(): string {

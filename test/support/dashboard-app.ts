@@ -1,25 +1,32 @@
-import { createManualClock, createMemoryMailer, createTidings, silentLogger } from '@tidings/core';
+import { createManualClock, createMemoryMailer, createTidings, silentLogger, type TidingsOptions } from '@tidings/core';
+import { type DashboardOptions, tidingsDashboard } from '@tidings/dashboard';
 import { tidingsHono } from '@tidings/hono';
-import { createSqliteStore } from '@tidings/store-sqlite';
+import { createSqliteDashboardStore, createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
-import { tidingsDashboard } from './app.js';
-import type { DashboardOptions } from './options.js';
 
 /** The origin the tests' requests come from, as a browser on the dashboard's own page would send. */
 export const ORIGIN = 'http://dash.test';
 
-/** A dashboard over an in-memory store, mounted as the standalone server mounts it. */
-export function createTestDashboard(overrides: Partial<DashboardOptions> = {}) {
+/**
+ * A dashboard over an in-memory store, mounted as the standalone server mounts it. `tidings`
+ * options (its public URL, proxy trust, limits) reach the dashboard through the instance.
+ */
+export function createTestDashboard(
+  overrides: Partial<DashboardOptions> = {},
+  tidingsOverrides: Partial<Omit<TidingsOptions, 'store'>> = {},
+) {
   const store = createSqliteStore({ path: ':memory:' });
+  const dashboardStore = createSqliteDashboardStore(store);
   const clock = createManualClock(Date.UTC(2026, 0, 10, 12));
-  const tidings = createTidings({ store, clock, logger: silentLogger, sweepIntervalMs: 0 });
+  const tidings = createTidings({ store, clock, logger: silentLogger, sweepIntervalMs: 0, ...tidingsOverrides });
   const mailer = createMemoryMailer();
   const app = new Hono();
-  app.route('/', tidingsDashboard({ tidings, store, mailer, clock, ...overrides }));
+  app.route('/', tidingsDashboard({ tidings, store: dashboardStore, mailer, ...overrides }));
   app.route('/', tidingsHono(tidings));
   return {
     app,
     store,
+    dashboardStore,
     tidings,
     mailer,
     clock,

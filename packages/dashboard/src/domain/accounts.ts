@@ -1,13 +1,6 @@
-import {
-  type Clock,
-  type ConsumeEmailCodeResult,
-  type DashboardAccount,
-  type EmailCodePurpose,
-  type Mailer,
-  newId,
-  type Store,
-} from '@tidings/core';
+import { type AdminApi, type Clock, type Mailer, newId } from '@tidings/core';
 import { generateCode, hashCode } from './codes.js';
+import type { ConsumeEmailCodeResult, DashboardAccount, DashboardStore, EmailCodePurpose } from './dashboard-store.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
 /** A code is good for 15 minutes and 5 tries; an invitation for 7 days. */
@@ -28,12 +21,22 @@ export type SignUpResult =
   | { kind: 'email-taken' }
   | { kind: 'invitation-invalid' };
 
+/** Options of {@link createAccountService}. */
+export interface AccountServiceOptions {
+  /** The dashboard's port: passwords, codes, sessions. */
+  store: DashboardStore;
+  /** Marks an address verified once its code matched: the core's own record of the account. */
+  admin: Pick<AdminApi, 'verifyAccount'>;
+  mailer: Mailer;
+  clock: Clock;
+}
+
 /**
  * The account rules of the dashboard, apart from HTTP: sign-up, sign-in, codes for
  * verification, password reset, invitations and sign-in. Outcomes are values.
  */
-export function createAccountService(options: { store: Store; mailer: Mailer; clock: Clock }) {
-  const { store, mailer, clock } = options;
+export function createAccountService(options: AccountServiceOptions) {
+  const { store, admin, mailer, clock } = options;
 
   async function issueCode(email: string, purpose: EmailCodePurpose, ttlMs: number): Promise<string> {
     const code = generateCode();
@@ -98,7 +101,7 @@ export function createAccountService(options: { store: Store; mailer: Mailer; cl
     /** Checks a verification code, and marks the account verified when it matches. */
     async verify(account: DashboardAccount, code: string): Promise<ConsumeEmailCodeResult> {
       const result = await checkCode(account.account.email, 'verify', code);
-      if (result.kind === 'valid') await store.setAccountVerified({ id: account.account.id, verified: true });
+      if (result.kind === 'valid') await admin.verifyAccount(account.account.id);
       return result;
     },
     /** Mails a reset code if an account has this email; says nothing either way. */
@@ -118,7 +121,7 @@ export function createAccountService(options: { store: Store; mailer: Mailer; cl
       await store.setAccountPassword({ id: found.account.id, passwordHash: await hashPassword(password) });
       await store.deleteAccountSessions(found.account.id);
       // The code arrived at the address: that proves it as well as a verification code would.
-      if (!found.account.verified) await store.setAccountVerified({ id: found.account.id, verified: true });
+      if (!found.account.verified) await admin.verifyAccount(found.account.id);
       return result;
     },
     /** Mails an invitation code to an address (invitation-only sign-up). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type DashboardAccount, hashSecret, type Store } from '@tidings/core';
+import { hashSecret } from '@tidings/core';
+import type { DashboardAccount, DashboardStore } from './dashboard-store.js';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'tidings_session';
@@ -12,7 +13,7 @@ export interface SignedIn {
 }
 
 /** Sessions: a random id in an HttpOnly cookie, only its SHA-256 in the store. */
-export function createSessions(options: { store: Store; idleMs: number; absoluteMs: number }) {
+export function createSessions(options: { store: DashboardStore; idleMs: number; absoluteMs: number }) {
   const { store, idleMs, absoluteMs } = options;
   return {
     /** Starts a session (always a new id: a fixed one could be planted before sign-in). */

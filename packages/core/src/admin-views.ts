@@ -1,0 +1,116 @@
+import { TidingsError } from './errors.js';
+import { isId } from './ids.js';
+import {
+  type ApiKeyObject,
+  apiKeyObject,
+  type NotificationObject,
+  notificationObject,
+  type ProjectObject,
+  projectObject,
+} from './objects.js';
+import type { ResolvedOptions } from './options.js';
+import type { Clock } from './ports/clock.js';
+import type { Hub } from './ports/hub.js';
+import type { KeyMode } from './types.js';
+
+/** What an instance enforces and how it tells time, for a page that shows or needs it. */
+export interface AdminSettings {
+  /** The projects an account may hold. */
+  maxProjectsPerAccount: number;
+  /** The active keys a project may hold. */
+  maxActiveKeysPerProject: number;
+  /** Proxy hops believed in `X-Forwarded-For`. */
+  trustProxy: number;
+  /** The public origin of the server; null when requests tell it. */
+  publicUrl: string | null;
+  /** The clock the instance runs on. */
+  clock: Clock;
+}
+
+/** Filters of {@link AdminViews.listNotifications}. */
+export interface ListNotificationsOptions {
+  /** Only sends older than this one: the last id of the previous page. */
+  before?: string;
+  /** At most this many, 1 to 100. @default 25 */
+  limit?: number;
+  /** Only sends to this recipient. */
+  recipient?: string;
+  /** Only sends of this mode. */
+  mode?: KeyMode;
+}
+
+/**
+ * The reads a dashboard's pages need beyond the operations of docs/api.md: every project (for
+ * operators), one key, the log of sends, the instance's settings, and a wake-up on each message
+ * of the hub. Part of {@link AdminApi}; a new page that needs core data adds its read here.
+ */
+export interface AdminViews {
+  /** Every project of every account, oldest first: the operators' view. */
+  listAllProjects(): Promise<ProjectObject[]>;
+  /** One key, without its secret; NOT_FOUND when unknown. */
+  getKey(keyId: string): Promise<ApiKeyObject>;
+  /** A page of a project's sends with their attempts, newest first (ids sort by time). */
+  listNotifications(projectId: string, options?: ListNotificationsOptions): Promise<NotificationObject[]>;
+  /** One send of a project with its attempts; NOT_FOUND when it is not the project's. */
+  getNotification(projectId: string, notificationId: string): Promise<NotificationObject>;
+  /** The limits, proxy trust, public URL and clock this instance runs with. */
+  readonly settings: AdminSettings;
+  /**
+   * Calls `listener` on every message of the instance's hub (a send went out, a browser closed),
+   * so that a live view re-reads at once; returns the unsubscribe.
+   */
+  watch(listener: () => void): () => void;
+}
+
+// Avoids importing admin.ts, which spreads these views into the admin API.
+function notFound(kind: string, id: string): TidingsError {
+  return new TidingsError('NOT_FOUND', `No ${kind} with id ${id}`);
+}
+
+function invalid(path: string, message: string): TidingsError {
+  return new TidingsError('VALIDATION_FAILED', message, { errors: [{ path, message }] });
+}
+
+/** Builds the admin API's page reads over the resolved options' store and the instance's hub. */
+export function createAdminViews(options: ResolvedOptions, hub: Hub): AdminViews {
+  const { store } = options;
+  return {
+    async listAllProjects() {
+      return (await store.listAllProjects()).map(projectObject);
+    },
+    async getKey(keyId) {
+      const key = await store.getApiKey(keyId);
+      if (!key) throw notFound('api key', keyId);
+      return apiKeyObject(key);
+    },
+    async listNotifications(projectId, { before, limit = 25, recipient, mode } = {}) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'must be 1 to 100');
+      if (before !== undefined && !isId('ntf', before)) throw invalid('before', 'must be a notification id');
+      if (mode !== undefined && mode !== 'live' && mode !== 'test') throw invalid('mode', 'must be live or test');
+      if (!(await store.getProject(projectId))) throw notFound('project', projectId);
+      const items = await store.listNotifications({
+        projectId,
+        beforeId: before ?? null,
+        limit,
+        recipient: recipient ?? null,
+        mode: mode ?? null,
+      });
+      return items.map(notificationObject);
+    },
+    async getNotification(projectId, notificationId) {
+      const found = isId('ntf', notificationId) ? await store.getNotification({ projectId, id: notificationId }) : null;
+      if (!found) throw notFound('notification', notificationId);
+      return notificationObject(found);
+    },
+    settings: {
+      maxProjectsPerAccount: options.maxProjectsPerAccount,
+      maxActiveKeysPerProject: options.maxActiveKeysPerProject,
+      trustProxy: options.trustProxy,
+      publicUrl: options.publicUrl,
+      clock: options.clock,
+    },
+    watch(listener) {
+      return hub.subscribe(() => listener());
+    },
+  };
+}

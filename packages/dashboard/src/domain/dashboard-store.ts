@@ -1,0 +1,141 @@
+import type { AccountRecord } from '@tidings/core';
+
+/**
+ * The dashboard's own port: what signing in to the web dashboard needs, kept out of the core's
+ * `Store`. Passwords, the operator flag, sessions, one-time codes (verification, reset,
+ * invitation, sign-in) and the projects' audit log. Projects, keys, usage and the log of sends
+ * are the core's: the pages reach them through `tidings.admin`.
+ *
+ * A store package implements this port over the same database as its `Store` (for example
+ * `createSqliteDashboardStore(store)`), and runs `runDashboardStoreConformance` from
+ * `@tidings/dashboard/testing`. As in the core's ports, each method is one atomic operation and
+ * times are passed in by the caller. Emails are compared as given: callers pass them trimmed and
+ * lower-cased.
+ */
+export interface DashboardStore {
+  /** The account whose email equals `email` (the oldest, if older tools made several). */
+  findAccountByEmail(email: string): Promise<DashboardAccount | null>;
+  /** The account with what signing in needs; null when unknown. */
+  getDashboardAccount(id: string): Promise<DashboardAccount | null>;
+  /** Creates an account with a password unless an account already has this email. */
+  createAccountWithPassword(input: {
+    id: string;
+    email: string;
+    passwordHash: string;
+    verified: boolean;
+    operator: boolean;
+    now: number;
+  }): Promise<CreateAccountWithPasswordResult>;
+  /** Sets the password hash; false when the account is unknown. */
+  setAccountPassword(input: { id: string; passwordHash: string }): Promise<boolean>;
+  /** Sets the operator flag; null when the account is unknown. */
+  setAccountOperator(input: { id: string; operator: boolean }): Promise<DashboardAccount | null>;
+
+  /** Stores a new session under the SHA-256 of its id. */
+  createSession(input: {
+    hash: string;
+    accountId: string;
+    now: number;
+    idleExpiresAt: number;
+    absoluteExpiresAt: number;
+  }): Promise<void>;
+  /**
+   * Finds a session that has not expired at `now` and moves its idle expiry to
+   * `min(idleExpiresAt, absoluteExpiresAt)`; an expired one is deleted and answers null.
+   */
+  resumeSession(input: {
+    hash: string;
+    now: number;
+    idleExpiresAt: number;
+  }): Promise<{ session: SessionRecord; account: DashboardAccount } | null>;
+  /** Ends one session. */
+  deleteSession(hash: string): Promise<void>;
+  /** Ends every session of an account (after a password reset). */
+  deleteAccountSessions(accountId: string): Promise<void>;
+
+  /** Issues a code for (email, purpose), replacing any earlier one, with no tries used. */
+  putEmailCode(input: {
+    email: string;
+    purpose: EmailCodePurpose;
+    codeHash: string;
+    now: number;
+    expiresAt: number;
+  }): Promise<void>;
+  /**
+   * Checks a code: a match before expiry uses it up; a miss counts one try, and the code is
+   * void once `maxAttempts` tries missed. Concurrent checks never exceed `maxAttempts` tries.
+   */
+  consumeEmailCode(input: {
+    email: string;
+    purpose: EmailCodePurpose;
+    codeHash: string;
+    now: number;
+    maxAttempts: number;
+  }): Promise<ConsumeEmailCodeResult>;
+  /** True when a code for (email, purpose) exists and has not expired at `now` (it is not used up). */
+  hasEmailCode(input: { email: string; purpose: EmailCodePurpose; now: number }): Promise<boolean>;
+
+  /** Records one entry of a project's audit log. */
+  appendAuditEvent(event: AuditEventRecord): Promise<void>;
+  /** A project's audit log, newest first, at most `limit` entries. */
+  listAuditEvents(input: { projectId: string; limit: number }): Promise<AuditEventRecord[]>;
+}
+
+/** An account with what signing in to the dashboard needs. */
+export interface DashboardAccount {
+  account: AccountRecord;
+  /** An scrypt hash (`scrypt$N$r$p$salt$hash`); null for an account that never set a password. */
+  passwordHash: string | null;
+  /** Operators see every account and project, and may suspend projects. */
+  operator: boolean;
+}
+
+/** A dashboard session, found by the SHA-256 of its id; the id itself is never stored. */
+export interface SessionRecord {
+  accountId: string;
+  createdAt: number;
+  /** The session ends here unless it is used before; each use moves it on. */
+  idleExpiresAt: number;
+  /** The session ends here whatever happens. */
+  absoluteExpiresAt: number;
+}
+
+/** What a one-time code proves: an address, a password reset, an invitation, a sign-in. */
+export type EmailCodePurpose = 'verify' | 'reset' | 'invite' | 'sign-in';
+
+/** Outcome of {@link DashboardStore.consumeEmailCode}. */
+export type ConsumeEmailCodeResult =
+  /** The code matched and is now used up. */
+  | { kind: 'valid' }
+  /** Wrong code; `attemptsLeft` more tries before the code is void. */
+  | { kind: 'invalid'; attemptsLeft: number }
+  /** No usable code: none was issued, it expired, was used, or its tries ran out. */
+  | { kind: 'missing' };
+
+/** Outcome of {@link DashboardStore.createAccountWithPassword}. */
+export type CreateAccountWithPasswordResult = { kind: 'created'; account: DashboardAccount } | { kind: 'email-taken' };
+
+/** What the audit log records: who changed what in a project, when, from where. */
+export type AuditAction =
+  | 'project.created'
+  | 'project.renamed'
+  | 'project.suspended'
+  | 'project.resumed'
+  | 'key.created'
+  | 'key.revoked';
+
+/** One entry of a project's audit log. */
+export interface AuditEventRecord {
+  id: string;
+  projectId: string;
+  action: AuditAction;
+  /** The account that acted; null for the operator CLI. */
+  actorAccountId: string | null;
+  /** The actor's email at the time, kept so the log reads well after the account changes. */
+  actorEmail: string | null;
+  /** The client IP as the server saw it; null for the CLI. */
+  ip: string | null;
+  /** What was acted on, e.g. the key's id and name, or the new project name. */
+  detail: string;
+  createdAt: number;
+}

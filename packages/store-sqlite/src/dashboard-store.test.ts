@@ -1,0 +1,7 @@
+import { runDashboardStoreConformance } from '@tidings/dashboard/testing';
+import { createSqliteDashboardStore, createSqliteStore } from './sqlite-store.js';
+
+runDashboardStoreConformance('sqlite :memory:', async () => {
+  const store = createSqliteStore({ path: ':memory:' });
+  return { store, dashboardStore: createSqliteDashboardStore(store) };
+});
