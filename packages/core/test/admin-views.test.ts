@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TidingsError } from '../src/index.js';
+import { createHarness, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h.close();
+});
+
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof TidingsError)) throw new Error(`expected a TidingsError, got ${String(error)}`);
+  return error.code;
+}
+
+describe('admin views: what the dashboard pages read through tidings.admin', () => {
+  it("lists a project's sends newest first as API objects, by pages and filters, and one send", async () => {
+    h = await createHarness();
+    await h.connectBrowser('alice');
+    await h.connectBrowser('bob');
+    const ids: string[] = [];
+    for (const [i, recipient] of ['alice', 'bob', 'alice'].entries()) {
+      h.clock.advance(1000);
+      const sent = await h.send({ recipient, title: `n${i}` });
+      ids.push(((await sent.json()) as { id: string }).id);
+    }
+    const all = await h.tidings.admin.listNotifications(h.project.id);
+    expect(all.map((item) => item.id)).toEqual([...ids].reverse());
+    expect(all[0]).toMatchObject({ object: 'notification', recipient: 'alice', title: 'n2', status: 'pending' });
+    expect(all[0]?.attempts).toHaveLength(1);
+    const first = await h.tidings.admin.listNotifications(h.project.id, { limit: 2 });
+    expect(first.map((item) => item.id)).toEqual([ids[2], ids[1]]);
+    const next = await h.tidings.admin.listNotifications(h.project.id, { limit: 2, before: ids[1]! });
+    expect(next.map((item) => item.id)).toEqual([ids[0]]);
+    const bob = await h.tidings.admin.listNotifications(h.project.id, { recipient: 'bob' });
+    expect(bob.map((item) => item.id)).toEqual([ids[1]]);
+    expect(await h.tidings.admin.listNotifications(h.project.id, { mode: 'test' })).toEqual([]);
+    expect(await h.tidings.admin.getNotification(h.project.id, ids[0]!)).toEqual(all[2]);
+  });
+
+  it('refuses bad filters with VALIDATION_FAILED, and unknown or foreign ids with NOT_FOUND', async () => {
+    h = await createHarness();
+    const { admin } = h.tidings;
+    expect(await refusal(admin.listNotifications(h.project.id, { limit: 0 }))).toBe('VALIDATION_FAILED');
+    expect(await refusal(admin.listNotifications(h.project.id, { limit: 101 }))).toBe('VALIDATION_FAILED');
+    expect(await refusal(admin.listNotifications(h.project.id, { before: 'nope' }))).toBe('VALIDATION_FAILED');
+    expect(await refusal(admin.listNotifications(h.project.id, { mode: 'x' as never }))).toBe('VALIDATION_FAILED');
+    expect(await refusal(admin.listNotifications('proj_unknown'))).toBe('NOT_FOUND');
+    expect(await refusal(admin.getNotification(h.project.id, 'not-an-id'))).toBe('NOT_FOUND');
+    const other = await admin.createProject({ accountId: h.account.id, name: 'Other' });
+    await h.connectBrowser('alice');
+    const sent = (await (await h.send({ recipient: 'alice', title: 'x' })).json()) as { id: string };
+    expect(await refusal(admin.getNotification(other.id, sent.id))).toBe('NOT_FOUND');
+    expect(await refusal(admin.getKey('key_unknown'))).toBe('NOT_FOUND');
+  });
+
+  it('lists every project of every account, and one key without its secret', async () => {
+    h = await createHarness();
+    const { admin } = h.tidings;
+    const second = await admin.createAccount({ email: 'second@example.com', verified: true });
+    const project = await admin.createProject({ accountId: second.id, name: 'Second' });
+    expect((await admin.listAllProjects()).map((p) => p.id)).toEqual([h.project.id, project.id]);
+    const created = await admin.createKey({ projectId: project.id, mode: 'live', name: 'ci' });
+    const { key: _secret, ...withoutSecret } = created;
+    expect(await admin.getKey(created.id)).toEqual(withoutSecret);
+  });
+
+  it("tells the instance's settings, and wakes a watcher on each message of its hub", async () => {
+    h = await createHarness({
+      limits: { perKey: 60, perProject: 300, perAccount: 600 },
+      extra: { maxProjectsPerAccount: 3, trustProxy: 1, publicUrl: 'https://notify.example.com' },
+    });
+    const { settings } = h.tidings.admin;
+    expect(settings).toMatchObject({
+      maxProjectsPerAccount: 3,
+      maxActiveKeysPerProject: 10,
+      trustProxy: 1,
+      publicUrl: 'https://notify.example.com',
+    });
+    expect(settings.clock.now()).toBe(h.clock.now());
+    let woken = 0;
+    const stop = h.tidings.admin.watch(() => {
+      woken++;
+    });
+    await h.connectBrowser('alice');
+    await h.send({ recipient: 'alice', title: 'wake' });
+    await vi.waitFor(() => expect(woken).toBeGreaterThan(0));
+    stop();
+    const before = woken;
+    // A watcher that stays tells when the next message has gone round.
+    let witness = 0;
+    h.tidings.admin.watch(() => {
+      witness++;
+    });
+    await h.send({ recipient: 'alice', title: 'after stop' });
+    await vi.waitFor(() => expect(witness).toBeGreaterThan(0));
+    expect(woken).toBe(before);
+  });
+});
