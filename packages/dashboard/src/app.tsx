@@ -3,6 +3,7 @@ import { TidingsError } from '@tidings/core';
 import { Hono } from 'hono';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
+import { jsxRenderer } from 'hono/jsx-renderer';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { registerAssetRoutes } from './assets.js';
@@ -17,6 +18,7 @@ import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { ErrorPage } from './views/error-page.js';
+import { PageContextProvider } from './views/layout.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const PUBLIC_PATHS = ['/signup', '/login', '/login/code', '/reset', '/reset/confirm', '/logout'];
@@ -40,6 +42,18 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   };
   const base = options.basePath;
   const app = new Hono<DashboardEnv>().basePath(base);
+
+  // The one renderer of every page: the doctype, and the request's page context (base path, who
+  // is signed in) for the layout and the pages, read when the page renders, after the session.
+  app.use(
+    '*',
+    jsxRenderer(
+      ({ children }, c) => (
+        <PageContextProvider value={pageContext(c as never, options)}>{children}</PageContextProvider>
+      ),
+      { docType: '<!doctype html>' },
+    ),
+  );
 
   app.use(
     '*',
@@ -77,7 +91,6 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
       return render(
         c,
         <ErrorPage
-          ctx={pageContext(c, options)}
           title="Request refused"
           code="FORBIDDEN"
           message="This form was not sent from this dashboard, so it was refused. Open the page again and send it from there."
@@ -111,9 +124,7 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
       for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
       c.header('Cache-Control', 'no-store');
       const title = error.code === 'NOT_FOUND' ? 'Not found' : 'Refused';
-      const page = (
-        <ErrorPage ctx={pageContext(c as never, options)} title={title} code={error.code} message={error.message} />
-      );
+      const page = <ErrorPage title={title} code={error.code} message={error.message} />;
       return render(c, page, error.status as ContentfulStatusCode);
     }
     if (error instanceof HTTPException) return error.getResponse();
@@ -126,7 +137,6 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
     return render(
       c,
       <ErrorPage
-        ctx={pageContext(c as never, options)}
         title="Something went wrong"
         code="INTERNAL_ERROR"
         message="Something went wrong on our side. Try again."

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
-import { clientIp, type DashboardContext, type DashboardEnv, type Deps, pageContext } from '../context.js';
+import { clientIp, type DashboardContext, type DashboardEnv, type Deps } from '../context.js';
 import { SESSION_COOKIE } from '../domain/sessions.js';
 import { type ThrottleKind, throttle } from '../domain/throttle.js';
 import {
@@ -58,7 +58,6 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     return render(
       c,
       <ErrorPage
-        ctx={pageContext(c, options)}
         title="Too many attempts"
         code="RATE_LIMITED"
         message={`Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`}
@@ -69,17 +68,16 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
 
   const signupOpen = options.signup !== 'closed';
 
-  app.get('/signup', (c) => render(c, <SignupPage ctx={pageContext(c, options)} state={{}} policy={options.signup} />));
+  app.get('/signup', (c) => render(c, <SignupPage state={{}} policy={options.signup} />));
   app.post('/signup', async (c) => {
-    const ctx = pageContext(c, options);
-    if (options.signup === 'closed') return render(c, <SignupPage ctx={ctx} state={{}} policy="closed" />, 403);
+    if (options.signup === 'closed') return render(c, <SignupPage state={{}} policy="closed" />, 403);
     const form = parseForm(signupBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <SignupPage ctx={ctx} state={form} policy={options.signup} />, 400);
+    if (!form.ok) return render(c, <SignupPage state={form} policy={options.signup} />, 400);
     const limited = await throttled(c, 'sign-up', form.data.email);
     if (limited) return limited;
     if (options.signup === 'invite' && !form.data.code) {
       const state = { values: form.values, errors: { code: 'Enter the invitation code from your invitation mail' } };
-      return render(c, <SignupPage ctx={ctx} state={state} policy="invite" />, 400);
+      return render(c, <SignupPage state={state} policy="invite" />, 400);
     }
     const result = await accounts.signUp({
       email: form.data.email,
@@ -88,56 +86,45 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     });
     if (result.kind === 'invitation-invalid') {
       const state = { values: form.values, errors: { code: 'This invitation code is not valid for this address' } };
-      return render(c, <SignupPage ctx={ctx} state={state} policy="invite" />, 400);
+      return render(c, <SignupPage state={state} policy="invite" />, 400);
     }
     if (result.kind === 'email-taken') {
       const state = {
         values: form.values,
         errors: { email: 'An account with this email exists. Sign in, or reset its password.' },
       };
-      return render(c, <SignupPage ctx={ctx} state={state} policy={options.signup} />, 409);
+      return render(c, <SignupPage state={state} policy={options.signup} />, 409);
     }
     if (!result.account.account.verified) await accounts.sendVerification(result.account.account.email);
     return signInAs(c, result.account.account.id);
   });
 
-  app.get('/login', (c) => render(c, <LoginPage ctx={pageContext(c, options)} state={{}} signupOpen={signupOpen} />));
+  app.get('/login', (c) => render(c, <LoginPage state={{}} signupOpen={signupOpen} />));
   app.post('/login', async (c) => {
-    const ctx = pageContext(c, options);
     const form = parseForm(loginBodySchema, await c.req.parseBody());
     if (!form.ok) {
-      return render(
-        c,
-        <LoginPage ctx={ctx} state={{ ...form, message: WRONG_CREDENTIALS }} signupOpen={signupOpen} />,
-        400,
-      );
+      return render(c, <LoginPage state={{ ...form, message: WRONG_CREDENTIALS }} signupOpen={signupOpen} />, 400);
     }
     const limited = await throttled(c, 'sign-in', form.data.email);
     if (limited) return limited;
     const account = await accounts.signIn(form.data.email, form.data.password);
     if (!account) {
       const state = { values: form.values, message: WRONG_CREDENTIALS };
-      return render(c, <LoginPage ctx={ctx} state={state} signupOpen={signupOpen} />, 401);
+      return render(c, <LoginPage state={state} signupOpen={signupOpen} />, 401);
     }
     return signInAs(c, account.account.id);
   });
 
-  app.get('/login/code', (c) =>
-    render(
-      c,
-      <CodeLoginPage ctx={pageContext(c, options)} state={{ values: { email: c.req.query('email') ?? '' } }} />,
-    ),
-  );
+  app.get('/login/code', (c) => render(c, <CodeLoginPage state={{ values: { email: c.req.query('email') ?? '' } }} />));
   app.post('/login/code', async (c) => {
-    const ctx = pageContext(c, options);
     const form = parseForm(codeLoginBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <CodeLoginPage ctx={ctx} state={form} />, 400);
+    if (!form.ok) return render(c, <CodeLoginPage state={form} />, 400);
     const limited = await throttled(c, 'code', form.data.email);
     if (limited) return limited;
     const { account } = await accounts.signInWithCode(form.data.email, form.data.code);
     if (!account) {
       const state = { values: form.values, message: 'This code is not valid for this address, or it has expired.' };
-      return render(c, <CodeLoginPage ctx={ctx} state={state} />, 401);
+      return render(c, <CodeLoginPage state={state} />, 401);
     }
     return signInAs(c, account.account.id);
   });
@@ -154,15 +141,14 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     if (!signedIn) return seeOther(c, `${base}/login`);
     if (signedIn.account.account.verified) return seeOther(c, base);
     const state = c.req.query('sent') === '1' ? { notice: 'A new code is on its way.' } : {};
-    return render(c, <VerifyPage ctx={pageContext(c, options)} state={state} email={signedIn.account.account.email} />);
+    return render(c, <VerifyPage state={state} email={signedIn.account.account.email} />);
   });
   app.post('/verify', async (c) => {
     const signedIn = c.get('signedIn');
     if (!signedIn) return seeOther(c, `${base}/login`);
-    const ctx = pageContext(c, options);
     const email = signedIn.account.account.email;
     const form = parseForm(verifyBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <VerifyPage ctx={ctx} state={form} email={email} />, 400);
+    if (!form.ok) return render(c, <VerifyPage state={form} email={email} />, 400);
     const limited = await throttled(c, 'code', email);
     if (limited) return limited;
     const result = await accounts.verify(signedIn.account, form.data.code);
@@ -171,7 +157,7 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
       result.kind === 'invalid'
         ? `That code is not right. ${result.attemptsLeft} ${result.attemptsLeft === 1 ? 'try' : 'tries'} left.`
         : 'This code has expired or was used up. Send a new one.';
-    return render(c, <VerifyPage ctx={ctx} state={{ errors: { code: message } }} email={email} />, 400);
+    return render(c, <VerifyPage state={{ errors: { code: message } }} email={email} />, 400);
   });
   app.post('/verify/resend', async (c) => {
     const signedIn = c.get('signedIn');
@@ -182,26 +168,21 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     return seeOther(c, `${base}/verify?sent=1`);
   });
 
-  app.get('/reset', (c) => render(c, <ResetRequestPage ctx={pageContext(c, options)} state={{}} />));
+  app.get('/reset', (c) => render(c, <ResetRequestPage state={{}} />));
   app.post('/reset', async (c) => {
-    const ctx = pageContext(c, options);
     const form = parseForm(resetRequestBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <ResetRequestPage ctx={ctx} state={form} />, 400);
+    if (!form.ok) return render(c, <ResetRequestPage state={form} />, 400);
     const limited = await throttled(c, 'send-code', form.data.email);
     if (limited) return limited;
     await accounts.requestReset(form.data.email);
     return seeOther(c, `${base}/reset/confirm?email=${encodeURIComponent(form.data.email)}`);
   });
   app.get('/reset/confirm', (c) =>
-    render(
-      c,
-      <ResetConfirmPage ctx={pageContext(c, options)} state={{ values: { email: c.req.query('email') ?? '' } }} />,
-    ),
+    render(c, <ResetConfirmPage state={{ values: { email: c.req.query('email') ?? '' } }} />),
   );
   app.post('/reset/confirm', async (c) => {
-    const ctx = pageContext(c, options);
     const form = parseForm(resetConfirmBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <ResetConfirmPage ctx={ctx} state={form} />, 400);
+    if (!form.ok) return render(c, <ResetConfirmPage state={form} />, 400);
     const limited = await throttled(c, 'code', form.data.email);
     if (limited) return limited;
     const result = await accounts.reset(form.data.email, form.data.code, form.data.password);
@@ -210,12 +191,11 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
         values: form.values,
         errors: { code: 'This code is not valid for this address, or it has expired.' },
       };
-      return render(c, <ResetConfirmPage ctx={ctx} state={state} />, 400);
+      return render(c, <ResetConfirmPage state={state} />, 400);
     }
     return render(
       c,
       <LoginPage
-        ctx={ctx}
         state={{ notice: 'Your password is set. Sign in with it.', values: { email: form.data.email } }}
         signupOpen={signupOpen}
       />,

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { isId, TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
-import { type DashboardEnv, type Deps, ownedProject, pageContext, signedInOf } from '../context.js';
+import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { render } from '../render.js';
 import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
 import { UsagePage } from '../views/usage-page.js';
@@ -25,7 +25,7 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       const date = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
       return byDate.get(date) ?? { date, notifications: 0, attempts: 0 };
     });
-    return render(c, <UsagePage ctx={pageContext(c, options)} project={project} usage={{ ...usage, days }} />);
+    return render(c, <UsagePage project={project} usage={{ ...usage, days }} />);
   });
 
   app.get('/projects/:id/log', async (c) => {
@@ -45,16 +45,7 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     });
     const page = items.slice(0, PAGE_SIZE);
     const nextCursor = items.length > PAGE_SIZE ? (page[page.length - 1]?.id ?? null) : null;
-    return render(
-      c,
-      <LogPage
-        ctx={pageContext(c, options)}
-        project={project}
-        items={page}
-        filters={filters}
-        nextCursor={nextCursor}
-      />,
-    );
+    return render(c, <LogPage project={project} items={page} filters={filters} nextCursor={nextCursor} />);
   });
 
   app.get('/projects/:id/notifications/:notificationId', async (c) => {
@@ -65,12 +56,12 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       throw error;
     });
     if (!item) throw new TidingsError('NOT_FOUND', 'No such notification in this project');
-    return render(c, <NotificationPage ctx={pageContext(c, options)} project={project} item={item} />);
+    return render(c, <NotificationPage project={project} item={item} />);
   });
 
   app.get('/projects/:id/audit', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
     const events = await options.store.listAuditEvents({ projectId: project.id, limit: 200 });
-    return render(c, <AuditPage ctx={pageContext(c, options)} project={project} events={events} />);
+    return render(c, <AuditPage project={project} events={events} />);
   });
 }

@@ -2,7 +2,7 @@
 import type { NotificationObject } from '@tidings/core';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { type DashboardEnv, type Deps, ownedProject, pageContext, signedInOf } from '../context.js';
+import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { render } from '../render.js';
 import { LivePage } from '../views/live-page.js';
 
@@ -37,11 +37,11 @@ function summary(item: NotificationObject) {
  * recorded by another instance).
  */
 export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
-  const { options, tidings } = deps;
+  const { tidings } = deps;
 
   app.get('/projects/:id/live', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
-    return render(c, <LivePage ctx={pageContext(c, options)} project={project} />);
+    return render(c, <LivePage project={project} />);
   });
 
   app.get('/projects/:id/live/stream', async (c) => {

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
-import { audit, type DashboardContext, type DashboardEnv, type Deps, pageContext, signedInOf } from '../context.js';
+import { audit, type DashboardContext, type DashboardEnv, type Deps, signedInOf } from '../context.js';
 import { invitationBodySchema, parseForm } from '../forms.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -37,7 +37,6 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
     return render(
       c,
       <OperatorPage
-        ctx={pageContext(c, options)}
         accounts={all}
         operators={operators}
         projects={await tidings.admin.listAllProjects()}

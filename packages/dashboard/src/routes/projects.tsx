@@ -2,15 +2,7 @@
 import { TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import {
-  audit,
-  type DashboardContext,
-  type DashboardEnv,
-  type Deps,
-  ownedProject,
-  pageContext,
-  signedInOf,
-} from '../context.js';
+import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { keyBodySchema, parseForm, projectBodySchema } from '../forms.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -48,7 +40,6 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     return render(
       c,
       <ProjectsPage
-        ctx={pageContext(c, options)}
         projects={projects}
         limit={options.maxProjectsPerAccount}
         verified={account.verified}
@@ -81,13 +72,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const keys = await tidings.admin.listKeys(project.id);
     return render(
       c,
-      <KeysPage
-        ctx={pageContext(c, options)}
-        project={project}
-        keys={keys}
-        limit={options.maxActiveKeysPerProject}
-        state={state}
-      />,
+      <KeysPage project={project} keys={keys} limit={options.maxActiveKeysPerProject} state={state} />,
       status,
     );
   }
@@ -123,16 +108,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`,
       );
       const apiUrl = options.publicUrl ?? new URL(c.req.url).origin;
-      return render(
-        c,
-        <KeyCreatedPage
-          ctx={pageContext(c, options)}
-          project={project}
-          apiKey={key}
-          fullKey={fullKey}
-          apiUrl={apiUrl}
-        />,
-      );
+      return render(c, <KeyCreatedPage project={project} apiKey={key} fullKey={fullKey} apiUrl={apiUrl} />);
     } catch (error) {
       const { message, status } = refusal(error);
       return keysPage(c, { values: form.values, message }, status);
@@ -152,7 +128,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   app.get('/projects/:id/keys/:keyId/revoke', async (c) => {
     const { project, key } = await ownedKey(c);
     if (key.revoked_at !== null) return seeOther(c, `${base}/projects/${project.id}`);
-    return render(c, <RevokePage ctx={pageContext(c, options)} project={project} apiKey={key} />);
+    return render(c, <RevokePage project={project} apiKey={key} />);
   });
   app.post('/projects/:id/keys/:keyId/revoke', async (c) => {
     const signedIn = signedInOf(c);
@@ -173,13 +149,13 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   app.get('/projects/:id/settings', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
-    return render(c, <SettingsPage ctx={pageContext(c, options)} project={project} state={noticeOf(c.req.query())} />);
+    return render(c, <SettingsPage project={project} state={noticeOf(c.req.query())} />);
   });
   app.post('/projects/:id/rename', async (c) => {
     const signedIn = signedInOf(c);
     const project = await ownedProject(deps, signedIn, c.req.param('id'));
     const form = parseForm(projectBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <SettingsPage ctx={pageContext(c, options)} project={project} state={form} />, 400);
+    if (!form.ok) return render(c, <SettingsPage project={project} state={form} />, 400);
     const renamed = await tidings.admin.renameProject(project.id, form.data.name);
     await audit(c, deps, signedIn, project.id, 'project.renamed', `${project.name} → ${renamed.name}`);
     return seeOther(c, `${base}/projects/${project.id}/settings?renamed=1`);

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { MIN_PASSWORD_LENGTH } from '../domain/passwords.js';
-import { Field, Layout, Notice, type PageContext } from './layout.js';
+import { Field, Layout, Notice, usePage } from './layout.js';
 
 /** Field errors of a form, by field name, and one message for the whole form. */
 export interface FormState {
@@ -19,9 +19,9 @@ function FormMessages(props: { state: FormState }) {
   );
 }
 
-function AuthCard(props: { ctx: PageContext; title: string; children: unknown }) {
+function AuthCard(props: { title: string; children: unknown }) {
   return (
-    <Layout ctx={props.ctx} title={props.title}>
+    <Layout title={props.title}>
       <section class="card narrow">
         <h1>{props.title}</h1>
         {props.children as never}
@@ -31,11 +31,12 @@ function AuthCard(props: { ctx: PageContext; title: string; children: unknown })
 }
 
 /** Sign-up: email and password, plus the invitation code when sign-up is by invitation. */
-export function SignupPage(props: { ctx: PageContext; state: FormState; policy: 'open' | 'invite' | 'closed' }) {
-  const { ctx, state } = props;
+export function SignupPage(props: { state: FormState; policy: 'open' | 'invite' | 'closed' }) {
+  const ctx = usePage();
+  const { state } = props;
   if (props.policy === 'closed') {
     return (
-      <AuthCard ctx={ctx} title="Create an account">
+      <AuthCard title="Create an account">
         <Notice kind="info">This Tidings server does not take new accounts. Ask its operator.</Notice>
         <p>
           Already have an account? <a href={`${ctx.base}/login`}>Sign in</a>
@@ -44,7 +45,7 @@ export function SignupPage(props: { ctx: PageContext; state: FormState; policy: 
     );
   }
   return (
-    <AuthCard ctx={ctx} title="Create an account">
+    <AuthCard title="Create an account">
       <FormMessages state={state} />
       <form method="post" action={`${ctx.base}/signup`} novalidate>
         <Field
@@ -86,10 +87,11 @@ export function SignupPage(props: { ctx: PageContext; state: FormState; policy: 
 }
 
 /** Sign-in with email and password. */
-export function LoginPage(props: { ctx: PageContext; state: FormState; signupOpen: boolean }) {
-  const { ctx, state } = props;
+export function LoginPage(props: { state: FormState; signupOpen: boolean }) {
+  const ctx = usePage();
+  const { state } = props;
   return (
-    <AuthCard ctx={ctx} title="Sign in">
+    <AuthCard title="Sign in">
       <FormMessages state={state} />
       <form method="post" action={`${ctx.base}/login`} novalidate>
         <Field label="Email" name="email" type="email" autocomplete="email" value={state.values?.email} autofocus />
@@ -106,10 +108,11 @@ export function LoginPage(props: { ctx: PageContext; state: FormState; signupOpe
 }
 
 /** Sign-in with a one-time code (printed by `tidings account sign-in-code` or `npm start`). */
-export function CodeLoginPage(props: { ctx: PageContext; state: FormState }) {
-  const { ctx, state } = props;
+export function CodeLoginPage(props: { state: FormState }) {
+  const ctx = usePage();
+  const { state } = props;
   return (
-    <AuthCard ctx={ctx} title="Sign in with a code">
+    <AuthCard title="Sign in with a code">
       <FormMessages state={state} />
       <p>
         An operator can print a one-time sign-in code with <code>tidings account sign-in-code --email …</code>.
@@ -127,10 +130,11 @@ export function CodeLoginPage(props: { ctx: PageContext; state: FormState }) {
 }
 
 /** Email verification by a 6-digit code, with a resend button. */
-export function VerifyPage(props: { ctx: PageContext; state: FormState; email: string }) {
-  const { ctx, state } = props;
+export function VerifyPage(props: { state: FormState; email: string }) {
+  const ctx = usePage();
+  const { state } = props;
   return (
-    <AuthCard ctx={ctx} title="Verify your email">
+    <AuthCard title="Verify your email">
       <FormMessages state={state} />
       <p>
         We sent a 6-digit code to <strong>{props.email}</strong>. It is good for 15 minutes. Creating a project needs a
@@ -159,10 +163,11 @@ export function VerifyPage(props: { ctx: PageContext; state: FormState; email: s
 }
 
 /** The first step of a password reset: the address to send the code to. */
-export function ResetRequestPage(props: { ctx: PageContext; state: FormState }) {
-  const { ctx, state } = props;
+export function ResetRequestPage(props: { state: FormState }) {
+  const ctx = usePage();
+  const { state } = props;
   return (
-    <AuthCard ctx={ctx} title="Reset your password">
+    <AuthCard title="Reset your password">
       <FormMessages state={state} />
       <form method="post" action={`${ctx.base}/reset`} novalidate>
         <Field
@@ -184,10 +189,11 @@ export function ResetRequestPage(props: { ctx: PageContext; state: FormState }) 
 }
 
 /** The second step: the code and the new password. */
-export function ResetConfirmPage(props: { ctx: PageContext; state: FormState }) {
-  const { ctx, state } = props;
+export function ResetConfirmPage(props: { state: FormState }) {
+  const ctx = usePage();
+  const { state } = props;
   return (
-    <AuthCard ctx={ctx} title="Choose a new password">
+    <AuthCard title="Choose a new password">
       <FormMessages state={state} />
       <p>If an account has this address, a 6-digit code is on its way. It is good for 15 minutes.</p>
       <form method="post" action={`${ctx.base}/reset/confirm`} novalidate>

@@ -1,10 +1,11 @@
 /** @jsxImportSource hono/jsx */
-import { Layout, Notice, type PageContext } from './layout.js';
+import { Layout, Notice, usePage } from './layout.js';
 
 /** A refusal or failure, with the contract's code so that scripts and people can tell it apart. */
-export function ErrorPage(props: { ctx: PageContext; title: string; code: string; message: string }) {
+export function ErrorPage(props: { title: string; code: string; message: string }) {
+  const ctx = usePage();
   return (
-    <Layout ctx={props.ctx} title={props.title}>
+    <Layout title={props.title}>
       <section class="card narrow">
         <h1>{props.title}</h1>
         <Notice kind="error">
@@ -14,7 +15,7 @@ export function ErrorPage(props: { ctx: PageContext; title: string; code: string
           Code <code>{props.code}</code>
         </p>
         <p>
-          <a href={props.ctx.email ? props.ctx.base : `${props.ctx.base}/login`}>Back to the dashboard</a>
+          <a href={ctx.email ? ctx.base : `${ctx.base}/login`}>Back to the dashboard</a>
         </p>
       </section>
     </Layout>

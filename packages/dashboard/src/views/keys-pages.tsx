@@ -1,11 +1,12 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyObject, ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
-import { Field, Notice, type PageContext, Time } from './layout.js';
+import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
-function KeyTable(props: { ctx: PageContext; project: ProjectObject; keys: ApiKeyObject[] }) {
-  const { ctx, project } = props;
+function KeyTable(props: { project: ProjectObject; keys: ApiKeyObject[] }) {
+  const ctx = usePage();
+  const { project } = props;
   if (props.keys.length === 0) return <p class="empty">No keys yet.</p>;
   return (
     <section class="table-wrap" tabindex={0} aria-label="API keys">
@@ -65,25 +66,20 @@ function KeyTable(props: { ctx: PageContext; project: ProjectObject; keys: ApiKe
 }
 
 /** A project's keys: the list with n/limit active, and the form to create one. */
-export function KeysPage(props: {
-  ctx: PageContext;
-  project: ProjectObject;
-  keys: ApiKeyObject[];
-  limit: number;
-  state: FormState;
-}) {
-  const { ctx, project, keys, state } = props;
+export function KeysPage(props: { project: ProjectObject; keys: ApiKeyObject[]; limit: number; state: FormState }) {
+  const ctx = usePage();
+  const { project, keys, state } = props;
   const active = keys.filter((key) => key.revoked_at === null).length;
   const mode = state.values?.mode ?? 'live';
   return (
-    <ProjectFrame ctx={ctx} project={project} tab="keys" title="API keys">
+    <ProjectFrame project={project} tab="keys" title="API keys">
       {state.message ? <Notice kind="error">{state.message}</Notice> : null}
       {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}
       <h2>API keys</h2>
       <p class="count">
         {active}/{props.limit} active keys
       </p>
-      <KeyTable ctx={ctx} project={project} keys={keys} />
+      <KeyTable project={project} keys={keys} />
       <section class="card">
         <h2>New key</h2>
         <p class="muted">
@@ -122,17 +118,17 @@ export function KeysPage(props: {
  * neither a reload nor back/forward shows it again.
  */
 export function KeyCreatedPage(props: {
-  ctx: PageContext;
   project: ProjectObject;
   apiKey: ApiKeyObject;
   fullKey: string;
   apiUrl: string;
 }) {
-  const { ctx, project, apiKey: key } = props;
+  const ctx = usePage();
+  const { project, apiKey: key } = props;
   const keysUrl = `${ctx.base}/projects/${project.id}`;
   const curl = `curl -X POST ${props.apiUrl}/v1/notifications -H "Authorization: Bearer $TIDINGS_API_KEY" -H "Content-Type: application/json" -d '{"recipient":"user_42","title":"Hello from Tidings"}'`;
   return (
-    <ProjectFrame ctx={ctx} project={project} tab="keys" title="New key">
+    <ProjectFrame project={project} tab="keys" title="New key">
       <section class="card reveal" data-replace-url={keysUrl}>
         <h2>
           Your new {key.mode} key{key.name ? `: ${key.name}` : ''}
@@ -170,10 +166,11 @@ export function KeyCreatedPage(props: {
 }
 
 /** The confirmation before revoking: at once, and for good. */
-export function RevokePage(props: { ctx: PageContext; project: ProjectObject; apiKey: ApiKeyObject }) {
-  const { ctx, project, apiKey: key } = props;
+export function RevokePage(props: { project: ProjectObject; apiKey: ApiKeyObject }) {
+  const ctx = usePage();
+  const { project, apiKey: key } = props;
   return (
-    <ProjectFrame ctx={ctx} project={project} tab="keys" title="Revoke key">
+    <ProjectFrame project={project} tab="keys" title="Revoke key">
       <section class="card narrow">
         <h2>Revoke {key.name ?? 'this key'}?</h2>
         <p>

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { Child } from 'hono/jsx';
+import { type Child, createContext, useContext } from 'hono/jsx';
 
 /** What every page knows: where the dashboard lives and who is signed in. */
 export interface PageContext {
@@ -8,9 +8,22 @@ export interface PageContext {
   operator: boolean;
 }
 
+const pageContextJsx = createContext<PageContext>({ base: '/dashboard', email: null, operator: false });
+
+/**
+ * Hands the request's {@link PageContext} to every page below it: the app's renderer sets it once
+ * per request, so no route passes it down by hand.
+ */
+export const PageContextProvider = pageContextJsx.Provider;
+
+/** The {@link PageContext} of the page being rendered. */
+export function usePage(): PageContext {
+  return useContext(pageContextJsx);
+}
+
 /** The frame of every page: header, navigation, the one stylesheet and the one script. */
-export function Layout(props: { ctx: PageContext; title: string; children: Child; wide?: boolean }) {
-  const { ctx } = props;
+export function Layout(props: { title: string; children: Child; wide?: boolean }) {
+  const ctx = usePage();
   return (
     <html lang="en">
       <head>

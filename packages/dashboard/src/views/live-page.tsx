@@ -1,14 +1,15 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
-import { Notice, type PageContext } from './layout.js';
+import { Notice, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
 /** The live view: sends and attempt changes as they happen, streamed by the server. */
-export function LivePage(props: { ctx: PageContext; project: ProjectObject }) {
-  const { ctx, project } = props;
+export function LivePage(props: { project: ProjectObject }) {
+  const ctx = usePage();
+  const { project } = props;
   const root = `${ctx.base}/projects/${project.id}`;
   return (
-    <ProjectFrame ctx={ctx} project={project} tab="live" title="Live">
+    <ProjectFrame project={project} tab="live" title="Live">
       <h2>Live</h2>
       <p class="muted">
         The newest sends of this project, updated as they happen: a new send appears on top, and each attempt’s status

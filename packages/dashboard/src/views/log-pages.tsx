@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { AttemptObject, NotificationObject, ProjectObject } from '@tidings/core';
 import type { AuditEventRecord } from '../domain/dashboard-store.js';
-import { type PageContext, Time } from './layout.js';
+import { Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
 function attemptSummary(attempts: AttemptObject[]): string {
@@ -18,13 +18,13 @@ export interface LogFilters {
 
 /** The project's notifications, newest first, filtered and paged by cursor. */
 export function LogPage(props: {
-  ctx: PageContext;
   project: ProjectObject;
   items: NotificationObject[];
   filters: LogFilters;
   nextCursor: string | null;
 }) {
-  const { ctx, project, filters } = props;
+  const ctx = usePage();
+  const { project, filters } = props;
   const root = `${ctx.base}/projects/${project.id}`;
   const query = (cursor: string) => {
     const params = new URLSearchParams();
@@ -34,7 +34,7 @@ export function LogPage(props: {
     return `${root}/log?${params}`;
   };
   return (
-    <ProjectFrame ctx={ctx} project={project} tab="log" title="Log of sends">
+    <ProjectFrame project={project} tab="log" title="Log of sends">
       <h2>Log of sends</h2>
       <p class="muted">
         Every notification of this project, newest first, with what happened at each browser. Open one to see its
@@ -114,12 +114,13 @@ export function LogPage(props: {
 }
 
 /** One notification: its content and each attempt, its state and its times. */
-export function NotificationPage(props: { ctx: PageContext; project: ProjectObject; item: NotificationObject }) {
-  const { ctx, project } = props;
+export function NotificationPage(props: { project: ProjectObject; item: NotificationObject }) {
+  const ctx = usePage();
+  const { project } = props;
   const notification = props.item;
   const { attempts } = notification;
   return (
-    <ProjectFrame ctx={ctx} project={project} tab="log" title="Notification">
+    <ProjectFrame project={project} tab="log" title="Notification">
       <p>
         <a href={`${ctx.base}/projects/${project.id}/log`}>← Log of sends</a>
       </p>
@@ -232,9 +233,9 @@ const ACTIONS: Record<AuditEventRecord['action'], string> = {
 };
 
 /** The project's audit log: who did what, when, from where. */
-export function AuditPage(props: { ctx: PageContext; project: ProjectObject; events: AuditEventRecord[] }) {
+export function AuditPage(props: { project: ProjectObject; events: AuditEventRecord[] }) {
   return (
-    <ProjectFrame ctx={props.ctx} project={props.project} tab="audit" title="Audit log">
+    <ProjectFrame project={props.project} tab="audit" title="Audit log">
       <h2>Audit log</h2>
       <p class="muted">Changes to this project and its keys, newest first (the latest 200).</p>
       {props.events.length === 0 ? (

@@ -2,21 +2,21 @@
 import type { AccountObject, ProjectObject } from '@tidings/core';
 import type { SignupPolicy } from '../options.js';
 import type { FormState } from './auth-pages.js';
-import { Field, Layout, Notice, type PageContext, Time } from './layout.js';
+import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
 /** Every account and project; suspend and resume projects, verify accounts, invite people. */
 export function OperatorPage(props: {
-  ctx: PageContext;
   accounts: AccountObject[];
   operators: Set<string>;
   projects: ProjectObject[];
   signup: SignupPolicy;
   state: FormState;
 }) {
-  const { ctx, state } = props;
+  const ctx = usePage();
+  const { state } = props;
   const emailOf = new Map(props.accounts.map((account) => [account.id, account.email]));
   return (
-    <Layout ctx={ctx} title="Operator" wide>
+    <Layout title="Operator" wide>
       <h1>Operator</h1>
       {state.message ? <Notice kind="error">{state.message}</Notice> : null}
       {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}

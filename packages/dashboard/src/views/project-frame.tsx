@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
 import type { Child } from 'hono/jsx';
-import { Layout, Notice, type PageContext } from './layout.js';
+import { Layout, Notice, usePage } from './layout.js';
 
 /** The sections of a project, in the order of its tabs. */
 export type ProjectTab = 'keys' | 'usage' | 'log' | 'live' | 'audit' | 'settings';
@@ -16,17 +16,12 @@ const TABS: { tab: ProjectTab; label: string; path: string }[] = [
 ];
 
 /** A project's page: its name, whether it is suspended, its tabs, and one section. */
-export function ProjectFrame(props: {
-  ctx: PageContext;
-  project: ProjectObject;
-  tab: ProjectTab;
-  title: string;
-  children: Child;
-}) {
-  const { ctx, project } = props;
+export function ProjectFrame(props: { project: ProjectObject; tab: ProjectTab; title: string; children: Child }) {
+  const ctx = usePage();
+  const { project } = props;
   const root = `${ctx.base}/projects/${project.id}`;
   return (
-    <Layout ctx={ctx} title={`${props.title} · ${project.name}`} wide>
+    <Layout title={`${props.title} · ${project.name}`} wide>
       <p class="crumbs">
         <a href={ctx.base}>Projects</a> / <code>{project.id}</code>
       </p>

@@ -1,19 +1,14 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
-import { Field, Layout, Notice, type PageContext, Time } from './layout.js';
+import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
 /** The account's projects (n/limit), and the form to create one, or why it cannot. */
-export function ProjectsPage(props: {
-  ctx: PageContext;
-  projects: ProjectObject[];
-  limit: number;
-  verified: boolean;
-  state: FormState;
-}) {
-  const { ctx, projects, state } = props;
+export function ProjectsPage(props: { projects: ProjectObject[]; limit: number; verified: boolean; state: FormState }) {
+  const ctx = usePage();
+  const { projects, state } = props;
   return (
-    <Layout ctx={ctx} title="Projects">
+    <Layout title="Projects">
       <h1>Projects</h1>
       {state.message ? <Notice kind="error">{state.message}</Notice> : null}
       {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}

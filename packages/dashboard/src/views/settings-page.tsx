@@ -1,14 +1,15 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
-import { Field, Notice, type PageContext, Time } from './layout.js';
+import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
 /** A project's settings: its id, and renaming it. */
-export function SettingsPage(props: { ctx: PageContext; project: ProjectObject; state: FormState }) {
-  const { ctx, project, state } = props;
+export function SettingsPage(props: { project: ProjectObject; state: FormState }) {
+  const ctx = usePage();
+  const { project, state } = props;
   return (
-    <ProjectFrame ctx={ctx} project={project} tab="settings" title="Settings">
+    <ProjectFrame project={project} tab="settings" title="Settings">
       {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}
       <h2>Settings</h2>
       <dl class="facts">

@@ -1,6 +1,5 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject, UsageObject } from '@tidings/core';
-import type { PageContext } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
 const WIDTH = 640;
@@ -57,10 +56,10 @@ function UsageChart(props: { usage: UsageObject }) {
 }
 
 /** Live notifications and attempts per UTC day over the last 30 days: a chart and the table. */
-export function UsagePage(props: { ctx: PageContext; project: ProjectObject; usage: UsageObject }) {
+export function UsagePage(props: { project: ProjectObject; usage: UsageObject }) {
   const { usage } = props;
   return (
-    <ProjectFrame ctx={props.ctx} project={props.project} tab="usage" title="Usage">
+    <ProjectFrame project={props.project} tab="usage" title="Usage">
       <h2>Usage, last 30 days</h2>
       <p class="muted">
         Live notifications and delivery attempts per UTC day. Test keys never count. Total:{' '}
