@@ -61,6 +61,8 @@ describe('admin views: what the dashboard pages read through tidings.admin', () 
     h = await createHarness();
     const { admin } = h.tidings;
     const second = await admin.createAccount({ email: 'second@example.com', verified: true });
+    // Oldest first: ids made in one millisecond do not sort by creation.
+    h.clock.advance(1000);
     const project = await admin.createProject({ accountId: second.id, name: 'Second' });
     expect((await admin.listAllProjects()).map((p) => p.id)).toEqual([h.project.id, project.id]);
     const created = await admin.createKey({ projectId: project.id, mode: 'live', name: 'ci' });
