@@ -61,6 +61,19 @@ export interface ResolvedDashboardOptions extends Required<Omit<DashboardOptions
 
 const POLICIES: readonly SignupPolicy[] = ['open', 'invite', 'closed'];
 
+/**
+ * Options the dashboard once took beside `tidings` and now reads from it: passing one is refused
+ * rather than ignored, since a dropped `publicUrl` would, say, drop the cookie's `Secure` flag.
+ */
+const INSTANCE_OPTIONS = [
+  'hub',
+  'clock',
+  'publicUrl',
+  'trustProxy',
+  'maxProjectsPerAccount',
+  'maxActiveKeysPerProject',
+];
+
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer`);
   return value;
@@ -69,6 +82,11 @@ function positive(name: string, value: number): number {
 /** Applies the defaults; bad values throw a TypeError here, not at the first request. */
 export function resolveDashboardOptions(options: DashboardOptions): ResolvedDashboardOptions {
   if (!options.tidings || !options.store) throw new TypeError('tidingsDashboard needs { tidings, store }');
+  for (const name of INSTANCE_OPTIONS) {
+    if (name in options) {
+      throw new TypeError(`tidingsDashboard takes ${name} from the Tidings instance: pass it to createTidings`);
+    }
+  }
   const signup = options.signup ?? 'open';
   if (!POLICIES.includes(signup)) throw new TypeError(`signup must be one of ${POLICIES.join(', ')}`);
   const basePath = `/${(options.basePath ?? '/dashboard').replace(/^\/+|\/+$/g, '')}`;
