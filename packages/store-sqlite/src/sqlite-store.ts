@@ -95,9 +95,9 @@ export function createSqliteDashboardStore(store: Store): DashboardStore {
 
 /**
  * The writes, besides the group-committed ones, whose answers promise that the change is on disk
- * (an account, a key, a revocation, a browser, a receipt…). Bookkeeping that may be redone (last
- * used and seen times, purging, the record of attempts sent on a stream) does not wait for a flush, nor do short-lived sign-in state
- * (a new session, a one-time code: lost on a power loss, the user signs in again).
+ * (an account, a key, a revocation, a rename, a browser, a receipt…). Bookkeeping that may be
+ * redone (last used and seen times, purging, the record of attempts sent on a stream) does not
+ * wait for a flush.
  */
 const DURABLE_WRITES = [
   'createAccount',
