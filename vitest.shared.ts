@@ -1,20 +1,23 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
+const root = fileURLToPath(new URL('.', import.meta.url));
+const { compilerOptions } = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')) as {
+  compilerOptions: { paths: Record<string, [string]> };
+};
 
-/** Tests import the packages' sources, so no build is needed to run them. */
-export const alias = [
-  { find: /^@tidings\/core\/testing$/, replacement: src('core/src/testing/index.ts') },
-  { find: /^@tidings\/core\/node$/, replacement: src('core/src/node/index.ts') },
-  { find: /^@tidings\/core$/, replacement: src('core/src/index.ts') },
-  { find: /^@tidings\/store-sqlite$/, replacement: src('store-sqlite/src/index.ts') },
-  { find: /^@tidings\/store-postgres$/, replacement: src('store-postgres/src/index.ts') },
-  { find: /^@tidings\/redis$/, replacement: src('redis/src/index.ts') },
-  { find: /^@tidings\/metrics$/, replacement: src('metrics/src/index.ts') },
-  { find: /^@tidings\/hono$/, replacement: src('adapter-hono/src/index.ts') },
-  { find: /^@tidings\/express$/, replacement: src('adapter-express/src/index.ts') },
-  { find: /^@tidings\/browser$/, replacement: src('browser/src/index.ts') },
-  { find: /^@tidings\/client$/, replacement: src('client/src/index.ts') },
-  { find: /^@tidings\/dashboard\/testing$/, replacement: src('dashboard/src/testing/index.ts') },
-  { find: /^@tidings\/dashboard$/, replacement: src('dashboard/src/index.ts') },
-];
+/** `@tidings/core/testing` → `^@tidings\/core\/testing$`; a trailing `*` matches the rest of the path. */
+function pattern(specifier: string): RegExp {
+  const escaped = specifier.replace(/[.*+?^${}()|[\]\\/]/g, (char) => (char === '*' ? '(.*)' : `\\${char}`));
+  return new RegExp(`^${escaped}$`);
+}
+
+/**
+ * Tests import the packages' sources, so no build is needed to run them: every alias comes from
+ * tsconfig.json's `paths`, the one list of the workspace's entry points (a test checks it against
+ * the packages' `exports`).
+ */
+export const alias = Object.entries(compilerOptions.paths)
+  // The longest first, so that `@tidings/core/testing` wins over `@tidings/core`.
+  .sort(([a], [b]) => b.length - a.length)
+  .map(([specifier, [target]]) => ({ find: pattern(specifier), replacement: `${root}${target.replace('*', '$1')}` }));

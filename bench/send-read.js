@@ -190,20 +190,13 @@ try {
     });
   }
   if (!only || only.includes('express')) {
-    // Both settings of overrideGlobalObjects in the same rounds: what leaving the globals alone costs.
-    const express = (override) => (setup) =>
-      startServer(
-        `tidings-express${override ? '-override' : ''}`,
-        join(benchDir, 'servers/tidings-express.js'),
-        [setup.db, setup.config, ...(override ? ['--override-global-objects'] : [])],
-        { cpuProf: true },
-      );
+    const express = (setup) =>
+      startServer('tidings-express', join(benchDir, 'servers/tidings-express.js'), [setup.db, setup.config], {
+        cpuProf: true,
+      });
     await measureAdapter({
       name: 'express',
-      variants: [
-        { key: 'default', label: 'express adapter', start: express(false) },
-        { key: 'override', label: 'express adapter, overrideGlobalObjects: true', start: express(true) },
-      ],
+      variants: [{ key: 'default', label: 'express adapter', start: express }],
       baselineScript: 'bare-express.js',
       baselineName: 'bare express',
       targets: { send: { op: '>=', value: 0.8 }, read: { op: '>=', value: 0.8 } },

@@ -3,10 +3,10 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage } fro
 import { connect as connectSocket } from 'node:net';
 import type { RequestContext } from '@tidings/core';
 import { stubTidings } from '@tidings/core/testing';
+import { lastServer, listening, rawRequest } from '@tidings/test-support/node-servers.js';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { tidingsExpress } from './index.js';
-import { lastServer, listening, rawRequest } from './test-support/servers.js';
 
 interface Seen {
   request: Request;
@@ -88,7 +88,12 @@ describe('tidingsExpress', () => {
     expect(request.headers.get('idempotency-key')).toBe('k1');
     expect(request.headers.get('content-type')).toBe('application/json');
     expect(received).toBe(body);
-    expect(context).toEqual({ clientAddress: '127.0.0.1', basePath: '', eventStream: { open: expect.any(Function) } });
+    expect(context).toEqual({
+      clientAddress: '127.0.0.1',
+      basePath: '',
+      eventStream: { open: expect.any(Function) },
+      writesTextAnswers: true,
+    });
   });
 
   it('writes status, headers (each Set-Cookie apart) and body back', async () => {

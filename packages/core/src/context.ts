@@ -41,6 +41,8 @@ export interface RouteContext {
   eventStream: EventStreamTarget | null;
   /** Headers the edge adds to every answer of this route after `responseHeaders` (CORS), and before `Request-Id`. */
   edgeHeaders: Readonly<Record<string, string>>;
+  /** The host writes text answers itself (`RequestContext.writesTextAnswers`). */
+  writesTextAnswers: boolean;
 }
 
 /** A route handler. Refusals are thrown as TidingsError and rendered at the edge. */

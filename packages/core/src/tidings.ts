@@ -30,6 +30,12 @@ export interface RequestContext {
    * whose body is a `ReadableStream`.
    */
   eventStream?: EventStreamTarget;
+  /**
+   * The host writes an answer the core made from text through `textAnswerOf` (as
+   * `@tidings/core/node` does), so the core may answer with a `Response` whose Web objects are
+   * built only if something reads them. Every answer is still a whole `Response`. @default false
+   */
+  writesTextAnswers?: boolean;
 }
 
 /** A Tidings instance: a Web-standard request handler, the admin API, and its lifecycle. */
@@ -102,6 +108,7 @@ class RequestScope implements RouteContext {
     private readonly publicUrl: string | null,
     private readonly basePath: string,
     readonly eventStream: EventStreamTarget | null,
+    readonly writesTextAnswers: boolean,
   ) {}
 
   get url(): URL {
@@ -215,12 +222,13 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
         options.publicUrl ?? null,
         basePath,
         context.eventStream ?? null,
+        context.writesTextAnswers === true,
       );
       return await handler(ctx, services);
     } catch (error) {
       return problemResponse(
         asTidingsError(error, request, pathname, requestId),
-        ctx ?? { responseHeaders: NO_HEADERS, edgeHeaders, requestId },
+        ctx ?? { responseHeaders: NO_HEADERS, edgeHeaders, requestId, writesTextAnswers: context.writesTextAnswers },
       );
     }
   }

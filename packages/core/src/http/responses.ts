@@ -1,8 +1,10 @@
 import type { RouteContext } from '../context.js';
 import { type Problem, type TidingsError, toProblem } from '../errors.js';
+import { LazyTextResponse } from './lazy-text-response.js';
 
 /** The headers an answer gathers besides its own: the request's (RateLimit…), the edge's (CORS) and its id. */
-export type ReplyContext = Pick<RouteContext, 'responseHeaders' | 'edgeHeaders' | 'requestId'>;
+export type ReplyContext = Pick<RouteContext, 'responseHeaders' | 'edgeHeaders' | 'requestId'> &
+  Partial<Pick<RouteContext, 'writesTextAnswers'>>;
 
 /**
  * Every answer of a route, built once with all its headers as one plain object: its own,
@@ -15,7 +17,33 @@ export function reply(
   body: BodyInit | null,
   headers: Record<string, string> = {},
 ): Response {
-  return new Response(body, { status, headers: replyHeaders(ctx, headers) });
+  const all = replyHeaders(ctx, headers);
+  if (typeof body !== 'string') return new Response(body, { status, headers: all });
+  const response = ctx.writesTextAnswers
+    ? (new LazyTextResponse(status, all, body) as unknown as Response)
+    : new Response(body, { status, headers: all });
+  textAnswers.set(response, { status, headers: all, text: body });
+  return response;
+}
+
+/** An answer of the core as it was made: its status, its headers as one object, its text. */
+export interface TextAnswer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  text: string;
+}
+
+/** What each answer made from a string was made of, for a host that can write it as it is. */
+const textAnswers = new WeakMap<Response, TextAnswer>();
+
+/**
+ * The status, headers and text an answer of the core was made from, or undefined for any other
+ * answer (a stream, no body, a Response made elsewhere). A Node host writes them with one
+ * `writeHead` and one `end()` instead of reading the Web headers and body back
+ * (`@tidings/core/node`); the Response itself stays whole and readable.
+ */
+export function textAnswerOf(response: Response): TextAnswer | undefined {
+  return textAnswers.get(response);
 }
 
 /** Every header of an answer with its own `headers`: see {@link reply}. */

@@ -1,5 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { textAnswerOf } from '../http/responses.js';
 import type { EventSink, EventSinkListener, EventStreamTarget, OpenedEventStream } from '../ports/event-sink.js';
+import type { Tidings } from '../tidings.js';
+import { type BridgedIncomingMessage, discardUnreadBody, toWebRequest, writeWebResponse } from './web-bridge.js';
 
 /**
  * The header by which `@hono/node-server` (under both adapters) knows that an answer was written
@@ -100,4 +103,49 @@ function alreadySent(): Response {
   const marker = new Response(null, { headers: { [ALREADY_SENT_HEADER]: 'true' } });
   void marker.body;
   return marker;
+}
+
+export { type BridgedIncomingMessage, discardUnreadBody, toWebRequest, writeWebResponse };
+
+/** Where a Node request is served: see {@link serveNode}. */
+export interface ServeNodeOptions {
+  /** The path Tidings is mounted under (Express's `req.baseUrl`). @default '' */
+  basePath?: string;
+  /** The client's socket address, for per-IP limits (`trustProxy` applies to it). */
+  clientAddress?: string;
+}
+
+/**
+ * Serves one Node request with Tidings: the request becomes a Web `Request`
+ * ({@link toWebRequest}), the core answers, event streams are written straight to `res`
+ * ({@link nodeEventStream}), any other answer with {@link writeWebResponse}, and the rest of a body
+ * the core began to read is drained so the connection can serve the next request. Rejects only when
+ * the core itself fails (a bug, or a store that is down): the host's error handling answers then,
+ * as nothing was written. A request whose URL cannot be made into one is answered 400.
+ */
+export async function serveNode(
+  tidings: Pick<Tidings, 'fetch'>,
+  req: BridgedIncomingMessage,
+  res: ServerResponse,
+  options: ServeNodeOptions = {},
+): Promise<void> {
+  let request: Request;
+  try {
+    request = toWebRequest(req, res);
+  } catch {
+    res.writeHead(400).end();
+    return;
+  }
+  const response = await tidings.fetch(request, {
+    clientAddress: options.clientAddress,
+    basePath: options.basePath ?? '',
+    eventStream: nodeEventStream(res),
+    writesTextAnswers: true,
+  });
+  // A text answer is written as it was made; only another answer's headers are looked at.
+  if (textAnswerOf(response) !== undefined || response.headers.get(ALREADY_SENT_HEADER) === null) {
+    await writeWebResponse(response, res, req.method);
+  }
+  // Node drains a body nobody started to read by itself (readableFlowing stays null).
+  if (!req.readableEnded && req.readableFlowing !== null) discardUnreadBody(req);
 }

@@ -1,7 +1,7 @@
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { listening, rawRequest } from '@tidings/test-support/node-servers.js';
 import { describe, expect, it } from 'vitest';
-import { discardUnreadBody, toWebRequest, writeWebResponse } from './node-bridge.js';
-import { listening, rawRequest } from './test-support/servers.js';
+import { discardUnreadBody, toWebRequest, writeWebResponse } from './web-bridge.js';
 
 // The bridge's exports on a plain Node server, the way an application without Express uses them.
 

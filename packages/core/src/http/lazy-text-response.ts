@@ -1,0 +1,54 @@
+/**
+ * A `Response` made from text whose Web objects (its `Headers`, its body stream, the `Response`
+ * itself) are built only if something reads more than its status. A host that writes the core's
+ * text answers itself (`@tidings/core/node`, through `textAnswerOf`) asks for these with
+ * `RequestContext.writesTextAnswers`, and then never pays for objects it does not read; to
+ * anything else it is a whole `Response` (its prototype is `Response.prototype`, and every
+ * member answers from the full one, built once).
+ */
+export class LazyTextResponse {
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #text: string;
+  #full: Response | undefined;
+
+  constructor(
+    readonly status: number,
+    headers: Readonly<Record<string, string>>,
+    text: string,
+  ) {
+    this.#headers = headers;
+    this.#text = text;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  /** The full `Response`, built once, for every member this class does not answer itself. */
+  full(): Response {
+    this.#full ??= new Response(this.#text, { status: this.status, headers: this.#headers });
+    return this.#full;
+  }
+
+  static {
+    Object.setPrototypeOf(LazyTextResponse.prototype, Response.prototype);
+    for (const name of Object.getOwnPropertyNames(Response.prototype)) {
+      if (name === 'constructor' || Object.hasOwn(LazyTextResponse.prototype, name)) continue;
+      const descriptor = Object.getOwnPropertyDescriptor(Response.prototype, name);
+      if (typeof descriptor?.value === 'function') {
+        Object.defineProperty(LazyTextResponse.prototype, name, {
+          value(this: LazyTextResponse, ...args: unknown[]) {
+            const full = this.full() as unknown as Record<string, (...a: unknown[]) => unknown>;
+            return full[name]!(...args);
+          },
+        });
+      } else if (descriptor?.get) {
+        Object.defineProperty(LazyTextResponse.prototype, name, {
+          get(this: LazyTextResponse) {
+            return (this.full() as unknown as Record<string, unknown>)[name];
+          },
+        });
+      }
+    }
+  }
+}
