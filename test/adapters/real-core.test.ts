@@ -7,11 +7,11 @@ import { createTidings, silentLogger, type Tidings } from '@tidings/core';
 import { tidingsExpress } from '@tidings/express';
 import { tidingsHono } from '@tidings/hono';
 import { createSqliteStore } from '@tidings/store-sqlite';
+import { conformingFetch } from '@tidings/test-support/openapi-conformance.js';
+import { readEvents } from '@tidings/test-support/sse-client.js';
 import express from 'express';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { conformingFetch } from '../../packages/core/test/openapi-conformance.js';
-import { readEvents } from '../../packages/core/test/sse-client.js';
 
 /** Both adapters with the real core, over real HTTP: the event stream included. */
 let tidings: Tidings;

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { until } from '@tidings/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -52,10 +53,23 @@ describe('bench/lib/server-trace.cjs and bench/trace-summary.js', () => {
       expect(answer.status).toBe(201);
     }
     await fetch(`http://127.0.0.1:${port}/`); // a GET is not recorded
-    await new Promise((done) => setTimeout(done, 1300));
+    // The trace is written once a second: summarize it until it holds the five requests.
+    const stdout = await until(
+      async () => {
+        if (readdirSync(traces).length === 0) return '';
+        // A file caught while it is being written does not parse yet: try again.
+        return run(process.execPath, [join(repo, 'bench/trace-summary.js'), traces, '0']).then(
+          (result) => result.stdout,
+          () => '',
+        );
+      },
+      {
+        accept: (summary) => /requests \(answer written\): n 5,/.test(summary),
+        what: 'the five requests in the trace',
+        timeoutMs: 15_000,
+      },
+    );
     expect(readdirSync(traces)).toEqual([`flushing-${server.pid}.json`]);
-
-    const { stdout } = await run(process.execPath, [join(repo, 'bench/trace-summary.js'), traces, '0']);
     expect(stdout).toMatch(/requests \(answer written\): n 5, p50 [\d.]+, p90/);
     expect(stdout).toMatch(/WAL flushes: n 5, p50/);
     // The slowest 3% of five requests is the slowest one, with the flush it waited for.

@@ -1,6 +1,6 @@
 import { AxeBuilder } from '@axe-core/playwright';
+import type { ServeProcess } from '@tidings/test-support/cli-process.js';
 import type { BrowserContext, Page, Response } from 'playwright-core';
-import type { ServeProcess } from '../../packages/cli/test/cli-process.js';
 import { until } from './harness.js';
 
 /** The newest code the development mailer printed on the server's stderr for `email`. */

@@ -1,15 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  type ServeProcess,
-  startServe,
-  tempDir,
-  tidingsJson,
-} from '../../packages/cli/test/cli-process.js';
 import {
   countOf,
   cspViolations,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
+import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, type ServeProcess, startServe, tempDir } from '../../packages/cli/test/cli-process.js';
 import { launchChromium, until, watchPage } from './harness.js';
 
 /** `tidings serve --demo` as `npm start` runs it, opened in Chromium as a new user would. */

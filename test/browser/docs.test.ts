@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, type ServeProcess, startServe, tempDir } from '../../packages/cli/test/cli-process.js';
 import { launchChromium, watchPage } from './harness.js';
 
 /** `tidings serve`'s API reference at /docs, opened in Chromium. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { until as untilValue } from '@tidings/core/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, driven by playwright-core: no browser download, the one CI has. */
@@ -24,23 +25,14 @@ export function launchChromium(): Promise<Browser> {
 /** The SDK's script-tag build, as a customer would serve it from their own origin. */
 const sdkPath = fileURLToPath(new URL('../../packages/browser/dist/tidings.global.js', import.meta.url));
 
-/** Waits for `predicate` to hold, checking with a growing interval; fails with `what` after `timeoutMs`. */
-export async function until<T>(
+/** Waits for `predicate` to hold of what `check` resolves with (the one `until`, with a browser's longer default). */
+export function until<T>(
   check: () => Promise<T>,
   predicate: (value: T) => boolean,
   what: string,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let wait = 50;
-  for (;;) {
-    const value = await check();
-    if (predicate(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, wait));
-    wait = Math.min(wait * 2, 400);
-  }
+  return untilValue(check, { accept: predicate, what, timeoutMs });
 }
 
 /** A status change as the test page records it (`onStatus`), reduced to plain data. */

@@ -1,7 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -9,7 +7,9 @@ import {
   type ServeProcess,
   startServe,
   tempDir,
-} from '../../packages/cli/test/cli-process.js';
+} from '@tidings/test-support/cli-process.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium, type PageServer, startPageServer, until, watchPage } from './harness.js';
 
 /**

@@ -4,8 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import pg from 'pg';
-import { type ServeProcess, startServe, tempDir, tidingsJson } from '../../packages/cli/test/cli-process.js';
 
 /**
  * A deployment as docs/deploy.md describes it, on loopback: one PostgreSQL schema of its own on

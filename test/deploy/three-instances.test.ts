@@ -1,6 +1,6 @@
+import { assertBuilt } from '@tidings/test-support/cli-process.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt } from '../../packages/cli/test/cli-process.js';
 import { type Cluster, startCluster } from './cluster.js';
 import { type FollowedStream, followStream } from './follow-stream.js';
 

@@ -1,7 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -9,7 +7,9 @@ import {
   type ServeProcess,
   startServe,
   tempDir,
-} from '../../packages/cli/test/cli-process.js';
+} from '@tidings/test-support/cli-process.js';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * `kill -9` of the standalone server while 50 clients send, then a restart on the same file:

@@ -2,15 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
   createKeyWithCli,
   createProjectWithCli,
   type ServeProcess,
   startServe,
-} from '../../packages/cli/test/cli-process.js';
+} from '@tidings/test-support/cli-process.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * Bad input stays harmless: random and hostile requests against `tidings serve`, started as a

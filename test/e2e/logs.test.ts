@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
   createProjectWithKeys,
   type ServeProcess,
   startServe,
-} from '../../packages/cli/test/cli-process.js';
+} from '@tidings/test-support/cli-process.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * What `tidings serve` logs, read from its stderr: a client going away is no server error, and

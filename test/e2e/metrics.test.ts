@@ -1,14 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
   createProjectWithKeys,
   type ServeProcess,
   startServe,
-} from '../../packages/cli/test/cli-process.js';
-import { readEvents } from '../../packages/core/test/sse-client.js';
+} from '@tidings/test-support/cli-process.js';
+import { readEvents } from '@tidings/test-support/sse-client.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExposition, type Scrape, total } from '../support/exposition.js';
 
 /**

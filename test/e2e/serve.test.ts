@@ -1,16 +1,16 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
   runTidings,
   type ServeProcess,
   startServe,
   tidingsJson,
-} from '../../packages/cli/test/cli-process.js';
-import { conformingFetch } from '../../packages/core/test/openapi-conformance.js';
-import { readEvents } from '../../packages/core/test/sse-client.js';
+} from '@tidings/test-support/cli-process.js';
+import { conformingFetch } from '@tidings/test-support/openapi-conformance.js';
+import { readEvents } from '@tidings/test-support/sse-client.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The standalone server as a new user meets it: a real `tidings serve` process on a SQLite

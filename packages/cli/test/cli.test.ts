@@ -1,6 +1,6 @@
 import { join } from 'node:path';
+import { assertBuilt, runTidings, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runTidings, tempDir, tidingsJson } from './cli-process.js';
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -1,7 +1,4 @@
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readEvents } from '../../core/test/sse-client.js';
-import { type PrivateRedis, startPrivateRedis } from '../../redis/test/redis-fixtures.js';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -10,7 +7,10 @@ import {
   type ServeProcess,
   startServe,
   tempDir,
-} from './cli-process.js';
+} from '@tidings/test-support/cli-process.js';
+import { type PrivateRedis, startPrivateRedis } from '@tidings/test-support/redis-fixtures.js';
+import { readEvents } from '@tidings/test-support/sse-client.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 let dir: string;
 let remove: () => Promise<void>;

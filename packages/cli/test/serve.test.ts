@@ -1,7 +1,5 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { conformingFetch } from '../../core/test/openapi-conformance.js';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -11,7 +9,9 @@ import {
   startServe,
   tempDir,
   tidingsJson,
-} from './cli-process.js';
+} from '@tidings/test-support/cli-process.js';
+import { conformingFetch } from '@tidings/test-support/openapi-conformance.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -1,8 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrations } from '../../store-postgres/src/migrations.js';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -12,7 +9,10 @@ import {
   startServe,
   tempDir,
   tidingsJson,
-} from './cli-process.js';
+} from '@tidings/test-support/cli-process.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../../store-postgres/src/migrations.js';
 
 const databaseUrl = process.env.TIDINGS_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 // A schema of this run's own, named in the URL as a user names it, and dropped at the end.

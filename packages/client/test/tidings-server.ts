@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import { expect } from 'vitest';
 import { withAdmin } from '../../cli/src/admin-session.js';
-import { assertBuilt, type ServeProcess, startServe, tempDir } from '../../cli/test/cli-process.js';
 import type { TidingsClient } from '../src/client.js';
 
 /** A `tidings serve` process on a fresh SQLite file, with a project, its keys, and a suspended project. */

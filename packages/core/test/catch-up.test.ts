@@ -1,8 +1,8 @@
+import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryHub, type Hub, type HubMessage } from '../src/index.js';
 import { resolveOptions } from '../src/options.js';
 import { createHarness, type Harness } from './harness.js';
-import { readEvents } from './sse-client.js';
 
 /** An in-process hub that can be told to lose messages, and to report that it lost some. */
 function lossyHub() {

@@ -1,4 +1,5 @@
 import { createSqliteStore } from '@tidings/store-sqlite';
+import { expectConforms } from '@tidings/test-support/openapi-conformance.js';
 import {
   createManualClock,
   createTidings,
@@ -6,7 +7,6 @@ import {
   silentLogger,
   type TidingsOptions,
 } from '../src/index.js';
-import { expectConforms } from './openapi-conformance.js';
 
 /** A Tidings instance on an in-memory SQLite store with a manual clock, and a verified account with keys. */
 export async function createHarness(options: { limits?: LimitsOptions; extra?: Partial<TidingsOptions> } = {}) {

@@ -1,7 +1,7 @@
+import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Metrics } from '../src/index.js';
 import { createHarness, type Harness } from './harness.js';
-import { readEvents } from './sse-client.js';
 
 /** A Metrics port that records every call, by method. */
 function recordingMetrics() {

@@ -1,6 +1,6 @@
+import { conformanceChecker, expectConforms, type ObservedAnswer } from '@tidings/test-support/openapi-conformance.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness.js';
-import { conformanceChecker, expectConforms, type ObservedAnswer } from './openapi-conformance.js';
 
 /** The checker the end-to-end tests rely on must refuse what departs from the document. */
 let h: Harness;

@@ -1,8 +1,9 @@
+import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Metrics, noopMetrics } from '../src/index.js';
 import { CLOSE_SLICE } from '../src/stream/stream-registry.js';
+import { until } from '../src/testing/until.js';
 import { createHarness, type Harness } from './harness.js';
-import { readEvents } from './sse-client.js';
 
 /**
  * Closing or losing thousands of streams at once must not hold the event loop: streams close a
@@ -71,11 +72,7 @@ async function openMany(harness: Harness, count: number) {
   return streams;
 }
 
-async function until(condition: () => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
+const waitLong = { timeoutMs: 20_000 };
 
 describe(`${STREAMS} streams ending at once`, () => {
   it('a suspended project’s streams close a slice per turn, recorded in a few writes', async () => {
@@ -84,8 +81,8 @@ describe(`${STREAMS} streams ending at once`, () => {
     await openMany(h, STREAMS);
     seen.start();
     await h.tidings.admin.suspendProject(h.project.id);
-    await until(() => h!.tidings.openStreams() === 0);
-    await until(() => seen.counts.touchCalls >= Math.ceil(STREAMS / 500));
+    await until(() => h!.tidings.openStreams() === 0, waitLong);
+    await until(() => seen.counts.touchCalls >= Math.ceil(STREAMS / 500), waitLong);
     await new Promise((resolve) => setTimeout(resolve, 200));
     seen.stop();
     expect(seen.closed()).toBe(STREAMS);
@@ -99,8 +96,8 @@ describe(`${STREAMS} streams ending at once`, () => {
     const streams = await openMany(h, STREAMS);
     seen.start();
     for (const stream of streams) void stream.cancel();
-    await until(() => h!.tidings.openStreams() === 0);
-    await until(() => seen.counts.touchCalls >= Math.ceil(STREAMS / 500));
+    await until(() => h!.tidings.openStreams() === 0, waitLong);
+    await until(() => seen.counts.touchCalls >= Math.ceil(STREAMS / 500), waitLong);
     await new Promise((resolve) => setTimeout(resolve, 200));
     seen.stop();
     expect(seen.closed()).toBe(STREAMS);

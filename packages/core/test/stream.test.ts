@@ -1,6 +1,6 @@
+import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness.js';
-import { readEvents } from './sse-client.js';
 
 let h: Harness;
 let token: string;

@@ -1,15 +1,14 @@
 import { createClient } from '@redis/client';
 import { type HubMessage, type LogFields, silentLogger } from '@tidings/core';
-import { runHubConformance } from '@tidings/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runHubConformance, until } from '@tidings/core/testing';
 import {
-  eventually,
   type PrivateRedis,
   SHARED_REDIS_URL,
   sharedClient,
   startPrivateRedis,
   uniquePrefix,
-} from '../test/redis-fixtures.js';
+} from '@tidings/test-support/redis-fixtures.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisHub, type RedisHub } from './redis-hub.js';
 
 const prefix = uniquePrefix('hub');
@@ -70,11 +69,11 @@ describe('createRedisHub on the shared Redis', () => {
     const [a, b] = await hubsOn(SHARED_REDIS_URL, 2);
     const onB = record(b!);
     await a!.publish([closeBrowser('brw_before')]);
-    await eventually(() => onB.received.length === 1);
+    await until(() => onB.received.length === 1);
     await killSubscriber(b!);
-    await eventually(() => onB.missed === 1);
+    await until(() => onB.missed === 1);
     await a!.publish([closeBrowser('brw_after')]);
-    await eventually(() => onB.received.length === 2);
+    await until(() => onB.received.length === 2);
     expect(onB.received).toEqual(['brw_before', 'brw_after']);
     await a!.close();
     await b!.close();
@@ -103,7 +102,7 @@ describe('createRedisHub on the shared Redis', () => {
     await listener.subscribe(channel, (message) => raw.push(JSON.parse(message)));
     const ids = Array.from({ length: 70 }, (_, i) => `brw_${i}`);
     await Promise.all([a!.publish(ids.slice(0, 3).map(closeBrowser)), a!.publish(ids.slice(3).map(closeBrowser))]);
-    await eventually(() => onB.received.length === 70);
+    await until(() => onB.received.length === 70);
     expect(onB.received).toEqual(ids);
     expect(raw.map((envelope) => envelope.messages.length)).toEqual([64, 6]);
     await listener.close();
@@ -118,7 +117,7 @@ describe('createRedisHub on the shared Redis', () => {
     await admin.publish(channel, 'not json');
     await admin.publish(channel, JSON.stringify({ from: 'someone', messages: 'no list' }));
     await admin.publish(channel, JSON.stringify({ from: 'other', messages: [closeBrowser('brw_ok')] }));
-    await eventually(() => onA.received.length === 1);
+    await until(() => onA.received.length === 1);
     expect(onA.received).toEqual(['brw_ok']);
     await a!.close();
   });
@@ -137,7 +136,7 @@ describe('createRedisHub when Redis goes away', () => {
     const [a, b] = await hubsOn(redis.url, 2);
     const onB = record(b!);
     await a!.publish([closeBrowser('brw_before')]);
-    await eventually(() => onB.received.length === 1);
+    await until(() => onB.received.length === 1);
 
     await redis.stop();
     // Publishing while Redis is down neither throws nor hangs: the store has what matters.
@@ -146,11 +145,14 @@ describe('createRedisHub when Redis goes away', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
 
     await redis.start();
-    await eventually(() => onB.missed >= 1, 10_000);
-    await eventually(async () => {
-      await a!.publish([closeBrowser('brw_after')]);
-      return onB.received.includes('brw_after');
-    }, 10_000);
+    await until(() => onB.missed >= 1, { timeoutMs: 10_000 });
+    await until(
+      async () => {
+        await a!.publish([closeBrowser('brw_after')]);
+        return onB.received.includes('brw_after');
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(onB.received[0]).toBe('brw_before');
     expect(onB.received).not.toContain('brw_lost');
     await a!.close();
@@ -179,10 +181,13 @@ describe('createRedisHub when Redis goes away', () => {
     await Promise.all(publishes);
     await sleeping;
     await stall.close();
-    await eventually(async () => {
-      await a.publish([closeBrowser('brw_after_stall')]);
-      return onB.received.includes('brw_after_stall');
-    }, 10_000);
+    await until(
+      async () => {
+        await a.publish([closeBrowser('brw_after_stall')]);
+        return onB.received.includes('brw_after_stall');
+      },
+      { timeoutMs: 10_000 },
+    );
     // Those that went out before the cap arrive, in order; none of the dropped ones.
     const stalled = onB.received.filter((id) => id.startsWith('brw_stalled_'));
     expect(stalled.length).toBeLessThanOrEqual(256);

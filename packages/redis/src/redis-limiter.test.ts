@@ -1,13 +1,13 @@
 import { type LimitScope, silentLogger } from '@tidings/core';
 import { runLimiterConformance } from '@tidings/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   deleteKeys,
   type PrivateRedis,
   sharedClient,
   startPrivateRedis,
   uniquePrefix,
-} from '../test/redis-fixtures.js';
+} from '@tidings/test-support/redis-fixtures.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisLimiter } from './redis-limiter.js';
 
 const prefix = uniquePrefix('limiter');

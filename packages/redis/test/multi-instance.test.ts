@@ -3,11 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
 import { createSqliteStore } from '@tidings/store-sqlite';
+import {
+  deleteKeys,
+  SHARED_REDIS_URL,
+  sharedClient,
+  startPrivateRedis,
+  uniquePrefix,
+} from '@tidings/test-support/redis-fixtures.js';
+import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readEvents } from '../../core/test/sse-client.js';
 import { createRedisHub, type RedisHub } from '../src/redis-hub.js';
 import { createRedisLimiter } from '../src/redis-limiter.js';
-import { deleteKeys, SHARED_REDIS_URL, sharedClient, startPrivateRedis, uniquePrefix } from './redis-fixtures.js';
 
 const prefix = uniquePrefix('instances');
 let admin: Awaited<ReturnType<typeof sharedClient>>;

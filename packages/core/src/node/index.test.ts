@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSink, EventSinkListener } from '../ports/event-sink.js';
+import { until } from '../testing/until.js';
 import { ALREADY_SENT_HEADER, HEAD_SENT, nodeEventStream } from './index.js';
 
 let server: Server | null = null;
@@ -50,12 +51,6 @@ function rawGet(port: number) {
     text += chunk;
   });
   return { socket, text: () => text };
-}
-
-async function until(condition: () => boolean) {
-  const deadline = Date.now() + 5000;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(condition()).toBe(true);
 }
 
 describe('nodeEventStream', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Delivery } from '../types.js';
+import { until } from './until.js';
 
 /**
  * Two (or more) hub instances on one bus, as two processes would hold them. An in-process hub
@@ -33,14 +34,6 @@ function delivery(seq: number, browserId = 'brw_01kdwpvng2drmz2g38hpg65t69'): De
     createdAt: Date.UTC(2026, 0, 1) + seq,
     expiresAt: Date.UTC(2026, 0, 2) + seq,
   };
-}
-
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** A quiet moment, long enough for a message that should not come to have come. */
@@ -88,7 +81,7 @@ export function runHubConformance(
           { type: 'close-project', projectId: 'proj_01kdwpvng57bs7kc24qzt78m0m' },
         ];
         await a!.publish(messages);
-        await until(() => onA.length >= 4 && onB.length >= 4, timeoutMs, 'four messages on each instance');
+        await until(() => onA.length >= 4 && onB.length >= 4, { timeoutMs, what: 'four messages on each instance' });
         await settle(quietMs);
         expect(onA).toEqual(messages);
         expect(onB).toEqual(messages);
@@ -105,7 +98,7 @@ export function runHubConformance(
             Array.from({ length: 5 }, (_, i) => ({ type: 'deliver' as const, delivery: delivery(batch * 5 + i + 1) })),
           );
         }
-        await until(() => seen.length >= 100, timeoutMs, 'a hundred deliveries');
+        await until(() => seen.length >= 100, { timeoutMs, what: 'a hundred deliveries' });
         expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
       }));
 
@@ -123,7 +116,7 @@ export function runHubConformance(
           ),
         );
         const total = hubs.length * 25;
-        await until(() => received.every((set) => set.size >= total), timeoutMs, 'every message everywhere');
+        await until(() => received.every((set) => set.size >= total), { timeoutMs, what: 'every message everywhere' });
         for (const set of received) expect(set.size).toBe(total);
       }));
 
@@ -134,10 +127,10 @@ export function runHubConformance(
         b!.subscribe((message) => kept.push(message));
         const unsubscribe = b!.subscribe((message) => dropped.push(message));
         await a!.publish([{ type: 'close-browser', browserId: 'brw_first' }]);
-        await until(() => kept.length === 1 && dropped.length === 1, timeoutMs, 'the first message');
+        await until(() => kept.length === 1 && dropped.length === 1, { timeoutMs, what: 'the first message' });
         unsubscribe();
         await a!.publish([{ type: 'close-browser', browserId: 'brw_second' }]);
-        await until(() => kept.length === 2, timeoutMs, 'the second message');
+        await until(() => kept.length === 2, { timeoutMs, what: 'the second message' });
         await settle(quietMs);
         expect(dropped).toHaveLength(1);
       }));
@@ -148,7 +141,7 @@ export function runHubConformance(
         b!.subscribe((message) => seen.push(message));
         await a!.publish([]);
         await a!.publish([{ type: 'close-project', projectId: 'proj_marker' }]);
-        await until(() => seen.length >= 1, timeoutMs, 'the marker');
+        await until(() => seen.length >= 1, { timeoutMs, what: 'the marker' });
         await settle(quietMs);
         expect(seen).toEqual([{ type: 'close-project', projectId: 'proj_marker' }]);
       }));

@@ -1,6 +1,6 @@
+import { buildOpenApiDocument, type OpenApiDocument } from '@tidings/core';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { buildOpenApiDocument, type OpenApiDocument } from '../src/index.js';
 
 /**
  * Checks answers against the OpenAPI document with Ajv (JSON Schema 2020-12, the document's

@@ -119,12 +119,3 @@ export async function startPrivateRedis(extraArgs: string[] = []): Promise<Priva
     },
   };
 }
-
-/** Waits until `predicate` holds, polling, or fails after `timeoutMs`. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI: these tests run it as a user does, as a process. */
-export const binPath = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+export const binPath = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url));
 
 export function assertBuilt(): void {
   if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
