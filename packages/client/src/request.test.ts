@@ -1,3 +1,4 @@
+import { errorCodes } from '@tidings/core';
 import { describe, expect, it } from 'vitest';
 import { fakeEnvironment, json, notification, problem, scriptedFetch } from '../test/fake-fetch.js';
 import { TidingsClient } from './client.js';
@@ -181,6 +182,14 @@ describe('error mapping', () => {
     INTERNAL_ERROR: 500,
     SERVICE_UNAVAILABLE: 503,
   };
+
+  it("names exactly the server's codes, with the server's statuses", () => {
+    // The client is published without the core; this ties its list to the core's code table.
+    expect(Object.keys(statuses).sort()).toEqual(Object.keys(errorCodes).sort());
+    for (const [code, { status }] of Object.entries(errorCodes)) {
+      expect(statuses[code as ServerErrorCode], code).toBe(status);
+    }
+  });
 
   it('turns every problem of the contract into a TidingsError with its code, status, request id and problem', async () => {
     for (const [code, status] of Object.entries(statuses)) {

@@ -94,39 +94,83 @@ export function createSqliteDashboardStore(store: Store): DashboardStore {
 }
 
 /**
- * The writes, besides the group-committed ones, whose answers promise that the change is on disk
- * (an account, a key, a revocation, a rename, a browser, a receipt…). Bookkeeping that may be
- * redone (last used and seen times, purging, the record of attempts sent on a stream) does not
- * wait for a flush.
+ * What each method of a port is, for durability: `durable`, a write whose answer promises that
+ * the change is on disk, so it resolves only after the WAL's flush; `group`, a write the group
+ * commit flushes itself (`createNotification`); `redoable`, bookkeeping that may be lost with a
+ * power cut and redone (last used and seen times, purging, the record of attempts sent on a
+ * stream, a new session, a one-time code); `read`, no write. Every method must be named: a new
+ * one that is not fails the type check (and `sqlite-store.test.ts`), so none skips the flush by
+ * being forgotten.
  */
-const DURABLE_WRITES = [
-  'createAccount',
-  'setAccountVerified',
-  'createProject',
-  'setProjectSuspended',
-  'createApiKey',
-  'revokeApiKey',
-  'createConnectToken',
-  'registerBrowser',
-  'applyReceipts',
-  'disconnectBrowser',
-  'reapStaleBrowsers',
-  'expireAttempts',
-  'renameProject',
-] as const satisfies readonly (keyof Store)[];
+type Durability = 'durable' | 'group' | 'redoable' | 'read';
+
+/** The core's port: an account, a key, a revocation, a rename, a browser, a receipt… are durable. */
+export const STORE_DURABILITY = {
+  createAccount: 'durable',
+  getAccount: 'read',
+  listAccounts: 'read',
+  setAccountVerified: 'durable',
+  createProject: 'durable',
+  getProject: 'read',
+  listProjects: 'read',
+  setProjectSuspended: 'durable',
+  renameProject: 'durable',
+  listAllProjects: 'read',
+  createApiKey: 'durable',
+  getApiKey: 'read',
+  listApiKeys: 'read',
+  revokeApiKey: 'durable',
+  findApiKeyByHash: 'read',
+  touchApiKey: 'redoable',
+  getUsage: 'read',
+  findIdempotentResponse: 'read',
+  createNotification: 'group',
+  getNotification: 'read',
+  listNotifications: 'read',
+  createConnectToken: 'durable',
+  findConnectToken: 'read',
+  registerBrowser: 'durable',
+  findBrowser: 'read',
+  listDeliveries: 'read',
+  listPendingDeliveries: 'read',
+  markAttemptsSent: 'redoable',
+  applyReceipts: 'durable',
+  disconnectBrowser: 'durable',
+  touchBrowsers: 'redoable',
+  reapStaleBrowsers: 'durable',
+  expireAttempts: 'durable',
+  purgeExpired: 'redoable',
+  close: 'read',
+} as const satisfies Record<keyof Store, Durability>;
 
 /**
- * The dashboard's writes whose answer a person sees (a password, an operator flag, a line of the
- * audit log, a session ended) must not be lost either; a new session and a one-time code may be.
+ * The dashboard's port: what a person sees (a password, an operator flag, a line of the audit
+ * log, a session ended) must not be lost; a new session and a one-time code may be.
  */
-const DASHBOARD_DURABLE_WRITES = [
-  'createAccountWithPassword',
-  'setAccountPassword',
-  'setAccountOperator',
-  'appendAuditEvent',
-  'deleteSession',
-  'deleteAccountSessions',
-] as const satisfies readonly (keyof DashboardStore)[];
+export const DASHBOARD_STORE_DURABILITY = {
+  findAccountByEmail: 'read',
+  getDashboardAccount: 'read',
+  createAccountWithPassword: 'durable',
+  setAccountPassword: 'durable',
+  setAccountOperator: 'durable',
+  createSession: 'redoable',
+  resumeSession: 'redoable',
+  deleteSession: 'durable',
+  deleteAccountSessions: 'durable',
+  putEmailCode: 'redoable',
+  consumeEmailCode: 'redoable',
+  hasEmailCode: 'read',
+  appendAuditEvent: 'durable',
+  listAuditEvents: 'read',
+} as const satisfies Record<keyof DashboardStore, Durability>;
+
+/** The names of `table`'s durable methods. */
+function durableWrites<Port>(table: Record<keyof Port, Durability>): (keyof Port)[] {
+  return (Object.keys(table) as (keyof Port)[]).filter((name) => table[name] === 'durable');
+}
+
+const DURABLE_WRITES = durableWrites<Store>(STORE_DURABILITY);
+const DASHBOARD_DURABLE_WRITES = durableWrites<DashboardStore>(DASHBOARD_STORE_DURABILITY);
 
 /** Makes each of the `names` writes of `port` resolve only once its commit is flushed to disk. */
 function flushAfter<Port extends object>(port: Port, names: readonly (keyof Port)[], walSync: WalSync): void {

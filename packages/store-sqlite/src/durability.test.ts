@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createSqliteDashboardStore,
+  createSqliteStore,
+  DASHBOARD_STORE_DURABILITY,
+  STORE_DURABILITY,
+} from './sqlite-store.js';
+
+/** The methods an object has, own and inherited, as a sorted list. */
+function methodsOf(port: object): string[] {
+  const names = new Set<string>();
+  for (let proto: object | null = port; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name !== 'constructor' && typeof (port as Record<string, unknown>)[name] === 'function') names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
+describe('durability tables', () => {
+  it('name every method of the store, so that none skips the flush by being forgotten', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    try {
+      expect(methodsOf(store)).toEqual(Object.keys(STORE_DURABILITY).sort());
+      expect(methodsOf(createSqliteDashboardStore(store))).toEqual(Object.keys(DASHBOARD_STORE_DURABILITY).sort());
+    } finally {
+      await store.close();
+    }
+  });
+});
