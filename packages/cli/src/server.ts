@@ -209,9 +209,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       close() {
         closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          // server.close() looks at every open connection once (about 10 ms with 10,000 open
-          // streams); the streams' first slice waits for the next turn, so that the two do not
-          // hold the event loop in one block.
+          // server.close() looks at every open connection once; the streams' first slice waits
+          // for the next turn, so that the two do not hold the event loop in one block.
           await new Promise((resolve) => setImmediate(resolve));
           // Ends the event streams, which server.close() would otherwise wait for forever.
           await running.close();

@@ -16,8 +16,8 @@ import { Worker } from 'node:worker_threads';
  *
  * On close the thread makes a last pass before it lets go: the last connection to close a WAL
  * database copies what is left into the file, with its syncs, then deletes the WAL file, and that
- * is the committing connection, on the event loop (22–30 ms at a shutdown with 10,000 streams,
- * bench/README.md). After the last pass it finds nothing to copy and an empty file to delete.
+ * is the committing connection, on the event loop (bench/README.md has what that cost at a
+ * shutdown). After the last pass it finds nothing to copy and an empty file to delete.
  */
 export interface Checkpointer {
   /** Stops the thread once its current checkpoint is done; resolves when it has closed its connection. */

@@ -3,7 +3,7 @@ import type { Hub, HubMessage } from '../ports/hub.js';
 /**
  * The in-process hub: every published message reaches every subscriber of this process,
  * synchronously and in order. A multi-process deployment replaces it with a hub that carries
- * the same messages over PostgreSQL or Redis.
+ * the same messages over Redis (`createRedisHub` of `@tidings/redis`).
  */
 export function createMemoryHub(): Hub {
   const listeners = new Set<(message: HubMessage) => void>();

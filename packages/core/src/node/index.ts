@@ -81,8 +81,8 @@ export function nodeEventStream(response: ServerResponse): EventStreamTarget {
 export const HEAD_SENT = 'HTTP/1.1 (head sent)\r\n\r\n';
 
 /**
- * Node keeps the head it wrote (`_header`) for as long as the response is open, about 0.5 KB
- * per open stream, though once it is on the wire (`_headerSent`, after the first write) Node
+ * Node keeps the head it wrote (`_header`) for as long as the response is open, for every open
+ * stream, though once it is on the wire (`_headerSent`, after the first write) Node
  * only asks whether it is set. It is then replaced with one short string that all streams
  * share. Done only where both fields are what they have long been; elsewhere nothing changes
  * but the memory.

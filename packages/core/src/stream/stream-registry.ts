@@ -193,14 +193,13 @@ export class StreamRegistry implements StreamOwner {
   }
 }
 
-/** Items per store call of the batched writes: 500 rows take about 1.5 ms on SQLite. */
+/** Items per store call of the batched writes: small enough that one call holds the loop briefly (bench/README.md#figures-behind-the-design). */
 const WRITE_CHUNK = 500;
 
 /**
  * Streams closed in one turn of the event loop at most. Closing one ends its response and its
- * connection, which costs the host about 100 µs on a small machine, and some more when the
- * client closes its end: 10,000 closed at once held the event loop half a second
- * (bench/README.md#figures-behind-the-design).
+ * connection, and the host pays again when the client closes its end: closing them all at once
+ * holds the event loop for as long as all of that takes (bench/README.md#figures-behind-the-design).
  */
 export const CLOSE_SLICE = 25;
 

@@ -14,7 +14,7 @@ import { projectAdminConformance } from './conformance-project-admin.js';
 /**
  * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store
  * implementation. `makeStore` is called before every test and must return an empty store; the
- * suite closes it afterwards. Every store (SQLite now, PostgreSQL later) runs the same suite, so
+ * suite closes it afterwards. Every store (SQLite and PostgreSQL) runs the same suite, so
  * the pipeline can rely on the port's contract rather than on one implementation.
  *
  * @example
