@@ -5,6 +5,7 @@ import { TidingsError, type TidingsOptions } from '@tidings/core';
 export const configKeys = [
   'limits',
   'trustProxy',
+  'rateLimitHeaders',
   'publicUrl',
   'defaultTtlSeconds',
   'connectTokenTtlSeconds',

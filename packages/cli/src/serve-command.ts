@@ -1,3 +1,4 @@
+import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from '@tidings/core';
 import { databasePath, expectPositionals, integerFlag, parseCommand, parseWholeNumber, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { demoSignInText, demoText } from './demo-setup.js';
@@ -11,6 +12,7 @@ const serveOptions = {
   port: { type: 'string' },
   host: { type: 'string' },
   'trust-proxy': { type: 'string' },
+  'rate-limit-headers': { type: 'string' },
   config: { type: 'string' },
   demo: { type: 'boolean' },
   metrics: { type: 'string' },
@@ -49,6 +51,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     parseWholeNumber(io.env.TIDINGS_PORT || undefined, 'TIDINGS_PORT', 'serve', portRange) ??
     8787;
   const trustProxy = integerFlag(parsed, 'trust-proxy', 'serve', { min: 0, max: 100 });
+  const rateLimitHeaders = parsed.values['rate-limit-headers'];
+  if (rateLimitHeaders !== undefined && !RATE_LIMIT_HEADER_FORMS.includes(rateLimitHeaders as RateLimitHeaderForm)) {
+    throw new UsageError(`--rate-limit-headers must be one of ${RATE_LIMIT_HEADER_FORMS.join(', ')}`, 'serve');
+  }
   const host = typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1';
   const json = parsed.values.json === true;
   const db = databasePath(parsed, io.env);
@@ -87,7 +93,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
         smtpUrl,
         ...(mailFrom ? { mailFrom } : {}),
       },
-      tidings: { ...config, ...(trustProxy === undefined ? {} : { trustProxy }) },
+      tidings: {
+        ...config,
+        ...(trustProxy === undefined ? {} : { trustProxy }),
+        ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: rateLimitHeaders as RateLimitHeaderForm }),
+      },
     });
   } catch (error) {
     return reportFailure(io, error, json);

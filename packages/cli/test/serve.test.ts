@@ -130,6 +130,23 @@ describe('tidings serve', () => {
     expect(await from('198.51.100.2')).toBe(401);
   });
 
+  it('writes the rate limit headers in the form --rate-limit-headers names, and refuses another', async () => {
+    const server = await serve(['--db', join(dir, 'legacy.db'), '--port', '0', '--rate-limit-headers', 'legacy']);
+    // A 429 of the invalid-key limit carries them as every authenticated answer does.
+    let last: Response | undefined;
+    for (let i = 0; i < 121 && last?.status !== 429; i++) {
+      last = await fetch(`${server.url}/v1/notifications/ntf_x`);
+      await last.arrayBuffer();
+    }
+    expect(last?.status).toBe(429);
+    expect(last?.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(last?.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(last?.headers.has('ratelimit')).toBe(false);
+    const refused = await runTidings(['serve', '--db', join(dir, 'legacy.db'), '--rate-limit-headers', 'draft-9']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--rate-limit-headers must be one of draft, draft-7, legacy');
+  });
+
   it.each([
     [{ limitz: {} }, 'unknown key "limitz"'],
     [{ limits: { perKey: -1 } }, 'perKey'],

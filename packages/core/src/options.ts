@@ -1,3 +1,4 @@
+import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from './limiter/rate-limit-headers.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
@@ -42,6 +43,12 @@ export interface TidingsOptions {
   metrics?: Metrics;
   /** @default the limits of docs/api.md#limits */
   limits?: LimitsOptions;
+  /**
+   * How the rate limit headers are written: `'draft'`, the current IETF draft's structured
+   * fields; `'draft-7'`, its seventh revision as express-rate-limit writes it; `'legacy'`,
+   * `X-RateLimit-Limit/Remaining/Reset` (docs/api.md#rate-limit-headers). @default 'draft'
+   */
+  rateLimitHeaders?: RateLimitHeaderForm;
   /**
    * How many proxy hops to believe in `X-Forwarded-For`. With 0 the client IP is the socket
    * address; with N, the N-th address from the right of the header. @default 0
@@ -121,6 +128,13 @@ function nonNegativeInteger(name: string, value: number): number {
   return value;
 }
 
+function rateLimitHeaderForm(value: RateLimitHeaderForm): RateLimitHeaderForm {
+  if (!RATE_LIMIT_HEADER_FORMS.includes(value)) {
+    throw new TypeError(`Tidings option rateLimitHeaders must be one of ${RATE_LIMIT_HEADER_FORMS.join(', ')}`);
+  }
+  return value;
+}
+
 /** Applies defaults once, and throws on bad configuration. */
 export function resolveOptions(options: TidingsOptions): ResolvedOptions {
   if (!options || typeof options.store !== 'object' || options.store === null) {
@@ -148,6 +162,7 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     logger: options.logger ?? createConsoleLogger(),
     metrics: options.metrics ?? noopMetrics,
     limits,
+    rateLimitHeaders: rateLimitHeaderForm(options.rateLimitHeaders ?? 'draft'),
     trustProxy: nonNegativeInteger('trustProxy', options.trustProxy ?? 0),
     publicUrl,
     defaultTtlSeconds: positiveInteger('defaultTtlSeconds', options.defaultTtlSeconds ?? 86_400),

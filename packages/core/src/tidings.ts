@@ -169,7 +169,13 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     limiter,
     hub,
     streams,
-    apiKeyChecks: { store: options.store, limiter, limits: options.limits, lastUsedIntervalMs: LAST_USED_INTERVAL_MS },
+    apiKeyChecks: {
+      store: options.store,
+      limiter,
+      limits: options.limits,
+      lastUsedIntervalMs: LAST_USED_INTERVAL_MS,
+      rateLimitHeaders: options.rateLimitHeaders,
+    },
     sendsInFlight: new Set(),
   };
   const clientIpKeys = createClientIpKeys(options.trustProxy);

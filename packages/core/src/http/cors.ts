@@ -1,7 +1,8 @@
 /** Which CORS answer a route gives. */
 export type CorsKind = 'browser' | 'api';
 
-const EXPOSED = 'Request-Id, RateLimit, RateLimit-Policy, Retry-After, Idempotent-Replayed';
+const EXPOSED =
+  'Request-Id, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Idempotent-Replayed';
 
 /** Headers every answer of a CORS-enabled route carries: any origin, never credentials. */
 export const corsHeaders: Record<string, string> = {

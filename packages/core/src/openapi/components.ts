@@ -86,12 +86,29 @@ export function componentHeaders(): Record<string, OpenApiHeader> {
     RateLimit: {
       description:
         'Remaining quota of the scope nearest to exhaustion (draft-ietf-httpapi-ratelimit-headers): `r` requests ' +
-        'remain, one more is admitted in `t` seconds. On answers to requests with a valid key.',
-      schema: headerSchema(z.string().regex(/^"[\x20-\x21\x23-\x5b\x5d-\x7e]*";r=\d+;t=\d+$/)),
+        'remain, one more is admitted in `t` seconds. On answers to requests with a valid key. A server set to ' +
+        "the draft's seventh revision (`rateLimitHeaders: 'draft-7'`) writes `limit=N, remaining=N, reset=N` " +
+        "instead; one set to `'legacy'` writes the X-RateLimit-* headers instead.",
+      schema: headerSchema(
+        z.string().regex(/^(?:"[\x20-\x21\x23-\x5b\x5d-\x7e]*";r=\d+;t=\d+|limit=\d+, remaining=\d+, reset=\d+)$/),
+      ),
     },
     RateLimitPolicy: {
-      description: 'The quota `q` per window of `w` seconds of the same scope as `RateLimit`.',
-      schema: headerSchema(z.string().regex(/^"[\x20-\x21\x23-\x5b\x5d-\x7e]*";q=\d+;w=\d+$/)),
+      description:
+        'The quota `q` per window of `w` seconds of the same scope as `RateLimit` (`N;w=N` in the seventh revision).',
+      schema: headerSchema(z.string().regex(/^(?:"[\x20-\x21\x23-\x5b\x5d-\x7e]*";q=\d+|\d+);w=\d+$/)),
+    },
+    XRateLimitLimit: {
+      description: "The quota of the scope nearest to exhaustion, from a server set to `rateLimitHeaders: 'legacy'`.",
+      schema: headerSchema(z.string().regex(/^\d+$/)),
+    },
+    XRateLimitRemaining: {
+      description: "Requests that remain of that quota (`rateLimitHeaders: 'legacy'`).",
+      schema: headerSchema(z.string().regex(/^\d+$/)),
+    },
+    XRateLimitReset: {
+      description: "When one more request is admitted, as Unix time in seconds (`rateLimitHeaders: 'legacy'`).",
+      schema: headerSchema(z.string().regex(/^\d+$/)),
     },
     RetryAfter: {
       description: 'Whole seconds to wait before retrying, at least 1.',

@@ -56,7 +56,14 @@ const ref = (name: string): OpenApiReference => ({ $ref: `#/components/headers/$
 /** Headers of every answer; `rateLimited` adds those of requests that carry an API key. */
 export function commonHeaders(rateLimited: boolean): Record<string, OpenApiHeader | OpenApiReference> {
   return rateLimited
-    ? { 'Request-Id': ref('RequestId'), RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimitPolicy') }
+    ? {
+        'Request-Id': ref('RequestId'),
+        RateLimit: ref('RateLimit'),
+        'RateLimit-Policy': ref('RateLimitPolicy'),
+        'X-RateLimit-Limit': ref('XRateLimitLimit'),
+        'X-RateLimit-Remaining': ref('XRateLimitRemaining'),
+        'X-RateLimit-Reset': ref('XRateLimitReset'),
+      }
     : { 'Request-Id': ref('RequestId') };
 }
 

@@ -45,7 +45,13 @@ function setup(found: { key: string; lookup: ApiKeyLookup } | null, limiter: Lim
   const touchApiKey = vi.fn(async () => {});
   const store = { findApiKeyByHash, touchApiKey } as unknown as Store;
   const consume = vi.spyOn(limiter, 'consume');
-  const deps = { store, limiter, limits: defaultLimits, lastUsedIntervalMs: 60_000 };
+  const deps = {
+    store,
+    limiter,
+    limits: defaultLimits,
+    lastUsedIntervalMs: 60_000,
+    rateLimitHeaders: 'draft' as const,
+  };
   const input = (overrides: Partial<ApiKeyCheckInput> = {}): ApiKeyCheckInput => ({
     authorization: found ? `Bearer ${found.key}` : null,
     origin: null,

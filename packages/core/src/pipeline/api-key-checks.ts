@@ -5,6 +5,7 @@
  */
 import { TidingsError } from '../errors.js';
 import { rateLimitHeaders, retryAfterSeconds } from '../limiter/index.js';
+import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
 import type { ResolvedLimits } from '../options.js';
 import type { LimitDecision, Limiter, LimitScope } from '../ports/limiter.js';
 import type { Store } from '../ports/store.js';
@@ -18,6 +19,8 @@ export interface ApiKeyCheckDeps {
   limits: ResolvedLimits;
   /** The key's last-used time is written at most this often. */
   lastUsedIntervalMs: number;
+  /** How the rate limit headers are written. */
+  rateLimitHeaders: RateLimitHeaderForm;
 }
 
 /** What the checks read from one request. */
@@ -57,7 +60,7 @@ export function invalidKeyScope(limits: ResolvedLimits, clientIpKey: string): Li
 /** Step 4: an invalid key counts against its IP: 401, or 429 once the IP is over its limit. */
 export async function refuseInvalidKey(deps: ApiKeyCheckDeps, input: ApiKeyCheckInput): Promise<TidingsError> {
   const decision = await deps.limiter.consume([invalidKeyScope(deps.limits, input.clientIpKey)], input.now);
-  if (!decision.allowed) return rateLimited(decision);
+  if (!decision.allowed) return rateLimited(decision, deps.rateLimitHeaders, input.now);
   return new TidingsError('UNAUTHORIZED', 'Send a valid API key as Authorization: Bearer sk_live_… or sk_test_…', {
     headers: { 'WWW-Authenticate': 'Bearer realm="tidings"' },
   });
@@ -92,7 +95,11 @@ export function apiKeyScopes(limits: ResolvedLimits, key: ApiKeyRecord, project:
  * The answer to a refused decision: 429 with Retry-After and the RateLimit headers, or 503 with
  * Retry-After when the limiter could not decide (its shared counts are out of reach).
  */
-export function rateLimited(decision: Extract<LimitDecision, { allowed: false }>): TidingsError {
+export function rateLimited(
+  decision: Extract<LimitDecision, { allowed: false }>,
+  form: RateLimitHeaderForm,
+  now: number,
+): TidingsError {
   const seconds = retryAfterSeconds(decision.retryAfterMs);
   if (decision.unavailable) {
     return new TidingsError('SERVICE_UNAVAILABLE', `Rate limits cannot be checked now; retry after ${seconds} s`, {
@@ -100,7 +107,7 @@ export function rateLimited(decision: Extract<LimitDecision, { allowed: false }>
     });
   }
   return new TidingsError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
-    headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes) },
+    headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes, form, now) },
   });
 }
 
@@ -120,9 +127,14 @@ export async function runApiKeyChecks(deps: ApiKeyCheckDeps, input: ApiKeyCheckI
   const suspended = suspensionGuard(project); // 6
   if (suspended) return { kind: 'refused', error: suspended };
   const decision = await deps.limiter.consume(apiKeyScopes(deps.limits, key, project), input.now); // 7
-  if (!decision.allowed) return { kind: 'refused', error: rateLimited(decision) };
+  if (!decision.allowed) return { kind: 'refused', error: rateLimited(decision, deps.rateLimitHeaders, input.now) };
   if (lastUsedIsDue(key, input.now, deps.lastUsedIntervalMs)) {
     await deps.store.touchApiKey({ id: key.id, now: input.now, minIntervalMs: deps.lastUsedIntervalMs }); // 8
   }
-  return { kind: 'authenticated', key, project, headers: rateLimitHeaders(decision.scopes) };
+  return {
+    kind: 'authenticated',
+    key,
+    project,
+    headers: rateLimitHeaders(decision.scopes, deps.rateLimitHeaders, input.now),
+  };
 }

@@ -4,6 +4,7 @@
  * (429); then an unresolved credential → 401.
  */
 import { TidingsError } from '../errors.js';
+import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
 import type { ResolvedLimits } from '../options.js';
 import type { Limiter, LimitScope } from '../ports/limiter.js';
 import type { Store } from '../ports/store.js';
@@ -20,6 +21,8 @@ export interface BrowserCheckDeps {
   store: Store;
   limiter: Limiter;
   limits: ResolvedLimits;
+  /** How the rate limit headers of a 429 are written. */
+  rateLimitHeaders: RateLimitHeaderForm;
 }
 
 /** The per-IP scope of a browser endpoint; events and disconnect share one. */
@@ -44,7 +47,7 @@ async function admit<T extends { project: ProjectRecord }>(
   const suspended = resolved ? suspensionGuard(resolved.project) : null;
   if (suspended) throw suspended;
   const decision = await deps.limiter.consume([browserEndpointScope(deps.limits, scope, clientIpKey)], now);
-  if (!decision.allowed) throw rateLimited(decision);
+  if (!decision.allowed) throw rateLimited(decision, deps.rateLimitHeaders, now);
   if (!resolved) throw new TidingsError('UNAUTHORIZED', unauthorized);
   return resolved;
 }

@@ -14,7 +14,12 @@ import type { BrowserRecord, ConnectTokenLookup } from '../types.js';
 
 function tokenChecks(ctx: RouteContext, services: Services): Promise<ConnectTokenLookup> {
   return checkConnectToken(
-    { store: services.options.store, limiter: services.limiter, limits: services.options.limits },
+    {
+      store: services.options.store,
+      limiter: services.limiter,
+      limits: services.options.limits,
+      rateLimitHeaders: services.options.rateLimitHeaders,
+    },
     { token: ctx.params.token ?? '', clientIpKey: ctx.clientIpKey, now: ctx.now },
   );
 }

@@ -20,7 +20,12 @@ export async function postEvents(ctx: RouteContext, services: Services): Promise
     required: true,
   });
   const lookup = await checkBrowserSecret(
-    { store: options.store, limiter: services.limiter, limits: options.limits },
+    {
+      store: options.store,
+      limiter: services.limiter,
+      limits: options.limits,
+      rateLimitHeaders: options.rateLimitHeaders,
+    },
     {
       browserId: field(raw, 'browser_id'),
       secret: field(raw, 'browser_secret'),
@@ -60,7 +65,12 @@ export async function disconnectBrowser(ctx: RouteContext, services: Services): 
   const { options } = services;
   const secret = await disconnectSecret(ctx.request, options.maxBodyBytes);
   const lookup = await checkBrowserSecret(
-    { store: options.store, limiter: services.limiter, limits: options.limits },
+    {
+      store: options.store,
+      limiter: services.limiter,
+      limits: options.limits,
+      rateLimitHeaders: options.rateLimitHeaders,
+    },
     { browserId: ctx.params.id, secret, clientIpKey: ctx.clientIpKey, now: ctx.now },
   );
   const result = await options.store.disconnectBrowser({
