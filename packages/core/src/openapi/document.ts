@@ -34,7 +34,21 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    ...(options.serverUrl === undefined ? {} : { servers: [{ url: options.serverUrl.replace(/\/+$/, '') }] }),
+    servers:
+      options.serverUrl === undefined
+        ? [
+            {
+              url: '{origin}',
+              description: 'Where Tidings is served, with the path it is mounted under.',
+              variables: {
+                origin: {
+                  default: 'http://127.0.0.1:8787',
+                  description: 'The standalone server listens here by default.',
+                },
+              },
+            },
+          ]
+        : [{ url: options.serverUrl.replace(/\/+$/, '') }],
     tags: [
       { name: 'Notifications', description: 'Send notifications and read their delivery status (API key).' },
       { name: 'Connect tokens', description: 'Let a signed-in user’s page connect (API key).' },

@@ -99,6 +99,20 @@ const createConnectToken: OpenApiOperation = {
   },
 };
 
+/** One Server-Sent Events frame of the stream: its event name, id and the JSON of its data. */
+function sseEvent(event: string, dataSchema: string, description: string) {
+  return {
+    type: 'object',
+    description,
+    required: ['event', 'id', 'data'],
+    properties: {
+      event: { const: event },
+      id: { type: 'string', description: '`<browser_id>.<sequence>`' },
+      data: { $ref: `#/components/schemas/${dataSchema}` },
+    },
+  };
+}
+
 const openStream: OpenApiOperation = {
   operationId: 'openStream',
   summary: 'Open the event stream of a browser',
@@ -116,9 +130,17 @@ const openStream: OpenApiOperation = {
       headers: commonHeaders(false),
       content: {
         'text/event-stream': {
+          // The events in order, as OpenAPI 3.1 can say it: each frame's `event`, `id` and the
+          // JSON of its `data` (the stream itself is text, framed as Server-Sent Events).
           schema: {
-            type: 'string',
+            type: 'array',
             description: 'Events `ready` (data: ReadyEvent) and `notification` (data: Delivery), as SSE frames.',
+            items: {
+              oneOf: [
+                sseEvent('ready', 'ReadyEvent', 'Comes first, once.'),
+                sseEvent('notification', 'Delivery', 'One per attempt written to the stream.'),
+              ],
+            },
           },
         },
       },

@@ -52,7 +52,11 @@ export interface OpenApiDocument {
   openapi: '3.1.1';
   jsonSchemaDialect: string;
   info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
-  servers?: { url: string; description?: string }[];
+  servers?: {
+    url: string;
+    description?: string;
+    variables?: Record<string, { default: string; description?: string }>;
+  }[];
   tags: { name: string; description: string }[];
   paths: Record<string, Partial<Record<'get' | 'post', OpenApiOperation>>>;
   components: {
