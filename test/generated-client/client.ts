@@ -1,0 +1,88 @@
+import createClient from 'openapi-fetch';
+// Generated from docs/openapi.json by openapi-typescript when the test runs (not committed).
+import type { paths } from './schema.js';
+
+/** What the run of every operation saw, for the test to check. */
+export interface OperationResults {
+  createNotification: { status: number; id?: string; attempts?: number };
+  createNotificationProblem: { status: number; code?: string; errors?: number };
+  getNotification: { status: number; status_?: string };
+  getNotificationMissing: { status: number; code?: string };
+  createConnectToken: { status: number; token?: string };
+  openStream: { status: number; contentType: string | null };
+  connectBrowser: { status: number; browserId?: string };
+  connectBrowserPoll: { status: number; pending?: number };
+  postEvents: { status: number; accepted?: number };
+  disconnectBrowser: { status: number };
+  getOpenApiDocument: { status: number; openapi?: string };
+}
+
+/**
+ * Calls every operation of the document with a client generated from it, as a user of
+ * openapi-typescript and openapi-fetch would write it: typed paths, bodies, parameters and
+ * answers, problem documents included. Every line typechecks against the generated types.
+ */
+export async function runEveryOperation(baseUrl: string, liveKey: string): Promise<OperationResults> {
+  const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${liveKey}` } });
+  const recipient = 'generated-client';
+
+  const minted = await client.POST('/v1/connect-tokens', { body: { recipient } });
+  const token = minted.data?.token ?? '';
+
+  // A browser without a stream: registered by the POST step, then polled.
+  const registered = await client.POST('/v1/connect/{token}', { params: { path: { token } } });
+  const browser = registered.data && 'browser_secret' in registered.data ? registered.data : undefined;
+
+  const sent = await client.POST('/v1/notifications', {
+    body: { recipient, title: 'From a generated client', data: { n: 1 } },
+    params: { header: { 'Idempotency-Key': `gen-${Date.now()}` } },
+  });
+  const refused = await client.POST('/v1/notifications', { body: { recipient, title: '' } });
+  const read = await client.GET('/v1/notifications/{id}', { params: { path: { id: sent.data?.id ?? 'ntf_x' } } });
+  const missing = await client.GET('/v1/notifications/{id}', {
+    params: { path: { id: 'ntf_00000000000000000000000000' } },
+  });
+
+  const polled = await client.POST('/v1/connect/{token}', {
+    params: { path: { token } },
+    body: { browser_id: browser?.browser_id ?? '', browser_secret: browser?.browser_secret ?? '' },
+  });
+  const pending = polled.data && 'notifications' in polled.data ? polled.data.notifications : [];
+  const attemptId = pending[0]?.attempt_id ?? 'att_x';
+
+  const events = await client.POST('/v1/events', {
+    body: {
+      browser_id: browser?.browser_id ?? '',
+      browser_secret: browser?.browser_secret ?? '',
+      events: [{ type: 'delivered', attempt_id: attemptId }],
+    },
+  });
+
+  // The stream: its head is all a JSON client can read; the body is cancelled at once.
+  const stream = await client.GET('/v1/connect/{token}', { params: { path: { token } }, parseAs: 'stream' });
+  await stream.response.body?.cancel();
+
+  const disconnected = await client.POST('/v1/browsers/{id}/disconnect', {
+    params: { path: { id: browser?.browser_id ?? '' } },
+    body: { browser_secret: browser?.browser_secret ?? '' },
+  });
+  const document = await client.GET('/v1/openapi.json');
+
+  return {
+    createNotification: { status: sent.response.status, id: sent.data?.id, attempts: sent.data?.attempts.length },
+    createNotificationProblem: {
+      status: refused.response.status,
+      code: refused.error?.code,
+      errors: refused.error?.errors?.length,
+    },
+    getNotification: { status: read.response.status, status_: read.data?.status },
+    getNotificationMissing: { status: missing.response.status, code: missing.error?.code },
+    createConnectToken: { status: minted.response.status, token: minted.data?.token },
+    openStream: { status: stream.response.status, contentType: stream.response.headers.get('content-type') },
+    connectBrowser: { status: registered.response.status, browserId: browser?.browser_id },
+    connectBrowserPoll: { status: polled.response.status, pending: pending.length },
+    postEvents: { status: events.response.status, accepted: events.data?.accepted },
+    disconnectBrowser: { status: disconnected.response.status },
+    getOpenApiDocument: { status: document.response.status, openapi: (document.data as { openapi?: string })?.openapi },
+  };
+}
