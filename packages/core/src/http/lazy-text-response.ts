@@ -1,3 +1,5 @@
+import { delegateToFull } from './lazy-web-object.js';
+
 /**
  * A `Response` made from text whose Web objects (its `Headers`, its body stream, the `Response`
  * itself) are built only if something reads more than its status. A host that writes the core's
@@ -31,24 +33,6 @@ export class LazyTextResponse {
   }
 
   static {
-    Object.setPrototypeOf(LazyTextResponse.prototype, Response.prototype);
-    for (const name of Object.getOwnPropertyNames(Response.prototype)) {
-      if (name === 'constructor' || Object.hasOwn(LazyTextResponse.prototype, name)) continue;
-      const descriptor = Object.getOwnPropertyDescriptor(Response.prototype, name);
-      if (typeof descriptor?.value === 'function') {
-        Object.defineProperty(LazyTextResponse.prototype, name, {
-          value(this: LazyTextResponse, ...args: unknown[]) {
-            const full = this.full() as unknown as Record<string, (...a: unknown[]) => unknown>;
-            return full[name]!(...args);
-          },
-        });
-      } else if (descriptor?.get) {
-        Object.defineProperty(LazyTextResponse.prototype, name, {
-          get(this: LazyTextResponse) {
-            return (this.full() as unknown as Record<string, unknown>)[name];
-          },
-        });
-      }
-    }
+    delegateToFull(LazyTextResponse.prototype, Response.prototype);
   }
 }

@@ -34,6 +34,18 @@ describe('node bridge', () => {
     expect(await response.text()).toBe('{"ok":true}');
   });
 
+  it('is a whole Request beyond what it reads from Node: instanceof, clone, other members', async () => {
+    let seen: unknown[] = [];
+    const { base } = await serve(async (request) => {
+      const copy = request.clone();
+      seen = [request instanceof Request, request.cache, request.redirect, await copy.text(), await request.json()];
+      return new Response(null, { status: 204 });
+    });
+    const response = await fetch(`${base}/x`, { method: 'POST', body: '{"a":1}' });
+    expect(response.status).toBe(204);
+    expect(seen).toEqual([true, 'default', 'follow', '{"a":1}', { a: 1 }]);
+  });
+
   it('streams a body of several chunks, and answers HEAD without one', async () => {
     let cancelled = false;
     const { base } = await serve(async (request) => {

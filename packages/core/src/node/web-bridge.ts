@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { delegateToFull } from '../http/lazy-web-object.js';
 import { textAnswerOf } from '../http/responses.js';
 
 /** What the bridge reads from a Node request, beyond `IncomingMessage`; Express adds both. */
@@ -73,6 +74,8 @@ class NodeRequest {
   }
 
   get body(): ReadableStream<Uint8Array> | null {
+    // Once the full Request exists, the body is its: it took the stream.
+    if (this.#full) return this.#full.body;
     if (this.#stream === undefined) {
       if (this.method === 'GET' || this.method === 'HEAD') this.#stream = null;
       else if (this.#parsedBody !== null) this.#stream = new Blob([this.#parsedBody as BlobPart]).stream();
@@ -82,10 +85,11 @@ class NodeRequest {
   }
 
   get bodyUsed(): boolean {
-    return this.#used;
+    return this.#full ? this.#full.bodyUsed : this.#used;
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#full) return this.#full.arrayBuffer();
     if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
     this.#used = true;
     // A stream somebody already took is read from there; otherwise straight from Node.
@@ -125,27 +129,7 @@ class NodeRequest {
   }
 
   static {
-    Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
-    // Every other member of Request (cache, mode, clone(), formData()…) answers from the full one.
-    for (const name of Object.getOwnPropertyNames(Request.prototype)) {
-      if (name === 'constructor' || Object.hasOwn(NodeRequest.prototype, name)) continue;
-      const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, name);
-      if (!descriptor) continue;
-      if (typeof descriptor.value === 'function') {
-        Object.defineProperty(NodeRequest.prototype, name, {
-          value(this: NodeRequest, ...args: unknown[]) {
-            const full = this.full() as unknown as Record<string, (...a: unknown[]) => unknown>;
-            return full[name]!(...args);
-          },
-        });
-      } else if (descriptor.get) {
-        Object.defineProperty(NodeRequest.prototype, name, {
-          get(this: NodeRequest) {
-            return (this.full() as unknown as Record<string, unknown>)[name];
-          },
-        });
-      }
-    }
+    delegateToFull(NodeRequest.prototype, Request.prototype);
   }
 }
 
