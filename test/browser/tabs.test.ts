@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
+import { quietPeriod } from '@tidings/core/testing';
 import { tidingsHono } from '@tidings/hono';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { Hono } from 'hono';
@@ -84,7 +85,7 @@ async function expectOpenStreams(count: number) {
     (open) => open === count,
     `${count} open stream(s)`,
   );
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await quietPeriod(300, 'a stream more than the tabs should hold');
   expect(tidings.openStreams()).toBe(count);
 }
 
@@ -165,7 +166,7 @@ async function expectEveryTabGot(tabs: Tab[], expected: string[]) {
     );
   }
   // A moment for a late duplicate to show up, then the exact lists.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await quietPeriod(300, 'a late duplicate');
   for (const tab of tabs) expect(await attemptIds(tab)).toEqual(expected);
 }
 

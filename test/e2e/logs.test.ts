@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { quietPeriod } from '@tidings/core/testing';
 import {
   assertBuilt,
   createProjectWithKeys,
@@ -83,8 +84,7 @@ describe('tidings serve logs', () => {
       'POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n',
       '{"browser_id":"brw_',
     );
-    // The server has seen the aborts once it answers the next request.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await quietPeriod(200, 'an error line for the aborts');
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
     const after = logLines().slice(before);
@@ -148,7 +148,7 @@ describe('tidings serve logs', () => {
     }
     const stream = await fetch(`${server.url}/v1/connect/${token}`);
     await stream.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await quietPeriod(200, 'a line about the ended stream that holds a secret');
 
     const log = server.stderr();
     for (const secret of secrets) {

@@ -2,6 +2,7 @@ import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryHub, type Hub, type HubMessage } from '../src/index.js';
 import { resolveOptions } from '../src/options.js';
+import { quietPeriod } from '../src/testing/until.js';
 import { createHarness, type Harness } from './harness.js';
 
 /** An in-process hub that can be told to lose messages, and to report that it lost some. */
@@ -119,7 +120,7 @@ describe('catching streams up from the store', () => {
         },
       },
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await quietPeriod(150, 'a second delivery of the same attempt');
     expect(titles(stream)).toEqual(['once']);
   });
 

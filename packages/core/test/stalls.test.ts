@@ -2,7 +2,7 @@ import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Metrics, noopMetrics } from '../src/index.js';
 import { CLOSE_SLICE } from '../src/stream/stream-registry.js';
-import { until } from '../src/testing/until.js';
+import { quietPeriod, until } from '../src/testing/until.js';
 import { createHarness, type Harness } from './harness.js';
 
 /**
@@ -83,7 +83,7 @@ describe(`${STREAMS} streams ending at once`, () => {
     await h.tidings.admin.suspendProject(h.project.id);
     await until(() => h!.tidings.openStreams() === 0, waitLong);
     await until(() => seen.counts.touchCalls >= Math.ceil(STREAMS / 500), waitLong);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await quietPeriod(200, 'a late write past the bound');
     seen.stop();
     expect(seen.closed()).toBe(STREAMS);
     expect(seen.mostInOneTurn()).toBeLessThanOrEqual(CLOSE_SLICE);
@@ -98,7 +98,7 @@ describe(`${STREAMS} streams ending at once`, () => {
     for (const stream of streams) void stream.cancel();
     await until(() => h!.tidings.openStreams() === 0, waitLong);
     await until(() => seen.counts.touchCalls >= Math.ceil(STREAMS / 500), waitLong);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await quietPeriod(200, 'a late write past the bound');
     seen.stop();
     expect(seen.closed()).toBe(STREAMS);
     expect(seen.counts.touchCalls).toBeLessThanOrEqual(MOST_WRITES);

@@ -1,6 +1,6 @@
 import { createClient } from '@redis/client';
 import { type HubMessage, type LogFields, silentLogger } from '@tidings/core';
-import { runHubConformance, until } from '@tidings/core/testing';
+import { quietPeriod, runHubConformance, until } from '@tidings/core/testing';
 import {
   type PrivateRedis,
   SHARED_REDIS_URL,
@@ -87,7 +87,7 @@ describe('createRedisHub on the shared Redis', () => {
     // through Redis for this instance's own streams.
     expect(onA.received).toEqual(['brw_1', 'brw_2']);
     await publishing;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await quietPeriod(100, 'its own message coming back through Redis');
     expect(onA.received).toEqual(['brw_1', 'brw_2']);
     await a!.close();
   });

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { hashSecret, newId, type Store } from '@tidings/core';
+import { quietPeriod } from '@tidings/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { migrate, migrations } from './migrations.js';
@@ -80,7 +81,7 @@ describe('checkpoints', () => {
     const store = file.open({ checkpointIntervalMs: 0 });
     const before = statSync(file.path).size;
     await sendMany(store, 60);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await quietPeriod(300, 'a checkpoint that should not run');
     // No thread copies anything; SQLite itself would at 1000 pages.
     expect(statSync(file.path).size).toBe(before);
   });

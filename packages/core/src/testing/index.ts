@@ -16,4 +16,4 @@ export { type ConnectedHubs, type HubConformanceOptions, runHubConformance } fro
 export { type LimiterConformanceOptions, runLimiterConformance } from './limiter-conformance.js';
 export { runStoreConformance } from './store-conformance.js';
 export { stubTidings } from './stub-tidings.js';
-export { type UntilOptions, until } from './until.js';
+export { quietPeriod, type UntilOptions, until } from './until.js';

@@ -35,3 +35,14 @@ function describe(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * Waits `ms` before a check that something did NOT happen (no late duplicate, no error line, no
+ * write past a bound). Such a wait can only let a failure go unseen on a slow machine, never
+ * fail a test that should pass, so it is the one place a fixed wait is right; a check that
+ * something DID happen polls with {@link until} instead. `what` says what the quiet is for.
+ */
+export function quietPeriod(ms: number, what: string): Promise<void> {
+  if (!what) throw new TypeError('quietPeriod: say what the quiet is for');
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
