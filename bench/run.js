@@ -56,9 +56,9 @@ for (const benchmark of selected) {
   results.push(result);
 }
 
-const table = [['benchmark', 'figure', 'baseline', 'ratio', 'target', 'met?']];
+const table = [['benchmark', 'figure', 'baseline', 'ratio', 'target', 'met?', 'Node']];
 for (const result of results) {
-  if (!result.ok && result.rows.length === 0) table.push([result.name, `FAILED (${result.exit})`, '', '', '', '']);
+  if (!result.ok && result.rows.length === 0) table.push([result.name, `FAILED (${result.exit})`, '', '', '', '', '']);
   for (const r of result.rows) {
     table.push([
       r.benchmark,
@@ -67,6 +67,7 @@ for (const result of results) {
       r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`,
       r.targetText ?? '—',
       r.met === null ? '—' : r.met ? 'met' : 'MISSED',
+      r.node,
     ]);
   }
 }

@@ -121,8 +121,11 @@ export function startServer(label, script, args, { env = {}, cpuProf = false, no
   if (cpuProf && settings.cpuProfDir) {
     nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
   }
-  const quoted = [...nodeFlags, script, ...args].map((a) => `'${String(a).replaceAll("'", "'\\''")}'`).join(' ');
-  const child = spawn('bash', ['-c', `ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec node ${quoted}`], {
+  // The bench's own Node.js runs the servers, so the Node beside each figure is theirs.
+  const quoted = [process.execPath, ...nodeFlags, script, ...args]
+    .map((a) => `'${String(a).replaceAll("'", "'\\''")}'`)
+    .join(' ');
+  const child = spawn('bash', ['-c', `ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec ${quoted}`], {
     cwd: repoDir,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -246,6 +249,8 @@ export function row({ benchmark, figure, figureText, baseline, baselineText, bas
     targetText: target ? targetText(target) : null,
     met,
     note: note ?? null,
+    // Every figure carries the Node.js that made it: the servers run on this process's Node.
+    node: process.version,
   };
 }
 
@@ -262,6 +267,7 @@ export function rowLine(r) {
   parts.push(r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`);
   parts.push(r.targetText ? `target ${r.targetText}` : 'no target');
   parts.push(r.met === null ? '—' : r.met ? 'met' : 'MISSED');
+  parts.push(`Node ${r.node}`);
   return parts.join(' | ');
 }
 
@@ -278,10 +284,14 @@ export function report(r) {
  * message and resolves with the first reply of that type.
  */
 export function forkHelper(script, args = []) {
-  const child = spawn('bash', ['-c', `ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec node "$0" "$@"`, script, ...args], {
-    cwd: repoDir,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = spawn(
+    'bash',
+    ['-c', `ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"`, process.execPath, script, ...args],
+    {
+      cwd: repoDir,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   onCleanup(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
