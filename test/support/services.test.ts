@@ -96,7 +96,8 @@ describe('a run without PostgreSQL', () => {
   it('skips the PostgreSQL suites and says so at the end', () => {
     const result = run({ [REQUIRE_SERVICES_VARIABLE]: '' });
     const output = result.stdout + result.stderr;
-    expect(output).toMatch(/SKIPPED SUITES: PostgreSQL not available/);
+    // Other services may be missing too where this runs: PostgreSQL is named among them.
+    expect(output).toMatch(/SKIPPED SUITES: (?:[\w-]+, )*PostgreSQL(?:, [\w-]+)* not available/);
     expect(output).toContain('packages/cli/test/store-choice.test.ts');
     expect(result.status).toBe(0);
   });
