@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
+import { startPrivateRedis } from '@tidings/test-support/redis-fixtures.js';
 import pg from 'pg';
 
 /**
@@ -99,22 +100,10 @@ export async function startCluster(size: number, config: Record<string, unknown>
   };
 
   try {
-    const redisPort = await freePort();
-    const redis = spawn('redis-server', [
-      '--port',
-      String(redisPort),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      temp.dir,
-    ]);
-    children.push(redis);
+    const privateRedis = await startPrivateRedis();
+    cleanups.push(() => privateRedis.close());
+    const redisPort = privateRedis.port;
     const redisCli = (args: string[]) => run('redis-cli', ['-p', String(redisPort), ...args]);
-    await waitFor(async () => (await redisCli(['PING'])).includes('PONG'), 'redis-server');
 
     await tidingsJson(['migrate', '--db', db]);
     const nginxPort = await freePort();
