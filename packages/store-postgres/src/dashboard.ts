@@ -33,6 +33,10 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     'select_dashboard_account',
     `SELECT ${DASHBOARD_ACCOUNT} FROM ${t('accounts')} WHERE id = $1`,
   );
+  const selectOperatorIds = statement(
+    'select_operator_ids',
+    `SELECT id FROM ${t('accounts')} WHERE operator ORDER BY id`,
+  );
   // Accounts made before the dashboard may share an email, so no unique index can hold it: the
   // check and the insert run under a transaction lock on the email, which serializes the
   // creations of one email while the commit of the first makes its row visible to the next.
@@ -120,6 +124,9 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     async getDashboardAccount(id) {
       const [row] = await run<DashboardAccountRow>(pool, selectById, [id]);
       return row ? dashboardAccount(row) : null;
+    },
+    async listOperatorIds() {
+      return (await run<{ id: string }>(pool, selectOperatorIds, [])).map((row) => row.id);
     },
     async createAccountWithPassword({ id, email, passwordHash, verified, operator, now }) {
       return transaction(pool, async (client) => {

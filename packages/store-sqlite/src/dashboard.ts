@@ -49,6 +49,7 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     'SELECT * FROM accounts WHERE email = ? ORDER BY created_at, id LIMIT 1',
   );
   const selectById = db.prepare<[string], DashboardAccountRow>('SELECT * FROM accounts WHERE id = ?');
+  const selectOperatorIds = db.prepare<[], { id: string }>('SELECT id FROM accounts WHERE operator = 1 ORDER BY id');
   const insertAccount = db.prepare<[string, string, number, string, number, number], DashboardAccountRow>(
     `INSERT INTO accounts (id, email, verified, password_hash, operator, created_at)
      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -156,6 +157,9 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     async getDashboardAccount(id) {
       const row = selectById.get(id);
       return row ? dashboardAccountFromRow(row) : null;
+    },
+    async listOperatorIds() {
+      return selectOperatorIds.all().map((row) => row.id);
     },
     async createAccountWithPassword(input) {
       return createAccountWithPassword.immediate(input);

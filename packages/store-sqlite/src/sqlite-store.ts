@@ -150,6 +150,7 @@ export const STORE_DURABILITY = {
 export const DASHBOARD_STORE_DURABILITY = {
   findAccountByEmail: 'read',
   getDashboardAccount: 'read',
+  listOperatorIds: 'read',
   createAccountWithPassword: 'durable',
   setAccountPassword: 'durable',
   setAccountOperator: 'durable',

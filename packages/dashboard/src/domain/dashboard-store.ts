@@ -17,6 +17,8 @@ export interface DashboardStore {
   findAccountByEmail(email: string): Promise<DashboardAccount | null>;
   /** The account with what signing in needs; null when unknown. */
   getDashboardAccount(id: string): Promise<DashboardAccount | null>;
+  /** The ids of every operator account, in one read (the operators' page marks them). */
+  listOperatorIds(): Promise<string[]>;
   /** Creates an account with a password unless an account already has this email. */
   createAccountWithPassword(input: {
     id: string;

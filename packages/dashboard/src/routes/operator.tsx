@@ -30,10 +30,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
   async function page(c: DashboardContext, state: FormState, status: 200 | 400 = 200) {
     operatorOf(c);
     const all = await tidings.admin.listAccounts();
-    const operators = new Set<string>();
-    for (const account of all) {
-      if ((await store.getDashboardAccount(account.id))?.operator) operators.add(account.id);
-    }
+    const operators = new Set(await store.listOperatorIds());
     return render(
       c,
       <OperatorPage

@@ -122,6 +122,20 @@ function dashboardStoreCases(getStore: GetStores): void {
       });
       expect(await store.setAccountOperator({ id: 'acct_unknown', operator: true })).toBeNull();
     });
+
+    it('lists the ids of the operator accounts, and only those', async () => {
+      const { store: core, dashboardStore: store } = getStore();
+      const made = async (email: string) =>
+        (await core.createAccount({ id: newId('acct', T0), email, verified: true, now: T0 })).id;
+      const [a, b, c] = [await made('a@example.com'), await made('b@example.com'), await made('c@example.com')];
+      expect(await store.listOperatorIds()).toEqual([]);
+      await store.setAccountOperator({ id: c, operator: true });
+      await store.setAccountOperator({ id: a, operator: true });
+      expect(await store.listOperatorIds()).toEqual([a, c].sort());
+      await store.setAccountOperator({ id: a, operator: false });
+      expect(await store.listOperatorIds()).toEqual([c]);
+      expect(await store.listOperatorIds()).not.toContain(b);
+    });
   });
 
   describe('sessions', () => {
