@@ -1,5 +1,5 @@
 // core: sends (and reads) per second in-process, without sockets: `tidings.fetch` driven through
-// @hono/node-server's request listener with in-memory Node requests and responses (the Request
+// `@tidings/core/node`'s `serveNode` with in-memory Node requests and responses (the Request
 // the core gets and the way its answer is written are those of `tidings serve`), 50 in flight at
 // a time (BENCH_CONNECTIONS, as the HTTP benchmarks' connections), on the SQLite file store, with
 // the recipient's one browser connected through an event stream that is read in the same process.
@@ -41,7 +41,7 @@ async function measureTidings(dir, synchronous = 'full') {
   const setup = await prepareDatabase(dir, { recipients: 1 });
   const store = createSqliteStore({ path: setup.db, synchronous });
   const tidings = createTidings({ store, limits: highLimits });
-  const http = inMemoryHttp((request) => tidings.fetch(request, { clientAddress: '127.0.0.1' }));
+  const http = inMemoryHttp(tidings);
   const reading = { events: 0 };
   const stream = await http.stream(`/v1/connect/${setup.tokens[0].token}`, (chunk) => {
     const written = text(chunk);

@@ -1,9 +1,8 @@
-// Drives a Web fetch handler the way `tidings serve` does, through @hono/node-server's request
-// listener, with in-memory stand-ins for Node's request and response: the handler sees the same
-// lightweight Request (URL, headers and a body read from the Node request) and its answer is
-// written the same way, without sockets, so that a benchmark measures the handler, not the
-// kernel. Undici's own Request and Response cost more than a whole Tidings read.
-import { getRequestListener } from '@hono/node-server';
+// Drives Tidings the way `tidings serve` does, through `serveNode` of `@tidings/core/node`, with
+// in-memory stand-ins for Node's request and response: the core sees the same lazy Request (URL,
+// headers and a body read from the Node request) and its answer is written the same way, without
+// sockets, so that a benchmark measures the handler, not the kernel.
+import { serveNode } from '@tidings/core/node';
 
 const socket = { encrypted: false, remoteAddress: '127.0.0.1' };
 
@@ -22,7 +21,8 @@ function incoming(method, url, headers, body) {
     headers,
     rawHeaders,
     socket,
-    rawBody: body,
+    // Read already, as a body parser would have: the bridge takes it as sent.
+    body,
     readableEnded: true,
     complete: true,
     on() {},
@@ -44,6 +44,7 @@ function outgoing(onHead) {
     chunks: [],
     headersSent: false,
     writableEnded: false,
+    writableLength: 0,
     destroyed: false,
     done,
     on: () => out,
@@ -75,12 +76,13 @@ function outgoing(onHead) {
 }
 
 /**
- * A request function over `fetch` (with the Hono app's `env` shape, so that the Tidings Hono
- * adapter finds the client address): `request(method, path, headers, body)` resolves with
- * `{ status, text }`; `stream(path, onChunk)` opens a response whose body is read as it comes.
+ * A request function over a Tidings instance: `request(method, path, headers, body)` resolves
+ * with `{ status, text }`; `stream(path, onChunk)` opens a response whose body is read as it comes.
  */
-export function inMemoryHttp(fetch) {
-  const listener = getRequestListener(fetch);
+export function inMemoryHttp(tidings) {
+  const listener = (req, res) => {
+    void serveNode(tidings, req, res, { clientAddress: socket.remoteAddress });
+  };
   return {
     async request(method, path, headers, body) {
       const out = outgoing();

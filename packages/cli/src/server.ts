@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import {
@@ -12,6 +12,7 @@ import {
   TidingsError,
   type TidingsOptions,
 } from '@tidings/core';
+import { serveNode } from '@tidings/core/node';
 import {
   createAccountService,
   createSmtpMailer,
@@ -125,6 +126,40 @@ export function createServerApp(
   return app;
 }
 
+/** The path of a request target, without its query; an absolute form (`http://h/p`) is no path. */
+function requestPath(url: string | undefined): string {
+  const target = url ?? '/';
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
+}
+
+/**
+ * The server's listener: Tidings' own routes go through `@tidings/core/node`'s bridge, as under
+ * the Express adapter, which writes answers and event streams straight to the Node response;
+ * everything else (the dashboard, `/docs`, `/healthz`, a request target in absolute form) goes to
+ * the Hono app, which answers Tidings' routes too.
+ */
+export function serverListener(tidings: Tidings, app: Hono, hostname: string): RequestListener {
+  const logger = createConsoleLogger();
+  const errorAnswer = requestErrorAnswer(logger);
+  const rest = getRequestListener(app.fetch, { hostname, errorHandler: errorAnswer });
+  const failed = async (res: ServerResponse, error: unknown) => {
+    const answer = errorAnswer(error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());
+  };
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!tidings.handles(requestPath(req.url))) {
+      void rest(req, res);
+      return;
+    }
+    serveNode(tidings, req, res, { clientAddress: req.socket.remoteAddress }).catch((error) => failed(res, error));
+  };
+}
+
 /** How long the sign-in code `--demo` prints stays good. */
 const DEMO_SIGN_IN_MINUTES = 60;
 
@@ -185,9 +220,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       store: dashboardStore,
       options: options.dashboard ?? {},
     });
-    const server = createServer(
-      getRequestListener(app.fetch, { hostname: host, errorHandler: requestErrorAnswer(createConsoleLogger()) }),
-    );
+    const server = createServer(serverListener(tidings, app, host));
     answerMalformedRequests(server);
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       server.once('error', reject);

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { TidingsError, toProblem } from '../errors.js';
 import { textAnswerOf } from '../http/responses.js';
+import { newId } from '../ids.js';
 import type { EventSink, EventSinkListener, EventStreamTarget, OpenedEventStream } from '../ports/event-sink.js';
 import type { Tidings } from '../tidings.js';
 import { type BridgedIncomingMessage, discardUnreadBody, toWebRequest, writeWebResponse } from './web-bridge.js';
@@ -121,7 +123,8 @@ export interface ServeNodeOptions {
  * ({@link nodeEventStream}), any other answer with {@link writeWebResponse}, and the rest of a body
  * the core began to read is drained so the connection can serve the next request. Rejects only when
  * the core itself fails (a bug, or a store that is down): the host's error handling answers then,
- * as nothing was written. A request whose URL cannot be made into one is answered 400.
+ * as nothing was written. A request whose URL cannot be made into one (a malformed Host) is
+ * answered 400 with problem details, as the core answers every bad request.
  */
 export async function serveNode(
   tidings: Pick<Tidings, 'fetch'>,
@@ -133,7 +136,12 @@ export async function serveNode(
   try {
     request = toWebRequest(req, res);
   } catch {
-    res.writeHead(400).end();
+    const requestId = newId('req');
+    const problem = toProblem(new TidingsError('VALIDATION_FAILED', 'The request URL or Host is not valid'), requestId);
+    res
+      .writeHead(400, { 'Content-Type': 'application/problem+json', 'Request-Id': requestId })
+      .end(JSON.stringify(problem));
+    if (!req.readableEnded && req.readableFlowing !== null) discardUnreadBody(req);
     return;
   }
   const response = await tidings.fetch(request, {
