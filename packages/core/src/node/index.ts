@@ -157,3 +157,14 @@ export async function serveNode(
   // Node drains a body nobody started to read by itself (readableFlowing stays null).
   if (!req.readableEnded && req.readableFlowing !== null) discardUnreadBody(req);
 }
+
+export {
+  createOutboundSender,
+  type OutboundLookup,
+  type OutboundPolicy,
+  type OutboundRequest,
+  type OutboundResult,
+  type OutboundSender,
+  parseRetryAfter,
+  type ResolvedAddress,
+} from './outbound.js';
