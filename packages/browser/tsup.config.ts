@@ -9,7 +9,6 @@ const internalProperties = new RegExp(
     // SseParserOptions, SseParser (sse-parser.ts)
     'onEvent',
     'onRetry',
-    'onComment',
     'feed',
     // the stream under way (connect.ts)
     'isStale',

@@ -1,4 +1,5 @@
 import { backoffDelay } from './backoff.js';
+import { Input, Phase, transition } from './connection-machine.js';
 import { protocolError, TidingsError } from './errors.js';
 import {
   credentialsBody,
@@ -13,10 +14,10 @@ import { type ConnectOptions, resolveOptions, type TidingsHost } from './options
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
 import { createSseParser } from './sse-parser.js';
-import { again, retry, type Step, stepForFailure } from './step.js';
+import { again, retry, type Step, StepKind, stepForFailure } from './step.js';
 import { loadState, saveState, storageKey } from './stored-state.js';
 import { safeUrl } from './system-notification.js';
-import { createTabElection, type LeaderMessage, type TabElection, type TabRole } from './tab-election.js';
+import { createTabElection, type LeaderMessage, type TabElection, TabRole } from './tab-election.js';
 import type {
   TidingsCloseReason,
   TidingsConnection,
@@ -65,8 +66,8 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let heartbeatMs = defaultHeartbeatMs;
   let retryBaseMs = 1000;
   let status: TidingsStatus = 'connecting';
-  let closed = false;
-  let paused = false;
+  /** Where the loop is (see connection-machine.ts); every change goes through `to`. */
+  let phase = Phase.Trying;
   let wakeNow = false;
   let openedAt = 0;
   let tokenRefreshed = false;
@@ -74,13 +75,12 @@ export function connect(options: ConnectOptions): TidingsConnection {
   /** The try under way: a stream (which can tell that it went stale), or a poll's controller. */
   let current: { abort(): void; isStale?(): boolean; stall?(): void } | null = null;
   let endSleep: (() => void) | null = null;
-  /** True while the loop waits out a `Retry-After`, which a wake does not cut short. */
-  let retryAfter = false;
   let lastDetail: TidingsStatusDetail | undefined;
   /** Shared with the other tabs when there is a recipient and the browser can (see the end). */
   let election: TabElection | null = null;
-  /** False while another tab holds the connection for this one. */
-  let leading = true;
+  const to = (input: Input) => {
+    phase = transition(phase, input);
+  };
 
   // The app's callbacks must not break the loop; their errors surface as uncaught ones instead.
   const safely = <A extends unknown[]>(callback: ((...args: A) => void) | undefined, ...args: A) => {
@@ -256,7 +256,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
         return retry(protocolError('Not an event stream'));
       }
-      if (!response.body) return { kind: 'fallback' };
+      if (!response.body) return { kind: StepKind.Fallback };
 
       /** Set by a `ready` event the protocol does not allow: it ends the stream. */
       let outcome: Step | undefined;
@@ -353,8 +353,8 @@ export function connect(options: ConnectOptions): TidingsConnection {
     });
 
   const stop = (reason: TidingsCloseReason, error?: TidingsError): undefined => {
-    if (closed) return;
-    closed = true;
+    if (phase === Phase.Closed) return;
+    to(Input.Close);
     current?.abort();
     endSleep?.();
     stopWatching();
@@ -381,21 +381,20 @@ export function connect(options: ConnectOptions): TidingsConnection {
   };
 
   /**
-   * Decides what a step means: the wait before the next try (setting `retryAfter` when it is the
-   * server's), or undefined when the loop ends.
+   * Decides what a step means: the wait before the next try (a `Retry-After` of the server's
+   * makes it a hold, which a wake does not cut short), or undefined when the loop ends.
    */
   const afterStep = async (step: Step, attempt: number): Promise<number | undefined> => {
-    retryAfter = false;
     switch (step.kind) {
-      case 'stop':
+      case StepKind.Stop:
         return stop(step.reason, step.error);
-      case 'again':
+      case StepKind.Again:
         return step.delayMs;
-      case 'fallback':
+      case StepKind.Fallback:
         if (config.transport === 'sse') return stop('error', protocolError('No stream body'));
         transport = 'poll';
         return 0;
-      case 'unauthorized':
+      case StepKind.Unauthorized:
         if (config.getToken && !tokenRefreshed) {
           tokenRefreshed = true;
           return (await refreshToken()) ? 0 : undefined;
@@ -410,8 +409,9 @@ export function connect(options: ConnectOptions): TidingsConnection {
     const { error } = step;
     if (step.beforeReady && config.transport === 'auto' && ++stalls >= stallsBeforeFallback) transport = 'poll';
     const retryAfterSeconds = error?.retryAfterSeconds;
-    retryAfter = retryAfterSeconds != null;
-    const delayMs = retryAfter
+    const held = retryAfterSeconds != null;
+    if (held) to(Input.Hold);
+    const delayMs = held
       ? // Retry-After plus up to a second of jitter, so that the tabs it held back do not return at once.
         retryAfterSeconds! * 1000 + Math.floor(environment.random() * 1000)
       : wakeNow
@@ -424,8 +424,9 @@ export function connect(options: ConnectOptions): TidingsConnection {
 
   const run = async () => {
     let attempt = 0;
-    while (!closed) {
-      if (paused || !leading) {
+    while (phase !== Phase.Closed) {
+      // Hidden, or following another tab: until a `pageshow` or an election ends the sleep.
+      if (phase !== Phase.Trying) {
         await sleep();
         continue;
       }
@@ -437,13 +438,15 @@ export function connect(options: ConnectOptions): TidingsConnection {
       openedAt = 0;
       const step = await (transport === 'sse' ? streamOnce() : pollNow());
       current = null;
-      if (closed || paused || !leading) continue;
+      if (phase !== Phase.Trying) continue;
       if (openedAt && environment.now() - openedAt >= healthyAfterMs) attempt = 0;
       const delayMs = await afterStep(step, attempt);
       wakeNow = false;
       if (delayMs === undefined) return;
-      attempt = step.kind === 'retry' ? attempt + 1 : 0;
+      attempt = step.kind === StepKind.Retry ? attempt + 1 : 0;
+      to(Input.Wait); // a hold stays one
       await sleep(delayMs);
+      to(Input.Elapse);
     }
   };
 
@@ -451,11 +454,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
   // ends a backoff wait; a hidden tab sends its receipts now (it may be killed without notice); a
   // page that leaves or enters the back/forward cache stops the stream until it comes back.
   const wake = () => {
-    if (closed || paused) return;
-    if (current?.isStale?.()) {
+    if (phase === Phase.Trying && current?.isStale?.()) {
       wakeNow = true;
       current.stall!();
-    } else if (!retryAfter) endSleep?.();
+    } else if (phase === Phase.Waiting) {
+      to(Input.Wake);
+      endSleep?.();
+    }
   };
   const { host } = environment;
   const document = host?.document;
@@ -470,7 +475,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       host,
       'pagehide',
       () => {
-        paused = true;
+        to(Input.Hide);
         current?.abort();
         receipts.flush();
       },
@@ -480,7 +485,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       'pageshow',
       (event) => {
         if (!(event as PageTransitionEvent).persisted) return;
-        paused = false;
+        to(Input.Show);
         endSleep?.();
       },
     ],
@@ -519,7 +524,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
   if (config.recipient && locks && host.BroadcastChannel) {
     // Versioned, so that a tab still running an older SDK does not read these messages.
     const name = `tidings:1:${config.baseUrl}:${config.recipient}`;
-    leading = false;
+    phase = Phase.Following;
     election = createTabElection({
       name,
       locks,
@@ -527,9 +532,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
       environment,
       state: () => ({ browser, lastEventId, status, detail: { ...lastDetail, error: undefined } }),
       onRole: (role: TabRole) => {
-        leading = role === 'leader';
-        if (leading) endSleep?.();
-        else current?.abort(); // another tab holds the connection now
+        if (role === TabRole.Leader) {
+          to(Input.Lead);
+          endSleep?.();
+        } else if (role === TabRole.Follower) {
+          to(Input.Follow);
+          current?.abort(); // another tab holds the connection now
+        }
       },
       onMessage: follow,
     });

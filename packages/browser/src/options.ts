@@ -146,7 +146,7 @@ export function resolveOptions(options: ConnectOptions): ResolvedOptions {
     environment: {
       setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
       clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-      now: () => Date.now(),
+      now: Date.now,
       random: Math.random,
       host: (globalThis.window as unknown as TidingsHost | undefined) ?? null,
       ...options.environment,

@@ -2,7 +2,6 @@
 export interface RecentIds {
   /** Adds an id; returns false when it was already there (a duplicate). */
   add(id: string): boolean;
-  has(id: string): boolean;
   /** The newest `count` ids, oldest first. */
   newest(count: number): string[];
 }
@@ -19,7 +18,6 @@ export function createRecentIds(limit: number, initial: readonly string[] = []):
   for (const id of initial) add(id);
   return {
     add,
-    has: (id) => ids.has(id),
     // From `size - count`: none when `count` is 0, all of them when it exceeds the size (a negative
     // start counts from the end, and one before the first is the first).
     newest: (count) => [...ids].slice(ids.size - count),

@@ -13,8 +13,6 @@ export interface SseParserOptions {
   onEvent: (event: SseEvent) => void;
   /** A valid `retry:` field, in milliseconds. */
   onRetry?: (milliseconds: number) => void;
-  /** A comment line (a heartbeat), without its leading colon. */
-  onComment?: (text: string) => void;
   /**
    * The last event id to start from, as an EventSource keeps it across reconnects.
    * @default ''
@@ -54,8 +52,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
       if (event) options.onEvent(event);
       return;
     }
-    if (line[0] === ':') return options.onComment?.(line.slice(1));
     // The field up to the first colon (the whole line without one), the value after it and one space.
+    // A comment (a heartbeat) is a line that starts with a colon: its field is empty, and ignored.
     const [, field, value] = /^([^:]*):? ?(.*)/s.exec(line)!;
     if (field === 'event') eventType = value!;
     else if (field === 'data') data += `${value}\n`;

@@ -6,7 +6,7 @@ import {
   type ElectionLocks,
   type LeaderMessage,
   type TabElection,
-  type TabRole,
+  TabRole,
 } from './tab-election.js';
 
 /** A tab's end of the fake BroadcastChannel. */
@@ -83,11 +83,15 @@ describe('tab election', () => {
     const second = open();
     const third = open();
     await tick(10);
-    expect([first, second, third].map((tab) => tab.election.role())).toEqual(['leader', 'follower', 'follower']);
-    expect(first.roles).toEqual(['leader']);
+    expect([first, second, third].map((tab) => tab.election.role())).toEqual([
+      TabRole.Leader,
+      TabRole.Follower,
+      TabRole.Follower,
+    ]);
+    expect(first.roles).toEqual([TabRole.Leader]);
     expect(second.roles).toEqual([]);
     // The probe of a new tab is answered at once, before any heartbeat.
-    expect(second.messages[0]).toEqual({ from: 'leader', leader: true });
+    expect(second.messages[0]).toEqual({ from: TabRole.Leader, leader: true });
 
     first.election.post({ notification: { attempt_id: 'att_1' } });
     await tick();
@@ -104,9 +108,9 @@ describe('tab election', () => {
     await tick();
     const follower = open();
     await tick(10_000);
-    expect(follower.election.role()).toBe('follower');
+    expect(follower.election.role()).toBe(TabRole.Follower);
     expect(follower.messages.length).toBeGreaterThanOrEqual(10_000 / 250 - 1);
-    expect(leader.election.role()).toBe('leader');
+    expect(leader.election.role()).toBe(TabRole.Leader);
   });
 
   it('when the leader closes, the next tab in the queue leads at once and the closed one never again', async () => {
@@ -117,13 +121,13 @@ describe('tab election', () => {
     await tick();
     first.election.close();
     await tick();
-    expect(second.election.role()).toBe('leader');
-    expect(third.election.role()).toBe('follower');
-    expect(first.roles).toEqual(['leader', 'closed']);
+    expect(second.election.role()).toBe(TabRole.Leader);
+    expect(third.election.role()).toBe(TabRole.Follower);
+    expect(first.roles).toEqual([TabRole.Leader, TabRole.Closed]);
     second.election.close();
     await tick();
-    expect(third.election.role()).toBe('leader');
-    expect(first.election.role()).toBe('closed');
+    expect(third.election.role()).toBe(TabRole.Leader);
+    expect(first.election.role()).toBe(TabRole.Closed);
   });
 
   it('a tab closed while queued leaves the queue', async () => {
@@ -135,8 +139,8 @@ describe('tab election', () => {
     second.election.close();
     first.election.close();
     await tick();
-    expect(second.roles).toEqual(['closed']);
-    expect(third.election.role()).toBe('leader');
+    expect(second.roles).toEqual([TabRole.Closed]);
+    expect(third.election.role()).toBe(TabRole.Leader);
   });
 
   it('a frozen leader keeps its lock: a follower steals it after 1 s of silence, and the thawed tab follows', async () => {
@@ -146,18 +150,18 @@ describe('tab election', () => {
     await tick(100);
     first.frozen = true;
     await tick(900);
-    expect(second.election.role()).toBe('follower');
+    expect(second.election.role()).toBe(TabRole.Follower);
     await tick(500);
-    expect(second.election.role()).toBe('leader');
+    expect(second.election.role()).toBe(TabRole.Leader);
 
     first.thaw();
     await tick();
-    expect(first.election.role()).toBe('follower');
-    expect(first.roles).toEqual(['leader', 'follower']);
+    expect(first.election.role()).toBe(TabRole.Follower);
+    expect(first.roles).toEqual([TabRole.Leader, TabRole.Follower]);
     // The thawed tab queued again: it leads when the new leader closes.
     second.election.close();
     await tick();
-    expect(first.election.role()).toBe('leader');
+    expect(first.election.role()).toBe(TabRole.Leader);
   });
 
   it('a throttled leader (timers held back, messages still handled) answers the probe and keeps its lock', async () => {
@@ -167,15 +171,15 @@ describe('tab election', () => {
     await tick();
     first.throttled = true;
     await tick(5000);
-    expect(second.election.role()).toBe('follower');
-    expect(first.election.role()).toBe('leader');
+    expect(second.election.role()).toBe(TabRole.Follower);
+    expect(first.election.role()).toBe(TabRole.Leader);
   });
 
   it('where the lock is refused (a sandboxed frame), every tab leads on its own', async () => {
     locks = { request: () => Promise.reject(new DOMException('opaque origin', 'SecurityError')) };
     const tabs = [open(), open()];
     await tick(2000);
-    expect(tabs.map((tab) => tab.roles)).toEqual([['leader'], ['leader']]);
+    expect(tabs.map((tab) => tab.roles)).toEqual([[TabRole.Leader], [TabRole.Leader]]);
   });
 
   it('several followers that find the leader frozen end with one leader', async () => {
@@ -185,10 +189,10 @@ describe('tab election', () => {
     await tick();
     first.frozen = true;
     await tick(3000);
-    expect(followers.filter((tab) => tab.election.role() === 'leader')).toHaveLength(1);
+    expect(followers.filter((tab) => tab.election.role() === TabRole.Leader)).toHaveLength(1);
     first.thaw();
     await tick(1000);
     const tabs = [first, ...followers];
-    expect(tabs.filter((tab) => tab.election.role() === 'leader')).toHaveLength(1);
+    expect(tabs.filter((tab) => tab.election.role() === TabRole.Leader)).toHaveLength(1);
   });
 });

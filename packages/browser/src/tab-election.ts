@@ -2,10 +2,16 @@ import type { TidingsEnvironment } from './options.js';
 
 /**
  * A tab's part in the election of the tab that holds the connection for all the tabs of one
- * browser: `follower` (queued on the lock, fed by the leader), `leader` (holds the lock and the
- * connection), `closed` (out for good).
+ * browser (a `const enum`: the build writes numbers in place of the names).
  */
-export type TabRole = 'follower' | 'leader' | 'closed';
+export enum TabRole {
+  /** Queued on the lock, fed by the leader. */
+  Follower,
+  /** Holds the lock and the connection. */
+  Leader,
+  /** Out for good. */
+  Closed,
+}
 
 /** The part of the Web Locks API the election uses. */
 export interface ElectionLocks {
@@ -68,7 +74,7 @@ export interface TabElection {
  */
 export function createTabElection(options: TabElectionOptions): TabElection {
   const { name, locks, channel, environment } = options;
-  let role: TabRole = 'follower';
+  let role = TabRole.Follower;
   let heardAt = environment.now();
   /** The newest lock request; a queued one is withdrawn before stealing. */
   let current: AbortController | null = null;
@@ -76,7 +82,7 @@ export function createTabElection(options: TabElectionOptions): TabElection {
   let timer: unknown = null;
 
   const post = (message?: LeaderMessage) => {
-    if (role === 'leader') channel.postMessage({ ...options.state(), ...message, leader: true });
+    if (role === TabRole.Leader) channel.postMessage({ ...options.state(), ...message, leader: true });
   };
   const probe = () => channel.postMessage({ probe: true });
   const heard = () => {
@@ -100,30 +106,30 @@ export function createTabElection(options: TabElectionOptions): TabElection {
         () =>
           new Promise<void>((resolve) => {
             release = resolve;
-            if (role === 'closed')
+            if (role === TabRole.Closed)
               resolve(); // granted after close: hand the lock on at once
             else {
-              become('leader');
+              become(TabRole.Leader);
               post();
             }
           }),
       )
       // Rejected: stolen from this tab, or withdrawn by it (then it is no longer `current`).
       .catch(() => {
-        if (current !== controller || role === 'closed') return;
+        if (current !== controller || role === TabRole.Closed) return;
         // A queued request fails only when the lock cannot be had at all: lead without it, as a
         // tab without Web Locks does. A leader's fails when another tab took the lock: follow.
-        if (role === 'follower') return become('leader');
+        if (role === TabRole.Follower) return become(TabRole.Leader);
         release = null;
         heard();
         request(false);
-        become('follower');
+        become(TabRole.Follower);
       });
   };
 
   const tick = () => {
     const silence = environment.now() - heardAt;
-    if (role === 'leader') post();
+    if (role === TabRole.Leader) post();
     else if (silence > silenceMs) {
       heard();
       request(true);
@@ -134,7 +140,7 @@ export function createTabElection(options: TabElectionOptions): TabElection {
   channel.onmessage = ({ data }) => {
     const message = data as LeaderMessage | null;
     if (message?.probe) post();
-    else if (message?.leader && role === 'follower') {
+    else if (message?.leader && role === TabRole.Follower) {
       heard();
       options.onMessage(message);
     }
@@ -147,12 +153,12 @@ export function createTabElection(options: TabElectionOptions): TabElection {
     role: () => role,
     post,
     close: () => {
-      if (role === 'closed') return;
+      if (role === TabRole.Closed) return;
       current?.abort();
       release?.();
       environment.clearTimeout(timer);
       channel.close();
-      become('closed');
+      become(TabRole.Closed);
     },
   };
 }
