@@ -33,7 +33,12 @@ export type ClientErrorCode =
   /** A success status whose body is not the JSON object expected. */
   | 'INVALID_RESPONSE'
   /** `waitUntilFinal` ran out of time; the error is a {@link TidingsWaitTimeoutError}. */
-  | 'WAIT_TIMEOUT';
+  | 'WAIT_TIMEOUT'
+  /**
+   * `webhooks.verify` refused a message: a header missing, a timestamp out of tolerance, or no
+   * signature that matches. Answer the delivery 400: it is not from this Tidings server.
+   */
+  | 'WEBHOOK_INVALID';
 
 /** Every code a {@link TidingsError} can carry. */
 export type TidingsErrorCode = ServerErrorCode | ClientErrorCode;

@@ -12,3 +12,4 @@ export type { Notifications, SendOptions, WaitOptions } from './notifications.js
 export type { TidingsClientOptions } from './options.js';
 export type { RequestOptions } from './request.js';
 export type * from './types.js';
+export { type VerifyWebhookOptions, verifyWebhook, type WebhookHeadersInput, webhooks } from './webhooks.js';

@@ -22,3 +22,4 @@ export * from './secrets.js';
 export * from './tidings.js';
 export * from './time.js';
 export type * from './types.js';
+export * from './webhooks/signature.js';
