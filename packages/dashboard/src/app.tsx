@@ -70,12 +70,18 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
       },
       referrerPolicy: 'same-origin',
       crossOriginEmbedderPolicy: false,
+      // Set below, and only over https: over plain http a browser ignores it anyway, and a
+      // dashboard reached by http on purpose (a laptop, a private network) must not claim it.
+      strictTransportSecurity: false,
     }),
   );
   app.use('*', async (c, next) => {
     await next();
     // Pages carry account data and, once, a secret: no cache may keep them.
     if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+    if (options.secureCookie || new URL(c.req.url).protocol === 'https:') {
+      c.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    }
   });
 
   // Form posts from another origin are refused: the Origin header, or Sec-Fetch-Site, must say

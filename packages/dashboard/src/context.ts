@@ -4,7 +4,7 @@ import { getCookie } from 'hono/cookie';
 import type { AccountService } from './domain/accounts.js';
 import type { AuditAction } from './domain/dashboard-store.js';
 import type { Sessions, SignedIn } from './domain/sessions.js';
-import { SESSION_COOKIE } from './domain/sessions.js';
+import { sessionCookieName } from './domain/sessions.js';
 import type { ResolvedDashboardOptions } from './options.js';
 import type { PageContext } from './views/layout.js';
 
@@ -52,7 +52,10 @@ export function signedInOf(c: DashboardContext): SignedIn {
 
 /** Reads the session cookie and resumes the session, if any. */
 export async function loadSession(c: DashboardContext, deps: Deps): Promise<SignedIn | null> {
-  const signedIn = await deps.sessions.resume(getCookie(c, SESSION_COOKIE), deps.options.clock.now());
+  const signedIn = await deps.sessions.resume(
+    getCookie(c, sessionCookieName(deps.options.secureCookie)),
+    deps.options.clock.now(),
+  );
   c.set('signedIn', signedIn);
   return signedIn;
 }

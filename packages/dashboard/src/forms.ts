@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { passwordWeakness } from './domain/password-strength.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './domain/passwords.js';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -23,8 +24,16 @@ const projectName = z
   .min(1, 'Name the project')
   .max(100, 'Use at most 100 characters');
 
+/** Refuses a new password that is easy to guess, its account's email included. */
+function strongPassword(form: { email: string; password: string }, context: z.RefinementCtx): void {
+  const weakness = passwordWeakness(form.password, [form.email]);
+  if (weakness) context.addIssue({ code: 'custom', path: ['password'], message: weakness });
+}
+
 /** POST /signup. `code` is the invitation code when sign-up is by invitation. */
-export const signupBodySchema = z.object({ email, password: newPassword, code: code.optional() });
+export const signupBodySchema = z
+  .object({ email, password: newPassword, code: code.optional() })
+  .superRefine(strongPassword);
 /** POST /login: any password is checked; its rules apply when it is chosen. */
 export const loginBodySchema = z.object({
   email,
@@ -37,7 +46,7 @@ export const verifyBodySchema = z.object({ code });
 /** POST /reset. */
 export const resetRequestBodySchema = z.object({ email });
 /** POST /reset/confirm. */
-export const resetConfirmBodySchema = z.object({ email, code, password: newPassword });
+export const resetConfirmBodySchema = z.object({ email, code, password: newPassword }).superRefine(strongPassword);
 /** POST /projects and POST /projects/{id}/rename. */
 export const projectBodySchema = z.object({ name: projectName });
 /** POST /projects/{id}/keys. */

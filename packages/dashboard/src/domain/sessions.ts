@@ -2,8 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { hashSecret } from '@tidings/core';
 import type { DashboardAccount, DashboardStore } from './dashboard-store.js';
 
-/** The session cookie's name. */
-export const SESSION_COOKIE = 'tidings_session';
+/**
+ * The session cookie's name: with the `__Host-` prefix where the dashboard is served over https,
+ * so that the browser takes it only from this host, with `Secure` and `Path=/` (no subdomain,
+ * no plain-http page can set or shadow it); without it over plain http, where the prefix would
+ * make the browser refuse the cookie.
+ */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? '__Host-tidings_session' : 'tidings_session';
+}
 
 /** What the pages know about the person signed in. */
 export interface SignedIn {

@@ -42,18 +42,47 @@ describe('sign-up', () => {
     expect(html).not.toContain('name="name"');
   });
 
-  it('adds Secure to the cookie when the public URL is https', async () => {
+  it('names the cookie __Host- and makes it Secure, and sends HSTS, only when the public URL is https', async () => {
+    const plain = await dashboard.browser().post('/dashboard/signup', { email: 'p@example.com', password: PASSWORD });
+    expect(plain.headers.get('Strict-Transport-Security')).toBeNull();
+    expect((await dashboard.browser().get('/dashboard/login')).headers.get('Strict-Transport-Security')).toBeNull();
     await dashboard.close();
     dashboard = createTestDashboard({}, { publicUrl: 'https://notify.example.com' });
-    const response = await dashboard
-      .browser()
-      .post(
-        '/dashboard/signup',
-        { email: 'a@example.com', password: PASSWORD },
-        { Origin: 'https://notify.example.com' },
-      );
+    const browser = dashboard.browser();
+    const response = await browser.post(
+      '/dashboard/signup',
+      { email: 'a@example.com', password: PASSWORD },
+      { Origin: 'https://notify.example.com' },
+    );
     expect(response.status).toBe(303);
-    expect(response.headers.get('Set-Cookie')).toContain('Secure');
+    const cookie = response.headers.get('Set-Cookie') ?? '';
+    expect(cookie).toMatch(/^__Host-tidings_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain('Secure');
+    expect(cookie).toContain('Path=/');
+    expect(cookie).not.toContain('Domain');
+    expect(response.headers.get('Strict-Transport-Security')).toBe('max-age=31536000; includeSubDomains');
+    // The prefixed cookie is the one read back.
+    expect((await browser.get('/dashboard')).status).toBe(200);
+  });
+
+  it('refuses a common or easily guessed password, and one built on the email, saying why', async () => {
+    for (const password of [
+      'password1234',
+      'qwertyuiop',
+      'iloveyou12',
+      '1234567890',
+      'aaaaaaaaaaaa',
+      'ada@example.com',
+    ]) {
+      const response = await dashboard.browser().post('/dashboard/signup', { email: 'ada@example.com', password });
+      expect(response.status, password).toBe(400);
+      expect(await response.text(), password).toContain('Add more words');
+    }
+    expect(await dashboard.dashboardStore.findAccountByEmail('ada@example.com')).toBeNull();
+    const strong = await dashboard
+      .browser()
+      .post('/dashboard/signup', { email: 'ada@example.com', password: 'orbit lantern quietly' });
+    expect(strong.status).toBe(303);
   });
 
   it('refuses bad input with the field named, a short password, and an email already taken', async () => {
@@ -164,7 +193,7 @@ describe('sign-in', () => {
     expect((await browser.get('/dashboard')).status).toBe(200);
   });
 
-  it('throttles sign-in per email with 429 and Retry-After, also for the right password', async () => {
+  it('throttles guesses at one account from one address with 429 and Retry-After, also for the right password', async () => {
     await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
     for (let i = 0; i < 10; i++) {
       expect(
@@ -179,6 +208,27 @@ describe('sign-in', () => {
     expect(
       (await dashboard.browser().post('/dashboard/login', { email: 'a@example.com', password: PASSWORD })).status,
     ).toBe(303);
+  });
+
+  it('cannot be used to lock the owner out: failures from other addresses leave the owner’s sign-in open', async () => {
+    await dashboard.close();
+    // The client address comes from a header here, so that one test can play many addresses.
+    dashboard = createTestDashboard({ getClientAddress: (c) => c.req.header('X-Test-Address') });
+    await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    const from = (address: string) => ({ Origin: ORIGIN, 'X-Test-Address': address });
+    // Twelve wrong passwords for the owner's email, more than a per-account limit of ten would
+    // allow, from two addresses.
+    for (let i = 0; i < 12; i++) {
+      const wrong = await dashboard
+        .browser()
+        .post('/dashboard/login', { email: 'a@example.com', password: 'wrong wrong' }, from(`203.0.113.${i % 2}`));
+      expect(wrong.status).toBe(401);
+    }
+    // The owner, from an address of their own, signs in at once.
+    const owner = await dashboard
+      .browser()
+      .post('/dashboard/login', { email: 'a@example.com', password: PASSWORD }, from('198.51.100.7'));
+    expect(owner.status).toBe(303);
   });
 
   it('ends a session after its idle time and after its absolute time', async () => {

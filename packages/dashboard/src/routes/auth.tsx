@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { clientIp, type DashboardContext, type DashboardEnv, type Deps } from '../context.js';
-import { SESSION_COOKIE } from '../domain/sessions.js';
+import { sessionCookieName } from '../domain/sessions.js';
 import { type ThrottleKind, throttle } from '../domain/throttle.js';
 import {
   codeLoginBodySchema,
@@ -36,7 +36,7 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     const previous = c.get('signedIn');
     if (previous) await sessions.end(previous.sessionHash);
     const id = await sessions.start(accountId, options.clock.now());
-    setCookie(c, SESSION_COOKIE, id, {
+    setCookie(c, sessionCookieName(options.secureCookie), id, {
       httpOnly: true,
       sameSite: 'Lax',
       path: '/',
@@ -132,7 +132,7 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   app.post('/logout', async (c) => {
     const signedIn = c.get('signedIn');
     if (signedIn) await sessions.end(signedIn.sessionHash);
-    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: options.secureCookie });
+    deleteCookie(c, sessionCookieName(options.secureCookie), { path: '/', secure: options.secureCookie });
     return seeOther(c, `${base}/login`);
   });
 

@@ -63,7 +63,7 @@ export function SignupPage(props: { state: FormState; policy: 'open' | 'invite' 
           type="password"
           autocomplete="new-password"
           minlength={MIN_PASSWORD_LENGTH}
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters, and not easy to guess: a few words work well.`}
           error={state.errors?.password}
         />
         {props.policy === 'invite' ? (
@@ -212,7 +212,7 @@ export function ResetConfirmPage(props: { state: FormState }) {
           type="password"
           autocomplete="new-password"
           minlength={MIN_PASSWORD_LENGTH}
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters, and not easy to guess: a few words work well.`}
           error={state.errors?.password}
         />
         <button type="submit">Set the password</button>
