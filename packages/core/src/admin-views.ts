@@ -11,6 +11,7 @@ import {
 import type { ResolvedOptions } from './options.js';
 import type { Clock } from './ports/clock.js';
 import type { Hub } from './ports/hub.js';
+import type { Limiter } from './ports/limiter.js';
 import type { KeyMode } from './types.js';
 
 /** What an instance enforces and how it tells time, for a page that shows or needs it. */
@@ -25,6 +26,12 @@ export interface AdminSettings {
   publicUrl: string | null;
   /** The clock the instance runs on. */
   clock: Clock;
+  /**
+   * The limiter the instance counts requests with (Redis behind several instances): a host's own
+   * limits (the dashboard's sign-in throttling) count there too, under keys of their own, so
+   * that they hold across instances and restarts wherever the API's limits do.
+   */
+  limiter: Limiter;
 }
 
 /** Filters of {@link AdminViews.listNotifications}. */
@@ -72,7 +79,7 @@ function invalid(path: string, message: string): TidingsError {
 }
 
 /** Builds the admin API's page reads over the resolved options' store and the instance's hub. */
-export function createAdminViews(options: ResolvedOptions, hub: Hub): AdminViews {
+export function createAdminViews(options: ResolvedOptions, hub: Hub, limiter: Limiter): AdminViews {
   const { store } = options;
   return {
     async listAllProjects() {
@@ -108,6 +115,7 @@ export function createAdminViews(options: ResolvedOptions, hub: Hub): AdminViews
       trustProxy: options.trustProxy,
       publicUrl: options.publicUrl,
       clock: options.clock,
+      limiter,
     },
     watch(listener) {
       return hub.subscribe(() => listener());

@@ -13,6 +13,7 @@ import {
 } from './objects.js';
 import type { ResolvedOptions } from './options.js';
 import type { Hub } from './ports/hub.js';
+import type { Limiter } from './ports/limiter.js';
 import { apiKeyPrefix, generateApiKey, hashSecret } from './secrets.js';
 import { utcDay } from './time.js';
 import type { KeyMode } from './types.js';
@@ -63,10 +64,10 @@ function checkProjectName(name: unknown): asserts name is string {
 }
 
 /** Builds the admin API over the resolved options' store. */
-export function createAdminApi(options: ResolvedOptions, hub: Hub): AdminApi {
+export function createAdminApi(options: ResolvedOptions, hub: Hub, limiter: Limiter): AdminApi {
   const { store, clock } = options;
   return {
-    ...createAdminViews(options, hub),
+    ...createAdminViews(options, hub, limiter),
     async createAccount({ email, verified = false }) {
       if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {
         throw invalid('email', 'must be an email address');

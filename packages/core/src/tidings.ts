@@ -181,7 +181,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   const clientIpKeys = createClientIpKeys(options.trustProxy);
   const routes = createRoutes(options);
   const sweeper = createSweeper(options, hub, streams);
-  const admin = createAdminApi(options, hub);
+  const admin = createAdminApi(options, hub, givenLimiter);
   const { logger } = options;
 
   let sweepTimer: ReturnType<typeof setInterval> | null = null;

@@ -1,12 +1,4 @@
-import {
-  type Clock,
-  createConsoleMailer,
-  createMemoryLimiter,
-  type Limiter,
-  type Logger,
-  type Mailer,
-  type Tidings,
-} from '@tidings/core';
+import { type Clock, createConsoleMailer, type Limiter, type Logger, type Mailer, type Tidings } from '@tidings/core';
 import type { Context } from 'hono';
 import type { DashboardStore } from './domain/dashboard-store.js';
 
@@ -28,7 +20,11 @@ export interface DashboardOptions {
   store: DashboardStore;
   /** Sends codes. @default a mailer that prints `[mail] to=… subject="…" code=…` on stderr */
   mailer?: Mailer;
-  /** Counts sign-in, code and reset attempts. @default an in-memory limiter */
+  /**
+   * Counts sign-in, code and reset attempts. @default the Tidings instance's limiter
+   * (`tidings.admin.settings.limiter`): Redis where the API's limits are, so that the
+   * dashboard's hold across instances and restarts too
+   */
   limiter?: Limiter;
   /** @default the Tidings instance's logger is not reachable: nothing is logged unless given */
   logger?: Logger;
@@ -97,7 +93,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     tidings: options.tidings,
     store: options.store,
     mailer: options.mailer ?? createConsoleMailer(),
-    limiter: options.limiter ?? createMemoryLimiter(),
+    limiter: options.limiter ?? settings.limiter,
     clock: settings.clock,
     logger: options.logger ?? null,
     basePath,

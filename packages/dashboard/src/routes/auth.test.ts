@@ -1,3 +1,4 @@
+import { createMemoryLimiter } from '@tidings/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
@@ -304,5 +305,27 @@ describe('CSRF', () => {
       { 'Sec-Fetch-Site': 'same-origin' },
     );
     expect(sameOrigin.status).toBe(303);
+  });
+});
+
+describe('the limits of sign-in', () => {
+  it('count in the Tidings instance’s limiter, so that instances sharing one (Redis) share them', async () => {
+    const limiter = createMemoryLimiter();
+    const first = createTestDashboard({}, { limiter });
+    const second = createTestDashboard({}, { limiter });
+    try {
+      for (let i = 0; i < 10; i++) {
+        const wrong = await first
+          .browser()
+          .post('/dashboard/login', { email: 'a@example.com', password: 'wrong wrong' });
+        expect(wrong.status).toBe(401);
+      }
+      const refused = await second.browser().post('/dashboard/login', { email: 'a@example.com', password: PASSWORD });
+      expect(refused.status).toBe(429);
+      expect(first.tidings.admin.settings.limiter).toBe(limiter);
+    } finally {
+      await first.close();
+      await second.close();
+    }
   });
 });
