@@ -70,7 +70,7 @@ export async function signUpVerified(dashboard: ReturnType<typeof createTestDash
   const signup = await browser.post('/dashboard/signup', { email, password: 'correct horse battery' });
   if (signup.status !== 303) throw new Error(`sign-up answered ${signup.status}: ${await signup.text()}`);
   const code = dashboard.mailer.lastCode(email);
-  const verified = await browser.post('/dashboard/verify', { code: code ?? '' });
+  const verified = await browser.post('/dashboard/signup/verify', { email, code: code ?? '' });
   if (verified.status !== 303) throw new Error(`verify answered ${verified.status}`);
   return browser;
 }

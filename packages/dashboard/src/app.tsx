@@ -21,7 +21,16 @@ import { ErrorPage } from './views/error-page.js';
 import { PageContextProvider } from './views/layout.js';
 
 /** Pages anyone may open; every other page needs a session. */
-const PUBLIC_PATHS = ['/signup', '/login', '/login/code', '/reset', '/reset/confirm', '/logout'];
+const PUBLIC_PATHS = [
+  '/signup',
+  '/signup/verify',
+  '/signup/verify/resend',
+  '/login',
+  '/login/code',
+  '/reset',
+  '/reset/confirm',
+  '/logout',
+];
 
 /**
  * The Tidings dashboard as a Hono app, answering under `basePath` (default `/dashboard`):

@@ -43,6 +43,10 @@ export const loginBodySchema = z.object({
 export const codeLoginBodySchema = z.object({ email, code });
 /** POST /verify. */
 export const verifyBodySchema = z.object({ code });
+/** POST /signup/verify: the address travels with the code, as nobody is signed in yet. */
+export const signupVerifyBodySchema = z.object({ email, code });
+/** POST /signup/verify/resend. */
+export const signupResendBodySchema = z.object({ email });
 /** POST /reset. */
 export const resetRequestBodySchema = z.object({ email });
 /** POST /reset/confirm. */

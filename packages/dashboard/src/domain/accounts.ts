@@ -65,6 +65,13 @@ export function createAccountService(options: AccountServiceOptions) {
     await mailer.send({ to: email, subject: SUBJECTS[purpose], text: text.join('\n'), code });
   }
 
+  function sendVerification(email: string): Promise<void> {
+    return mailCode(email, 'verify', [
+      'Your code to verify this address on Tidings: {code}',
+      'It is good for 15 minutes.',
+    ]);
+  }
+
   return {
     /** Creates an account; with `invitationCode` (invitation-only sign-up) it must match and verifies the email. */
     async signUp(input: { email: string; password: string; invitationCode: string | null }): Promise<SignUpResult> {
@@ -92,11 +99,38 @@ export function createAccountService(options: AccountServiceOptions) {
       return found?.passwordHash && matches ? found : null;
     },
     /** Mails a verification code to the account's address. */
-    sendVerification(email: string): Promise<void> {
-      return mailCode(email, 'verify', [
-        'Your code to verify this address on Tidings: {code}',
-        'It is good for 15 minutes.',
-      ]);
+    sendVerification,
+    /**
+     * Tells the owner of an address that someone tried to sign up with it. Sign-up answers the
+     * same whether the address is taken or not; this mail is what the owner sees instead.
+     */
+    warnOfSignUp(email: string, signInUrl: string): Promise<void> {
+      return mailer.send({
+        to: email,
+        subject: 'Someone tried to create a Tidings account with your address',
+        text: [
+          'Someone, maybe you, tried to create a Tidings account with this address, which already has one.',
+          `If it was you, sign in instead: ${signInUrl} (or reset your password there).`,
+          '',
+          'If it was not you, ignore this message: nothing has changed.',
+        ].join('\n'),
+      });
+    },
+    /** Mails a new verification code, if an account with this address still needs one; nothing otherwise. */
+    async resendVerification(email: string): Promise<void> {
+      const found = await store.findAccountByEmail(email);
+      if (found && !found.account.verified) await sendVerification(email);
+    },
+    /** The account of an address whose verification code matches, now verified; null otherwise. */
+    async verifyEmail(
+      email: string,
+      code: string,
+    ): Promise<{ account: DashboardAccount | null; result: ConsumeEmailCodeResult }> {
+      const result = await checkCode(email, 'verify', code);
+      const found = result.kind === 'valid' ? await store.findAccountByEmail(email) : null;
+      if (!found) return { account: null, result };
+      if (!found.account.verified) await admin.verifyAccount(found.account.id);
+      return { account: found, result };
     },
     /** Checks a verification code, and marks the account verified when it matches. */
     async verify(account: DashboardAccount, code: string): Promise<ConsumeEmailCodeResult> {

@@ -13,17 +13,13 @@ afterEach(async () => {
 const PASSWORD = 'correct horse battery';
 
 describe('sign-up', () => {
-  it('creates an unverified account, signs it in with a fresh HttpOnly Lax cookie, and mails a code', async () => {
+  it('creates an unverified account and mails a code, which signs it in with a fresh HttpOnly Lax cookie', async () => {
     const browser = dashboard.browser();
     const response = await browser.post('/dashboard/signup', { email: ' Ada@Example.com ', password: PASSWORD });
     expect(response.status).toBe(303);
-    expect(response.headers.get('Location')).toBe('/dashboard');
-    const cookie = response.headers.get('Set-Cookie') ?? '';
-    expect(cookie).toMatch(/^tidings_session=[A-Za-z0-9_-]{43};/);
-    expect(cookie).toContain('HttpOnly');
-    expect(cookie).toContain('SameSite=Lax');
-    expect(cookie).toContain('Path=/');
-    expect(cookie).not.toContain('Secure');
+    expect(response.headers.get('Location')).toBe('/dashboard/signup/verify?email=ada%40example.com');
+    // Nobody is signed in before the code comes back: sign-up answers the same for a taken address.
+    expect(response.headers.get('Set-Cookie')).toBeNull();
     const [mail] = dashboard.mailer.sent;
     expect(mail?.to).toBe('ada@example.com');
     expect(mail?.code).toMatch(/^\d{6}$/);
@@ -32,15 +28,64 @@ describe('sign-up', () => {
     expect(found?.account.verified).toBe(false);
     expect(found?.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(found?.passwordHash).not.toContain(PASSWORD);
+    const page = await browser.get('/dashboard/signup/verify?email=ada%40example.com');
+    expect(await page.text()).toContain('Enter it to finish creating your account');
+
+    const wrong = await browser.post('/dashboard/signup/verify', {
+      email: 'ada@example.com',
+      code: mail?.code === '000000' ? '111111' : '000000',
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.headers.get('Set-Cookie')).toBeNull();
+    const verified = await browser.post('/dashboard/signup/verify', { email: 'ada@example.com', code: mail!.code! });
+    expect(verified.status).toBe(303);
+    const cookie = verified.headers.get('Set-Cookie') ?? '';
+    expect(cookie).toMatch(/^tidings_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Lax');
+    expect(cookie).toContain('Path=/');
+    expect(cookie).not.toContain('Secure');
+    expect((await dashboard.dashboardStore.findAccountByEmail('ada@example.com'))?.account.verified).toBe(true);
     // The session id itself is nowhere in the store: only its hash.
     const sessionId = /tidings_session=([^;]+)/.exec(cookie)?.[1] ?? '';
     expect(
       await dashboard.dashboardStore.resumeSession({ hash: sessionId, now: dashboard.clock.now(), idleExpiresAt: 0 }),
     ).toBeNull();
-    const page = await browser.get('/dashboard');
-    const html = await page.text();
-    expect(html).toContain('Creating a project needs a verified email address');
-    expect(html).not.toContain('name="name"');
+    expect(await (await browser.get('/dashboard')).text()).toContain('name="name"');
+  });
+
+  it('answers a taken address exactly as a new one, and mails its owner instead of a code', async () => {
+    await dashboard.browser().post('/dashboard/signup', { email: 'owner@example.com', password: PASSWORD });
+    const before = await dashboard.dashboardStore.findAccountByEmail('owner@example.com');
+    const sentBefore = dashboard.mailer.sent.length;
+    const taken = await dashboard
+      .browser()
+      .post('/dashboard/signup', { email: 'Owner@example.com', password: 'another strong phrase' });
+    const fresh = await dashboard
+      .browser()
+      .post('/dashboard/signup', { email: 'newcomer@example.com', password: 'another strong phrase' });
+    const shape = async (response: Response) => ({
+      status: response.status,
+      location: response.headers.get('Location')?.replace(/email=[^&]*/, 'email=E'),
+      cookie: response.headers.get('Set-Cookie'),
+      body: await response.text(),
+    });
+    expect(await shape(taken)).toEqual(await shape(fresh));
+    const warning = dashboard.mailer.sent[sentBefore];
+    expect(warning?.to).toBe('owner@example.com');
+    expect(warning?.code).toBeUndefined();
+    expect(warning?.text).toContain('already has one');
+    expect(warning?.text).toContain(`${ORIGIN}/dashboard/login`);
+    // The owner's account is as it was: same password, nothing verified by the attempt.
+    expect(await dashboard.dashboardStore.findAccountByEmail('owner@example.com')).toEqual(before);
+    // The second step gives the attempt nothing either.
+    const page = await dashboard.browser().get(taken.headers.get('Location')!);
+    expect(page.status).toBe(200);
+    const guess = await dashboard
+      .browser()
+      .post('/dashboard/signup/verify', { email: 'owner@example.com', code: '123456' });
+    expect(guess.status).toBe(400);
+    expect(guess.headers.get('Set-Cookie')).toBeNull();
   });
 
   it('names the cookie __Host- and makes it Secure, and sends HSTS, only when the public URL is https', async () => {
@@ -50,11 +95,11 @@ describe('sign-up', () => {
     await dashboard.close();
     dashboard = createTestDashboard({}, { publicUrl: 'https://notify.example.com' });
     const browser = dashboard.browser();
-    const response = await browser.post(
-      '/dashboard/signup',
-      { email: 'a@example.com', password: PASSWORD },
-      { Origin: 'https://notify.example.com' },
-    );
+    const origin = { Origin: 'https://notify.example.com' };
+    const signup = await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD }, origin);
+    expect(signup.headers.get('Strict-Transport-Security')).toBe('max-age=31536000; includeSubDomains');
+    const code = dashboard.mailer.lastCode('a@example.com')!;
+    const response = await browser.post('/dashboard/signup/verify', { email: 'a@example.com', code }, origin);
     expect(response.status).toBe(303);
     const cookie = response.headers.get('Set-Cookie') ?? '';
     expect(cookie).toMatch(/^__Host-tidings_session=[A-Za-z0-9_-]{43};/);
@@ -86,7 +131,7 @@ describe('sign-up', () => {
     expect(strong.status).toBe(303);
   });
 
-  it('refuses bad input with the field named, a short password, and an email already taken', async () => {
+  it('refuses bad input with the field named, and a short password', async () => {
     const browser = dashboard.browser();
     const bad = await browser.post('/dashboard/signup', { email: 'not-an-email', password: 'short' });
     expect(bad.status).toBe(400);
@@ -94,10 +139,6 @@ describe('sign-up', () => {
     expect(html).toContain('Enter an email address like name@example.com');
     expect(html).toContain('Use at least 10 characters');
     expect(html).not.toContain('value="short"');
-    await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
-    const taken = await dashboard.browser().post('/dashboard/signup', { email: 'A@example.com', password: PASSWORD });
-    expect(taken.status).toBe(409);
-    expect(await taken.text()).toContain('An account with this email exists');
   });
 
   it('is closed, or by invitation only, as the operator chose', async () => {
@@ -134,10 +175,18 @@ describe('sign-up', () => {
   });
 });
 
+/** Signs up, and signs in with the password without verifying (an unverified account may). */
+async function signUpUnverified(email = 'a@example.com') {
+  const browser = dashboard.browser();
+  await browser.post('/dashboard/signup', { email, password: PASSWORD });
+  const signedIn = await browser.post('/dashboard/login', { email, password: PASSWORD });
+  if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}`);
+  return browser;
+}
+
 describe('verification', () => {
   it('verifies with the mailed code once; a wrong code counts down its five tries', async () => {
-    const browser = dashboard.browser();
-    await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    const browser = await signUpUnverified();
     const code = dashboard.mailer.lastCode('a@example.com')!;
     const wrong = await browser.post('/dashboard/verify', { code: code === '000000' ? '111111' : '000000' });
     expect(wrong.status).toBe(400);
@@ -148,8 +197,7 @@ describe('verification', () => {
   });
 
   it('voids a code after five wrong tries, and limits resends', async () => {
-    const browser = dashboard.browser();
-    await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    const browser = await signUpUnverified();
     const code = dashboard.mailer.lastCode('a@example.com')!;
     const wrongCode = code === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++) await browser.post('/dashboard/verify', { code: wrongCode });
@@ -172,8 +220,26 @@ describe('verification', () => {
     const browser = dashboard.browser();
     await browser.post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
     dashboard.clock.advance(15 * 60_000);
-    const response = await browser.post('/dashboard/verify', { code: dashboard.mailer.lastCode('a@example.com')! });
+    const code = dashboard.mailer.lastCode('a@example.com')!;
+    const response = await browser.post('/dashboard/signup/verify', { email: 'a@example.com', code });
     expect(response.status).toBe(400);
+  });
+
+  it('mails a new sign-up code only to an address waiting for one, answering the same either way', async () => {
+    await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
+    await signUpVerified(dashboard, 'done@example.com');
+    const sent = dashboard.mailer.sent.length;
+    for (const email of ['a@example.com', 'done@example.com', 'nobody@example.com']) {
+      const response = await dashboard.browser().post('/dashboard/signup/verify/resend', { email });
+      expect(response.status).toBe(303);
+      expect(response.headers.get('Location')).toBe(
+        `/dashboard/signup/verify?email=${encodeURIComponent(email)}&sent=1`,
+      );
+    }
+    expect(dashboard.mailer.sent.slice(sent).map((mail) => mail.to)).toEqual(['a@example.com']);
+    const code = dashboard.mailer.lastCode('a@example.com')!;
+    const verified = await dashboard.browser().post('/dashboard/signup/verify', { email: 'a@example.com', code });
+    expect(verified.status).toBe(303);
   });
 });
 

@@ -11,6 +11,8 @@ import {
   resetConfirmBodySchema,
   resetRequestBodySchema,
   signupBodySchema,
+  signupResendBodySchema,
+  signupVerifyBodySchema,
   verifyBodySchema,
 } from '../forms.js';
 import { render, seeOther } from '../render.js';
@@ -32,7 +34,7 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { options, accounts, sessions } = deps;
   const base = options.basePath;
 
-  async function signInAs(c: DashboardContext, accountId: string): Promise<Response> {
+  async function signInAs(c: DashboardContext, accountId: string, to = base): Promise<Response> {
     const previous = c.get('signedIn');
     if (previous) await sessions.end(previous.sessionHash);
     const id = await sessions.start(accountId, options.clock.now());
@@ -43,7 +45,7 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
       secure: options.secureCookie,
       maxAge: Math.floor(options.sessionAbsoluteMs / 1000),
     });
-    return seeOther(c, base);
+    return seeOther(c, to);
   }
 
   /** Counts an attempt; a refusal is the 429 page with Retry-After. */
@@ -88,15 +90,47 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
       const state = { values: form.values, errors: { code: 'This invitation code is not valid for this address' } };
       return render(c, <SignupPage state={state} policy="invite" />, 400);
     }
+    const { email } = form.data;
     if (result.kind === 'email-taken') {
-      const state = {
-        values: form.values,
-        errors: { email: 'An account with this email exists. Sign in, or reset its password.' },
-      };
-      return render(c, <SignupPage state={state} policy={options.signup} />, 409);
+      // An invitation code proves the mailbox: its holder may know the address is taken.
+      if (options.signup === 'invite') {
+        const state = { values: form.values, errors: { email: 'An account with this email exists. Sign in.' } };
+        return render(c, <SignupPage state={state} policy="invite" />, 409);
+      }
+      // Anyone else gets the answer a new address gets, and the owner a mail.
+      await accounts.warnOfSignUp(email, `${options.publicUrl ?? new URL(c.req.url).origin}${base}/login`);
+      return seeOther(c, `${base}/signup/verify?email=${encodeURIComponent(email)}`);
     }
-    if (!result.account.account.verified) await accounts.sendVerification(result.account.account.email);
-    return signInAs(c, result.account.account.id);
+    if (result.account.account.verified) return signInAs(c, result.account.account.id);
+    await accounts.sendVerification(email);
+    return seeOther(c, `${base}/signup/verify?email=${encodeURIComponent(email)}`);
+  });
+
+  // The second step of sign-up: the code mailed to the address signs the new account in.
+  app.get('/signup/verify', (c) => {
+    const state =
+      c.req.query('sent') === '1' ? { notice: 'If this address is waiting for a code, a new one is on its way.' } : {};
+    return render(c, <VerifyPage state={state} email={c.req.query('email') ?? ''} signingUp />);
+  });
+  app.post('/signup/verify', async (c) => {
+    const form = parseForm(signupVerifyBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <VerifyPage state={form} email={form.values.email ?? ''} signingUp />, 400);
+    const limited = await throttled(c, 'code', form.data.email);
+    if (limited) return limited;
+    const { account } = await accounts.verifyEmail(form.data.email, form.data.code);
+    if (!account) {
+      const state = { errors: { code: 'This code is not valid for this address, or it has expired.' } };
+      return render(c, <VerifyPage state={state} email={form.data.email} signingUp />, 400);
+    }
+    return signInAs(c, account.account.id, `${base}?verified=1`);
+  });
+  app.post('/signup/verify/resend', async (c) => {
+    const form = parseForm(signupResendBodySchema, await c.req.parseBody());
+    if (!form.ok) return render(c, <VerifyPage state={form} email="" signingUp />, 400);
+    const limited = await throttled(c, 'send-code', form.data.email);
+    if (limited) return limited;
+    await accounts.resendVerification(form.data.email);
+    return seeOther(c, `${base}/signup/verify?email=${encodeURIComponent(form.data.email)}&sent=1`);
   });
 
   app.get('/login', (c) => render(c, <LoginPage state={{}} signupOpen={signupOpen} />));

@@ -21,6 +21,8 @@ describe('projects', () => {
   it('refuses a project to an unverified account with EMAIL_NOT_VERIFIED, even by a direct POST', async () => {
     const browser = dashboard.browser();
     await browser.post('/dashboard/signup', { email: 'a@example.com', password: 'correct horse battery' });
+    // Unverified, signed in with the password.
+    await browser.post('/dashboard/login', { email: 'a@example.com', password: 'correct horse battery' });
     const response = await browser.post('/dashboard/projects', { name: 'Shop' });
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('EMAIL_NOT_VERIFIED');

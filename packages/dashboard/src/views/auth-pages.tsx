@@ -130,17 +130,21 @@ export function CodeLoginPage(props: { state: FormState }) {
 }
 
 /** Email verification by a 6-digit code, with a resend button. */
-export function VerifyPage(props: { state: FormState; email: string }) {
+export function VerifyPage(props: { state: FormState; email: string; signingUp?: boolean }) {
   const ctx = usePage();
-  const { state } = props;
+  const { state, signingUp = false } = props;
+  // Signing up, nobody is signed in yet: the address travels with the code.
+  const action = signingUp ? `${ctx.base}/signup/verify` : `${ctx.base}/verify`;
+  const email = signingUp ? <input type="hidden" name="email" value={props.email} /> : null;
   return (
     <AuthCard title="Verify your email">
       <FormMessages state={state} />
       <p>
-        We sent a 6-digit code to <strong>{props.email}</strong>. It is good for 15 minutes. Creating a project needs a
-        verified address.
+        We sent a 6-digit code to <strong>{props.email}</strong>. It is good for 15 minutes.{' '}
+        {signingUp ? 'Enter it to finish creating your account.' : 'Creating a project needs a verified address.'}
       </p>
-      <form method="post" action={`${ctx.base}/verify`} novalidate>
+      <form method="post" action={action} novalidate>
+        {email}
         <Field
           label="Verification code"
           name="code"
@@ -153,7 +157,8 @@ export function VerifyPage(props: { state: FormState; email: string }) {
         />
         <button type="submit">Verify</button>
       </form>
-      <form method="post" action={`${ctx.base}/verify/resend`} class="secondary-form">
+      <form method="post" action={`${action}/resend`} class="secondary-form">
+        {email}
         <button type="submit" class="secondary">
           Send a new code
         </button>
