@@ -95,6 +95,8 @@ describe('the dashboard in Chromium', () => {
     expect(response?.status()).toBe(200);
     const key = ((await page.textContent('#new-key')) ?? '').trim();
     expect(key).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
+    // Focus is on the key, where a screen reader and the keyboard's copy find it.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('new-key');
     expect(countOf(await page.content(), key)).toBe(1);
     expect(await page.textContent('main')).toContain('it will not be shown again');
     expect(await page.textContent('pre.curl')).toContain('$TIDINGS_API_KEY');
@@ -251,11 +253,19 @@ describe('the dashboard in Chromium', () => {
       await page.goto(`${server.url}/dashboard/projects/${projectId}`);
     }
     expect(await page.textContent('main')).toContain('10/10 active keys');
-    await page.getByLabel('Key name').fill('eleventh');
-    const refused = await submit(page, 'Create key');
-    expect(refused?.status()).toBe(409);
-    expect(await page.textContent('[role=alert]')).toContain('KEY_LIMIT_REACHED');
-    expect(await page.content()).not.toMatch(/sk_(live|test)_[A-Za-z0-9]{32}/);
+    // At the limit the form gives way to a notice; a direct POST is refused.
+    expect(await page.getByLabel('Key name').count()).toBe(0);
+    expect(await page.textContent('main')).toContain('This project has 10 of its 10 active keys');
+    const refused = await page.evaluate(async (path) => {
+      const response = await fetch(path, {
+        method: 'POST',
+        body: new URLSearchParams({ name: 'eleventh', mode: 'test' }),
+      });
+      return { status: response.status, text: await response.text() };
+    }, `/dashboard/projects/${projectId}/keys`);
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain('KEY_LIMIT_REACHED');
+    expect(refused.text).not.toMatch(/sk_(live|test)_[A-Za-z0-9]{32}/);
   });
 
   it('refuses a form posted from another origin', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDashboard } from '../../../test/support/dashboard-app.js';
+import { createTestDashboard, signUpVerified } from '../../../test/support/dashboard-app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
 beforeEach(() => {
@@ -27,9 +27,31 @@ describe('pages', () => {
     expect(html).toContain('name="password"');
   });
 
-  it('sends a signed-out visitor to the sign-in page', async () => {
-    const response = await dashboard.browser().get('/dashboard/projects/proj_x');
+  it('sends a signed-out visitor to the sign-in page, and after it to the page asked for', async () => {
+    const response = await dashboard.browser().get('/dashboard/projects/proj_x/usage?days=7');
     expect(response.status).toBe(303);
-    expect(response.headers.get('Location')).toBe('/dashboard/login');
+    const next = '/dashboard/projects/proj_x/usage?days=7';
+    expect(response.headers.get('Location')).toBe(`/dashboard/login?next=${encodeURIComponent(next)}`);
+    expect((await dashboard.browser().get('/dashboard')).headers.get('Location')).toBe('/dashboard/login');
+
+    await signUpVerified(dashboard, 'ada@example.com');
+    const browser = dashboard.browser();
+    const form = await (await browser.get(`/dashboard/login?next=${encodeURIComponent(next)}`)).text();
+    expect(form).toContain(`name="next" value="${next.replace('&', '&amp;')}"`);
+    const signedIn = await browser.post('/dashboard/login', {
+      email: 'ada@example.com',
+      password: 'correct horse battery',
+      next,
+    });
+    expect(signedIn.headers.get('Location')).toBe(next);
+    // Only a page of the dashboard: anything else leads home.
+    for (const elsewhere of ['//evil.test/x', 'https://evil.test/', '/dashboard/\\evil.test', '/other']) {
+      const other = await dashboard.browser().post('/dashboard/login', {
+        email: 'ada@example.com',
+        password: 'correct horse battery',
+        next: elsewhere,
+      });
+      expect(other.headers.get('Location'), elsewhere).toBe('/dashboard');
+    }
   });
 });

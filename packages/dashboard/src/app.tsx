@@ -121,7 +121,11 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
     const signedIn = await loadSession(c, deps);
     const path = c.req.path.slice(base.length) || '/';
     if (signedIn || PUBLIC_PATHS.includes(path) || path.startsWith('/assets/')) return next();
-    return seeOther(c, `${base}/login`);
+    // A page asked for before sign-in is where sign-in leads (a link in a mail, a bookmark).
+    const url = new URL(c.req.url);
+    const wanted =
+      c.req.method === 'GET' && path !== '/' ? `?next=${encodeURIComponent(url.pathname + url.search)}` : '';
+    return seeOther(c, `${base}/login${wanted}`);
   });
 
   registerAuthRoutes(app, deps);

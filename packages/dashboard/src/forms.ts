@@ -55,7 +55,11 @@ export const resetConfirmBodySchema = z.object({ email, code, password: newPassw
 export const projectBodySchema = z.object({ name: projectName });
 /** POST /projects/{id}/keys. */
 export const keyBodySchema = z.object({
-  name: z.string().trim().max(100, 'Use at most 100 characters').optional(),
+  name: z
+    .string({ error: 'Name the key, e.g. “production server”' })
+    .trim()
+    .min(1, 'Name the key, e.g. “production server”')
+    .max(100, 'Use at most 100 characters'),
   mode: z.enum(['live', 'test'], { error: 'Choose live or test' }),
 });
 /** POST /operator/invitations. */

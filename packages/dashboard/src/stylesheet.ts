@@ -67,7 +67,7 @@ fieldset.modes label { font-weight: 400; display: flex; gap: 0.35rem; align-item
 .tabs { display: flex; gap: 0.25rem; border-bottom: 1px solid var(--line); margin: 0.5rem 0 1rem; flex-wrap: wrap; }
 .tabs a { padding: 0.5rem 0.9rem; text-decoration: none; color: var(--muted); border-bottom: 3px solid transparent; }
 .tabs a[aria-current="page"] { color: var(--ink); border-bottom-color: var(--brand); font-weight: 600; }
-.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.55rem 0.8rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 tbody tr:last-child td { border-bottom: none; }
@@ -92,4 +92,22 @@ pre.curl { background: #1d2522; color: #e8efeb; padding: 0.9rem 1rem; border-rad
 .live-list li { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 0.8rem; margin-bottom: 0.4rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 [hidden] { display: none !important; }
+.skip-link { position: absolute; left: 0.5rem; top: -3rem; z-index: 10; background: var(--card); color: var(--brand); padding: 0.5rem 0.9rem; border: 2px solid var(--focus); border-radius: 6px; }
+.skip-link:focus { top: 0.5rem; }
+main:focus { outline: none; }
+/* Names people choose (projects, keys, recipients, emails) may be long and have no spaces: they wrap. */
+h1, h2, .crumbs, .who, td, dd, .project-list li > a, .live-list li, .notice, .card p { overflow-wrap: anywhere; }
+h1 > *, .project-list li > * { min-width: 0; }
+/* A table keeps a readable width and scrolls inside its box on a narrow screen. */
+.table-wrap > table { min-width: 36rem; }
+input, select { max-width: 100%; }
+td code, td time, td .badge, td button, td .danger-link { white-space: nowrap; }
+@media (max-width: 560px) {
+  .top { padding: 0.6rem 1rem; flex-wrap: wrap; }
+  main { padding: 1rem; }
+  .card { padding: 1rem; }
+  .field { min-width: 0; width: 100%; }
+  .facts { grid-template-columns: 1fr; gap: 0.1rem; }
+  .facts dd { margin-bottom: 0.5rem; }
+}
 `;

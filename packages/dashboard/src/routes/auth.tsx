@@ -70,6 +70,15 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
 
   const signupOpen = options.signup !== 'closed';
 
+  /**
+   * Where sign-in leads: the page asked for before it (`next`), when that is a page of the
+   * dashboard itself; anything else (another site, `//host`, a backslash) leads home.
+   */
+  function nextPage(value: unknown): string {
+    if (typeof value !== 'string' || !value.startsWith(`${base}/`) || /[\\]|\/\/|[\r\n]/.test(value)) return base;
+    return value;
+  }
+
   app.get('/signup', (c) => render(c, <SignupPage state={{}} policy={options.signup} />));
   app.post('/signup', async (c) => {
     if (options.signup === 'closed') return render(c, <SignupPage state={{}} policy="closed" />, 403);
@@ -133,34 +142,46 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     return seeOther(c, `${base}/signup/verify?email=${encodeURIComponent(form.data.email)}&sent=1`);
   });
 
-  app.get('/login', (c) => render(c, <LoginPage state={{}} signupOpen={signupOpen} />));
+  app.get('/login', (c) =>
+    render(c, <LoginPage state={{}} signupOpen={signupOpen} next={nextPage(c.req.query('next'))} />),
+  );
   app.post('/login', async (c) => {
-    const form = parseForm(loginBodySchema, await c.req.parseBody());
+    const body = await c.req.parseBody();
+    const next = nextPage(body.next);
+    const form = parseForm(loginBodySchema, body);
     if (!form.ok) {
-      return render(c, <LoginPage state={{ ...form, message: WRONG_CREDENTIALS }} signupOpen={signupOpen} />, 400);
+      const state = { ...form, message: WRONG_CREDENTIALS };
+      return render(c, <LoginPage state={state} signupOpen={signupOpen} next={next} />, 400);
     }
     const limited = await throttled(c, 'sign-in', form.data.email);
     if (limited) return limited;
     const account = await accounts.signIn(form.data.email, form.data.password);
     if (!account) {
       const state = { values: form.values, message: WRONG_CREDENTIALS };
-      return render(c, <LoginPage state={state} signupOpen={signupOpen} />, 401);
+      return render(c, <LoginPage state={state} signupOpen={signupOpen} next={next} />, 401);
     }
-    return signInAs(c, account.account.id);
+    return signInAs(c, account.account.id, next);
   });
 
-  app.get('/login/code', (c) => render(c, <CodeLoginPage state={{ values: { email: c.req.query('email') ?? '' } }} />));
+  app.get('/login/code', (c) =>
+    render(
+      c,
+      <CodeLoginPage state={{ values: { email: c.req.query('email') ?? '' } }} next={nextPage(c.req.query('next'))} />,
+    ),
+  );
   app.post('/login/code', async (c) => {
-    const form = parseForm(codeLoginBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <CodeLoginPage state={form} />, 400);
+    const body = await c.req.parseBody();
+    const next = nextPage(body.next);
+    const form = parseForm(codeLoginBodySchema, body);
+    if (!form.ok) return render(c, <CodeLoginPage state={form} next={next} />, 400);
     const limited = await throttled(c, 'code', form.data.email);
     if (limited) return limited;
     const { account } = await accounts.signInWithCode(form.data.email, form.data.code);
     if (!account) {
       const state = { values: form.values, message: 'This code is not valid for this address, or it has expired.' };
-      return render(c, <CodeLoginPage state={state} />, 401);
+      return render(c, <CodeLoginPage state={state} next={next} />, 401);
     }
-    return signInAs(c, account.account.id);
+    return signInAs(c, account.account.id, next);
   });
 
   app.post('/logout', async (c) => {

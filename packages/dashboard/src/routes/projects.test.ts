@@ -104,6 +104,11 @@ describe('API keys', () => {
     const bad = await browser.post(`/dashboard/projects/${id}/keys`, { name: 'x', mode: 'staging' });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('Choose live or test');
+    // A key has a name: an empty one is refused, not stored as "unnamed".
+    const unnamed = await browser.post(`/dashboard/projects/${id}/keys`, { name: '  ', mode: 'live' });
+    expect(unnamed.status).toBe(400);
+    expect(await unnamed.text()).toContain('Name the key');
+    expect(await dashboard.store.listApiKeys(id)).toHaveLength(0);
     for (let i = 0; i < 10; i++) {
       expect((await browser.post(`/dashboard/projects/${id}/keys`, { name: `k${i}`, mode: 'test' })).status).toBe(200);
     }
@@ -113,6 +118,10 @@ describe('API keys', () => {
     expect(html).toContain('KEY_LIMIT_REACHED');
     expect(html.match(KEY_PATTERN)).toBeNull();
     expect(await dashboard.store.listApiKeys(id)).toHaveLength(10);
+    // At the limit, the page offers a notice instead of the form.
+    const page = await (await browser.get(`/dashboard/projects/${id}`)).text();
+    expect(page).not.toContain('name="name"');
+    expect(page).toContain('This project has 10 of its 10 active keys');
   });
 
   it('revokes after a confirmation page; the next API request with the key gets 401', async () => {

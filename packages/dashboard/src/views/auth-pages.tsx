@@ -87,20 +87,28 @@ export function SignupPage(props: { state: FormState; policy: 'open' | 'invite' 
 }
 
 /** Sign-in with email and password. */
-export function LoginPage(props: { state: FormState; signupOpen: boolean }) {
+/** The page sign-in leads to, carried through the form when it is not the projects page. */
+function NextPage(props: { next: string | undefined }) {
+  const ctx = usePage();
+  return props.next && props.next !== ctx.base ? <input type="hidden" name="next" value={props.next} /> : null;
+}
+
+export function LoginPage(props: { state: FormState; signupOpen: boolean; next?: string }) {
   const ctx = usePage();
   const { state } = props;
+  const codeLink = props.next && props.next !== ctx.base ? `?next=${encodeURIComponent(props.next)}` : '';
   return (
     <AuthCard title="Sign in">
       <FormMessages state={state} />
       <form method="post" action={`${ctx.base}/login`} novalidate>
+        <NextPage next={props.next} />
         <Field label="Email" name="email" type="email" autocomplete="email" value={state.values?.email} autofocus />
         <Field label="Password" name="password" type="password" autocomplete="current-password" />
         <button type="submit">Sign in</button>
       </form>
       <p class="links">
         <a href={`${ctx.base}/reset`}>Forgot your password?</a>
-        <a href={`${ctx.base}/login/code`}>Sign in with a one-time code</a>
+        <a href={`${ctx.base}/login/code${codeLink}`}>Sign in with a one-time code</a>
         {props.signupOpen ? <a href={`${ctx.base}/signup`}>Create an account</a> : null}
       </p>
     </AuthCard>
@@ -108,7 +116,7 @@ export function LoginPage(props: { state: FormState; signupOpen: boolean }) {
 }
 
 /** Sign-in with a one-time code (printed by `tidings account sign-in-code` or `npm start`). */
-export function CodeLoginPage(props: { state: FormState }) {
+export function CodeLoginPage(props: { state: FormState; next?: string }) {
   const ctx = usePage();
   const { state } = props;
   return (
@@ -118,6 +126,7 @@ export function CodeLoginPage(props: { state: FormState }) {
         An operator can print a one-time sign-in code with <code>tidings account sign-in-code --email …</code>.
       </p>
       <form method="post" action={`${ctx.base}/login/code`} novalidate>
+        <NextPage next={props.next} />
         <Field label="Email" name="email" type="email" autocomplete="email" value={state.values?.email} />
         <Field label="Code" name="code" inputmode="numeric" autocomplete="one-time-code" error={state.errors?.code} />
         <button type="submit">Sign in</button>

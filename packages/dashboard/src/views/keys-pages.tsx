@@ -70,7 +70,6 @@ export function KeysPage(props: { project: ProjectObject; keys: ApiKeyObject[]; 
   const ctx = usePage();
   const { project, keys, state } = props;
   const active = keys.filter((key) => key.revoked_at === null).length;
-  const mode = state.values?.mode ?? 'live';
   return (
     <ProjectFrame project={project} tab="keys" title="API keys">
       {state.message ? <Notice kind="error">{state.message}</Notice> : null}
@@ -80,35 +79,55 @@ export function KeysPage(props: { project: ProjectObject; keys: ApiKeyObject[]; 
         {active}/{props.limit} active keys
       </p>
       <KeyTable project={project} keys={keys} />
-      <section class="card">
-        <h2>New key</h2>
-        <p class="muted">
-          A live key sends real notifications and counts toward usage; a test key runs the same checks and sends
-          nothing. The full key is shown once, right after you create it.
-        </p>
-        <form method="post" action={`${ctx.base}/projects/${project.id}/keys`} class="row-form" novalidate>
-          <Field
-            label="Key name"
-            name="name"
-            maxlength={100}
-            value={state.values?.name}
-            error={state.errors?.name}
-            hint="Where it is used, e.g. “production server”."
-          />
-          <fieldset class="modes">
-            <legend>Mode</legend>
-            <label>
-              <input type="radio" name="mode" value="live" checked={mode === 'live'} /> Live
-            </label>
-            <label>
-              <input type="radio" name="mode" value="test" checked={mode === 'test'} /> Test
-            </label>
-            {state.errors?.mode ? <p class="field-error">{state.errors.mode}</p> : null}
-          </fieldset>
-          <button type="submit">Create key</button>
-        </form>
-      </section>
+      {active >= props.limit ? (
+        <section class="card">
+          <h2>New key</h2>
+          <Notice kind="info">
+            This project has {active} of its {props.limit} active keys. Revoke a key you no longer use to create
+            another.
+          </Notice>
+        </section>
+      ) : (
+        <NewKeyForm project={project} state={state} />
+      )}
     </ProjectFrame>
+  );
+}
+
+/** The form that creates a key: a name (required) and a mode. */
+function NewKeyForm(props: { project: ProjectObject; state: FormState }) {
+  const ctx = usePage();
+  const { project, state } = props;
+  const mode = state.values?.mode ?? 'live';
+  return (
+    <section class="card">
+      <h2>New key</h2>
+      <p class="muted">
+        A live key sends real notifications and counts toward usage; a test key runs the same checks and sends nothing.
+        The full key is shown once, right after you create it.
+      </p>
+      <form method="post" action={`${ctx.base}/projects/${project.id}/keys`} class="row-form" novalidate>
+        <Field
+          label="Key name"
+          name="name"
+          maxlength={100}
+          value={state.values?.name}
+          error={state.errors?.name}
+          hint="Where it is used, e.g. “production server”."
+        />
+        <fieldset class="modes">
+          <legend>Mode</legend>
+          <label>
+            <input type="radio" name="mode" value="live" checked={mode === 'live'} /> Live
+          </label>
+          <label>
+            <input type="radio" name="mode" value="test" checked={mode === 'test'} /> Test
+          </label>
+          {state.errors?.mode ? <p class="field-error">{state.errors.mode}</p> : null}
+        </fieldset>
+        <button type="submit">Create key</button>
+      </form>
+    </section>
   );
 }
 
@@ -138,7 +157,7 @@ export function KeyCreatedPage(props: {
           revoke it and create another.
         </Notice>
         <div class="secret-row">
-          <code id="new-key" class="secret" data-secret>
+          <code id="new-key" class="secret" data-secret tabindex={-1} autofocus>
             {props.fullKey}
           </code>
           <button type="button" class="copy" data-copy="new-key" hidden>

@@ -36,6 +36,9 @@ export function Layout(props: { title: string; children: Child; wide?: boolean }
         <script src={`${ctx.base}/assets/dashboard.js`} defer />
       </head>
       <body>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
         <header class="top">
           <a class="brand" href={ctx.email ? ctx.base : `${ctx.base}/login`}>
             Tidings
@@ -53,7 +56,9 @@ export function Layout(props: { title: string; children: Child; wide?: boolean }
             </nav>
           ) : null}
         </header>
-        <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
+        <main id="main" tabindex={-1} class={props.wide ? 'wide' : undefined}>
+          {props.children}
+        </main>
       </body>
     </html>
   );
