@@ -67,7 +67,6 @@ function KeyTable(props: { project: ProjectObject; keys: ApiKeyObject[] }) {
 
 /** A project's keys: the list with n/limit active, and the form to create one. */
 export function KeysPage(props: { project: ProjectObject; keys: ApiKeyObject[]; limit: number; state: FormState }) {
-  const ctx = usePage();
   const { project, keys, state } = props;
   const active = keys.filter((key) => key.revoked_at === null).length;
   return (
