@@ -168,3 +168,17 @@ export {
   parseRetryAfter,
   type ResolvedAddress,
 } from './outbound.js';
+export {
+  generateVapidKeys,
+  MAX_PUSH_PLAINTEXT_BYTES,
+  type PushMessage,
+  type PushOutcome,
+  type PushRequest,
+  type PushSubscriptionTarget,
+  type PushUrgency,
+  pushOutcome,
+  pushRequest,
+  pushTopic,
+  type VapidIdentity,
+  type VapidKeys,
+} from './web-push.js';
