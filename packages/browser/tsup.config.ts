@@ -59,4 +59,15 @@ export default defineConfig([
     target: 'es2020',
     platform: 'browser',
   },
+  {
+    // tidings-sw.js: the service worker a host serves for Web Push (src/push/service-worker.ts).
+    entry: { 'tidings-sw': 'src/push/service-worker.ts' },
+    format: ['iife'],
+    outExtension: () => ({ js: '.js' }),
+    // Types for `@tidings/browser/tidings-sw.js`: a script that exports nothing.
+    dts: true,
+    minify: true,
+    target: 'es2020',
+    platform: 'browser',
+  },
 ]);
