@@ -97,7 +97,7 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     'select_invitations',
     `SELECT email, issued_by AS "invitedBy", created_at AS "createdAt", expires_at AS "expiresAt"
        FROM ${t('email_codes')}
-      WHERE purpose = 'invite' AND expires_at > $1 AND failed_attempts < $2
+      WHERE purpose = 'invite' AND expires_at > $1 AND failed_attempts < $2 AND ($4::text IS NULL OR email = $4::text)
       ORDER BY created_at DESC, email LIMIT $3`,
   );
   const deleteInvitation = statement(
@@ -243,8 +243,8 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
       const [row] = await run<EmailCodeRow>(pool, selectCode, [email, purpose]);
       return row !== undefined && row.expires_at > now;
     },
-    async listInvitations({ now, maxAttempts, limit }) {
-      return run<InvitationRecord>(pool, selectInvitations, [now, maxAttempts, limit]);
+    async listInvitations({ now, maxAttempts, limit, email }) {
+      return run<InvitationRecord>(pool, selectInvitations, [now, maxAttempts, limit, email ?? null]);
     },
     async revokeInvitation({ email, now, maxAttempts }) {
       return (await run(pool, deleteInvitation, [email, now, maxAttempts])).length > 0;

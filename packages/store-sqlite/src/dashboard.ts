@@ -100,10 +100,14 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
        code_hash = excluded.code_hash, created_at = excluded.created_at,
        expires_at = excluded.expires_at, failed_attempts = 0, issued_by = excluded.issued_by`,
   );
-  const selectInvitations = db.prepare<[number, number, number], InvitationRow>(
+  const selectInvitations = db.prepare<
+    { now: number; maxAttempts: number; limit: number; email: string | null },
+    InvitationRow
+  >(
     `SELECT email, issued_by, created_at, expires_at FROM email_codes
-      WHERE purpose = 'invite' AND expires_at > ? AND failed_attempts < ?
-      ORDER BY created_at DESC, email LIMIT ?`,
+      WHERE purpose = 'invite' AND expires_at > @now AND failed_attempts < @maxAttempts
+        AND (@email IS NULL OR email = @email)
+      ORDER BY created_at DESC, email LIMIT @limit`,
   );
   const deleteInvitation = db.prepare<[string, number, number]>(
     `DELETE FROM email_codes WHERE email = ? AND purpose = 'invite' AND expires_at > ? AND failed_attempts < ?`,
@@ -236,8 +240,8 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
       const row = selectCode.get(email, purpose);
       return row !== undefined && row.expires_at > now;
     },
-    async listInvitations({ now, maxAttempts, limit }) {
-      return selectInvitations.all(now, maxAttempts, limit).map((row) => ({
+    async listInvitations({ now, maxAttempts, limit, email }) {
+      return selectInvitations.all({ now, maxAttempts, limit, email: email ?? null }).map((row) => ({
         email: row.email,
         invitedBy: row.issued_by,
         createdAt: row.created_at,

@@ -200,6 +200,16 @@ export function createAccountService(options: AccountServiceOptions) {
     pendingInvitations(limit = 200): Promise<InvitationRecord[]> {
       return store.listInvitations({ now: clock.now(), maxAttempts: CODE_MAX_ATTEMPTS, limit });
     },
+    /** The invitation of an address, if its code still works. */
+    async pendingInvitation(email: string): Promise<InvitationRecord | null> {
+      const [found] = await store.listInvitations({
+        now: clock.now(),
+        maxAttempts: CODE_MAX_ATTEMPTS,
+        limit: 1,
+        email,
+      });
+      return found ?? null;
+    },
     /** Voids the invitation of an address at once; false when it had none that still works. */
     revokeInvitation(email: string): Promise<boolean> {
       return store.revokeInvitation({ email, now: clock.now(), maxAttempts: CODE_MAX_ATTEMPTS });

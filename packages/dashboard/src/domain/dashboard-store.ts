@@ -90,9 +90,14 @@ export interface DashboardStore {
 
   /**
    * The invitations that still work at `now` (not expired, not used, not revoked, fewer than
-   * `maxAttempts` tries missed), newest first, at most `limit`.
+   * `maxAttempts` tries missed), newest first, at most `limit`; only the one of `email` when given.
    */
-  listInvitations(input: { now: number; maxAttempts: number; limit: number }): Promise<InvitationRecord[]>;
+  listInvitations(input: {
+    now: number;
+    maxAttempts: number;
+    limit: number;
+    email?: string;
+  }): Promise<InvitationRecord[]>;
   /** Voids the invitation of an address at once; false when it had none that still works at `now`. */
   revokeInvitation(input: { email: string; now: number; maxAttempts: number }): Promise<boolean>;
 

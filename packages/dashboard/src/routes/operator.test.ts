@@ -127,9 +127,11 @@ describe('operators', () => {
     const noKey = await customer.post(`/dashboard/projects/${id}/keys`, { name: 'x', mode: 'test' });
     expect(noKey.status).toBe(403);
     // A bad "back" leads nowhere else than the operators' page.
-    const again = await operator.get(`/dashboard/operator/projects/${id}/suspend?back=https://evil.test/`);
-    expect(again.status).toBe(303);
-    expect(again.headers.get('Location')).toBe('/dashboard/operator');
+    for (const back of ['https://evil.test/', '/dashboard/operatorx', '/dashboard/operator?a=1\r\nSet-Cookie:x=1']) {
+      const again = await operator.get(`/dashboard/operator/projects/${id}/suspend?back=${encodeURIComponent(back)}`);
+      expect(again.status).toBe(303);
+      expect(again.headers.get('Location')).toBe('/dashboard/operator');
+    }
 
     expect((await operator.post(`/dashboard/operator/projects/${id}/resume`, { reason: '' })).status).toBe(400);
     expect((await dashboard.store.getProject(id))?.suspended).toBe(true);

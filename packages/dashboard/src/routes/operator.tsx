@@ -96,7 +96,10 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
   /** Where a confirmation leads back to: a page of the operators' list, else its first page. */
   function backOf(value: unknown): string {
     const root = `${base}/operator`;
-    return typeof value === 'string' && (value === root || value.startsWith(`${root}?`)) ? value : root;
+    // Only this page, and only printable ASCII (what operatorUrl makes): never another site, never a header break.
+    return typeof value === 'string' && /^[\x21-\x7e]*$/.test(value) && (value === root || value.startsWith(`${root}?`))
+      ? value
+      : root;
   }
 
   async function projectOf(id: string): Promise<{ project: ProjectObject; accountEmail: string }> {
@@ -178,7 +181,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
   /** The pending invitation of the address in the path; NOT_FOUND when it has none that works. */
   async function invitationOf(c: DashboardContext) {
     const email = normaliseEmail(c.req.param('email') ?? '');
-    const invitation = (await accounts.pendingInvitations(1000)).find((item) => item.email === email);
+    const invitation = await accounts.pendingInvitation(email);
     if (!invitation) throw new TidingsError('NOT_FOUND', `No pending invitation for ${email}`);
     return invitation;
   }

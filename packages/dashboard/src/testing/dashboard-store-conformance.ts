@@ -363,6 +363,10 @@ function dashboardStoreCases(getStore: GetStores): void {
         { email: 'old@example.com', invitedBy: 'op@example.com', createdAt: T0, expiresAt: T0 + 7 * DAY_MS },
       ]);
       expect(await store.listInvitations({ now, maxAttempts: 5, limit: 1 })).toHaveLength(1);
+      expect(await store.listInvitations({ now, maxAttempts: 5, limit: 10, email: 'old@example.com' })).toEqual([
+        { email: 'old@example.com', invitedBy: 'op@example.com', createdAt: T0, expiresAt: T0 + 7 * DAY_MS },
+      ]);
+      expect(await store.listInvitations({ now, maxAttempts: 5, limit: 10, email: 'gone@example.com' })).toEqual([]);
 
       expect(await store.revokeInvitation({ email: 'old@example.com', now, maxAttempts: 5 })).toBe(true);
       expect(await store.revokeInvitation({ email: 'old@example.com', now, maxAttempts: 5 })).toBe(false);
