@@ -17,7 +17,7 @@ export interface DashboardStore {
   findAccountByEmail(email: string): Promise<DashboardAccount | null>;
   /** The account with what signing in needs; null when unknown. */
   getDashboardAccount(id: string): Promise<DashboardAccount | null>;
-  /** The ids of every operator account, in one read (the operators' page marks them). */
+  /** The ids of every operator account, in one read. */
   listOperatorIds(): Promise<string[]>;
   /**
    * A page of the accounts, oldest first, whose email or id contains `query` ignoring the case
