@@ -165,7 +165,7 @@ describe('the dashboard’s layout with long data', () => {
     // The operator's Suspend button is on screen at the phone's width, with the long name beside it.
     await op.goto(`${server.url}/dashboard/operator`);
     const suspend = await op
-      .getByRole('button', { name: /Suspend/ })
+      .getByRole('link', { name: /Suspend/ })
       .first()
       .boundingBox();
     expect(suspend).not.toBeNull();

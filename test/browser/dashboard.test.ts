@@ -392,8 +392,11 @@ describe('the dashboard in Chromium', () => {
       expect((await mint()).status).toBe(201);
       await op
         .locator(`tr[data-project-id="${target.id}"]`)
-        .getByRole('button', { name: /Suspend/ })
+        .getByRole('link', { name: /Suspend/ })
         .click();
+      await op.waitForURL(/\/suspend\?/);
+      await op.getByLabel('Reason').fill('Abuse reported');
+      await submit(op, 'Suspend the project');
       await op.waitForURL(/suspended=1/);
       expect(await op.locator(`tr[data-project-id="${target.id}"]`).textContent()).toContain('suspended');
       const refused = await mint();
@@ -405,8 +408,11 @@ describe('the dashboard in Chromium', () => {
       await checkAxe();
       await op
         .locator(`tr[data-project-id="${target.id}"]`)
-        .getByRole('button', { name: /Resume/ })
+        .getByRole('link', { name: /Resume/ })
         .click();
+      await op.waitForURL(/\/resume\?/);
+      await op.getByLabel('Reason').fill('Resolved');
+      await submit(op, 'Resume the project');
       await op.waitForURL(/resumed=1/);
       expect((await mint()).status).toBe(201);
       await page.goto(`${server.url}/dashboard/projects/${target.id}/audit`);

@@ -1,5 +1,5 @@
-import { type AdminApi, TidingsError } from '@tidings/core';
-import type { DashboardStore } from '@tidings/dashboard';
+import { type AdminApi, type ApiKeyObject, MAX_SUSPENSION_REASON_LENGTH, TidingsError } from '@tidings/core';
+import type { AuditEntry, DashboardStore } from '@tidings/dashboard';
 import {
   expectPositionals,
   integerFlag,
@@ -8,12 +8,29 @@ import {
   requiredString,
   UsageError,
 } from './args.js';
-import { accountLine, createdKeyText, keyLine, listText, projectLine, usageText } from './format.js';
+import {
+  accountLine,
+  auditEventObject,
+  auditLine,
+  createdKeyText,
+  keyLine,
+  listText,
+  projectLine,
+  usageText,
+} from './format.js';
 
 /** What a command produced: the object for `--json`, and lines for a terminal. */
 export interface CommandOutput {
   result: unknown;
   text: string;
+}
+
+/** What a command that changes something is given besides the admin API. */
+export interface CommandContext {
+  /** Who runs it: `--actor`, else the operating system's user. */
+  actor: string;
+  /** Records a change in the audit log, as {@link actor} at the CLI. */
+  audit(entry: AuditEntry): Promise<void>;
 }
 
 /** One operator command over the admin API. */
@@ -24,9 +41,19 @@ export interface AdminCommand {
   synopsis: string;
   summary: string;
   options: OptionsConfig;
-  /** `dashboardStore`: the dashboard's port, for the commands on sign-in (operator flag, codes). */
-  run(admin: AdminApi, parsed: ParsedCommand, dashboardStore: DashboardStore): Promise<CommandOutput>;
+  /** It changes something: it takes `--actor` and records each change in the audit log. */
+  changes?: true;
+  /** `dashboardStore`: the dashboard's port, for the commands on sign-in (operator flag, codes) and the audit log. */
+  run(
+    admin: AdminApi,
+    parsed: ParsedCommand,
+    dashboardStore: DashboardStore,
+    context: CommandContext,
+  ): Promise<CommandOutput>;
 }
+
+/** Most entries `tidings audit` prints. */
+const MAX_AUDIT_LIMIT = 1000;
 
 const modes = ['live', 'test'] as const;
 
@@ -37,7 +64,8 @@ export const adminCommands: AdminCommand[] = [
     synopsis: '--email EMAIL [--verified] [--operator]',
     summary: "Create an account (unverified unless --verified; --operator: may run the dashboard's operator page)",
     options: { email: { type: 'string' }, verified: { type: 'boolean' }, operator: { type: 'boolean' } },
-    async run(admin, parsed, store) {
+    changes: true,
+    async run(admin, parsed, store, context) {
       expectPositionals(parsed, [], this.name);
       const email = normaliseEmail(requiredString(parsed, 'email', this.name));
       if (await store.findAccountByEmail(email)) {
@@ -49,6 +77,11 @@ export const adminCommands: AdminCommand[] = [
       const operator = parsed.values.operator === true;
       if (operator) await store.setAccountOperator({ id: account.id, operator: true });
       const state = account.verified ? 'verified' : 'unverified';
+      await context.audit({
+        projectId: null,
+        action: 'account.created',
+        detail: `${account.email} (${account.id}, ${state}${operator ? ', operator' : ''})`,
+      });
       return {
         result: { ...account, operator },
         text: `created account ${account.id} (${account.email}, ${state}${operator ? ', operator' : ''})`,
@@ -60,16 +93,25 @@ export const adminCommands: AdminCommand[] = [
     synopsis: 'ACCOUNT_ID | --email EMAIL',
     summary: "Mark an account's email as verified (for installs without mail)",
     options: { email: { type: 'string' } },
-    async run(admin, parsed, store) {
+    changes: true,
+    async run(admin, parsed, store, context) {
       const email = parsed.values.email;
+      let accountId: string;
       if (typeof email === 'string') {
         expectPositionals(parsed, [], this.name);
-        const account = await accountByEmail(store, email);
-        const verified = await admin.verifyAccount(account.id);
-        return { result: verified, text: `verified account ${verified.id} (${verified.email})` };
+        accountId = (await accountByEmail(store, email)).id;
+      } else {
+        accountId = expectPositionals(parsed, ['ACCOUNT_ID'], this.name)[0]!;
       }
-      const [accountId] = expectPositionals(parsed, ['ACCOUNT_ID'], this.name);
-      const account = await admin.verifyAccount(accountId!);
+      const before = await admin.getAccount(accountId);
+      const account = await admin.verifyAccount(accountId);
+      if (!before.verified) {
+        await context.audit({
+          projectId: null,
+          action: 'account.verified',
+          detail: `${account.email} (${account.id})`,
+        });
+      }
       return { result: account, text: `verified account ${account.id} (${account.email})` };
     },
   },
@@ -78,11 +120,22 @@ export const adminCommands: AdminCommand[] = [
     synopsis: '--email EMAIL [--revoke]',
     summary: 'Make an account an operator of the dashboard (--revoke: no longer)',
     options: { email: { type: 'string' }, revoke: { type: 'boolean' } },
-    async run(_admin, parsed, store) {
+    changes: true,
+    async run(_admin, parsed, store, context) {
       expectPositionals(parsed, [], this.name);
-      const account = await accountByEmail(store, requiredString(parsed, 'email', this.name));
+      const email = normaliseEmail(requiredString(parsed, 'email', this.name));
+      const found = await store.findAccountByEmail(email);
+      if (!found) throw new TidingsError('NOT_FOUND', `No account with the email ${email}`);
+      const { account } = found;
       const operator = parsed.values.revoke !== true;
       await store.setAccountOperator({ id: account.id, operator });
+      if (found.operator !== operator) {
+        await context.audit({
+          projectId: null,
+          action: operator ? 'account.operator_granted' : 'account.operator_revoked',
+          detail: `${account.email} (${account.id})`,
+        });
+      }
       return {
         result: { object: 'account', id: account.id, email: account.email, operator },
         text: `${account.email} is ${operator ? 'now an operator' : 'no longer an operator'}`,
@@ -94,11 +147,18 @@ export const adminCommands: AdminCommand[] = [
     synopsis: '--email EMAIL [--minutes 15]',
     summary: 'Print a one-time code to sign in to the dashboard as this account',
     options: { email: { type: 'string' }, minutes: { type: 'string' } },
-    async run(_admin, parsed, store) {
+    changes: true,
+    async run(_admin, parsed, store, context) {
       expectPositionals(parsed, [], this.name);
       const account = await accountByEmail(store, requiredString(parsed, 'email', this.name));
       const minutes = integerFlag(parsed, 'minutes', this.name, { min: 1, max: 1440 }) ?? 15;
       const code = await signInCode(store, account.email, minutes);
+      // The code itself is a secret: the log names the account and how long it works.
+      await context.audit({
+        projectId: null,
+        action: 'account.sign_in_code_issued',
+        detail: `${account.email} (${account.id}, good for ${minutes} minutes)`,
+      });
       return {
         result: { object: 'sign_in_code', email: account.email, code, expires_in_minutes: minutes },
         text: `sign-in code for ${account.email}: ${code} (good for ${minutes} minutes, once; enter it at /dashboard/login/code)`,
@@ -121,35 +181,37 @@ export const adminCommands: AdminCommand[] = [
     synopsis: '--account ACCOUNT_ID --name NAME',
     summary: 'Create a project (the account must be verified)',
     options: { account: { type: 'string' }, name: { type: 'string' } },
-    async run(admin, parsed) {
+    changes: true,
+    async run(admin, parsed, _store, context) {
       expectPositionals(parsed, [], this.name);
       const project = await admin.createProject({
         accountId: requiredString(parsed, 'account', this.name),
         name: requiredString(parsed, 'name', this.name),
       });
+      await context.audit({ projectId: project.id, action: 'project.created', detail: project.name });
       return { result: project, text: `created project ${project.id} "${project.name}" in ${project.account_id}` };
     },
   },
   {
     name: 'project suspend',
-    synopsis: 'PROJECT_ID',
-    summary: 'Suspend a project: its requests get 403 PROJECT_SUSPENDED',
-    options: {},
-    async run(admin, parsed) {
+    synopsis: 'PROJECT_ID [--reason TEXT]',
+    summary: `Suspend a project: its requests get 403 PROJECT_SUSPENDED; its owner sees the reason (at most ${MAX_SUSPENSION_REASON_LENGTH} characters)`,
+    options: { reason: { type: 'string' } },
+    changes: true,
+    async run(admin, parsed, _store, context) {
       const [projectId] = expectPositionals(parsed, ['PROJECT_ID'], this.name);
-      const project = await admin.suspendProject(projectId!);
-      return { result: project, text: `suspended project ${project.id}` };
+      return changeSuspension(admin, 'suspend', projectId!, parsed, context);
     },
   },
   {
     name: 'project resume',
-    synopsis: 'PROJECT_ID',
-    summary: 'Resume a suspended project',
-    options: {},
-    async run(admin, parsed) {
+    synopsis: 'PROJECT_ID [--reason TEXT]',
+    summary: 'Resume a suspended project (the reason goes to the audit log)',
+    options: { reason: { type: 'string' } },
+    changes: true,
+    async run(admin, parsed, _store, context) {
       const [projectId] = expectPositionals(parsed, ['PROJECT_ID'], this.name);
-      const project = await admin.resumeProject(projectId!);
-      return { result: project, text: `resumed project ${project.id}` };
+      return changeSuspension(admin, 'resume', projectId!, parsed, context);
     },
   },
   {
@@ -168,7 +230,8 @@ export const adminCommands: AdminCommand[] = [
     synopsis: '--project PROJECT_ID --mode live|test [--name NAME]',
     summary: 'Create an API key; the full key is printed this once only',
     options: { project: { type: 'string' }, mode: { type: 'string' }, name: { type: 'string' } },
-    async run(admin, parsed) {
+    changes: true,
+    async run(admin, parsed, _store, context) {
       expectPositionals(parsed, [], this.name);
       const mode = requiredString(parsed, 'mode', this.name);
       if (!modes.includes(mode as (typeof modes)[number]))
@@ -179,6 +242,8 @@ export const adminCommands: AdminCommand[] = [
         mode: mode as (typeof modes)[number],
         ...(typeof name === 'string' ? { name } : {}),
       });
+      // Never the key itself: its 12-character prefix, as the dashboard records it.
+      await context.audit({ projectId: key.project_id, action: 'key.created', detail: keyDetail(key) });
       return { result: key, text: createdKeyText(key) };
     },
   },
@@ -198,9 +263,14 @@ export const adminCommands: AdminCommand[] = [
     synopsis: 'KEY_ID',
     summary: 'Revoke a key, at once and for good',
     options: {},
-    async run(admin, parsed) {
+    changes: true,
+    async run(admin, parsed, _store, context) {
       const [keyId] = expectPositionals(parsed, ['KEY_ID'], this.name);
+      const before = await admin.getKey(keyId!);
       const key = await admin.revokeKey(keyId!);
+      if (before.status === 'active') {
+        await context.audit({ projectId: key.project_id, action: 'key.revoked', detail: keyDetail(key) });
+      }
       return { result: key, text: `revoked api_key ${key.id} (${key.mode}, ${key.prefix}…)` };
     },
   },
@@ -217,7 +287,68 @@ export const adminCommands: AdminCommand[] = [
       return { result: usage, text: usageText(usage) };
     },
   },
+  {
+    name: 'audit',
+    synopsis: `[--project PROJECT_ID] [--actor NAME] [--limit 50]`,
+    summary: `The audit log, newest first: changes made in the dashboard and with this CLI (--limit 1 to ${MAX_AUDIT_LIMIT})`,
+    options: { project: { type: 'string' }, actor: { type: 'string' }, limit: { type: 'string' } },
+    async run(admin, parsed, store) {
+      expectPositionals(parsed, [], this.name);
+      const project = optionalString(parsed, 'project', this.name);
+      const actor = optionalString(parsed, 'actor', this.name);
+      const limit = integerFlag(parsed, 'limit', this.name, { min: 1, max: MAX_AUDIT_LIMIT }) ?? 50;
+      if (project !== undefined) await admin.getProject(project);
+      const events = await store.listAuditEvents({
+        limit,
+        ...(project === undefined ? {} : { projectId: project }),
+        ...(actor === undefined ? {} : { actor }),
+      });
+      return { result: events.map(auditEventObject), text: listText(events, auditLine, 'no audit entries') };
+    },
+  },
 ];
+
+/** A flag's value when given; given empty is a usage error. */
+function optionalString(parsed: ParsedCommand, name: string, command: string): string | undefined {
+  const value = parsed.values[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${name} must not be empty`, command);
+  return value;
+}
+
+/** A key as the audit log names it: never its value, only its prefix. */
+function keyDetail(key: ApiKeyObject): string {
+  return `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`;
+}
+
+/** Suspends or resumes a project with `--reason`, and records the change (none when it was so already). */
+async function changeSuspension(
+  admin: AdminApi,
+  action: 'suspend' | 'resume',
+  projectId: string,
+  parsed: ParsedCommand,
+  context: CommandContext,
+): Promise<CommandOutput> {
+  const reason = typeof parsed.values.reason === 'string' ? parsed.values.reason : null;
+  const before = await admin.getProject(projectId);
+  const change = { reason, actor: context.actor };
+  const project =
+    action === 'suspend' ? await admin.suspendProject(projectId, change) : await admin.resumeProject(projectId, change);
+  const past = action === 'suspend' ? 'suspended' : 'resumed';
+  if (before.suspended === (action === 'suspend')) {
+    return {
+      result: project,
+      text: `project ${project.id} was ${action === 'suspend' ? 'suspended' : 'not suspended'}`,
+    };
+  }
+  await context.audit({
+    projectId: project.id,
+    action: action === 'suspend' ? 'project.suspended' : 'project.resumed',
+    detail: `${project.name} (operator)`,
+    reason: reason === null ? null : reason.trim(),
+  });
+  return { result: project, text: `${past} project ${project.id}` };
+}
 
 /** Emails as the dashboard stores them: trimmed and lower-cased. */
 function normaliseEmail(email: string): string {

@@ -1,4 +1,5 @@
-import type { AccountObject, ApiKeyObject, ProjectObject, UsageObject } from '@tidings/core';
+import { type AccountObject, type ApiKeyObject, isoTime, type ProjectObject, type UsageObject } from '@tidings/core';
+import type { AuditEventRecord } from '@tidings/dashboard';
 
 /** Readable renderings of the admin objects, one line per object, for a terminal. */
 
@@ -34,4 +35,27 @@ export function usageText(usage: UsageObject): string {
     ...rows,
     `  total       ${String(usage.total.notifications).padStart(13)}  ${String(usage.total.attempts).padStart(8)}`,
   ].join('\n');
+}
+
+/** An audit entry as `tidings audit --json` prints it. */
+export function auditEventObject(event: AuditEventRecord) {
+  return {
+    object: 'audit_event',
+    id: event.id,
+    project_id: event.projectId,
+    action: event.action,
+    source: event.source,
+    actor: event.actorEmail ?? event.actorName,
+    actor_account_id: event.actorAccountId,
+    ip: event.ip,
+    detail: event.detail,
+    reason: event.reason,
+    created_at: isoTime(event.createdAt),
+  };
+}
+
+export function auditLine(event: AuditEventRecord): string {
+  const actor = `${event.actorEmail ?? event.actorName ?? 'unknown'} (${event.source === 'cli' ? 'CLI' : 'dashboard'})`;
+  const reason = event.reason === null ? '' : `  reason: ${event.reason}`;
+  return `${isoTime(event.createdAt)}  ${event.action}  ${actor}  ${event.projectId ?? '-'}  ${event.detail}${reason}`;
 }

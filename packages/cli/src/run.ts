@@ -1,6 +1,7 @@
 import { type AdminCommand, adminCommands } from './admin-commands.js';
 import { withAdmin } from './admin-session.js';
 import { databasePath, parseCommand, UsageError } from './args.js';
+import { actorOf, actorOption, cliAuditContext } from './audit.js';
 import { usage } from './help.js';
 import { type CliIo, processIo, reportFailure, reportSuccess } from './io.js';
 import { migrateCommand } from './migrate-command.js';
@@ -47,16 +48,23 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       if (group && words[1] === undefined) throw new UsageError(`${group} needs a subcommand`, group);
       throw new UsageError(`unknown command: ${words.slice(0, group ? 2 : 1).join(' ')}`, group);
     }
-    const parsed = parseCommand(command.name, argv.slice(command.name.split(' ').length), command.options);
+    const parsed = parseCommand(
+      command.name,
+      argv.slice(command.name.split(' ').length),
+      command.changes ? { ...command.options, ...actorOption } : command.options,
+    );
     if (parsed.values.help === true) {
       io.stdout(usage(command.name));
       return 0;
     }
     const json = parsed.values.json === true;
+    const actor = command.changes ? actorOf(parsed, command.name) : '';
     try {
       return reportSuccess(
         io,
-        await withAdmin(databasePath(parsed, io.env), (admin, store) => command.run(admin, parsed, store)),
+        await withAdmin(databasePath(parsed, io.env), (admin, store) =>
+          command.run(admin, parsed, store, cliAuditContext(store, actor)),
+        ),
         json,
       );
     } catch (error) {

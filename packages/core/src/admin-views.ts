@@ -46,6 +46,29 @@ export interface ListNotificationsOptions {
   mode?: KeyMode;
 }
 
+/** The longest search text {@link AdminViews.searchProjects} takes, in characters. */
+export const MAX_SEARCH_QUERY_LENGTH = 200;
+
+/** Options of {@link AdminViews.searchProjects}. */
+export interface SearchProjectsOptions {
+  /**
+   * Only projects whose name or id, or whose account's email, contains this text, ignoring case
+   * (ASCII letters); `%` and `_` match themselves. Empty or absent: every project.
+   */
+  query?: string;
+  /** How many matches to skip, 0 to 1,000,000. @default 0 */
+  offset?: number;
+  /** At most this many, 1 to 100. @default 50 */
+  limit?: number;
+}
+
+/** A page of {@link AdminViews.searchProjects}: the projects with their account's email, and how many match. */
+export interface ProjectSearchPage {
+  projects: { project: ProjectObject; accountEmail: string }[];
+  /** Every match, on this page or not. */
+  total: number;
+}
+
 /**
  * The reads a dashboard's pages need beyond the operations of docs/api.md: every project (for
  * operators), one key, the log of sends, the instance's settings, and a wake-up on each message
@@ -54,6 +77,8 @@ export interface ListNotificationsOptions {
 export interface AdminViews {
   /** Every project of every account, oldest first: the operators' view. */
   listAllProjects(): Promise<ProjectObject[]>;
+  /** A page of every account's projects, oldest first, maybe only those matching a text: the operators' search. */
+  searchProjects(options?: SearchProjectsOptions): Promise<ProjectSearchPage>;
   /** One key, without its secret; NOT_FOUND when unknown. */
   getKey(keyId: string): Promise<ApiKeyObject>;
   /** A page of a project's sends with their attempts, newest first (ids sort by time). */
@@ -84,6 +109,23 @@ export function createAdminViews(options: ResolvedOptions, hub: Hub, limiter: Li
   return {
     async listAllProjects() {
       return (await store.listAllProjects()).map(projectObject);
+    },
+    async searchProjects({ query = '', offset = 0, limit = 50 } = {}) {
+      if (typeof query !== 'string' || query.length > MAX_SEARCH_QUERY_LENGTH) {
+        throw invalid('q', `must be at most ${MAX_SEARCH_QUERY_LENGTH} characters`);
+      }
+      if (!Number.isInteger(offset) || offset < 0 || offset > 1_000_000)
+        throw invalid('offset', 'must be 0 to 1000000');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'must be 1 to 100');
+      const text = query.trim();
+      const found = await store.searchProjects({ query: text === '' ? null : text, offset, limit });
+      return {
+        projects: found.projects.map(({ project, accountEmail }) => ({
+          project: projectObject(project),
+          accountEmail,
+        })),
+        total: found.total,
+      };
     },
     async getKey(keyId) {
       const key = await store.getApiKey(keyId);

@@ -34,9 +34,14 @@ export interface AdminApi extends AdminViews {
   /** Renames a project (1 to 100 characters, trimmed). */
   renameProject(projectId: string, name: string): Promise<ProjectObject>;
   listProjects(accountId: string): Promise<ProjectObject[]>;
-  /** Suspends a project: every request of it is refused with 403 and its open streams close. */
-  suspendProject(projectId: string): Promise<ProjectObject>;
-  resumeProject(projectId: string): Promise<ProjectObject>;
+  /**
+   * Suspends a project: every request of it is refused with 403 and its open streams close. The
+   * reason (1 to {@link MAX_SUSPENSION_REASON_LENGTH} characters, trimmed) and the actor are kept
+   * with the project until it is resumed; suspending a suspended project keeps the first ones.
+   */
+  suspendProject(projectId: string, change?: SuspensionChange): Promise<ProjectObject>;
+  /** Resumes a project; the reason, checked as for a suspension, is the caller's to record. */
+  resumeProject(projectId: string, change?: SuspensionChange): Promise<ProjectObject>;
   /** Creates a key; the answer is the only place its full value ever appears. */
   createKey(input: { projectId: string; mode: KeyMode; name?: string }): Promise<ApiKeyObject>;
   listKeys(projectId: string): Promise<ApiKeyObject[]>;
@@ -44,6 +49,32 @@ export interface AdminApi extends AdminViews {
   revokeKey(keyId: string): Promise<ApiKeyObject>;
   /** Live usage per UTC day over the last `days` days, today included. @default days 30 */
   getUsage(projectId: string, options?: { days?: number }): Promise<UsageObject>;
+}
+
+/** The longest reason a suspension or a resumption may carry, in characters (after trimming). */
+export const MAX_SUSPENSION_REASON_LENGTH = 500;
+
+/** Why and by whom a project is suspended or resumed. */
+export interface SuspensionChange {
+  /** Why, as the operator writes it; shown to the project's owner while it is suspended. */
+  reason?: string | null;
+  /** Who: an operator's email, or the name an operator gives the CLI (1 to 254 characters). */
+  actor?: string | null;
+}
+
+/** A suspension change's reason and actor, trimmed and checked; null where none was given. */
+function checkSuspensionChange(change: SuspensionChange): { reason: string | null; actor: string | null } {
+  const { reason = null, actor = null } = change;
+  if (reason !== null && (typeof reason !== 'string' || reason.trim().length === 0)) {
+    throw invalid('reason', 'must not be empty');
+  }
+  if (reason !== null && reason.trim().length > MAX_SUSPENSION_REASON_LENGTH) {
+    throw invalid('reason', `must be at most ${MAX_SUSPENSION_REASON_LENGTH} characters`);
+  }
+  if (actor !== null && (typeof actor !== 'string' || actor.trim().length === 0 || actor.length > 254)) {
+    throw invalid('actor', 'must be 1 to 254 characters');
+  }
+  return { reason: reason === null ? null : reason.trim(), actor: actor === null ? null : actor.trim() };
 }
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -127,13 +158,21 @@ export function createAdminApi(options: ResolvedOptions, hub: Hub, limiter: Limi
       if (!(await store.getAccount(accountId))) throw notFound('account', accountId);
       return (await store.listProjects(accountId)).map(projectObject);
     },
-    async suspendProject(projectId) {
-      const project = await store.setProjectSuspended({ id: projectId, suspended: true, now: clock.now() });
+    async suspendProject(projectId, change = {}) {
+      const { reason, actor } = checkSuspensionChange(change);
+      const project = await store.setProjectSuspended({
+        id: projectId,
+        suspended: true,
+        now: clock.now(),
+        reason,
+        actor,
+      });
       if (!project) throw notFound('project', projectId);
       await hub.publish([{ type: 'close-project', projectId }]);
       return projectObject(project);
     },
-    async resumeProject(projectId) {
+    async resumeProject(projectId, change = {}) {
+      checkSuspensionChange(change);
       const project = await store.setProjectSuspended({ id: projectId, suspended: false, now: clock.now() });
       if (!project) throw notFound('project', projectId);
       return projectObject(project);

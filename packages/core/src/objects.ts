@@ -50,6 +50,10 @@ export interface ProjectObject {
   suspended: boolean;
   created_at: string;
   suspended_at: string | null;
+  /** Why it was suspended (shown to its owner); null when not suspended or no reason was given. */
+  suspended_reason: string | null;
+  /** Who suspended it (an operator's email or the CLI's actor); null when not suspended or unknown. */
+  suspended_by: string | null;
 }
 
 /** The public API key object. `key` is present only in the answer that created it. */
@@ -102,6 +106,8 @@ export function projectObject(project: ProjectRecord): ProjectObject {
     suspended: project.suspended,
     created_at: isoTime(project.createdAt),
     suspended_at: isoTime(project.suspendedAt),
+    suspended_reason: project.suspendedReason,
+    suspended_by: project.suspendedBy,
   };
 }
 

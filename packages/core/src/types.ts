@@ -19,6 +19,10 @@ export interface ProjectRecord {
   suspended: boolean;
   createdAt: number;
   suspendedAt: number | null;
+  /** Why it was suspended, as the operator wrote it (its owner is shown it); null when not suspended or none given. */
+  suspendedReason: string | null;
+  /** Who suspended it: an operator's email, or the name an operator gave the CLI; null when not suspended or unknown. */
+  suspendedBy: string | null;
 }
 
 /** An API key as stored: never the key itself, only its SHA-256 and its first 12 characters. */

@@ -1,7 +1,8 @@
-import { newId, type ProjectObject, resolveClientIp, type Tidings, TidingsError } from '@tidings/core';
+import { type ProjectObject, resolveClientIp, type Tidings, TidingsError } from '@tidings/core';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { AccountService } from './domain/accounts.js';
+import { recordAudit } from './domain/audit.js';
 import type { AuditAction } from './domain/dashboard-store.js';
 import type { Sessions, SignedIn } from './domain/sessions.js';
 import { sessionCookieName } from './domain/sessions.js';
@@ -75,24 +76,24 @@ export async function ownedProject(deps: Deps, signedIn: SignedIn, id: string): 
   return project;
 }
 
-/** Records one entry in a project's audit log, as the signed-in account, from the request's IP. */
+/**
+ * Records one entry in the audit log (a project's, or none for an account or an invitation), as
+ * the signed-in account, from the request's IP.
+ */
 export async function audit(
   c: Context,
   deps: Deps,
   signedIn: SignedIn,
-  projectId: string,
+  projectId: string | null,
   action: AuditAction,
   detail: string,
+  reason: string | null = null,
 ): Promise<void> {
-  const now = deps.options.clock.now();
-  await deps.options.store.appendAuditEvent({
-    id: newId('aud', now),
-    projectId,
-    action,
-    actorAccountId: signedIn.account.account.id,
-    actorEmail: signedIn.account.account.email,
-    ip: clientIp(c, deps.options),
-    detail,
-    createdAt: now,
-  });
+  const actor = signedIn.account.account;
+  await recordAudit(
+    deps.options.store,
+    deps.options.clock.now(),
+    { source: 'dashboard', accountId: actor.id, email: actor.email, ip: clientIp(c, deps.options) },
+    { projectId, action, detail, reason },
+  );
 }

@@ -1,3 +1,4 @@
+import { MAX_SUSPENSION_REASON_LENGTH } from '@tidings/core';
 import { z } from 'zod';
 import { passwordWeakness } from './domain/password-strength.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './domain/passwords.js';
@@ -64,6 +65,14 @@ export const keyBodySchema = z.object({
 });
 /** POST /operator/invitations. */
 export const invitationBodySchema = z.object({ email });
+/** POST /operator/projects/{id}/suspend and /resume: why, shown to the project's owner while suspended. */
+export const suspensionBodySchema = z.object({
+  reason: z
+    .string({ error: 'Give a reason: the project’s owner sees it' })
+    .trim()
+    .min(1, 'Give a reason: the project’s owner sees it')
+    .max(MAX_SUSPENSION_REASON_LENGTH, `Use at most ${MAX_SUSPENSION_REASON_LENGTH} characters`),
+});
 
 /** A parsed form: the data, or an error per field and the values to show again (never passwords). */
 export type ParsedForm<T> =

@@ -1,14 +1,17 @@
 export { tidingsDashboard } from './app.js';
 export { type AccountService, type AccountServiceOptions, createAccountService } from './domain/accounts.js';
+export { type AuditActor, type AuditEntry, auditActorOf, recordAudit } from './domain/audit.js';
 export { normaliseEmail } from './domain/codes.js';
 export type {
   AuditAction,
   AuditEventRecord,
+  AuditSource,
   ConsumeEmailCodeResult,
   CreateAccountWithPasswordResult,
   DashboardAccount,
   DashboardStore,
   EmailCodePurpose,
+  InvitationRecord,
   SessionRecord,
 } from './domain/dashboard-store.js';
 export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';

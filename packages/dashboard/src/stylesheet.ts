@@ -40,6 +40,9 @@ form.inline { display: inline; }
 .row-form { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: flex-end; }
 .row-form > button { margin-bottom: 1rem; }
 .secondary-form { margin-top: 0.75rem; }
+textarea { font: inherit; padding: 0.5rem 0.65rem; border: 1px solid #9aa7a1; border-radius: 6px; background: #fff; color: var(--ink); max-width: 100%; resize: vertical; }
+textarea[aria-invalid="true"] { border-color: var(--danger); }
+.pager { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0.75rem 0 1.5rem; }
 fieldset.modes { border: none; padding: 0; margin: 0 0 1rem; display: flex; gap: 1rem; align-items: center; }
 fieldset.modes legend { float: left; margin-right: 0.5rem; }
 fieldset.modes label { font-weight: 400; display: flex; gap: 0.35rem; align-items: center; }

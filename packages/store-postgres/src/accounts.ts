@@ -49,12 +49,14 @@ export function accountOperations(pool: Pool, sql: Sql): AccountOperations {
     'select_projects',
     `SELECT ${PROJECT} FROM ${t('projects')} WHERE account_id = $1 ORDER BY created_at, id`,
   );
-  // Suspending twice keeps the first time, like revoking a key.
+  // Suspending twice keeps the first time, reason and actor, like revoking a key.
   const updateSuspended = statement(
     'update_suspended',
     `UPDATE ${t('projects')}
         SET suspended = $2,
-            suspended_at = CASE WHEN $2 THEN coalesce(suspended_at, $3) ELSE NULL END
+            suspended_at = CASE WHEN $2 THEN coalesce(suspended_at, $3) ELSE NULL END,
+            suspended_reason = CASE WHEN NOT $2 THEN NULL WHEN suspended THEN suspended_reason ELSE $4::text END,
+            suspended_by = CASE WHEN NOT $2 THEN NULL WHEN suspended THEN suspended_by ELSE $5::text END
       WHERE id = $1
   RETURNING ${PROJECT}`,
   );
@@ -97,8 +99,8 @@ export function accountOperations(pool: Pool, sql: Sql): AccountOperations {
     async listProjects(accountId) {
       return run<ProjectRecord>(pool, selectProjects, [accountId]);
     },
-    async setProjectSuspended({ id, suspended, now }) {
-      const [row] = await run<ProjectRecord>(pool, updateSuspended, [id, suspended, now]);
+    async setProjectSuspended({ id, suspended, now, reason = null, actor = null }) {
+      const [row] = await run<ProjectRecord>(pool, updateSuspended, [id, suspended, now, reason, actor]);
       return row ?? null;
     },
   };

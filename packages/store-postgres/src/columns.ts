@@ -8,7 +8,8 @@ export const ACCOUNT = 'id, email, verified, created_at AS "createdAt"';
 
 /** A project's columns as a {@link ProjectRecord}. */
 export const PROJECT =
-  'id, account_id AS "accountId", name, suspended, created_at AS "createdAt", suspended_at AS "suspendedAt"';
+  'id, account_id AS "accountId", name, suspended, created_at AS "createdAt", suspended_at AS "suspendedAt", ' +
+  'suspended_reason AS "suspendedReason", suspended_by AS "suspendedBy"';
 
 /** An API key's columns as its record: the hash stays in the store. */
 export const API_KEY =
@@ -46,7 +47,8 @@ export const NOTIFICATION =
  */
 export const JOINED_PROJECT =
   'p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.suspended AS p_suspended, ' +
-  'p.created_at AS p_created_at, p.suspended_at AS p_suspended_at';
+  'p.created_at AS p_created_at, p.suspended_at AS p_suspended_at, ' +
+  'p.suspended_reason AS p_suspended_reason, p.suspended_by AS p_suspended_by';
 
 /** The project columns of a row selected with {@link JOINED_PROJECT}. */
 export interface JoinedProjectRow {
@@ -56,6 +58,8 @@ export interface JoinedProjectRow {
   p_suspended: boolean;
   p_created_at: number;
   p_suspended_at: number | null;
+  p_suspended_reason: string | null;
+  p_suspended_by: string | null;
 }
 
 /** Reads the project out of a row selected with {@link JOINED_PROJECT}. */
@@ -67,5 +71,7 @@ export function joinedProject(row: JoinedProjectRow): ProjectRecord {
     suspended: row.p_suspended,
     createdAt: row.p_created_at,
     suspendedAt: row.p_suspended_at,
+    suspendedReason: row.p_suspended_reason,
+    suspendedBy: row.p_suspended_by,
   };
 }

@@ -1,8 +1,15 @@
 import type { AccountRecord } from '@tidings/core';
-import type { AuditEventRecord, DashboardAccount, DashboardStore, SessionRecord } from '@tidings/dashboard';
+import type {
+  AuditEventRecord,
+  DashboardAccount,
+  DashboardStore,
+  InvitationRecord,
+  SessionRecord,
+} from '@tidings/dashboard';
 import type { Pool } from 'pg';
 import { ACCOUNT } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
+import { containsPattern } from './like.js';
 
 /** An account's columns with what signing in needs. */
 const DASHBOARD_ACCOUNT = `${ACCOUNT}, password_hash AS "passwordHash", operator`;
@@ -80,11 +87,33 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
   const deleteSessions = statement('delete_account_sessions', `DELETE FROM ${t('sessions')} WHERE account_id = $1`);
   const upsertCode = statement(
     'upsert_email_code',
-    `INSERT INTO ${t('email_codes')} (email, purpose, code_hash, created_at, expires_at, failed_attempts)
-     VALUES ($1, $2, $3, $4, $5, 0)
+    `INSERT INTO ${t('email_codes')} (email, purpose, code_hash, created_at, expires_at, failed_attempts, issued_by)
+     VALUES ($1, $2, $3, $4, $5, 0, $6)
      ON CONFLICT (email, purpose) DO UPDATE SET
        code_hash = excluded.code_hash, created_at = excluded.created_at,
-       expires_at = excluded.expires_at, failed_attempts = 0`,
+       expires_at = excluded.expires_at, failed_attempts = 0, issued_by = excluded.issued_by`,
+  );
+  const selectInvitations = statement(
+    'select_invitations',
+    `SELECT email, issued_by AS "invitedBy", created_at AS "createdAt", expires_at AS "expiresAt"
+       FROM ${t('email_codes')}
+      WHERE purpose = 'invite' AND expires_at > $1 AND failed_attempts < $2 AND ($4::text IS NULL OR email = $4::text)
+      ORDER BY created_at DESC, email LIMIT $3`,
+  );
+  const deleteInvitation = statement(
+    'delete_invitation',
+    `DELETE FROM ${t('email_codes')}
+      WHERE email = $1 AND purpose = 'invite' AND expires_at > $2 AND failed_attempts < $3 RETURNING email`,
+  );
+  // The operators' page only: no index. ILIKE ignores case; the pattern escapes % and _.
+  const ACCOUNT_MATCHES = `($1::text IS NULL OR email ILIKE $1::text ESCAPE '\\' OR id ILIKE $1::text ESCAPE '\\')`;
+  const searchAccounts = statement(
+    'search_accounts',
+    `SELECT c.total, m.* FROM (SELECT count(*) AS total FROM ${t('accounts')} WHERE ${ACCOUNT_MATCHES}) AS c
+       LEFT JOIN LATERAL (
+         SELECT ${DASHBOARD_ACCOUNT} FROM ${t('accounts')} WHERE ${ACCOUNT_MATCHES}
+          ORDER BY created_at, id LIMIT $2 OFFSET $3
+       ) AS m ON true`,
   );
   const selectCode = statement(
     'select_email_code',
@@ -106,14 +135,18 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
   );
   const insertAudit = statement(
     'insert_audit_event',
-    `INSERT INTO ${t('audit_events')} (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO ${t('audit_events')}
+       (id, project_id, action, source, actor_account_id, actor_email, actor_name, ip, detail, reason, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
   );
   const selectAudit = statement(
     'select_audit_events',
-    `SELECT id, project_id AS "projectId", action, actor_account_id AS "actorAccountId", actor_email AS "actorEmail",
-            ip, detail, created_at AS "createdAt"
-       FROM ${t('audit_events')} WHERE project_id = $1 ORDER BY id DESC LIMIT $2`,
+    `SELECT id, project_id AS "projectId", action, source, actor_account_id AS "actorAccountId",
+            actor_email AS "actorEmail", actor_name AS "actorName", ip, detail, reason, created_at AS "createdAt"
+       FROM ${t('audit_events')}
+      WHERE ($1::text IS NULL OR project_id = $1::text)
+        AND ($2::text IS NULL OR coalesce(actor_email, actor_name) = $2::text)
+      ORDER BY id DESC LIMIT $3`,
   );
 
   return {
@@ -127,6 +160,17 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     },
     async listOperatorIds() {
       return (await run<{ id: string }>(pool, selectOperatorIds, [])).map((row) => row.id);
+    },
+    async searchAccounts({ query, offset, limit }) {
+      const rows = await run<DashboardAccountRow & { total: number }>(pool, searchAccounts, [
+        containsPattern(query),
+        limit,
+        offset,
+      ]);
+      return {
+        accounts: rows.filter((row) => row.id !== null).map(({ total: _total, ...row }) => dashboardAccount(row)),
+        total: rows[0]?.total ?? 0,
+      };
     },
     async createAccountWithPassword({ id, email, passwordHash, verified, operator, now }) {
       return transaction(pool, async (client) => {
@@ -176,8 +220,8 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     async deleteAccountSessions(accountId) {
       await run(pool, deleteSessions, [accountId]);
     },
-    async putEmailCode({ email, purpose, codeHash, now, expiresAt }) {
-      await run(pool, upsertCode, [email, purpose, codeHash, now, expiresAt]);
+    async putEmailCode({ email, purpose, codeHash, now, expiresAt, issuedBy = null }) {
+      await run(pool, upsertCode, [email, purpose, codeHash, now, expiresAt, issuedBy]);
     },
     async consumeEmailCode({ email, purpose, codeHash, now, maxAttempts }) {
       return transaction(pool, async (client) => {
@@ -199,20 +243,29 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
       const [row] = await run<EmailCodeRow>(pool, selectCode, [email, purpose]);
       return row !== undefined && row.expires_at > now;
     },
+    async listInvitations({ now, maxAttempts, limit, email }) {
+      return run<InvitationRecord>(pool, selectInvitations, [now, maxAttempts, limit, email ?? null]);
+    },
+    async revokeInvitation({ email, now, maxAttempts }) {
+      return (await run(pool, deleteInvitation, [email, now, maxAttempts])).length > 0;
+    },
     async appendAuditEvent(event: AuditEventRecord) {
       await run(pool, insertAudit, [
         event.id,
         event.projectId,
         event.action,
+        event.source,
         event.actorAccountId,
         event.actorEmail,
+        event.actorName,
         event.ip,
         event.detail,
+        event.reason,
         event.createdAt,
       ]);
     },
-    async listAuditEvents({ projectId, limit }) {
-      return run<AuditEventRecord>(pool, selectAudit, [projectId, limit]);
+    async listAuditEvents({ projectId, actor, limit }) {
+      return run<AuditEventRecord>(pool, selectAudit, [projectId ?? null, actor ?? null, limit]);
     },
   };
 }

@@ -190,6 +190,19 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX audit_events_by_project ON {schema}.audit_events (project_id, id);
   `,
+  // 3: operators' actions. A suspension keeps its reason and who made it; an invitation who sent
+  // it. The audit log also holds changes of accounts and invitations (no project) and the
+  // operator CLI's changes (its actor named), with the reason given; its entries are kept.
+  `
+  ALTER TABLE {schema}.projects ADD COLUMN suspended_reason text, ADD COLUMN suspended_by text;
+  ALTER TABLE {schema}.email_codes ADD COLUMN issued_by text;
+  ALTER TABLE {schema}.audit_events
+    ALTER COLUMN project_id DROP NOT NULL,
+    ADD COLUMN source text NOT NULL DEFAULT 'dashboard' CHECK (source IN ('dashboard', 'cli')),
+    ADD COLUMN actor_name text,
+    ADD COLUMN reason text;
+  ALTER TABLE {schema}.audit_events ALTER COLUMN source DROP DEFAULT;
+  `,
 ];
 
 /** What {@link migrate} found and did. */

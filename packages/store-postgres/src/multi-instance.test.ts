@@ -2,8 +2,8 @@ import { hashSecret, newId, type Store } from '@tidings/core';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from './db.js';
-import { migrations } from './migrations.js';
-import { createPostgresStore } from './postgres-store.js';
+import { migrate, migrations } from './migrations.js';
+import { createPostgresDashboardStore, createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
@@ -203,6 +203,68 @@ describe('PostgreSQL store: schema and options', () => {
     });
     expect(await again.listAccounts()).toEqual([]);
     await again.close();
+  });
+
+  it("migration 3 (operators' actions) keeps projects, codes and audit entries", async () => {
+    const schema = randomSchema();
+    made.push(schema);
+    const pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 });
+    try {
+      await migrate(pool, schema, migrations.slice(0, 2));
+      const s = quoteIdentifier(schema);
+      await pool.query(`
+        INSERT INTO ${s}.accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', true, 1);
+        INSERT INTO ${s}.projects (id, account_id, name, suspended, created_at, suspended_at)
+          VALUES ('proj_1', 'acct_1', 'P', true, 1, 2);
+        INSERT INTO ${s}.email_codes (email, purpose, code_hash, created_at, expires_at)
+          VALUES ('x@example.com', 'invite', 'h', 1, 100);
+        INSERT INTO ${s}.audit_events (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
+          VALUES ('aud_1', 'proj_1', 'project.created', 'acct_1', 'a@example.com', '127.0.0.1', 'P', 1);
+      `);
+    } finally {
+      await pool.end();
+    }
+    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
+    try {
+      const dashboard = createPostgresDashboardStore(store);
+      expect(await store.getProject('proj_1')).toMatchObject({
+        suspended: true,
+        suspendedAt: 2,
+        suspendedReason: null,
+      });
+      expect(await dashboard.listInvitations({ now: 1, maxAttempts: 5, limit: 10 })).toEqual([
+        { email: 'x@example.com', invitedBy: null, createdAt: 1, expiresAt: 100 },
+      ]);
+      const kept = {
+        id: 'aud_1',
+        projectId: 'proj_1',
+        action: 'project.created',
+        source: 'dashboard',
+        actorAccountId: 'acct_1',
+        actorEmail: 'a@example.com',
+        actorName: null,
+        ip: '127.0.0.1',
+        detail: 'P',
+        reason: null,
+        createdAt: 1,
+      };
+      expect(await dashboard.listAuditEvents({ limit: 10 })).toEqual([kept]);
+      const fromCli = {
+        ...kept,
+        id: 'aud_2',
+        projectId: null,
+        action: 'account.created' as const,
+        source: 'cli' as const,
+        actorAccountId: null,
+        actorEmail: null,
+        actorName: 'root',
+        ip: null,
+      };
+      await dashboard.appendAuditEvent(fromCli);
+      expect(await dashboard.listAuditEvents({ limit: 10 })).toEqual([fromCli, kept]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses a schema newer than it knows', async () => {

@@ -2,12 +2,13 @@ import type { AttemptRecord, NotificationRecord, NotificationWithAttempts, Proje
 import type { Pool } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION, PROJECT } from './columns.js';
 import { run, type Sql } from './db.js';
+import { containsPattern } from './like.js';
 
 /** The operators' and owners' reads and the rename behind `tidings.admin`: every project, a page of the log of sends. */
 export function projectAdminOperations(
   pool: Pool,
   sql: Sql,
-): Pick<Store, 'renameProject' | 'listAllProjects' | 'listNotifications'> {
+): Pick<Store, 'renameProject' | 'listAllProjects' | 'searchProjects' | 'listNotifications'> {
   const { t, statement } = sql;
   const renameProject = statement(
     'rename_project',
@@ -16,6 +17,22 @@ export function projectAdminOperations(
   const selectAllProjects = statement(
     'select_all_projects',
     `SELECT ${PROJECT} FROM ${t('projects')} ORDER BY created_at, id`,
+  );
+  // One statement: the count and the page read the same snapshot; the count's row comes back
+  // even when the page is empty. The operators' page only: no index.
+  const MATCHES = `($1::text IS NULL OR p.name ILIKE $1::text ESCAPE '\\' OR p.id ILIKE $1::text ESCAPE '\\'
+                    OR a.email ILIKE $1::text ESCAPE '\\')`;
+  const FROM = `${t('projects')} AS p JOIN ${t('accounts')} AS a ON a.id = p.account_id`;
+  const searchProjects = statement(
+    'search_projects',
+    `SELECT c.total, m.* FROM (SELECT count(*) AS total FROM ${FROM} WHERE ${MATCHES}) AS c
+       LEFT JOIN LATERAL (
+         SELECT p.id, p.account_id AS "accountId", p.name, p.suspended, p.created_at AS "createdAt",
+                p.suspended_at AS "suspendedAt", p.suspended_reason AS "suspendedReason",
+                p.suspended_by AS "suspendedBy", a.email AS "accountEmail"
+           FROM ${FROM} WHERE ${MATCHES}
+          ORDER BY p.created_at, p.id LIMIT $2 OFFSET $3
+       ) AS m ON true`,
   );
   // Walks the primary key backwards from the cursor: ids sort by creation time.
   const selectNotifications = statement(
@@ -36,6 +53,19 @@ export function projectAdminOperations(
     },
     async listAllProjects() {
       return run<ProjectRecord>(pool, selectAllProjects);
+    },
+    async searchProjects({ query, offset, limit }) {
+      const rows = await run<ProjectRecord & { total: number; accountEmail: string }>(pool, searchProjects, [
+        containsPattern(query),
+        limit,
+        offset,
+      ]);
+      return {
+        projects: rows
+          .filter((row) => row.id !== null)
+          .map(({ total: _total, accountEmail, ...project }) => ({ project, accountEmail })),
+        total: rows[0]?.total ?? 0,
+      };
     },
     async listNotifications({ projectId, beforeId, recipient, mode, limit }) {
       const rows = await run<NotificationRecord & { attempts: AttemptRecord[] }>(pool, selectNotifications, [

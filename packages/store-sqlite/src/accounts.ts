@@ -32,11 +32,16 @@ export function accountOperations(db: Database.Database): AccountOperations {
   const selectProjects = db.prepare<[string], ProjectRow>(
     'SELECT * FROM projects WHERE account_id = ? ORDER BY created_at, id',
   );
-  // Suspending twice keeps the first time, like revoking a key.
-  const updateSuspended = db.prepare<{ id: string; suspended: number; now: number }, ProjectRow>(
+  // Suspending twice keeps the first time, reason and actor, like revoking a key.
+  const updateSuspended = db.prepare<
+    { id: string; suspended: number; now: number; reason: string | null; actor: string | null },
+    ProjectRow
+  >(
     `UPDATE projects
-        SET suspended = @suspended,
-            suspended_at = CASE WHEN @suspended = 1 THEN coalesce(suspended_at, @now) ELSE NULL END
+        SET suspended_reason = CASE WHEN @suspended = 0 THEN NULL WHEN suspended = 1 THEN suspended_reason ELSE @reason END,
+            suspended_by = CASE WHEN @suspended = 0 THEN NULL WHEN suspended = 1 THEN suspended_by ELSE @actor END,
+            suspended_at = CASE WHEN @suspended = 1 THEN coalesce(suspended_at, @now) ELSE NULL END,
+            suspended = @suspended
       WHERE id = @id
   RETURNING *`,
   );
@@ -77,8 +82,8 @@ export function accountOperations(db: Database.Database): AccountOperations {
     async listProjects(accountId) {
       return selectProjects.all(accountId).map(projectFromRow);
     },
-    async setProjectSuspended({ id, suspended, now }) {
-      const row = updateSuspended.get({ id, suspended: bit(suspended), now });
+    async setProjectSuspended({ id, suspended, now, reason = null, actor = null }) {
+      const row = updateSuspended.get({ id, suspended: bit(suspended), now, reason, actor });
       return row ? projectFromRow(row) : null;
     },
   };

@@ -1,6 +1,7 @@
 import type {
   AuditAction,
   AuditEventRecord,
+  AuditSource,
   ConsumeEmailCodeResult,
   CreateAccountWithPasswordResult,
   DashboardAccount,
@@ -8,6 +9,7 @@ import type {
   EmailCodePurpose,
 } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
+import { containsPattern } from './like.js';
 import { type AccountRow, accountFromRow, type Bit, bit } from './rows.js';
 
 interface DashboardAccountRow extends AccountRow {
@@ -34,13 +36,23 @@ interface EmailCodeRow {
 
 interface AuditEventRow {
   id: string;
-  project_id: string;
+  project_id: string | null;
   action: AuditAction;
+  source: AuditSource;
   actor_account_id: string | null;
   actor_email: string | null;
+  actor_name: string | null;
   ip: string | null;
   detail: string;
+  reason: string | null;
   created_at: number;
+}
+
+interface InvitationRow {
+  email: string;
+  issued_by: string | null;
+  created_at: number;
+  expires_at: number;
 }
 
 /** The dashboard's port on the store's database: sign-in, sessions, codes, audit log. */
@@ -50,6 +62,22 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
   );
   const selectById = db.prepare<[string], DashboardAccountRow>('SELECT * FROM accounts WHERE id = ?');
   const selectOperatorIds = db.prepare<[], { id: string }>('SELECT id FROM accounts WHERE operator = 1 ORDER BY id');
+  // SQLite's LIKE ignores the case of ASCII letters. The operators' page only: no index.
+  const ACCOUNT_MATCHES = `(@pattern IS NULL OR email LIKE @pattern ESCAPE '\\' OR id LIKE @pattern ESCAPE '\\')`;
+  const selectMatchingAccounts = db.prepare<
+    { pattern: string | null; limit: number; offset: number },
+    DashboardAccountRow
+  >(`SELECT * FROM accounts WHERE ${ACCOUNT_MATCHES} ORDER BY created_at, id LIMIT @limit OFFSET @offset`);
+  const countMatchingAccounts = db
+    .prepare<{ pattern: string | null }, number>(`SELECT count(*) FROM accounts WHERE ${ACCOUNT_MATCHES}`)
+    .pluck();
+  const searchAccounts = db.transaction((query: string | null, offset: number, limit: number) => {
+    const pattern = containsPattern(query);
+    return {
+      accounts: selectMatchingAccounts.all({ pattern, limit, offset }).map(dashboardAccountFromRow),
+      total: countMatchingAccounts.get({ pattern })!,
+    };
+  });
   const insertAccount = db.prepare<[string, string, number, string, number, number], DashboardAccountRow>(
     `INSERT INTO accounts (id, email, verified, password_hash, operator, created_at)
      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -65,12 +93,24 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
   const extendSession = db.prepare<[number, string]>('UPDATE sessions SET idle_expires_at = ? WHERE hash = ?');
   const deleteSession = db.prepare<[string]>('DELETE FROM sessions WHERE hash = ?');
   const deleteSessions = db.prepare<[string]>('DELETE FROM sessions WHERE account_id = ?');
-  const upsertCode = db.prepare<[string, string, string, number, number]>(
-    `INSERT INTO email_codes (email, purpose, code_hash, created_at, expires_at, failed_attempts)
-     VALUES (?, ?, ?, ?, ?, 0)
+  const upsertCode = db.prepare<[string, string, string, number, number, string | null]>(
+    `INSERT INTO email_codes (email, purpose, code_hash, created_at, expires_at, failed_attempts, issued_by)
+     VALUES (?, ?, ?, ?, ?, 0, ?)
      ON CONFLICT (email, purpose) DO UPDATE SET
        code_hash = excluded.code_hash, created_at = excluded.created_at,
-       expires_at = excluded.expires_at, failed_attempts = 0`,
+       expires_at = excluded.expires_at, failed_attempts = 0, issued_by = excluded.issued_by`,
+  );
+  const selectInvitations = db.prepare<
+    { now: number; maxAttempts: number; limit: number; email: string | null },
+    InvitationRow
+  >(
+    `SELECT email, issued_by, created_at, expires_at FROM email_codes
+      WHERE purpose = 'invite' AND expires_at > @now AND failed_attempts < @maxAttempts
+        AND (@email IS NULL OR email = @email)
+      ORDER BY created_at DESC, email LIMIT @limit`,
+  );
+  const deleteInvitation = db.prepare<[string, number, number]>(
+    `DELETE FROM email_codes WHERE email = ? AND purpose = 'invite' AND expires_at > ? AND failed_attempts < ?`,
   );
   const selectCode = db.prepare<[string, string], EmailCodeRow>(
     'SELECT code_hash, expires_at, failed_attempts FROM email_codes WHERE email = ? AND purpose = ?',
@@ -79,12 +119,16 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
   const countFailure = db.prepare<[string, string]>(
     'UPDATE email_codes SET failed_attempts = failed_attempts + 1 WHERE email = ? AND purpose = ?',
   );
-  const insertAudit = db.prepare<[string, string, string, string | null, string | null, string | null, string, number]>(
-    `INSERT INTO audit_events (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  const insertAudit = db.prepare<[AuditEventRecord]>(
+    `INSERT INTO audit_events
+       (id, project_id, action, source, actor_account_id, actor_email, actor_name, ip, detail, reason, created_at)
+     VALUES (@id, @projectId, @action, @source, @actorAccountId, @actorEmail, @actorName, @ip, @detail, @reason, @createdAt)`,
   );
-  const selectAudit = db.prepare<[string, number], AuditEventRow>(
-    'SELECT * FROM audit_events WHERE project_id = ? ORDER BY id DESC LIMIT ?',
+  const selectAudit = db.prepare<{ project: string | null; actor: string | null; limit: number }, AuditEventRow>(
+    `SELECT * FROM audit_events
+      WHERE (@project IS NULL OR project_id = @project)
+        AND (@actor IS NULL OR coalesce(actor_email, actor_name) = @actor)
+      ORDER BY id DESC LIMIT @limit`,
   );
 
   const createAccountWithPassword = db.transaction(
@@ -161,6 +205,9 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     async listOperatorIds() {
       return selectOperatorIds.all().map((row) => row.id);
     },
+    async searchAccounts({ query, offset, limit }) {
+      return searchAccounts(query, offset, limit);
+    },
     async createAccountWithPassword(input) {
       return createAccountWithPassword.immediate(input);
     },
@@ -183,8 +230,8 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     async deleteAccountSessions(accountId) {
       deleteSessions.run(accountId);
     },
-    async putEmailCode({ email, purpose, codeHash, now, expiresAt }) {
-      upsertCode.run(email, purpose, codeHash, now, expiresAt);
+    async putEmailCode({ email, purpose, codeHash, now, expiresAt, issuedBy = null }) {
+      upsertCode.run(email, purpose, codeHash, now, expiresAt, issuedBy);
     },
     async consumeEmailCode({ email, purpose, codeHash, now, maxAttempts }) {
       return consumeCode.immediate(email, purpose, codeHash, now, maxAttempts);
@@ -193,27 +240,44 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
       const row = selectCode.get(email, purpose);
       return row !== undefined && row.expires_at > now;
     },
-    async appendAuditEvent(event: AuditEventRecord) {
-      insertAudit.run(
-        event.id,
-        event.projectId,
-        event.action,
-        event.actorAccountId,
-        event.actorEmail,
-        event.ip,
-        event.detail,
-        event.createdAt,
-      );
+    async listInvitations({ now, maxAttempts, limit, email }) {
+      return selectInvitations.all({ now, maxAttempts, limit, email: email ?? null }).map((row) => ({
+        email: row.email,
+        invitedBy: row.issued_by,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+      }));
     },
-    async listAuditEvents({ projectId, limit }) {
-      return selectAudit.all(projectId, limit).map((row) => ({
+    async revokeInvitation({ email, now, maxAttempts }) {
+      return deleteInvitation.run(email, now, maxAttempts).changes > 0;
+    },
+    async appendAuditEvent(event: AuditEventRecord) {
+      insertAudit.run({
+        id: event.id,
+        projectId: event.projectId,
+        action: event.action,
+        source: event.source,
+        actorAccountId: event.actorAccountId,
+        actorEmail: event.actorEmail,
+        actorName: event.actorName,
+        ip: event.ip,
+        detail: event.detail,
+        reason: event.reason,
+        createdAt: event.createdAt,
+      });
+    },
+    async listAuditEvents({ projectId, actor, limit }) {
+      return selectAudit.all({ project: projectId ?? null, actor: actor ?? null, limit }).map((row) => ({
         id: row.id,
         projectId: row.project_id,
         action: row.action,
+        source: row.source,
         actorAccountId: row.actor_account_id,
         actorEmail: row.actor_email,
+        actorName: row.actor_name,
         ip: row.ip,
         detail: row.detail,
+        reason: row.reason,
         createdAt: row.created_at,
       }));
     },

@@ -268,6 +268,34 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
   `,
+  // 7: operators' actions. A suspension keeps its reason and who made it; an invitation who sent
+  // it. The audit log also holds changes of accounts and invitations (no project) and the
+  // operator CLI's changes (its actor named), with the reason given: the table is copied, its
+  // entries kept, as SQLite cannot drop a NOT NULL in place.
+  `
+  ALTER TABLE projects ADD COLUMN suspended_reason TEXT;
+  ALTER TABLE projects ADD COLUMN suspended_by TEXT;
+  ALTER TABLE email_codes ADD COLUMN issued_by TEXT;
+
+  CREATE TABLE audit_events_next (
+    id TEXT PRIMARY KEY,
+    project_id TEXT REFERENCES projects (id),
+    action TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('dashboard', 'cli')),
+    actor_account_id TEXT,
+    actor_email TEXT,
+    actor_name TEXT,
+    ip TEXT,
+    detail TEXT NOT NULL,
+    reason TEXT,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO audit_events_next (id, project_id, action, source, actor_account_id, actor_email, ip, detail, created_at)
+  SELECT id, project_id, action, 'dashboard', actor_account_id, actor_email, ip, detail, created_at FROM audit_events;
+  DROP TABLE audit_events;
+  ALTER TABLE audit_events_next RENAME TO audit_events;
+  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
+  `,
 ];
 
 /**

@@ -41,6 +41,8 @@ export interface ProjectRow {
   suspended: Bit;
   created_at: number;
   suspended_at: number | null;
+  suspended_reason: string | null;
+  suspended_by: string | null;
 }
 
 /** Maps a `projects` row to its record. */
@@ -52,6 +54,8 @@ export function projectFromRow(row: ProjectRow): ProjectRecord {
     suspended: row.suspended === 1,
     createdAt: row.created_at,
     suspendedAt: row.suspended_at,
+    suspendedReason: row.suspended_reason,
+    suspendedBy: row.suspended_by,
   };
 }
 
@@ -61,7 +65,8 @@ export function projectFromRow(row: ProjectRow): ProjectRecord {
  */
 export const JOINED_PROJECT_COLUMNS =
   'p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.suspended AS p_suspended, ' +
-  'p.created_at AS p_created_at, p.suspended_at AS p_suspended_at';
+  'p.created_at AS p_created_at, p.suspended_at AS p_suspended_at, ' +
+  'p.suspended_reason AS p_suspended_reason, p.suspended_by AS p_suspended_by';
 
 /** The project columns of a row selected with {@link JOINED_PROJECT_COLUMNS}. */
 export interface JoinedProjectRow {
@@ -71,6 +76,8 @@ export interface JoinedProjectRow {
   p_suspended: Bit;
   p_created_at: number;
   p_suspended_at: number | null;
+  p_suspended_reason: string | null;
+  p_suspended_by: string | null;
 }
 
 /** Reads the project out of a row selected with {@link JOINED_PROJECT_COLUMNS}. */
@@ -82,6 +89,8 @@ export function joinedProject(row: JoinedProjectRow): ProjectRecord {
     suspended: row.p_suspended,
     created_at: row.p_created_at,
     suspended_at: row.p_suspended_at,
+    suspended_reason: row.p_suspended_reason,
+    suspended_by: row.p_suspended_by,
   });
 }
 

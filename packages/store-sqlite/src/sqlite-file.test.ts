@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { migrate, migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
-import { createSqliteStore } from './sqlite-store.js';
+import { createSqliteDashboardStore, createSqliteStore } from './sqlite-store.js';
 import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
 
@@ -255,6 +255,62 @@ describe('migration 5: idempotency results only', () => {
       store.findIdempotentResponse({ projectId: 'proj_1', key, fingerprint: 'fp', now: T0 + 1 });
     expect(await find('done')).toEqual({ kind: 'replay', status: 201, body: '{"id":"ntf_1"}' });
     expect(await find('orphan')).toEqual({ kind: 'none' });
+  });
+});
+
+describe("migration 7: operators' actions", () => {
+  it('keeps projects, codes and audit entries, which then take reasons, actors and no project', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 6));
+    raw.exec(`
+      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
+      INSERT INTO projects (id, account_id, name, suspended, created_at, suspended_at)
+        VALUES ('proj_1', 'acct_1', 'P', 1, ${T0}, ${T0 + 1});
+      INSERT INTO email_codes (email, purpose, code_hash, created_at, expires_at, failed_attempts)
+        VALUES ('x@example.com', 'invite', 'h', ${T0}, ${T0 + 86_400_000}, 0);
+      INSERT INTO audit_events (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
+        VALUES ('aud_1', 'proj_1', 'project.created', 'acct_1', 'a@example.com', '127.0.0.1', 'P', ${T0});
+    `);
+    raw.close();
+
+    const store = open();
+    const dashboard = createSqliteDashboardStore(store);
+    expect(await store.getProject('proj_1')).toMatchObject({
+      suspended: true,
+      suspendedAt: T0 + 1,
+      suspendedReason: null,
+      suspendedBy: null,
+    });
+    expect(await dashboard.listInvitations({ now: T0, maxAttempts: 5, limit: 10 })).toEqual([
+      { email: 'x@example.com', invitedBy: null, createdAt: T0, expiresAt: T0 + 86_400_000 },
+    ]);
+    const kept = {
+      id: 'aud_1',
+      projectId: 'proj_1',
+      action: 'project.created',
+      source: 'dashboard',
+      actorAccountId: 'acct_1',
+      actorEmail: 'a@example.com',
+      actorName: null,
+      ip: '127.0.0.1',
+      detail: 'P',
+      reason: null,
+      createdAt: T0,
+    };
+    expect(await dashboard.listAuditEvents({ projectId: 'proj_1', limit: 10 })).toEqual([kept]);
+    const fromCli = {
+      ...kept,
+      id: 'aud_2',
+      projectId: null,
+      action: 'account.created' as const,
+      source: 'cli' as const,
+      actorAccountId: null,
+      actorEmail: null,
+      actorName: 'root',
+      ip: null,
+    };
+    await dashboard.appendAuditEvent(fromCli);
+    expect(await dashboard.listAuditEvents({ limit: 10 })).toEqual([fromCli, kept]);
   });
 });
 

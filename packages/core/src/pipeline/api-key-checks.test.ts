@@ -32,6 +32,8 @@ function lookupFor(
       suspended: overrides.suspended ?? false,
       createdAt: NOW - 2000,
       suspendedAt: null,
+      suspendedReason: null,
+      suspendedBy: null,
     },
   };
   return { key, lookup };

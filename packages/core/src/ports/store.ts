@@ -34,6 +34,24 @@ export interface ListNotificationsInput {
   mode: KeyMode | null;
 }
 
+/** Input of {@link Store.searchProjects}. */
+export interface SearchProjectsInput {
+  /**
+   * Only projects whose name or id, or whose account's email, contains this text, ignoring the
+   * case of ASCII letters. Every character matches itself: `%`, `_` and `\` are no wildcards.
+   * Null: every project.
+   */
+  query: string | null;
+  offset: number;
+  limit: number;
+}
+
+/** Outcome of {@link Store.searchProjects}: a page, oldest first, and the number of matches. */
+export interface SearchProjectsResult {
+  projects: { project: ProjectRecord; accountEmail: string }[];
+  total: number;
+}
+
 /** Outcome of {@link Store.createApiKey}. */
 export type CreateApiKeyResult =
   | { kind: 'created'; key: ApiKeyRecord }
@@ -173,11 +191,24 @@ export interface Store {
   }): Promise<CreateProjectResult>;
   getProject(id: string): Promise<ProjectRecord | null>;
   listProjects(accountId: string): Promise<ProjectRecord[]>;
-  setProjectSuspended(input: { id: string; suspended: boolean; now: number }): Promise<ProjectRecord | null>;
+  /**
+   * Suspends or resumes a project; null when unknown. Suspending records `reason` and `actor`
+   * (default null); suspending a suspended project keeps its first time, reason and actor, as
+   * revoking a key twice keeps the first time. Resuming clears all three.
+   */
+  setProjectSuspended(input: {
+    id: string;
+    suspended: boolean;
+    now: number;
+    reason?: string | null;
+    actor?: string | null;
+  }): Promise<ProjectRecord | null>;
   /** Renames a project; null when unknown. */
   renameProject(input: { id: string; name: string }): Promise<ProjectRecord | null>;
   /** Every project of every account, oldest first: the operators' view. */
   listAllProjects(): Promise<ProjectRecord[]>;
+  /** A page of every account's projects matching a text, oldest first, and how many match (one read). */
+  searchProjects(input: SearchProjectsInput): Promise<SearchProjectsResult>;
 
   /** Creates a key if the project exists and has fewer than `maxActive` keys not revoked. */
   createApiKey(input: {

@@ -60,7 +60,16 @@ export function accountConformance(getStore: GetStore): void {
       });
       const id = newId('proj', T0);
       const result = await store.createProject({ id, accountId: account.id, name: 'Shop', now: T0, maxProjects: 10 });
-      const project = { id, accountId: account.id, name: 'Shop', suspended: false, createdAt: T0, suspendedAt: null };
+      const project = {
+        id,
+        accountId: account.id,
+        name: 'Shop',
+        suspended: false,
+        createdAt: T0,
+        suspendedAt: null,
+        suspendedReason: null,
+        suspendedBy: null,
+      };
       expect(result).toEqual({ kind: 'created', project });
       expect(await store.getProject(id)).toEqual(project);
       expect(await store.getProject('proj_unknown')).toBeNull();
@@ -171,6 +180,34 @@ export function accountConformance(getStore: GetStore): void {
       const resumed = await store.setProjectSuspended({ id, suspended: false, now: T0 + 9 });
       expect(resumed).toEqual({ ...created.project, suspended: false, suspendedAt: null });
       expect(await store.getProject(id)).toEqual(resumed);
+
+      // A reason and an actor are kept while suspended; a second suspension keeps the first ones.
+      const reason = "Spam: 100% of sends reported; see ticket #42 <b>'quoted'</b>";
+      const withReason = await store.setProjectSuspended({
+        id,
+        suspended: true,
+        now: T0 + 10,
+        reason,
+        actor: 'op@example.com',
+      });
+      const expected = {
+        ...created.project,
+        suspended: true,
+        suspendedAt: T0 + 10,
+        suspendedReason: reason,
+        suspendedBy: 'op@example.com',
+      };
+      expect(withReason).toEqual(expected);
+      expect(
+        await store.setProjectSuspended({ id, suspended: true, now: T0 + 11, reason: 'again', actor: 'other' }),
+      ).toEqual(expected);
+      expect(await store.getProject(id)).toEqual(expected);
+      expect((await store.listProjects(account.id))[0]).toEqual(expected);
+      expect(await store.setProjectSuspended({ id, suspended: false, now: T0 + 12, reason: 'fixed' })).toEqual({
+        ...created.project,
+        suspended: false,
+        suspendedAt: null,
+      });
       expect(await store.setProjectSuspended({ id: 'proj_unknown', suspended: true, now: T0 })).toBeNull();
     });
   });

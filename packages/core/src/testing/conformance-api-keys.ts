@@ -131,9 +131,15 @@ export function apiKeyConformance(getStore: GetStore): void {
       const project = await seedProject(store);
       const value = keyValue('live', 1);
       await createKey(store, { projectId: project.id, value });
-      await store.setProjectSuspended({ id: project.id, suspended: true, now: T0 + 7 });
+      await store.setProjectSuspended({ id: project.id, suspended: true, now: T0 + 7, reason: 'abuse', actor: 'op' });
       const found = await store.findApiKeyByHash(hashSecret(value));
-      expect(found?.project).toEqual({ ...project, suspended: true, suspendedAt: T0 + 7 });
+      expect(found?.project).toEqual({
+        ...project,
+        suspended: true,
+        suspendedAt: T0 + 7,
+        suspendedReason: 'abuse',
+        suspendedBy: 'op',
+      });
     });
 
     it('refreshes last-used only when unset or at least minIntervalMs old', async () => {

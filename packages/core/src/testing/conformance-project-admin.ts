@@ -29,6 +29,48 @@ export function projectAdminConformance(getStore: GetStore): void {
       ]);
     });
 
+    it('searches projects by name, id or account email, ignoring case, with % and _ matched literally', async () => {
+      const store = getStore();
+      const names = ['100% off', '100 percent', 'snake_case', 'snakeXcase', 'Back\\slash', 'Plain'];
+      const projects = [];
+      for (const [i, name] of names.entries()) {
+        const account = await store.createAccount({
+          id: newId('acct', T0 + i),
+          email: i === 5 ? 'Owner_Five@Example.com' : `owner${i}@example.com`,
+          verified: true,
+          now: T0 + i,
+        });
+        const created = await store.createProject({
+          id: newId('proj', T0 + i),
+          accountId: account.id,
+          name,
+          now: T0 + i,
+          maxProjects: 10,
+        });
+        if (created.kind !== 'created') throw new Error(created.kind);
+        projects.push({ project: created.project, accountEmail: account.email });
+      }
+      const search = async (query: string | null, offset = 0, limit = 50) =>
+        store.searchProjects({ query, offset, limit });
+      const namesOf = (found: Awaited<ReturnType<typeof search>>) => found.projects.map((hit) => hit.project.name);
+
+      expect(await search(null)).toEqual({ projects, total: 6 });
+      expect(namesOf(await search('%'))).toEqual(['100% off']);
+      expect(namesOf(await search('0%'))).toEqual(['100% off']);
+      expect(namesOf(await search('r_f'))).toEqual(['Plain']);
+      expect(namesOf(await search('e_c'))).toEqual(['snake_case']);
+      expect(namesOf(await search('\\'))).toEqual(['Back\\slash']);
+      expect(namesOf(await search('SNAKE'))).toEqual(['snake_case', 'snakeXcase']);
+      expect(namesOf(await search('owner_five@'))).toEqual(['Plain']);
+      expect(namesOf(await search(projects[3]!.project.id.toUpperCase()))).toEqual(['snakeXcase']);
+      expect(await search('nothing like it')).toEqual({ projects: [], total: 0 });
+
+      expect(await search(null, 0, 4)).toEqual({ projects: projects.slice(0, 4), total: 6 });
+      expect(await search(null, 4, 4)).toEqual({ projects: projects.slice(4), total: 6 });
+      expect(await search(null, 6, 4)).toEqual({ projects: [], total: 6 });
+      expect(await search('snake', 1, 1)).toEqual({ projects: [projects[3]], total: 2 });
+    });
+
     it("lists a project's sends newest first, by pages, filtered by recipient and mode", async () => {
       const store = getStore();
       const project = await seedProject(store);

@@ -1,6 +1,12 @@
 import { type AdminApi, type Clock, type Mailer, newId } from '@tidings/core';
 import { generateCode, hashCode } from './codes.js';
-import type { ConsumeEmailCodeResult, DashboardAccount, DashboardStore, EmailCodePurpose } from './dashboard-store.js';
+import type {
+  ConsumeEmailCodeResult,
+  DashboardAccount,
+  DashboardStore,
+  EmailCodePurpose,
+  InvitationRecord,
+} from './dashboard-store.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
 /** A code is good for 15 minutes and 5 tries; an invitation for 7 days. */
@@ -38,10 +44,22 @@ export interface AccountServiceOptions {
 export function createAccountService(options: AccountServiceOptions) {
   const { store, admin, mailer, clock } = options;
 
-  async function issueCode(email: string, purpose: EmailCodePurpose, ttlMs: number): Promise<string> {
+  async function issueCode(
+    email: string,
+    purpose: EmailCodePurpose,
+    ttlMs: number,
+    issuedBy: string | null = null,
+  ): Promise<string> {
     const code = generateCode();
     const now = clock.now();
-    await store.putEmailCode({ email, purpose, codeHash: hashCode(purpose, email, code), now, expiresAt: now + ttlMs });
+    await store.putEmailCode({
+      email,
+      purpose,
+      codeHash: hashCode(purpose, email, code),
+      now,
+      expiresAt: now + ttlMs,
+      issuedBy,
+    });
     return code;
   }
 
@@ -55,8 +73,14 @@ export function createAccountService(options: AccountServiceOptions) {
     });
   }
 
-  async function mailCode(email: string, purpose: EmailCodePurpose, lines: string[], ttlMs = CODE_TTL_MS) {
-    const code = await issueCode(email, purpose, ttlMs);
+  async function mailCode(
+    email: string,
+    purpose: EmailCodePurpose,
+    lines: string[],
+    ttlMs = CODE_TTL_MS,
+    issuedBy: string | null = null,
+  ) {
+    const code = await issueCode(email, purpose, ttlMs, issuedBy);
     const text = [
       ...lines.map((line) => line.replace('{code}', code)),
       '',
@@ -158,8 +182,8 @@ export function createAccountService(options: AccountServiceOptions) {
       if (!found.account.verified) await admin.verifyAccount(found.account.id);
       return result;
     },
-    /** Mails an invitation code to an address (invitation-only sign-up). */
-    invite(email: string, signUpUrl: string): Promise<void> {
+    /** Mails an invitation code to an address (invitation-only sign-up); `invitedBy` is the operator's email. */
+    invite(email: string, signUpUrl: string, invitedBy: string | null = null): Promise<void> {
       return mailCode(
         email,
         'invite',
@@ -169,7 +193,26 @@ export function createAccountService(options: AccountServiceOptions) {
           'It is good for 7 days.',
         ],
         INVITATION_TTL_MS,
+        invitedBy,
       );
+    },
+    /** The invitations whose code still works, newest first (at most `limit`). */
+    pendingInvitations(limit = 200): Promise<InvitationRecord[]> {
+      return store.listInvitations({ now: clock.now(), maxAttempts: CODE_MAX_ATTEMPTS, limit });
+    },
+    /** The invitation of an address, if its code still works. */
+    async pendingInvitation(email: string): Promise<InvitationRecord | null> {
+      const [found] = await store.listInvitations({
+        now: clock.now(),
+        maxAttempts: CODE_MAX_ATTEMPTS,
+        limit: 1,
+        email,
+      });
+      return found ?? null;
+    },
+    /** Voids the invitation of an address at once; false when it had none that still works. */
+    revokeInvitation(email: string): Promise<boolean> {
+      return store.revokeInvitation({ email, now: clock.now(), maxAttempts: CODE_MAX_ATTEMPTS });
     },
     /** Issues a one-time sign-in code (for the operator CLI and the demo), returned rather than mailed. */
     issueSignInCode(email: string, ttlMs: number): Promise<string> {

@@ -17,8 +17,17 @@ export interface DashboardStore {
   findAccountByEmail(email: string): Promise<DashboardAccount | null>;
   /** The account with what signing in needs; null when unknown. */
   getDashboardAccount(id: string): Promise<DashboardAccount | null>;
-  /** The ids of every operator account, in one read (the operators' page marks them). */
+  /** The ids of every operator account, in one read. */
   listOperatorIds(): Promise<string[]>;
+  /**
+   * A page of the accounts, oldest first, whose email or id contains `query` ignoring the case
+   * of ASCII letters (every character matches itself: `%` and `_` are no wildcards; null: every
+   * account), and how many match, in one read.
+   */
+  searchAccounts(input: { query: string | null; offset: number; limit: number }): Promise<{
+    accounts: DashboardAccount[];
+    total: number;
+  }>;
   /** Creates an account with a password unless an account already has this email. */
   createAccountWithPassword(input: {
     id: string;
@@ -62,6 +71,8 @@ export interface DashboardStore {
     codeHash: string;
     now: number;
     expiresAt: number;
+    /** Who asked for it, for an invitation: the operator's email. @default null */
+    issuedBy?: string | null;
   }): Promise<void>;
   /**
    * Checks a code: a match before expiry uses it up; a miss counts one try, and the code is
@@ -77,10 +88,35 @@ export interface DashboardStore {
   /** True when a code for (email, purpose) exists and has not expired at `now` (it is not used up). */
   hasEmailCode(input: { email: string; purpose: EmailCodePurpose; now: number }): Promise<boolean>;
 
-  /** Records one entry of a project's audit log. */
+  /**
+   * The invitations that still work at `now` (not expired, not used, not revoked, fewer than
+   * `maxAttempts` tries missed), newest first, at most `limit`; only the one of `email` when given.
+   */
+  listInvitations(input: {
+    now: number;
+    maxAttempts: number;
+    limit: number;
+    email?: string;
+  }): Promise<InvitationRecord[]>;
+  /** Voids the invitation of an address at once; false when it had none that still works at `now`. */
+  revokeInvitation(input: { email: string; now: number; maxAttempts: number }): Promise<boolean>;
+
+  /** Records one entry of the audit log. */
   appendAuditEvent(event: AuditEventRecord): Promise<void>;
-  /** A project's audit log, newest first, at most `limit` entries. */
-  listAuditEvents(input: { projectId: string; limit: number }): Promise<AuditEventRecord[]>;
+  /**
+   * The audit log, newest first, at most `limit` entries: only a project's with `projectId`, only
+   * one actor's with `actor` (an entry's actor is its `actorEmail`, else its `actorName`).
+   */
+  listAuditEvents(input: { projectId?: string; actor?: string; limit: number }): Promise<AuditEventRecord[]>;
+}
+
+/** An invitation that still works: its code is stored, only hashed. */
+export interface InvitationRecord {
+  email: string;
+  /** The email of the operator who sent it; null for invitations sent before this was kept. */
+  invitedBy: string | null;
+  createdAt: number;
+  expiresAt: number;
 }
 
 /** An account with what signing in to the dashboard needs. */
@@ -124,20 +160,36 @@ export type AuditAction =
   | 'project.suspended'
   | 'project.resumed'
   | 'key.created'
-  | 'key.revoked';
+  | 'key.revoked'
+  | 'account.created'
+  | 'account.verified'
+  | 'account.operator_granted'
+  | 'account.operator_revoked'
+  | 'account.sign_in_code_issued'
+  | 'invitation.sent'
+  | 'invitation.revoked';
 
-/** One entry of a project's audit log. */
+/** Where a change was made: a page of the dashboard, or the operator CLI. */
+export type AuditSource = 'dashboard' | 'cli';
+
+/** One entry of the audit log. */
 export interface AuditEventRecord {
   id: string;
-  projectId: string;
+  /** The project acted on; null for a change of an account or an invitation. */
+  projectId: string | null;
   action: AuditAction;
+  source: AuditSource;
   /** The account that acted; null for the operator CLI. */
   actorAccountId: string | null;
-  /** The actor's email at the time, kept so the log reads well after the account changes. */
+  /** The actor's email at the time, kept so the log reads well after the account changes; null for the CLI. */
   actorEmail: string | null;
+  /** The CLI's actor: its `--actor`, else the operating system's user; null for the dashboard. */
+  actorName: string | null;
   /** The client IP as the server saw it; null for the CLI. */
   ip: string | null;
   /** What was acted on, e.g. the key's id and name, or the new project name. */
   detail: string;
+  /** Why, when the actor said (a suspension, a resumption); null otherwise. */
+  reason: string | null;
   createdAt: number;
 }

@@ -247,16 +247,144 @@ function dashboardStoreCases(getStore: GetStores): void {
         id: newId('aud', T0 + i),
         projectId: project.id,
         action: i === 0 ? 'project.created' : 'key.created',
+        source: 'dashboard',
         actorAccountId: project.accountId,
         actorEmail: 'owner@example.com',
+        actorName: null,
         ip: '127.0.0.1',
         detail: `event ${i}`,
+        reason: null,
         createdAt: T0 + i,
       }));
       for (const event of events) await store.appendAuditEvent(event);
       await store.appendAuditEvent({ ...events[0]!, id: newId('aud', T0), projectId: other.id });
       expect(await store.listAuditEvents({ projectId: project.id, limit: 10 })).toEqual([...events].reverse());
       expect(await store.listAuditEvents({ projectId: project.id, limit: 2 })).toEqual([events[2], events[1]]);
+    });
+
+    it("keeps the CLI's entries and entries without a project, with reasons, filtered by project and actor", async () => {
+      const { store: core, dashboardStore: store } = getStore();
+      const project = await seedProject(core);
+      const suspended: AuditEventRecord = {
+        id: newId('aud', T0 + 1),
+        projectId: project.id,
+        action: 'project.suspended',
+        source: 'cli',
+        actorAccountId: null,
+        actorEmail: null,
+        actorName: 'alice',
+        ip: null,
+        detail: 'App',
+        reason: 'Spam reports: 100% of "sends"',
+        createdAt: T0 + 1,
+      };
+      const created: AuditEventRecord = {
+        ...suspended,
+        id: newId('aud', T0 + 2),
+        projectId: null,
+        action: 'account.created',
+        actorName: 'bob',
+        detail: 'new@example.com',
+        reason: null,
+        createdAt: T0 + 2,
+      };
+      const fromPage: AuditEventRecord = {
+        ...suspended,
+        id: newId('aud', T0 + 3),
+        action: 'project.resumed',
+        source: 'dashboard',
+        actorAccountId: project.accountId,
+        actorEmail: 'op@example.com',
+        actorName: null,
+        ip: '203.0.113.9',
+        reason: 'fixed',
+        createdAt: T0 + 3,
+      };
+      for (const event of [suspended, created, fromPage]) await store.appendAuditEvent(event);
+      expect(await store.listAuditEvents({ limit: 10 })).toEqual([fromPage, created, suspended]);
+      expect(await store.listAuditEvents({ limit: 1 })).toEqual([fromPage]);
+      expect(await store.listAuditEvents({ projectId: project.id, limit: 10 })).toEqual([fromPage, suspended]);
+      expect(await store.listAuditEvents({ actor: 'alice', limit: 10 })).toEqual([suspended]);
+      expect(await store.listAuditEvents({ actor: 'op@example.com', limit: 10 })).toEqual([fromPage]);
+      expect(await store.listAuditEvents({ actor: 'bob', projectId: project.id, limit: 10 })).toEqual([]);
+      expect(await store.listAuditEvents({ actor: 'nobody', limit: 10 })).toEqual([]);
+    });
+  });
+
+  describe('operators: accounts search and invitations', () => {
+    it('searches accounts by email or id, ignoring case, with % and _ matched literally, by pages', async () => {
+      const { dashboardStore: store } = getStore();
+      const emails = ['ann_lee@example.com', 'annxlee@example.com', '100%@example.com', 'Bob@Example.com'];
+      const accounts = [];
+      for (const [i, email] of emails.entries()) {
+        const result = await store.createAccountWithPassword({
+          id: newId('acct', T0 + i),
+          email,
+          passwordHash: 'scrypt$hash',
+          verified: i % 2 === 0,
+          operator: i === 3,
+          now: T0 + i,
+        });
+        if (result.kind !== 'created') throw new Error(result.kind);
+        accounts.push(result.account);
+      }
+      const search = (query: string | null, offset = 0, limit = 50) => store.searchAccounts({ query, offset, limit });
+      const emailsOf = async (query: string | null) =>
+        (await search(query)).accounts.map((found) => found.account.email);
+      expect(await search(null)).toEqual({ accounts, total: 4 });
+      expect(await emailsOf('n_l')).toEqual(['ann_lee@example.com']);
+      expect(await emailsOf('%@')).toEqual(['100%@example.com']);
+      expect(await emailsOf('BOB@')).toEqual(['Bob@Example.com']);
+      expect(await emailsOf(accounts[1]!.account.id.toUpperCase())).toEqual(['annxlee@example.com']);
+      expect(await emailsOf('zzz')).toEqual([]);
+      expect(await search(null, 0, 3)).toEqual({ accounts: accounts.slice(0, 3), total: 4 });
+      expect(await search(null, 3, 3)).toEqual({ accounts: accounts.slice(3), total: 4 });
+      expect(await search(null, 4, 3)).toEqual({ accounts: [], total: 4 });
+      expect(await search('ann', 1, 1)).toEqual({ accounts: [accounts[1]], total: 2 });
+    });
+
+    it('lists the invitations that still work, with who sent them, and revokes one for good', async () => {
+      const { dashboardStore: store } = getStore();
+      const invite = (email: string, now: number, issuedBy: string | null, ttl = 7 * DAY_MS) =>
+        store.putEmailCode({ email, purpose: 'invite', codeHash: `h-${email}`, now, expiresAt: now + ttl, issuedBy });
+      await invite('old@example.com', T0, 'op@example.com');
+      await invite('new@example.com', T0 + 5, 'root@example.com');
+      await invite('gone@example.com', T0, null, HOUR_MS);
+      await store.putEmailCode({
+        email: 'x@example.com',
+        purpose: 'verify',
+        codeHash: 'h',
+        now: T0,
+        expiresAt: T0 + DAY_MS,
+      });
+      const now = T0 + 2 * HOUR_MS;
+      expect(await store.listInvitations({ now, maxAttempts: 5, limit: 10 })).toEqual([
+        { email: 'new@example.com', invitedBy: 'root@example.com', createdAt: T0 + 5, expiresAt: T0 + 5 + 7 * DAY_MS },
+        { email: 'old@example.com', invitedBy: 'op@example.com', createdAt: T0, expiresAt: T0 + 7 * DAY_MS },
+      ]);
+      expect(await store.listInvitations({ now, maxAttempts: 5, limit: 1 })).toHaveLength(1);
+      expect(await store.listInvitations({ now, maxAttempts: 5, limit: 10, email: 'old@example.com' })).toEqual([
+        { email: 'old@example.com', invitedBy: 'op@example.com', createdAt: T0, expiresAt: T0 + 7 * DAY_MS },
+      ]);
+      expect(await store.listInvitations({ now, maxAttempts: 5, limit: 10, email: 'gone@example.com' })).toEqual([]);
+
+      expect(await store.revokeInvitation({ email: 'old@example.com', now, maxAttempts: 5 })).toBe(true);
+      expect(await store.revokeInvitation({ email: 'old@example.com', now, maxAttempts: 5 })).toBe(false);
+      expect(await store.revokeInvitation({ email: 'gone@example.com', now, maxAttempts: 5 })).toBe(false);
+      expect(await store.revokeInvitation({ email: 'x@example.com', now, maxAttempts: 5 })).toBe(false);
+      expect(
+        await store.consumeEmailCode({
+          email: 'old@example.com',
+          purpose: 'invite',
+          codeHash: 'h-old@example.com',
+          now,
+          maxAttempts: 5,
+        }),
+      ).toEqual({ kind: 'missing' });
+      expect((await store.listInvitations({ now, maxAttempts: 5, limit: 10 })).map((i) => i.email)).toEqual([
+        'new@example.com',
+      ]);
+      expect(await store.hasEmailCode({ email: 'x@example.com', purpose: 'verify', now })).toBe(true);
     });
   });
 }

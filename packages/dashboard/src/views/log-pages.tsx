@@ -230,7 +230,19 @@ const ACTIONS: Record<AuditEventRecord['action'], string> = {
   'project.resumed': 'Project resumed',
   'key.created': 'Key created',
   'key.revoked': 'Key revoked',
+  'account.created': 'Account created',
+  'account.verified': 'Account verified',
+  'account.operator_granted': 'Made an operator',
+  'account.operator_revoked': 'No longer an operator',
+  'account.sign_in_code_issued': 'Sign-in code issued',
+  'invitation.sent': 'Invitation sent',
+  'invitation.revoked': 'Invitation revoked',
 };
+
+/** What an audit entry's action reads as. */
+export function auditActionLabel(action: AuditEventRecord['action']): string {
+  return ACTIONS[action];
+}
 
 /** The project's audit log: who did what, when, from where. */
 export function AuditPage(props: { project: ProjectObject; events: AuditEventRecord[] }) {
@@ -260,8 +272,11 @@ export function AuditPage(props: { project: ProjectObject; events: AuditEventRec
                     <Time at={event.createdAt} />
                   </td>
                   <td>{ACTIONS[event.action]}</td>
-                  <td>{event.detail}</td>
-                  <td>{event.actorEmail ?? 'operator CLI'}</td>
+                  <td>
+                    {event.detail}
+                    {event.reason ? <span class="muted"> — reason: {event.reason}</span> : null}
+                  </td>
+                  <td>{event.source === 'cli' ? `${event.actorName ?? 'unknown'} (CLI)` : event.actorEmail}</td>
                   <td>
                     <code>{event.ip ?? '—'}</code>
                   </td>

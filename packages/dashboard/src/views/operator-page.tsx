@@ -1,20 +1,75 @@
 /** @jsxImportSource hono/jsx */
-import type { AccountObject, ProjectObject } from '@tidings/core';
+import { MAX_SUSPENSION_REASON_LENGTH, type ProjectObject } from '@tidings/core';
+import type { DashboardAccount, InvitationRecord } from '../domain/dashboard-store.js';
 import type { SignupPolicy } from '../options.js';
 import type { FormState } from './auth-pages.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
-/** Every account and project; suspend and resume projects, verify accounts, invite people. */
+/** Where the operators' page is, with a search and a page of each list; defaults are left out. */
+export interface OperatorQuery {
+  q: string;
+  projectsPage: number;
+  accountsPage: number;
+}
+
+/** The operators' page's URL for a query: what the pagers and the confirmation pages link back to. */
+export function operatorUrl(base: string, query: OperatorQuery): string {
+  const params = new URLSearchParams();
+  if (query.q !== '') params.set('q', query.q);
+  if (query.projectsPage > 1) params.set('projects_page', String(query.projectsPage));
+  if (query.accountsPage > 1) params.set('accounts_page', String(query.accountsPage));
+  const search = params.toString();
+  return `${base}/operator${search ? `?${search}` : ''}`;
+}
+
+/** Previous and next links of one list, keeping the search and the other list's page. */
+function Pager(props: {
+  label: string;
+  page: number;
+  total: number;
+  pageSize: number;
+  link: (page: number) => string;
+}) {
+  const pages = Math.max(1, Math.ceil(props.total / props.pageSize));
+  if (pages <= 1 && props.page <= 1) return null;
+  return (
+    <nav class="pager" aria-label={`${props.label} pages`}>
+      {props.page > 1 ? (
+        <a href={props.link(Math.min(props.page - 1, pages))} rel="prev">
+          Previous<span class="visually-hidden"> {props.label.toLowerCase()}</span>
+        </a>
+      ) : null}
+      <span class="muted">
+        Page {props.page} of {pages}
+      </span>
+      {props.page < pages ? (
+        <a href={props.link(props.page + 1)} rel="next">
+          Next<span class="visually-hidden"> {props.label.toLowerCase()}</span>
+        </a>
+      ) : null}
+    </nav>
+  );
+}
+
+/** Every account and project, a page at a time and searchable; suspend and resume, verify, invite. */
 export function OperatorPage(props: {
-  accounts: AccountObject[];
-  operators: Set<string>;
-  projects: ProjectObject[];
+  query: OperatorQuery;
+  projects: { project: ProjectObject; accountEmail: string }[];
+  projectsTotal: number;
+  accounts: DashboardAccount[];
+  accountsTotal: number;
+  pageSize: number;
+  invitations: InvitationRecord[];
   signup: SignupPolicy;
   state: FormState;
 }) {
   const ctx = usePage();
-  const { state } = props;
-  const emailOf = new Map(props.accounts.map((account) => [account.id, account.email]));
+  const { state, query } = props;
+  const here = operatorUrl(ctx.base, query);
+  const back = encodeURIComponent(here);
+  const first = (page: number, total: number) => (total === 0 ? 0 : (page - 1) * props.pageSize + 1);
+  const shown = (page: number, count: number, total: number) =>
+    total === 0 ? 'none' : `${first(page, total)}–${first(page, total) + count - 1} of ${total}`;
   return (
     <Layout title="Operator" wide>
       <h1>Operator</h1>
@@ -38,93 +93,275 @@ export function OperatorPage(props: {
           </form>
         </section>
       ) : null}
-      <h2>Projects ({props.projects.length})</h2>
-      <section class="table-wrap" tabindex={0} aria-label="Every project">
-        <table>
-          <caption class="visually-hidden">Every project</caption>
-          <thead>
-            <tr>
-              <th scope="col">Project</th>
-              <th scope="col">Account</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.projects.map((project) => (
-              <tr data-project-id={project.id}>
-                <td>
-                  {project.name} <code class="muted">{project.id}</code>
-                </td>
-                <td>{emailOf.get(project.account_id) ?? project.account_id}</td>
-                <td>
-                  <Time at={project.created_at} />
-                </td>
-                <td>
-                  {project.suspended ? (
-                    <span class="badge danger">suspended</span>
-                  ) : (
-                    <span class="badge ok">active</span>
-                  )}
-                </td>
-                <td>
-                  <form
-                    method="post"
-                    action={`${ctx.base}/operator/projects/${project.id}/${project.suspended ? 'resume' : 'suspend'}`}
-                    class="inline"
-                  >
-                    <button type="submit" class={project.suspended ? 'secondary' : 'danger'}>
+      {props.invitations.length > 0 ? (
+        <>
+          <h2>Pending invitations ({props.invitations.length})</h2>
+          <section class="table-wrap" tabindex={0} aria-label="Pending invitations">
+            <table>
+              <caption class="visually-hidden">Pending invitations</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Invited by</th>
+                  <th scope="col">Sent</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.invitations.map((invitation) => (
+                  <tr data-invitation={invitation.email}>
+                    <td>{invitation.email}</td>
+                    <td>{invitation.invitedBy ?? <span class="muted">unknown</span>}</td>
+                    <td>
+                      <Time at={invitation.createdAt} />
+                    </td>
+                    <td>
+                      <Time at={invitation.expiresAt} />
+                    </td>
+                    <td>
+                      <a
+                        class="danger-link"
+                        href={`${ctx.base}/operator/invitations/${encodeURIComponent(invitation.email)}/revoke`}
+                      >
+                        Revoke<span class="visually-hidden"> the invitation of {invitation.email}</span>
+                      </a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        </>
+      ) : null}
+      <search>
+        <form method="get" action={`${ctx.base}/operator`} class="row-form search-form">
+          <Field
+            label="Search accounts and projects"
+            name="q"
+            type="search"
+            value={query.q}
+            required={false}
+            maxlength={200}
+            hint="Part of an email, a project name or an id"
+          />
+          <button type="submit">Search</button>
+          {query.q !== '' ? <a href={`${ctx.base}/operator`}>Show all</a> : null}
+        </form>
+      </search>
+      <h2>
+        Projects <span class="muted">({shown(query.projectsPage, props.projects.length, props.projectsTotal)})</span>
+      </h2>
+      {props.projects.length === 0 ? (
+        <p class="empty">{query.q === '' ? 'No projects yet.' : 'No project matches.'}</p>
+      ) : (
+        <section class="table-wrap" tabindex={0} aria-label="Projects">
+          <table>
+            <caption class="visually-hidden">Projects</caption>
+            <thead>
+              <tr>
+                <th scope="col">Project</th>
+                <th scope="col">Account</th>
+                <th scope="col">Created</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.projects.map(({ project, accountEmail }) => (
+                <tr data-project-id={project.id}>
+                  <td>
+                    {project.name} <code class="muted">{project.id}</code>
+                  </td>
+                  <td>{accountEmail}</td>
+                  <td>
+                    <Time at={project.created_at} />
+                  </td>
+                  <td>
+                    {project.suspended ? (
+                      <>
+                        <span class="badge danger">suspended</span>
+                        {project.suspended_reason ? <span class="reason"> {project.suspended_reason}</span> : null}
+                        {project.suspended_by ? <span class="muted"> by {project.suspended_by}</span> : null}
+                      </>
+                    ) : (
+                      <span class="badge ok">active</span>
+                    )}
+                  </td>
+                  <td>
+                    <a
+                      class={project.suspended ? undefined : 'danger-link'}
+                      href={`${ctx.base}/operator/projects/${project.id}/${project.suspended ? 'resume' : 'suspend'}?back=${back}`}
+                    >
                       {project.suspended ? 'Resume' : 'Suspend'}
                       <span class="visually-hidden"> {project.name}</span>
-                    </button>
-                  </form>
-                </td>
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+      <Pager
+        label="Projects"
+        page={query.projectsPage}
+        total={props.projectsTotal}
+        pageSize={props.pageSize}
+        link={(page) => operatorUrl(ctx.base, { ...query, projectsPage: page })}
+      />
+      <h2>
+        Accounts <span class="muted">({shown(query.accountsPage, props.accounts.length, props.accountsTotal)})</span>
+      </h2>
+      {props.accounts.length === 0 ? (
+        <p class="empty">{query.q === '' ? 'No accounts yet.' : 'No account matches.'}</p>
+      ) : (
+        <section class="table-wrap" tabindex={0} aria-label="Accounts">
+          <table>
+            <caption class="visually-hidden">Accounts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Created</th>
+                <th scope="col">Email verified</th>
+                <th scope="col">Role</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {props.accounts.map(({ account, operator }) => (
+                <tr data-account-id={account.id}>
+                  <td>
+                    {account.email} <code class="muted">{account.id}</code>
+                  </td>
+                  <td>
+                    <Time at={account.createdAt} />
+                  </td>
+                  <td>
+                    {account.verified ? (
+                      'yes'
+                    ) : (
+                      <form method="post" action={`${ctx.base}/operator/accounts/${account.id}/verify`} class="inline">
+                        no{' '}
+                        <button type="submit" class="secondary small">
+                          Verify by hand<span class="visually-hidden"> {account.email}</span>
+                        </button>
+                      </form>
+                    )}
+                  </td>
+                  <td>{operator ? 'operator' : 'customer'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+      <Pager
+        label="Accounts"
+        page={query.accountsPage}
+        total={props.accountsTotal}
+        pageSize={props.pageSize}
+        link={(page) => operatorUrl(ctx.base, { ...query, accountsPage: page })}
+      />
+    </Layout>
+  );
+}
+
+/** The confirmation of a suspension or a resumption, with its required reason. */
+export function SuspensionPage(props: {
+  project: ProjectObject;
+  accountEmail: string;
+  action: 'suspend' | 'resume';
+  back: string;
+  state: FormState;
+}) {
+  const ctx = usePage();
+  const { project, action, state } = props;
+  const error = state.errors?.reason;
+  const verb = action === 'suspend' ? 'Suspend' : 'Resume';
+  return (
+    <Layout title={`${verb} ${project.name}`}>
+      <section class="card narrow">
+        <h1>
+          {verb} {project.name}?
+        </h1>
+        <p>
+          <code>{project.id}</code> of {props.accountEmail}, created <Time at={project.created_at} />.
+        </p>
+        {state.message ? <Notice kind="error">{state.message}</Notice> : null}
+        {action === 'suspend' ? (
+          <Notice kind="info">
+            From now on every API request with its keys gets 403 PROJECT_SUSPENDED and its open streams close. Its owner
+            sees the reason on the project’s pages.
+          </Notice>
+        ) : (
+          <Notice kind="info">Its keys work again at once. The reason goes to the audit log.</Notice>
+        )}
+        <form method="post" action={`${ctx.base}/operator/projects/${project.id}/${action}`} novalidate>
+          <input type="hidden" name="back" value={props.back} />
+          <div class="field">
+            <label for="field-reason">Reason</label>
+            <textarea
+              id="field-reason"
+              name="reason"
+              rows={4}
+              required
+              maxlength={MAX_SUSPENSION_REASON_LENGTH}
+              aria-describedby={`field-reason-hint${error ? ' field-reason-error' : ''}`}
+              aria-invalid={error ? 'true' : undefined}
+            >
+              {state.values?.reason ?? ''}
+            </textarea>
+            <p class="hint" id="field-reason-hint">
+              Required, at most {MAX_SUSPENSION_REASON_LENGTH} characters.
+              {action === 'suspend' ? ' The project’s owner sees it.' : ''}
+            </p>
+            {error ? (
+              <p class="field-error" id="field-reason-error">
+                {error}
+              </p>
+            ) : null}
+          </div>
+          <div class="actions">
+            <button type="submit" class={action === 'suspend' ? 'danger' : undefined}>
+              {verb} the project
+            </button>
+            <a href={props.back}>Cancel</a>
+          </div>
+        </form>
       </section>
-      <h2>Accounts ({props.accounts.length})</h2>
-      <section class="table-wrap" tabindex={0} aria-label="Every account">
-        <table>
-          <caption class="visually-hidden">Every account</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Created</th>
-              <th scope="col">Email verified</th>
-              <th scope="col">Role</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.accounts.map((account) => (
-              <tr data-account-id={account.id}>
-                <td>
-                  {account.email} <code class="muted">{account.id}</code>
-                </td>
-                <td>
-                  <Time at={account.created_at} />
-                </td>
-                <td>
-                  {account.verified ? (
-                    'yes'
-                  ) : (
-                    <form method="post" action={`${ctx.base}/operator/accounts/${account.id}/verify`} class="inline">
-                      no{' '}
-                      <button type="submit" class="secondary small">
-                        Verify by hand<span class="visually-hidden"> {account.email}</span>
-                      </button>
-                    </form>
-                  )}
-                </td>
-                <td>{props.operators.has(account.id) ? 'operator' : 'customer'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    </Layout>
+  );
+}
+
+/** The confirmation of an invitation's revocation. */
+export function RevokeInvitationPage(props: { invitation: InvitationRecord }) {
+  const ctx = usePage();
+  const { invitation } = props;
+  return (
+    <Layout title="Revoke invitation">
+      <section class="card narrow">
+        <h1>Revoke the invitation of {invitation.email}?</h1>
+        <p>
+          Sent <Time at={invitation.createdAt} />
+          {invitation.invitedBy ? ` by ${invitation.invitedBy}` : ''}, good until <Time at={invitation.expiresAt} />.
+        </p>
+        <Notice kind="error">
+          Its code stops working at once: signing up with it is refused. This cannot be undone.
+        </Notice>
+        <form
+          method="post"
+          action={`${ctx.base}/operator/invitations/${encodeURIComponent(invitation.email)}/revoke`}
+          class="actions"
+        >
+          <button type="submit" class="danger">
+            Revoke the invitation
+          </button>
+          <a href={`${ctx.base}/operator`}>Cancel</a>
+        </form>
       </section>
     </Layout>
   );

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
 import type { Child } from 'hono/jsx';
-import { Layout, Notice, usePage } from './layout.js';
+import { Layout, Notice, Time, usePage } from './layout.js';
 
 /** The sections of a project, in the order of its tabs. */
 export type ProjectTab = 'keys' | 'usage' | 'log' | 'live' | 'audit' | 'settings';
@@ -31,8 +31,20 @@ export function ProjectFrame(props: { project: ProjectObject; tab: ProjectTab; t
       </h1>
       {project.suspended ? (
         <Notice kind="error">
-          This project is suspended: every API request with its keys is refused with 403 PROJECT_SUSPENDED, and its open
-          streams are closed. Ask an operator to resume it.
+          <p class="suspension">
+            This project was suspended on <Time at={project.suspended_at} />
+            {project.suspended_reason ? (
+              <>
+                : <strong>{project.suspended_reason}</strong>
+              </>
+            ) : (
+              '.'
+            )}
+          </p>
+          <p>
+            Every API request with its keys is refused with 403 PROJECT_SUSPENDED, and its open streams are closed. Ask
+            an operator to resume it.
+          </p>
         </Notice>
       ) : null}
       <nav class="tabs" aria-label="Project">
