@@ -9,6 +9,8 @@ export type {
   DashboardAccount,
   DashboardStore,
   EmailCodePurpose,
+  PasskeyRecord,
+  PendingSignInRecord,
   SessionRecord,
 } from './domain/dashboard-store.js';
 export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';
