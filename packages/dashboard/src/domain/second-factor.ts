@@ -1,8 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { hashSecret } from '@tidings/core';
 
-/** A pending sign-in waits 5 minutes for its second factor; a WebAuthn challenge as long. */
-export const PENDING_SIGN_IN_TTL_MS = 5 * 60_000;
+/** A pending sign-in waits 10 minutes for its second factor; a WebAuthn challenge lives 5. */
+export const PENDING_SIGN_IN_TTL_MS = 10 * 60_000;
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 /** How many recovery codes an account gets at once. */
 export const RECOVERY_CODE_COUNT = 10;

@@ -22,7 +22,7 @@ export async function startSession(c: DashboardContext, deps: Deps, accountId: s
 
 /**
  * What a matching password or code leads to: a session, or, for an account with a passkey, a
- * pending sign-in (a random token in an HttpOnly cookie, its hash in the store, 5 minutes, one
+ * pending sign-in (a random token in an HttpOnly cookie, its hash in the store, 10 minutes, one
  * use) and the second-factor page. No session exists until the second factor matches.
  */
 export async function signIn(c: DashboardContext, deps: Deps, accountId: string, to: string): Promise<Response> {
