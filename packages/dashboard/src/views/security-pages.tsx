@@ -158,13 +158,24 @@ export function SecurityPage(props: {
             </p>
             <p>New codes replace every earlier one.</p>
             <form method="post" action={`${ctx.base}/account/security/recovery-codes`} novalidate>
-              <Field
-                label="Current password"
-                name="password"
-                type="password"
-                autocomplete="current-password"
-                error={state.errors?.codesPassword}
-              />
+              {/* Written out: the remove form above has a password field too, and ids must differ. */}
+              <div class="field">
+                <label for="field-codes-password">Current password</label>
+                <input
+                  id="field-codes-password"
+                  name="password"
+                  type="password"
+                  autocomplete="current-password"
+                  required
+                  aria-describedby={state.errors?.codesPassword ? 'field-codes-password-error' : undefined}
+                  aria-invalid={state.errors?.codesPassword ? 'true' : undefined}
+                />
+                {state.errors?.codesPassword ? (
+                  <p class="field-error" id="field-codes-password-error">
+                    {state.errors.codesPassword}
+                  </p>
+                ) : null}
+              </div>
               <button type="submit" class="secondary">
                 Make new recovery codes
               </button>
