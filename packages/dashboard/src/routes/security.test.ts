@@ -318,6 +318,27 @@ describe('passkeys as a second factor', () => {
     expect(browser.cookies.has('tidings_session')).toBe(true);
   });
 
+  it('makes new recovery codes with the password only, and the earlier ones stop working', async () => {
+    const { browser, codes } = await withPasskey();
+    await passwordStep(browser);
+    await browser.post('/dashboard/login/second-factor/recovery', { code: codes[0]! });
+    const wrong = await browser.post('/dashboard/account/security/recovery-codes', { password: 'not the password' });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain('That password is not right.');
+    const made = await browser.post('/dashboard/account/security/recovery-codes', { password: PASSWORD });
+    expect(made.status).toBe(200);
+    const fresh = [...(await made.text()).matchAll(/<code data-secret="true">([A-Z0-9-]+)<\/code>/g)].map(
+      (match) => match[1]!,
+    );
+    expect(fresh).toHaveLength(10);
+    expect(fresh.filter((code) => codes.includes(code))).toEqual([]);
+    await browser.post('/dashboard/logout', {});
+    await passwordStep(browser);
+    expect((await browser.post('/dashboard/login/second-factor/recovery', { code: codes[1]! })).status).toBe(401);
+    expect((await browser.post('/dashboard/login/second-factor/recovery', { code: fresh[0]! })).status).toBe(303);
+    expect(browser.cookies.has('tidings_session')).toBe(true);
+  });
+
   it('refuses a passkey added without JavaScript, with a used challenge, or without a name', async () => {
     const browser = jarBrowser();
     const signup = await signUpVerified(dashboard, EMAIL);
