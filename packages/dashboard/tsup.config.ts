@@ -12,7 +12,8 @@ export default defineConfig([
   {
     // The pages' one script (copy button, wiping a revealed key, the live view), served by the
     // dashboard itself so that the Content-Security-Policy can say `script-src 'self'`.
-    entry: { 'dashboard-script': 'src/client/dashboard-script.ts' },
+    // The passkey forms' script (with @simplewebauthn/browser) is a second one, on their pages only.
+    entry: { 'dashboard-script': 'src/client/dashboard-script.ts', 'passkeys-script': 'src/client/passkeys-script.ts' },
     format: ['iife'],
     outExtension: () => ({ js: '.js' }),
     minify: true,

@@ -17,6 +17,7 @@ import { registerHistoryRoutes } from './routes/history.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerSecurityRoutes, SECOND_FACTOR_PATHS } from './routes/security.js';
 import { ErrorPage } from './views/error-page.js';
 import { PageContextProvider } from './views/layout.js';
 
@@ -30,6 +31,7 @@ const PUBLIC_PATHS = [
   '/reset',
   '/reset/confirm',
   '/logout',
+  ...SECOND_FACTOR_PATHS,
 ];
 
 /**
@@ -133,6 +135,7 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   registerHistoryRoutes(app, deps);
   registerLiveRoutes(app, deps);
   registerOperatorRoutes(app, deps);
+  registerSecurityRoutes(app, deps);
 
   app.all('*', (c) => {
     throw new TidingsError('NOT_FOUND', `No page ${c.req.path}`);

@@ -12,6 +12,8 @@ export type {
   DashboardStore,
   EmailCodePurpose,
   InvitationRecord,
+  PasskeyRecord,
+  PendingSignInRecord,
   SessionRecord,
 } from './domain/dashboard-store.js';
 export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';

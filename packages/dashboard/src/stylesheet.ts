@@ -82,6 +82,7 @@ th { font-size: 0.85rem; color: var(--muted); font-weight: 600; background: #faf
 .reveal .secret-row { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; margin: 0.5rem 0; }
 .secret { background: #f1f4f2; border: 1px dashed #9aa7a1; padding: 0.6rem 0.8rem; border-radius: 6px; font-size: 1rem; word-break: break-all; user-select: all; }
 pre.curl { background: #1d2522; color: #e8efeb; padding: 0.9rem 1rem; border-radius: 8px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+.recovery-codes { list-style: none; padding: 0; margin: 0.5rem 0 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: 0.5rem; font-size: 1.05rem; }
 .actions { display: flex; gap: 1rem; align-items: center; }
 .usage { display: grid; grid-template-columns: minmax(0, 3fr) minmax(14rem, 2fr); gap: 1.25rem; align-items: start; }
 @media (max-width: 760px) { .usage { grid-template-columns: 1fr; } }

@@ -4,6 +4,8 @@ import type {
   DashboardAccount,
   DashboardStore,
   InvitationRecord,
+  PasskeyRecord,
+  PendingSignInRecord,
   SessionRecord,
 } from '@tidings/dashboard';
 import type { Pool } from 'pg';
@@ -149,6 +151,67 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
       ORDER BY id DESC LIMIT $3`,
   );
 
+  const PASSKEY = `credential_id AS "credentialId", account_id AS "accountId", public_key AS "publicKey", counter,
+    transports, name, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
+  const insertPasskey = statement(
+    'insert_passkey',
+    `INSERT INTO ${t('passkeys')} (credential_id, account_id, public_key, counter, transports, name, created_at, last_used_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  );
+  const selectPasskeys = statement(
+    'select_passkeys',
+    `SELECT ${PASSKEY} FROM ${t('passkeys')} WHERE account_id = $1 ORDER BY created_at, credential_id`,
+  );
+  const selectPasskey = statement('select_passkey', `SELECT ${PASSKEY} FROM ${t('passkeys')} WHERE credential_id = $1`);
+  const updatePasskeyUse = statement(
+    'update_passkey_use',
+    `UPDATE ${t('passkeys')} SET counter = $2, last_used_at = $3 WHERE credential_id = $1`,
+  );
+  const deletePasskey = statement(
+    'delete_passkey',
+    `DELETE FROM ${t('passkeys')} WHERE account_id = $1 AND credential_id = $2 RETURNING credential_id`,
+  );
+  const deleteRecoveryCodes = statement(
+    'delete_recovery_codes',
+    `DELETE FROM ${t('recovery_codes')} WHERE account_id = $1`,
+  );
+  const insertRecoveryCodes = statement(
+    'insert_recovery_codes',
+    `INSERT INTO ${t('recovery_codes')} (account_id, hash, created_at)
+     SELECT $1, hash, $3 FROM unnest($2::text[]) AS hash ON CONFLICT DO NOTHING`,
+  );
+  const deleteRecoveryCode = statement(
+    'delete_recovery_code',
+    `DELETE FROM ${t('recovery_codes')} WHERE account_id = $1 AND hash = $2 RETURNING hash`,
+  );
+  const countRecoveryCodes = statement(
+    'count_recovery_codes',
+    `SELECT count(*)::int8 AS count FROM ${t('recovery_codes')} WHERE account_id = $1`,
+  );
+  const PENDING = 'account_id AS "accountId", next, created_at AS "createdAt", expires_at AS "expiresAt"';
+  const insertPending = statement(
+    'insert_pending_sign_in',
+    `INSERT INTO ${t('pending_sign_ins')} (hash, account_id, next, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+  );
+  const selectPending = statement(
+    'select_pending_sign_in',
+    `SELECT ${PENDING} FROM ${t('pending_sign_ins')} WHERE hash = $1 AND expires_at > $2`,
+  );
+  // One statement: of two concurrent uses, only the one whose delete found the row answers it.
+  const takePending = statement(
+    'take_pending_sign_in',
+    `DELETE FROM ${t('pending_sign_ins')} WHERE hash = $1 RETURNING ${PENDING}`,
+  );
+  const upsertChallenge = statement(
+    'upsert_webauthn_challenge',
+    `INSERT INTO ${t('webauthn_challenges')} (key, challenge, expires_at) VALUES ($1, $2, $3)
+     ON CONFLICT (key) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at`,
+  );
+  const takeChallenge = statement(
+    'take_webauthn_challenge',
+    `DELETE FROM ${t('webauthn_challenges')} WHERE key = $1 RETURNING challenge, expires_at AS "expiresAt"`,
+  );
+
   return {
     async findAccountByEmail(email) {
       const [row] = await run<DashboardAccountRow>(pool, selectByEmail, [email]);
@@ -248,6 +311,62 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     },
     async revokeInvitation({ email, now, maxAttempts }) {
       return (await run(pool, deleteInvitation, [email, now, maxAttempts])).length > 0;
+    },
+    async addPasskey(passkey) {
+      await run(pool, insertPasskey, [
+        passkey.credentialId,
+        passkey.accountId,
+        passkey.publicKey,
+        passkey.counter,
+        passkey.transports,
+        passkey.name,
+        passkey.createdAt,
+        passkey.lastUsedAt,
+      ]);
+    },
+    async listPasskeys(accountId) {
+      return run<PasskeyRecord>(pool, selectPasskeys, [accountId]);
+    },
+    async findPasskey(credentialId) {
+      const [row] = await run<PasskeyRecord>(pool, selectPasskey, [credentialId]);
+      return row ?? null;
+    },
+    async usePasskey({ credentialId, counter, now }) {
+      await run(pool, updatePasskeyUse, [credentialId, counter, now]);
+    },
+    async deletePasskey({ accountId, credentialId }) {
+      return (await run(pool, deletePasskey, [accountId, credentialId])).length > 0;
+    },
+    async replaceRecoveryCodes({ accountId, hashes, now }) {
+      await transaction(pool, async (client) => {
+        await run(client, deleteRecoveryCodes, [accountId]);
+        if (hashes.length > 0) await run(client, insertRecoveryCodes, [accountId, hashes, now]);
+      });
+    },
+    async useRecoveryCode({ accountId, hash }) {
+      return (await run(pool, deleteRecoveryCode, [accountId, hash])).length > 0;
+    },
+    async countRecoveryCodes(accountId) {
+      const [row] = await run<{ count: number }>(pool, countRecoveryCodes, [accountId]);
+      return row?.count ?? 0;
+    },
+    async createPendingSignIn({ hash, accountId, next, createdAt, expiresAt }) {
+      await run(pool, insertPending, [hash, accountId, next, createdAt, expiresAt]);
+    },
+    async findPendingSignIn({ hash, now }) {
+      const [row] = await run<PendingSignInRecord>(pool, selectPending, [hash, now]);
+      return row ?? null;
+    },
+    async takePendingSignIn({ hash, now }) {
+      const [row] = await run<PendingSignInRecord>(pool, takePending, [hash]);
+      return row && row.expiresAt > now ? row : null;
+    },
+    async putWebAuthnChallenge({ key, challenge, expiresAt }) {
+      await run(pool, upsertChallenge, [key, challenge, expiresAt]);
+    },
+    async takeWebAuthnChallenge({ key, now }) {
+      const [row] = await run<{ challenge: string; expiresAt: number }>(pool, takeChallenge, [key]);
+      return row && row.expiresAt > now ? row.challenge : null;
     },
     async appendAuditEvent(event: AuditEventRecord) {
       await run(pool, insertAudit, [

@@ -203,6 +203,43 @@ export const migrations: readonly string[] = [
     ADD COLUMN reason text;
   ALTER TABLE {schema}.audit_events ALTER COLUMN source DROP DEFAULT;
   `,
+  // 4: a second factor for dashboard accounts. Passkeys (WebAuthn credentials) by credential id,
+  // recovery codes and pending sign-ins only as hashes, WebAuthn challenges until their one use.
+  // New tables only: existing accounts keep signing in with their password alone.
+  `
+  CREATE TABLE {schema}.passkeys (
+    credential_id text COLLATE "C" PRIMARY KEY,
+    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
+    public_key text NOT NULL,
+    counter bigint NOT NULL,
+    transports text[] NOT NULL,
+    name text NOT NULL,
+    created_at bigint NOT NULL,
+    last_used_at bigint
+  );
+  CREATE INDEX passkeys_by_account ON {schema}.passkeys (account_id, created_at);
+
+  CREATE TABLE {schema}.recovery_codes (
+    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
+    hash text COLLATE "C" NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (account_id, hash)
+  );
+
+  CREATE TABLE {schema}.pending_sign_ins (
+    hash text COLLATE "C" PRIMARY KEY,
+    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
+    next text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+  );
+
+  CREATE TABLE {schema}.webauthn_challenges (
+    key text COLLATE "C" PRIMARY KEY,
+    challenge text NOT NULL,
+    expires_at bigint NOT NULL
+  );
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -7,6 +7,8 @@ import type {
   DashboardAccount,
   DashboardStore,
   EmailCodePurpose,
+  PasskeyRecord,
+  PendingSignInRecord,
 } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { containsPattern } from './like.js';
@@ -53,6 +55,41 @@ interface InvitationRow {
   issued_by: string | null;
   created_at: number;
   expires_at: number;
+}
+
+interface PasskeyRow {
+  credential_id: string;
+  account_id: string;
+  public_key: string;
+  counter: number;
+  transports: string;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+function passkeyFromRow(row: PasskeyRow): PasskeyRecord {
+  return {
+    credentialId: row.credential_id,
+    accountId: row.account_id,
+    publicKey: row.public_key,
+    counter: row.counter,
+    transports: JSON.parse(row.transports) as string[],
+    name: row.name,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+interface PendingSignInRow {
+  account_id: string;
+  next: string;
+  created_at: number;
+  expires_at: number;
+}
+
+function pendingFromRow(row: PendingSignInRow): PendingSignInRecord {
+  return { accountId: row.account_id, next: row.next, createdAt: row.created_at, expiresAt: row.expires_at };
 }
 
 /** The dashboard's port on the store's database: sign-in, sessions, codes, audit log. */
@@ -130,6 +167,59 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
         AND (@actor IS NULL OR coalesce(actor_email, actor_name) = @actor)
       ORDER BY id DESC LIMIT @limit`,
   );
+
+  const insertPasskey = db.prepare<[string, string, string, number, string, string, number, number | null]>(
+    `INSERT INTO passkeys (credential_id, account_id, public_key, counter, transports, name, created_at, last_used_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const selectPasskeys = db.prepare<[string], PasskeyRow>(
+    'SELECT * FROM passkeys WHERE account_id = ? ORDER BY created_at, credential_id',
+  );
+  const selectPasskey = db.prepare<[string], PasskeyRow>('SELECT * FROM passkeys WHERE credential_id = ?');
+  const updatePasskeyUse = db.prepare<[number, number, string]>(
+    'UPDATE passkeys SET counter = ?, last_used_at = ? WHERE credential_id = ?',
+  );
+  const deletePasskey = db.prepare<[string, string]>('DELETE FROM passkeys WHERE account_id = ? AND credential_id = ?');
+  const deleteRecoveryCodes = db.prepare<[string]>('DELETE FROM recovery_codes WHERE account_id = ?');
+  const insertRecoveryCode = db.prepare<[string, string, number]>(
+    'INSERT OR IGNORE INTO recovery_codes (account_id, hash, created_at) VALUES (?, ?, ?)',
+  );
+  const deleteRecoveryCode = db.prepare<[string, string]>(
+    'DELETE FROM recovery_codes WHERE account_id = ? AND hash = ?',
+  );
+  const countRecoveryCodes = db.prepare<[string], { count: number }>(
+    'SELECT count(*) AS count FROM recovery_codes WHERE account_id = ?',
+  );
+  const insertPending = db.prepare<[string, string, string, number, number]>(
+    'INSERT INTO pending_sign_ins (hash, account_id, next, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectPending = db.prepare<[string], PendingSignInRow>('SELECT * FROM pending_sign_ins WHERE hash = ?');
+  const deletePending = db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE hash = ?');
+  const upsertChallenge = db.prepare<[string, string, number]>(
+    `INSERT INTO webauthn_challenges (key, challenge, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at`,
+  );
+  const selectChallenge = db.prepare<[string], { challenge: string; expires_at: number }>(
+    'SELECT challenge, expires_at FROM webauthn_challenges WHERE key = ?',
+  );
+  const deleteChallenge = db.prepare<[string]>('DELETE FROM webauthn_challenges WHERE key = ?');
+
+  const replaceRecoveryCodes = db.transaction((accountId: string, hashes: string[], now: number) => {
+    deleteRecoveryCodes.run(accountId);
+    for (const hash of hashes) insertRecoveryCode.run(accountId, hash, now);
+  });
+  const takePending = db.transaction((hash: string, now: number): PendingSignInRecord | null => {
+    const row = selectPending.get(hash);
+    if (!row) return null;
+    deletePending.run(hash);
+    return row.expires_at > now ? pendingFromRow(row) : null;
+  });
+  const takeChallenge = db.transaction((key: string, now: number): string | null => {
+    const row = selectChallenge.get(key);
+    if (!row) return null;
+    deleteChallenge.run(key);
+    return row.expires_at > now ? row.challenge : null;
+  });
 
   const createAccountWithPassword = db.transaction(
     (input: {
@@ -250,6 +340,56 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     },
     async revokeInvitation({ email, now, maxAttempts }) {
       return deleteInvitation.run(email, now, maxAttempts).changes > 0;
+    },
+    async addPasskey(passkey) {
+      insertPasskey.run(
+        passkey.credentialId,
+        passkey.accountId,
+        passkey.publicKey,
+        passkey.counter,
+        JSON.stringify(passkey.transports),
+        passkey.name,
+        passkey.createdAt,
+        passkey.lastUsedAt,
+      );
+    },
+    async listPasskeys(accountId) {
+      return selectPasskeys.all(accountId).map(passkeyFromRow);
+    },
+    async findPasskey(credentialId) {
+      const row = selectPasskey.get(credentialId);
+      return row ? passkeyFromRow(row) : null;
+    },
+    async usePasskey({ credentialId, counter, now }) {
+      updatePasskeyUse.run(counter, now, credentialId);
+    },
+    async deletePasskey({ accountId, credentialId }) {
+      return deletePasskey.run(accountId, credentialId).changes > 0;
+    },
+    async replaceRecoveryCodes({ accountId, hashes, now }) {
+      replaceRecoveryCodes.immediate(accountId, hashes, now);
+    },
+    async useRecoveryCode({ accountId, hash }) {
+      return deleteRecoveryCode.run(accountId, hash).changes > 0;
+    },
+    async countRecoveryCodes(accountId) {
+      return countRecoveryCodes.get(accountId)?.count ?? 0;
+    },
+    async createPendingSignIn({ hash, accountId, next, createdAt, expiresAt }) {
+      insertPending.run(hash, accountId, next, createdAt, expiresAt);
+    },
+    async findPendingSignIn({ hash, now }) {
+      const row = selectPending.get(hash);
+      return row && row.expires_at > now ? pendingFromRow(row) : null;
+    },
+    async takePendingSignIn({ hash, now }) {
+      return takePending.immediate(hash, now);
+    },
+    async putWebAuthnChallenge({ key, challenge, expiresAt }) {
+      upsertChallenge.run(key, challenge, expiresAt);
+    },
+    async takeWebAuthnChallenge({ key, now }) {
+      return takeChallenge.immediate(key, now);
     },
     async appendAuditEvent(event: AuditEventRecord) {
       insertAudit.run({

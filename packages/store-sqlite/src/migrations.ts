@@ -296,6 +296,43 @@ export const migrations: readonly string[] = [
   ALTER TABLE audit_events_next RENAME TO audit_events;
   CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
   `,
+  // 8: a second factor for dashboard accounts. Passkeys (WebAuthn credentials) by credential id,
+  // recovery codes and pending sign-ins only as hashes, WebAuthn challenges until their one use.
+  // New tables only: existing accounts keep signing in with their password alone.
+  `
+  CREATE TABLE passkeys (
+    credential_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    public_key TEXT NOT NULL,
+    counter INTEGER NOT NULL,
+    transports TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER
+  ) WITHOUT ROWID;
+  CREATE INDEX passkeys_by_account ON passkeys (account_id, created_at);
+
+  CREATE TABLE recovery_codes (
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, hash)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE pending_sign_ins (
+    hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    next TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE webauthn_challenges (
+    key TEXT PRIMARY KEY,
+    challenge TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

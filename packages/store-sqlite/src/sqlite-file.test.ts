@@ -314,6 +314,29 @@ describe("migration 7: operators' actions", () => {
   });
 });
 
+describe('migration 8: a second factor for dashboard accounts', () => {
+  it('keeps accounts, passwords and sessions, and starts every account without a passkey', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 7));
+    raw.exec(`
+      INSERT INTO accounts (id, email, verified, created_at, password_hash, operator)
+        VALUES ('acct_1', 'a@example.com', 1, ${T0}, 'scrypt$hash', 1);
+      INSERT INTO sessions (hash, account_id, created_at, idle_expires_at, absolute_expires_at)
+        VALUES ('session-hash', 'acct_1', ${T0}, ${T0 + 60_000}, ${T0 + 120_000});
+    `);
+    raw.close();
+
+    const store = open();
+    const dashboard = createSqliteDashboardStore(store);
+    const account = await dashboard.findAccountByEmail('a@example.com');
+    expect(account).toMatchObject({ passwordHash: 'scrypt$hash', operator: true });
+    const resumed = await dashboard.resumeSession({ hash: 'session-hash', now: T0 + 1, idleExpiresAt: T0 + 60_001 });
+    expect(resumed?.account.account.id).toBe('acct_1');
+    expect(await dashboard.listPasskeys('acct_1')).toEqual([]);
+    expect(await dashboard.countRecoveryCodes('acct_1')).toBe(0);
+  });
+});
+
 describe('createSqliteStore options', () => {
   it('opens with synchronous FULL by default, NORMAL with synchronous: normal', () => {
     const pragma = (options: Omit<SqliteStoreOptions, 'path'>) => {

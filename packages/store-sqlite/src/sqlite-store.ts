@@ -146,7 +146,9 @@ export const STORE_DURABILITY = {
 
 /**
  * The dashboard's port: what a person sees (a password, an operator flag, a line of the audit
- * log, a session ended) must not be lost; a new session and a one-time code may be.
+ * log, a session ended, a passkey or recovery code added, used or removed, a pending sign-in or
+ * challenge used up) must not be lost; a new session, a one-time code, a pending sign-in and a
+ * challenge may be.
  */
 export const DASHBOARD_STORE_DURABILITY = {
   findAccountByEmail: 'read',
@@ -165,6 +167,19 @@ export const DASHBOARD_STORE_DURABILITY = {
   hasEmailCode: 'read',
   listInvitations: 'read',
   revokeInvitation: 'durable',
+  addPasskey: 'durable',
+  listPasskeys: 'read',
+  findPasskey: 'read',
+  usePasskey: 'durable',
+  deletePasskey: 'durable',
+  replaceRecoveryCodes: 'durable',
+  useRecoveryCode: 'durable',
+  countRecoveryCodes: 'read',
+  createPendingSignIn: 'redoable',
+  findPendingSignIn: 'read',
+  takePendingSignIn: 'durable',
+  putWebAuthnChallenge: 'redoable',
+  takeWebAuthnChallenge: 'durable',
   appendAuditEvent: 'durable',
   listAuditEvents: 'read',
 } as const satisfies Record<keyof DashboardStore, Durability>;

@@ -88,6 +88,36 @@ export interface DashboardStore {
   /** True when a code for (email, purpose) exists and has not expired at `now` (it is not used up). */
   hasEmailCode(input: { email: string; purpose: EmailCodePurpose; now: number }): Promise<boolean>;
 
+  /** Stores a passkey (a WebAuthn credential) of an account. */
+  addPasskey(input: PasskeyRecord): Promise<void>;
+  /** An account's passkeys, oldest first. */
+  listPasskeys(accountId: string): Promise<PasskeyRecord[]>;
+  /** The passkey with this credential id, whatever its account; null when unknown. */
+  findPasskey(credentialId: string): Promise<PasskeyRecord | null>;
+  /** Records a sign-in with a passkey: its new signature counter and when it was used. */
+  usePasskey(input: { credentialId: string; counter: number; now: number }): Promise<void>;
+  /** Removes one of an account's passkeys; false when the account has no such passkey. */
+  deletePasskey(input: { accountId: string; credentialId: string }): Promise<boolean>;
+
+  /** Replaces every recovery code of an account by these (SHA-256 hashes; none clears them). */
+  replaceRecoveryCodes(input: { accountId: string; hashes: string[]; now: number }): Promise<void>;
+  /** Uses up one recovery code: true when the account had it, and then never again. */
+  useRecoveryCode(input: { accountId: string; hash: string }): Promise<boolean>;
+  /** How many unused recovery codes an account has. */
+  countRecoveryCodes(accountId: string): Promise<number>;
+
+  /** Stores a sign-in waiting for its second factor, under the SHA-256 of its token. */
+  createPendingSignIn(input: PendingSignInRecord & { hash: string }): Promise<void>;
+  /** The pending sign-in of a hash, if it has not expired at `now`. */
+  findPendingSignIn(input: { hash: string; now: number }): Promise<PendingSignInRecord | null>;
+  /** Ends a pending sign-in and answers it, if it had not expired at `now`: one use only. */
+  takePendingSignIn(input: { hash: string; now: number }): Promise<PendingSignInRecord | null>;
+
+  /** Stores the WebAuthn challenge of `key`, replacing any earlier one. */
+  putWebAuthnChallenge(input: { key: string; challenge: string; expiresAt: number }): Promise<void>;
+  /** Removes the challenge of `key` and answers it, if it had not expired at `now`: one use only. */
+  takeWebAuthnChallenge(input: { key: string; now: number }): Promise<string | null>;
+
   /**
    * The invitations that still work at `now` (not expired, not used, not revoked, fewer than
    * `maxAttempts` tries missed), newest first, at most `limit`; only the one of `email` when given.
@@ -192,4 +222,30 @@ export interface AuditEventRecord {
   /** Why, when the actor said (a suspension, a resumption); null otherwise. */
   reason: string | null;
   createdAt: number;
+}
+
+/** A passkey: a WebAuthn credential registered to an account, as a second factor. */
+export interface PasskeyRecord {
+  /** The credential id, base64url, unique across accounts. */
+  credentialId: string;
+  accountId: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  /** The authenticator's signature counter at its last use (0 for authenticators without one). */
+  counter: number;
+  /** How the browser reaches the authenticator (`internal`, `usb`, `hybrid`…), as it said. */
+  transports: string[];
+  /** The name its owner gave it. */
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+/** A sign-in whose password (or code) matched, waiting for its second factor. */
+export interface PendingSignInRecord {
+  accountId: string;
+  /** The dashboard page the sign-in leads to. */
+  next: string;
+  createdAt: number;
+  expiresAt: number;
 }

@@ -1,7 +1,7 @@
 import { ipScopeKey, type Limiter, type LimitScope } from '@tidings/core';
 
 /** What is counted: each kind has its own limits per client IP, and per email or per email and IP. */
-export type ThrottleKind = 'sign-in' | 'code' | 'send-code' | 'sign-up';
+export type ThrottleKind = 'sign-in' | 'code' | 'send-code' | 'sign-up' | 'second-factor';
 
 const WINDOW_MS = 15 * 60_000;
 
@@ -27,6 +27,7 @@ export const throttleLimits: Record<ThrottleKind, ThrottleLimits> = {
   code: { perIp: 30, perEmailAndIp: 10, perEmail: null },
   'send-code': { perIp: 20, perEmailAndIp: null, perEmail: 3 },
   'sign-up': { perIp: 10, perEmailAndIp: null, perEmail: 3 },
+  'second-factor': { perIp: 30, perEmailAndIp: 10, perEmail: null },
 };
 
 /** Outcome of {@link throttle}: a refusal says when to try again, in whole seconds (at least 1). */

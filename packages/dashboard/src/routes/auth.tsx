@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
-import { deleteCookie, setCookie } from 'hono/cookie';
+import { deleteCookie } from 'hono/cookie';
 import { clientIp, type DashboardContext, type DashboardEnv, type Deps } from '../context.js';
 import { sessionCookieName } from '../domain/sessions.js';
 import { type ThrottleKind, throttle } from '../domain/throttle.js';
@@ -25,6 +25,7 @@ import {
   VerifyPage,
 } from '../views/auth-pages.js';
 import { ErrorPage } from '../views/error-page.js';
+import { signIn } from './sign-in.js';
 
 /** One message for a wrong email and a wrong password alike: it tells nobody which accounts exist. */
 export const WRONG_CREDENTIALS = 'The email or password is not right.';
@@ -34,18 +35,9 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { options, accounts, sessions } = deps;
   const base = options.basePath;
 
-  async function signInAs(c: DashboardContext, accountId: string, to = base): Promise<Response> {
-    const previous = c.get('signedIn');
-    if (previous) await sessions.end(previous.sessionHash);
-    const id = await sessions.start(accountId, options.clock.now());
-    setCookie(c, sessionCookieName(options.secureCookie), id, {
-      httpOnly: true,
-      sameSite: 'Lax',
-      path: '/',
-      secure: options.secureCookie,
-      maxAge: Math.floor(options.sessionAbsoluteMs / 1000),
-    });
-    return seeOther(c, to);
+  /** A session, or the second step first for an account with a passkey (`./sign-in.ts`). */
+  function signInAs(c: DashboardContext, accountId: string, to = base): Promise<Response> {
+    return signIn(c, deps, accountId, to);
   }
 
   /** Counts an attempt; a refusal is the 429 page with Retry-After. */

@@ -1,7 +1,7 @@
 import { hashSecret, newId, type Store } from '@tidings/core';
 import { DAY_MS, seedProject, T0 } from '@tidings/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEventRecord, DashboardStore } from '../domain/dashboard-store.js';
+import type { AuditEventRecord, DashboardStore, PasskeyRecord } from '../domain/dashboard-store.js';
 
 /** A store and the dashboard's port on the same database, as a store package opens them. */
 export interface DashboardStores {
@@ -385,6 +385,90 @@ function dashboardStoreCases(getStore: GetStores): void {
         'new@example.com',
       ]);
       expect(await store.hasEmailCode({ email: 'x@example.com', purpose: 'verify', now })).toBe(true);
+    });
+  });
+
+  describe('second factor', () => {
+    const passkey = (accountId: string, credentialId: string, createdAt: number): PasskeyRecord => ({
+      credentialId,
+      accountId,
+      publicKey: `pk-${credentialId}`,
+      counter: 0,
+      transports: ['internal', 'hybrid'],
+      name: `key ${credentialId}`,
+      createdAt,
+      lastUsedAt: null,
+    });
+
+    it('adds, lists, finds, uses and removes passkeys, one account at a time', async () => {
+      const store = getStore().dashboardStore;
+      const a = await seedAccount(getStore, 'a@example.com');
+      const b = await seedAccount(getStore, 'b@example.com');
+      const first = passkey(a.account.id, 'cred-1', T0);
+      const second = passkey(a.account.id, 'cred-2', T0 + 1);
+      await store.addPasskey(second);
+      await store.addPasskey(first);
+      await store.addPasskey({ ...passkey(b.account.id, 'cred-3', T0), transports: [] });
+      expect(await store.listPasskeys(a.account.id)).toEqual([first, second]);
+      expect(await store.findPasskey('cred-3')).toEqual({ ...passkey(b.account.id, 'cred-3', T0), transports: [] });
+      expect(await store.findPasskey('nope')).toBeNull();
+      await store.usePasskey({ credentialId: 'cred-1', counter: 7, now: T0 + HOUR_MS });
+      expect(await store.findPasskey('cred-1')).toEqual({ ...first, counter: 7, lastUsedAt: T0 + HOUR_MS });
+      // Another account's passkey cannot be removed through this one.
+      expect(await store.deletePasskey({ accountId: a.account.id, credentialId: 'cred-3' })).toBe(false);
+      expect(await store.deletePasskey({ accountId: a.account.id, credentialId: 'cred-1' })).toBe(true);
+      expect(await store.deletePasskey({ accountId: a.account.id, credentialId: 'cred-1' })).toBe(false);
+      expect(await store.listPasskeys(a.account.id)).toEqual([second]);
+      expect(await store.listPasskeys(b.account.id)).toHaveLength(1);
+    });
+
+    it('uses each recovery code once, and replaces them all at once', async () => {
+      const store = getStore().dashboardStore;
+      const a = await seedAccount(getStore, 'a@example.com');
+      const b = await seedAccount(getStore, 'b@example.com');
+      await store.replaceRecoveryCodes({ accountId: a.account.id, hashes: ['h1', 'h2', 'h3'], now: T0 });
+      await store.replaceRecoveryCodes({ accountId: b.account.id, hashes: ['h9'], now: T0 });
+      expect(await store.countRecoveryCodes(a.account.id)).toBe(3);
+      expect(await store.useRecoveryCode({ accountId: a.account.id, hash: 'h9' })).toBe(false);
+      const uses = await Promise.all(
+        [1, 2, 3].map(() => store.useRecoveryCode({ accountId: a.account.id, hash: 'h2' })),
+      );
+      expect(uses.filter(Boolean)).toHaveLength(1);
+      expect(await store.countRecoveryCodes(a.account.id)).toBe(2);
+      await store.replaceRecoveryCodes({ accountId: a.account.id, hashes: ['n1', 'n2'], now: T0 + 1 });
+      expect(await store.useRecoveryCode({ accountId: a.account.id, hash: 'h1' })).toBe(false);
+      expect(await store.useRecoveryCode({ accountId: a.account.id, hash: 'n1' })).toBe(true);
+      await store.replaceRecoveryCodes({ accountId: a.account.id, hashes: [], now: T0 + 2 });
+      expect(await store.countRecoveryCodes(a.account.id)).toBe(0);
+      expect(await store.countRecoveryCodes(b.account.id)).toBe(1);
+    });
+
+    it('keeps a pending sign-in until it expires or is taken, once', async () => {
+      const store = getStore().dashboardStore;
+      const a = await seedAccount(getStore);
+      const pending = { accountId: a.account.id, next: '/dashboard', createdAt: T0, expiresAt: T0 + 300_000 };
+      await store.createPendingSignIn({ hash: 'p1', ...pending });
+      await store.createPendingSignIn({ hash: 'p2', ...pending });
+      expect(await store.findPendingSignIn({ hash: 'p1', now: T0 + 1 })).toEqual(pending);
+      expect(await store.findPendingSignIn({ hash: 'p1', now: T0 + 300_000 })).toBeNull();
+      expect(await store.findPendingSignIn({ hash: 'nope', now: T0 })).toBeNull();
+      const takes = await Promise.all([1, 2, 3].map(() => store.takePendingSignIn({ hash: 'p1', now: T0 + 1 })));
+      expect(takes.filter(Boolean)).toEqual([pending]);
+      expect(await store.findPendingSignIn({ hash: 'p1', now: T0 + 1 })).toBeNull();
+      expect(await store.takePendingSignIn({ hash: 'p2', now: T0 + 300_000 })).toBeNull();
+      expect(await store.findPendingSignIn({ hash: 'p2', now: T0 })).toBeNull();
+    });
+
+    it('answers a WebAuthn challenge once, before it expires, the latest one only', async () => {
+      const store = getStore().dashboardStore;
+      await store.putWebAuthnChallenge({ key: 'k', challenge: 'c1', expiresAt: T0 + 1000 });
+      await store.putWebAuthnChallenge({ key: 'k', challenge: 'c2', expiresAt: T0 + 1000 });
+      await store.putWebAuthnChallenge({ key: 'old', challenge: 'c3', expiresAt: T0 + 1000 });
+      const takes = await Promise.all([1, 2].map(() => store.takeWebAuthnChallenge({ key: 'k', now: T0 })));
+      expect(takes.filter(Boolean)).toEqual(['c2']);
+      expect(await store.takeWebAuthnChallenge({ key: 'k', now: T0 })).toBeNull();
+      expect(await store.takeWebAuthnChallenge({ key: 'old', now: T0 + 1000 })).toBeNull();
+      expect(await store.takeWebAuthnChallenge({ key: 'old', now: T0 })).toBeNull();
     });
   });
 }

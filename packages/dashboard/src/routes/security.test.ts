@@ -1,0 +1,377 @@
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
+
+const PASSWORD = 'correct horse battery';
+const EMAIL = 'ada@example.com';
+
+let dashboard: ReturnType<typeof createTestDashboard>;
+beforeEach(() => {
+  dashboard = createTestDashboard();
+});
+afterEach(async () => {
+  await dashboard.close();
+});
+
+const b64url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64url');
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
+
+/** CBOR of a byte or text string's head (lengths up to 65535). */
+function cborHead(major: number, length: number): Buffer {
+  if (length < 24) return Buffer.from([(major << 5) | length]);
+  if (length < 256) return Buffer.from([(major << 5) | 24, length]);
+  return Buffer.from([(major << 5) | 25, length >> 8, length & 0xff]);
+}
+const cborText = (text: string) => Buffer.concat([cborHead(3, Buffer.byteLength(text)), Buffer.from(text)]);
+const cborBytes = (bytes: Buffer) => Buffer.concat([cborHead(2, bytes.length), bytes]);
+
+/**
+ * A software authenticator for one P-256 passkey, answering for `dash.test` as a browser would:
+ * what the route tests need without a browser (the browser test uses Chromium's virtual one).
+ */
+function softAuthenticator() {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  const credentialId = randomBytes(16);
+  const rpIdHash = sha256(new URL(ORIGIN).hostname);
+  let counter = 0;
+  // COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}
+  const coseKey = Buffer.concat([
+    Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21]),
+    cborBytes(Buffer.from(jwk.x!, 'base64url')),
+    Buffer.from([0x22]),
+    cborBytes(Buffer.from(jwk.y!, 'base64url')),
+  ]);
+  const clientData = (type: string, challenge: string) =>
+    Buffer.from(JSON.stringify({ type, challenge, origin: ORIGIN, crossOrigin: false }));
+  const counterBytes = () => {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32BE(++counter);
+    return bytes;
+  };
+  return {
+    id: b64url(credentialId),
+    register(challenge: string): string {
+      const idLength = Buffer.from([0, credentialId.length]);
+      const authData = Buffer.concat([
+        rpIdHash,
+        Buffer.from([0x45]),
+        counterBytes(),
+        Buffer.alloc(16),
+        idLength,
+        credentialId,
+        coseKey,
+      ]);
+      const attestation = Buffer.concat([
+        Buffer.from([0xa3]),
+        cborText('fmt'),
+        cborText('none'),
+        cborText('attStmt'),
+        Buffer.from([0xa0]),
+        cborText('authData'),
+        cborBytes(authData),
+      ]);
+      return JSON.stringify({
+        id: b64url(credentialId),
+        rawId: b64url(credentialId),
+        type: 'public-key',
+        response: {
+          clientDataJSON: b64url(clientData('webauthn.create', challenge)),
+          attestationObject: b64url(attestation),
+          transports: ['internal'],
+        },
+        clientExtensionResults: {},
+      });
+    },
+    assert(challenge: string): string {
+      const authData = Buffer.concat([rpIdHash, Buffer.from([0x05]), counterBytes()]);
+      const data = clientData('webauthn.get', challenge);
+      const signature = sign('sha256', Buffer.concat([authData, sha256(data)]), privateKey);
+      return JSON.stringify({
+        id: b64url(credentialId),
+        rawId: b64url(credentialId),
+        type: 'public-key',
+        response: {
+          clientDataJSON: b64url(data),
+          authenticatorData: b64url(authData),
+          signature: b64url(signature),
+        },
+        clientExtensionResults: {},
+      });
+    },
+  };
+}
+
+/** A cookie jar of every cookie (the session and the pending sign-in), posting forms from ORIGIN. */
+function jarBrowser() {
+  const cookies = new Map<string, string>();
+  async function request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (cookies.size > 0) headers.set('Cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await dashboard.app.request(`${ORIGIN}${path}`, { ...init, headers });
+    for (const set of response.headers.getSetCookie()) {
+      const [pair = ''] = set.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      if (value === '' || /Max-Age=0/i.test(set)) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    return response;
+  }
+  return {
+    cookies,
+    get: (path: string) => request(path),
+    post: (path: string, form: Record<string, string>) =>
+      request(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN },
+        body: new URLSearchParams(form).toString(),
+      }),
+  };
+}
+
+/** The challenge in a page's passkey form (`data-options`, HTML-escaped JSON). */
+function challengeOf(html: string): string {
+  const options = /data-options="([^"]*)"/.exec(html)?.[1] ?? '';
+  const json = options.replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+  return (JSON.parse(json) as { challenge: string }).challenge;
+}
+
+/** Signs up, adds a passkey through the security page; returns the authenticator and the codes. */
+async function withPasskey() {
+  const browser = jarBrowser();
+  const signup = await signUpVerified(dashboard, EMAIL);
+  browser.cookies.set('tidings_session', signup.cookie().split('=')[1] ?? '');
+  const authenticator = softAuthenticator();
+  const page = await browser.get('/dashboard/account/security');
+  expect(page.status).toBe(200);
+  const added = await browser.post('/dashboard/account/security/passkeys', {
+    name: 'Laptop',
+    response: authenticator.register(challengeOf(await page.text())),
+  });
+  expect(added.status).toBe(200);
+  const html = await added.text();
+  const codes = [...html.matchAll(/<code data-secret="true">([A-Z0-9-]+)<\/code>/g)].map((match) => match[1]!);
+  expect(codes).toHaveLength(10);
+  await browser.post('/dashboard/logout', {});
+  expect(browser.cookies.has('tidings_session')).toBe(false);
+  return { browser, authenticator, codes };
+}
+
+async function passwordStep(browser: ReturnType<typeof jarBrowser>) {
+  const response = await browser.post('/dashboard/login', { email: EMAIL, password: PASSWORD });
+  expect(response.status).toBe(303);
+  expect(response.headers.get('Location')).toBe('/dashboard/login/second-factor');
+  expect(browser.cookies.has('tidings_session')).toBe(false);
+  expect(browser.cookies.get('tidings_pending')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+}
+
+describe('passkeys as a second factor', () => {
+  it('adds a passkey with recovery codes stored as hashes only, and lists it', async () => {
+    const { browser, codes } = await withPasskey();
+    const account = await dashboard.dashboardStore.findAccountByEmail(EMAIL);
+    const [passkey] = await dashboard.dashboardStore.listPasskeys(account!.account.id);
+    expect(passkey).toMatchObject({ name: 'Laptop', transports: ['internal'], lastUsedAt: null });
+    expect(await dashboard.dashboardStore.countRecoveryCodes(account!.account.id)).toBe(10);
+    expect(new Set(codes).size).toBe(10);
+    // The page of a later visit shows no code again.
+    await passwordStep(browser);
+    const useCode = await browser.post('/dashboard/login/second-factor/recovery', { code: codes[0]! });
+    expect(useCode.status).toBe(303);
+    const later = await (await browser.get('/dashboard/account/security')).text();
+    expect(later).toContain('Laptop');
+    expect(later).toContain('9 unused recovery codes left');
+    for (const code of codes) expect(later).not.toContain(code);
+  });
+
+  it('starts no session before the second factor: the pending cookie alone opens nothing', async () => {
+    const { browser } = await withPasskey();
+    await passwordStep(browser);
+    const home = await browser.get('/dashboard');
+    expect(home.status).toBe(303);
+    expect(home.headers.get('Location')).toBe('/dashboard/login');
+    const security = await browser.get('/dashboard/account/security');
+    expect(security.headers.get('Location')).toBe('/dashboard/login?next=%2Fdashboard%2Faccount%2Fsecurity');
+    // The pending token is in the store only as its hash.
+    const token = browser.cookies.get('tidings_pending')!;
+    expect(await dashboard.dashboardStore.findPendingSignIn({ hash: token, now: dashboard.clock.now() })).toBeNull();
+  });
+
+  it('signs in with the passkey, once per challenge, and refuses a used or expired challenge', async () => {
+    const { browser, authenticator } = await withPasskey();
+    await passwordStep(browser);
+    const page = await browser.get('/dashboard/login/second-factor');
+    expect(page.status).toBe(200);
+    const challenge = challengeOf(await page.text());
+    // A wrong answer uses the challenge up: the right answer to it is refused afterwards.
+    const wrong = await browser.post('/dashboard/login/second-factor/passkey', {
+      response: softAuthenticator().assert(challenge),
+    });
+    expect(wrong.status).toBe(401);
+    const retry = challengeOf(await wrong.text());
+    expect(retry).not.toBe(challenge);
+    const used = await browser.post('/dashboard/login/second-factor/passkey', {
+      response: authenticator.assert(challenge),
+    });
+    expect(used.status).toBe(401);
+    expect(await used.text()).toContain('could not be checked');
+    const page2 = await browser.get('/dashboard/login/second-factor');
+    const fresh = challengeOf(await page2.text());
+    const taken = await browser.post('/dashboard/login/second-factor/passkey', {
+      response: authenticator.assert(fresh),
+    });
+    expect(taken.status).toBe(303);
+    expect(taken.headers.get('Location')).toBe('/dashboard');
+    expect(browser.cookies.has('tidings_pending')).toBe(false);
+    expect(browser.cookies.get('tidings_session')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await browser.get('/dashboard')).status).toBe(200);
+    const account = await dashboard.dashboardStore.findAccountByEmail(EMAIL);
+    const [passkey] = await dashboard.dashboardStore.listPasskeys(account!.account.id);
+    expect(passkey?.lastUsedAt).toBe(dashboard.clock.now());
+    expect(passkey?.counter).toBeGreaterThan(0);
+
+    // A challenge older than 5 minutes is refused, though the pending sign-in still lives.
+    await browser.post('/dashboard/logout', {});
+    await passwordStep(browser);
+    const late = challengeOf(await (await browser.get('/dashboard/login/second-factor')).text());
+    dashboard.clock.advance(5 * 60_000 + 1);
+    const expired = await browser.post('/dashboard/login/second-factor/passkey', {
+      response: authenticator.assert(late),
+    });
+    expect(expired.status).toBe(400);
+    expect(await expired.text()).toContain('has expired or was used');
+    expect(browser.cookies.has('tidings_session')).toBe(false);
+    // The pending sign-in itself ends after 10 minutes: back to the first step.
+    dashboard.clock.advance(5 * 60_000);
+    const gone = await browser.post('/dashboard/login/second-factor/passkey', { response: authenticator.assert(late) });
+    expect(gone.status).toBe(303);
+    expect(gone.headers.get('Location')).toBe('/dashboard/login');
+    expect(browser.cookies.has('tidings_session')).toBe(false);
+  });
+
+  it('takes each recovery code once, refuses a wrong one, and says the passkey needs JavaScript', async () => {
+    const { browser, codes } = await withPasskey();
+    await passwordStep(browser);
+    const noScript = await browser.post('/dashboard/login/second-factor/passkey', { response: '' });
+    expect(noScript.status).toBe(400);
+    expect(await noScript.text()).toContain('needs JavaScript');
+    const wrong = await browser.post('/dashboard/login/second-factor/recovery', { code: 'AAAAA-AAAAA' });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain('not right, or it was used already');
+    const empty = await browser.post('/dashboard/login/second-factor/recovery', { code: '' });
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toContain('Enter a recovery code');
+    // Typed in lower case with spaces around: the same code.
+    const right = await browser.post('/dashboard/login/second-factor/recovery', {
+      code: ` ${codes[3]!.toLowerCase()} `,
+    });
+    expect(right.status).toBe(303);
+    expect(browser.cookies.has('tidings_session')).toBe(true);
+    await browser.post('/dashboard/logout', {});
+    await passwordStep(browser);
+    const again = await browser.post('/dashboard/login/second-factor/recovery', { code: codes[3]! });
+    expect(again.status).toBe(401);
+    expect(browser.cookies.has('tidings_session')).toBe(false);
+  });
+
+  it('puts the mailed sign-in code through the second step too', async () => {
+    const { browser } = await withPasskey();
+    const signInCode = await createSignInCode(EMAIL);
+    const response = await browser.post('/dashboard/login/code', { email: EMAIL, code: signInCode });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('Location')).toBe('/dashboard/login/second-factor');
+    expect(browser.cookies.has('tidings_session')).toBe(false);
+  });
+
+  it('throttles guesses at recovery codes', async () => {
+    const { browser } = await withPasskey();
+    await passwordStep(browser);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await browser.post('/dashboard/login/second-factor/recovery', { code: 'AAAAA-AAAAA' })).status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses[10]).toBe(429);
+  });
+
+  it('removes a passkey with the password only; then the password alone signs in', async () => {
+    const { browser, codes } = await withPasskey();
+    await passwordStep(browser);
+    await browser.post('/dashboard/login/second-factor/recovery', { code: codes[0]! });
+    const account = await dashboard.dashboardStore.findAccountByEmail(EMAIL);
+    const [passkey] = await dashboard.dashboardStore.listPasskeys(account!.account.id);
+    const wrong = await browser.post('/dashboard/account/security/passkeys/remove', {
+      credential: passkey!.credentialId,
+      password: 'not the password',
+    });
+    expect(wrong.status).toBe(401);
+    expect(await dashboard.dashboardStore.listPasskeys(account!.account.id)).toHaveLength(1);
+    const removed = await browser.post('/dashboard/account/security/passkeys/remove', {
+      credential: passkey!.credentialId,
+      password: PASSWORD,
+    });
+    expect(removed.status).toBe(303);
+    expect(await dashboard.dashboardStore.listPasskeys(account!.account.id)).toHaveLength(0);
+    expect(await dashboard.dashboardStore.countRecoveryCodes(account!.account.id)).toBe(0);
+    await browser.post('/dashboard/logout', {});
+    const signIn = await browser.post('/dashboard/login', { email: EMAIL, password: PASSWORD });
+    expect(signIn.headers.get('Location')).toBe('/dashboard');
+    expect(browser.cookies.has('tidings_session')).toBe(true);
+  });
+
+  it('makes new recovery codes with the password only, and the earlier ones stop working', async () => {
+    const { browser, codes } = await withPasskey();
+    await passwordStep(browser);
+    await browser.post('/dashboard/login/second-factor/recovery', { code: codes[0]! });
+    const wrong = await browser.post('/dashboard/account/security/recovery-codes', { password: 'not the password' });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain('That password is not right.');
+    const made = await browser.post('/dashboard/account/security/recovery-codes', { password: PASSWORD });
+    expect(made.status).toBe(200);
+    const fresh = [...(await made.text()).matchAll(/<code data-secret="true">([A-Z0-9-]+)<\/code>/g)].map(
+      (match) => match[1]!,
+    );
+    expect(fresh).toHaveLength(10);
+    expect(fresh.filter((code) => codes.includes(code))).toEqual([]);
+    await browser.post('/dashboard/logout', {});
+    await passwordStep(browser);
+    expect((await browser.post('/dashboard/login/second-factor/recovery', { code: codes[1]! })).status).toBe(401);
+    expect((await browser.post('/dashboard/login/second-factor/recovery', { code: fresh[0]! })).status).toBe(303);
+    expect(browser.cookies.has('tidings_session')).toBe(true);
+  });
+
+  it('refuses a passkey added without JavaScript, with a used challenge, or without a name', async () => {
+    const browser = jarBrowser();
+    const signup = await signUpVerified(dashboard, EMAIL);
+    browser.cookies.set('tidings_session', signup.cookie().split('=')[1] ?? '');
+    const authenticator = softAuthenticator();
+    const challenge = challengeOf(await (await browser.get('/dashboard/account/security')).text());
+    const noName = await browser.post('/dashboard/account/security/passkeys', { name: ' ', response: '' });
+    expect(noName.status).toBe(400);
+    expect(await noName.text()).toContain('Name the passkey');
+    const noScript = await browser.post('/dashboard/account/security/passkeys', { name: 'Phone', response: '' });
+    expect(noScript.status).toBe(400);
+    expect(await noScript.text()).toContain('needs JavaScript');
+    const garbage = await browser.post('/dashboard/account/security/passkeys', { name: 'Phone', response: '{"id":1' });
+    expect(garbage.status).toBe(400);
+    // Each page shown made a new challenge; the first one is gone.
+    const stale = await browser.post('/dashboard/account/security/passkeys', {
+      name: 'Phone',
+      response: authenticator.register(challenge),
+    });
+    expect(stale.status).toBe(400);
+    const account = await dashboard.dashboardStore.findAccountByEmail(EMAIL);
+    expect(await dashboard.dashboardStore.listPasskeys(account!.account.id)).toEqual([]);
+  });
+});
+
+/** Issues a one-time sign-in code as the operator CLI does. */
+async function createSignInCode(email: string): Promise<string> {
+  const { createAccountService } = await import('../domain/accounts.js');
+  const service = createAccountService({
+    store: dashboard.dashboardStore,
+    admin: dashboard.tidings.admin,
+    mailer: dashboard.mailer,
+    clock: dashboard.clock,
+  });
+  return service.issueSignInCode(email, 60_000);
+}
