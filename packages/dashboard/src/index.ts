@@ -10,6 +10,7 @@ export type {
   DashboardStore,
   EmailCodePurpose,
   SessionRecord,
+  SessionSummary,
 } from './domain/dashboard-store.js';
 export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';
 export type { DashboardOptions, SignupPolicy } from './options.js';

@@ -268,6 +268,31 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
   `,
+  // 7: the dashboard's self-service. A session keeps when it was last used, the browser's
+  // user agent and the IP it signed in from, for the list of sessions. The audit log keeps the
+  // entries of a deleted project (its last one says so), so it no longer refers to projects.
+  `
+  ALTER TABLE sessions ADD COLUMN last_used_at INTEGER;
+  ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+  ALTER TABLE sessions ADD COLUMN ip TEXT;
+  UPDATE sessions SET last_used_at = created_at;
+
+  CREATE TABLE audit_events_next (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    actor_account_id TEXT,
+    actor_email TEXT,
+    ip TEXT,
+    detail TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO audit_events_next (id, project_id, action, actor_account_id, actor_email, ip, detail, created_at)
+  SELECT id, project_id, action, actor_account_id, actor_email, ip, detail, created_at FROM audit_events;
+  DROP TABLE audit_events;
+  ALTER TABLE audit_events_next RENAME TO audit_events;
+  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
+  `,
 ];
 
 /**
