@@ -12,10 +12,12 @@ import { createAccountService } from './domain/accounts.js';
 import { createSessions } from './domain/sessions.js';
 import { type DashboardOptions, resolveDashboardOptions } from './options.js';
 import { render, seeOther } from './render.js';
+import { registerAccountRoutes } from './routes/account.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
+import { registerProjectDeleteRoutes } from './routes/project-delete.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { ErrorPage } from './views/error-page.js';
 import { PageContextProvider } from './views/layout.js';
@@ -30,6 +32,7 @@ const PUBLIC_PATHS = [
   '/reset',
   '/reset/confirm',
   '/logout',
+  '/account/deleted',
 ];
 
 /**
@@ -133,6 +136,8 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   registerHistoryRoutes(app, deps);
   registerLiveRoutes(app, deps);
   registerOperatorRoutes(app, deps);
+  registerAccountRoutes(app, deps);
+  registerProjectDeleteRoutes(app, deps);
 
   app.all('*', (c) => {
     throw new TidingsError('NOT_FOUND', `No page ${c.req.path}`);

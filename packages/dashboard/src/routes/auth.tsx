@@ -37,7 +37,10 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   async function signInAs(c: DashboardContext, accountId: string, to = base): Promise<Response> {
     const previous = c.get('signedIn');
     if (previous) await sessions.end(previous.sessionHash);
-    const id = await sessions.start(accountId, options.clock.now());
+    const id = await sessions.start(accountId, options.clock.now(), {
+      userAgent: c.req.header('user-agent') ?? null,
+      ip: clientIp(c, options),
+    });
     setCookie(c, sessionCookieName(options.secureCookie), id, {
       httpOnly: true,
       sameSite: 'Lax',
