@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteStore } from '@tidings/store-sqlite';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TidingsError } from '../src/index.js';
+import { createTidings, silentLogger, TidingsError } from '../src/index.js';
 import { createHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -51,5 +55,34 @@ describe('admin: deleting a project or an account', () => {
     expect(await refusal(admin.getAccount(h.account.id))).toBe('NOT_FOUND');
     expect(await admin.listAccounts()).toEqual([]);
     expect(await refusal(admin.deleteAccount(h.account.id))).toBe('NOT_FOUND');
+  });
+
+  it('a deletion by one instance stops the keys in another on the same database at once', async () => {
+    h = await createHarness();
+    const dir = mkdtempSync(join(tmpdir(), 'tidings-delete-'));
+    const path = join(dir, 'tidings.db');
+    const stores = [createSqliteStore({ path }), createSqliteStore({ path })];
+    const [a, b] = stores.map((store) => createTidings({ store, logger: silentLogger, sweepIntervalMs: 0 }));
+    try {
+      const account = await a!.admin.createAccount({ email: 'two@example.com', verified: true });
+      const project = await a!.admin.createProject({ accountId: account.id, name: 'Shared' });
+      const { key } = await a!.admin.createKey({ projectId: project.id, mode: 'live' });
+      const get = (tidings: typeof a) =>
+        tidings!.fetch(
+          new Request('http://tidings.test/v1/notifications/ntf_00000000000000000000000000', {
+            headers: { Authorization: `Bearer ${key}` },
+          }),
+          { clientAddress: '203.0.113.9' },
+        );
+      // B has looked the key up (and may keep it) before A deletes the project.
+      expect((await get(b)).status).toBe(404);
+      await a!.admin.deleteProject(project.id);
+      expect((await get(b)).status).toBe(401);
+      expect((await get(a)).status).toBe(401);
+    } finally {
+      for (const tidings of [a, b]) await tidings!.close();
+      for (const store of stores) await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
