@@ -123,8 +123,17 @@ export function createSelfService(options: SelfServiceOptions) {
      * log), then, through the admin API, its projects with all they hold and the account itself.
      */
     async deleteAccount(account: DashboardAccount): Promise<void> {
-      await store.deleteAccountDashboardData({ accountId: account.account.id, email: account.account.email });
-      await admin.deleteAccount(account.account.id);
+      const data = { accountId: account.account.id, email: account.account.email };
+      await store.deleteAccountDashboardData(data);
+      try {
+        await admin.deleteAccount(account.account.id);
+      } catch (error) {
+        // A sign-in between the two steps leaves a session that holds the account: end it too, once.
+        await store.deleteAccountDashboardData(data);
+        await admin.deleteAccount(account.account.id).catch(() => {
+          throw error;
+        });
+      }
     },
   };
 }
