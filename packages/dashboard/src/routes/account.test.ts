@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
@@ -6,6 +6,7 @@ beforeEach(() => {
   dashboard = createTestDashboard();
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await dashboard.close();
 });
 
@@ -90,6 +91,23 @@ describe('deleting a project', () => {
       detail: 'P1',
       actorEmail: 'ada@example.com',
     });
+  });
+
+  it('ends an open live view of the project when it is deleted', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const browser = await signUpVerified(dashboard);
+    const id = await createProject(browser);
+    const stream = await dashboard.app.request(`${ORIGIN}/dashboard/projects/${id}/live/stream`, {
+      headers: { Cookie: browser.cookie() },
+    });
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('event: ready');
+    expect((await browser.post(`/dashboard/projects/${id}/delete`, { name: 'Shop' })).status).toBe(303);
+    // The deletion wakes the stream through the hub; it finds the project gone and ends.
+    let done = false;
+    while (!done) done = (await reader.read()).done;
+    // It ends as a finished stream, not as a failure reported on the console.
+    expect(errors).not.toHaveBeenCalled();
   });
 
   it("answers 404 for another account's project and deletes nothing", async () => {
