@@ -215,6 +215,25 @@ export const adminCommands: AdminCommand[] = [
     },
   },
   {
+    name: 'project delete',
+    synopsis: 'PROJECT_ID --confirm NAME',
+    summary:
+      "Delete a project and all it holds, at once and for good: its keys get 401 from then on (--confirm repeats the project's name)",
+    options: { confirm: { type: 'string' } },
+    async run(admin, parsed) {
+      const [projectId] = expectPositionals(parsed, ['PROJECT_ID'], this.name);
+      const confirm = requiredString(parsed, 'confirm', this.name);
+      const project = await admin.getProject(projectId!);
+      if (confirm !== project.name) {
+        throw new TidingsError('VALIDATION_FAILED', `--confirm must repeat the project's name, "${project.name}"`, {
+          errors: [{ path: 'confirm', message: "must repeat the project's name" }],
+        });
+      }
+      const deleted = await admin.deleteProject(project.id);
+      return { result: deleted, text: `deleted project ${deleted.id} "${deleted.name}" and all it held` };
+    },
+  },
+  {
     name: 'project list',
     synopsis: '--account ACCOUNT_ID',
     summary: 'List the projects of an account',

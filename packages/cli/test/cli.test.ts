@@ -172,6 +172,22 @@ describe('tidings account, project and key', () => {
     expect(listed?.suspended).toBe(false);
   });
 
+  it('deletes a project only when --confirm repeats its name', async () => {
+    const accountId = await verifiedAccount('delete@example.com');
+    const projectId = await project(accountId, 'Doomed');
+    const wrong = await failingJson(['project', 'delete', projectId, '--confirm', 'not the name']);
+    expect(wrong).toMatchObject({ code: 'VALIDATION_FAILED' });
+    const missing = await runTidings(['project', 'delete', projectId, '--db', db]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('--confirm is required');
+    expect(await tidingsJson<unknown[]>(['project', 'list', '--account', accountId, '--db', db])).toHaveLength(1);
+    const deleted = await runTidings(['project', 'delete', projectId, '--confirm', 'Doomed', '--db', db]);
+    expect(deleted.stdout).toBe(`deleted project ${projectId} "Doomed" and all it held\n`);
+    expect(await tidingsJson<unknown[]>(['project', 'list', '--account', accountId, '--db', db])).toEqual([]);
+    const again = await failingJson(['project', 'delete', projectId, '--confirm', 'Doomed']);
+    expect(again).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('shows a key once, lists prefixes only, and frees the slot of a revoked key', async () => {
     const projectId = await project(await verifiedAccount('keys@example.com'));
     const created = await runTidings([

@@ -42,6 +42,14 @@ export interface AdminApi extends AdminViews {
   suspendProject(projectId: string, change?: SuspensionChange): Promise<ProjectObject>;
   /** Resumes a project; the reason, checked as for a suspension, is the caller's to record. */
   resumeProject(projectId: string, change?: SuspensionChange): Promise<ProjectObject>;
+  /**
+   * Deletes a project and all it holds at once (keys, recipients, browsers, notifications,
+   * attempts, usage): its keys answer 401 from then on and its open streams close. It frees a
+   * place under the limit of projects. Answers the project as it was.
+   */
+  deleteProject(projectId: string): Promise<ProjectObject>;
+  /** Deletes an account and each of its projects as {@link AdminApi.deleteProject} does. */
+  deleteAccount(accountId: string): Promise<AccountObject>;
   /** Creates a key; the answer is the only place its full value ever appears. */
   createKey(input: { projectId: string; mode: KeyMode; name?: string }): Promise<ApiKeyObject>;
   listKeys(projectId: string): Promise<ApiKeyObject[]>;
@@ -176,6 +184,21 @@ export function createAdminApi(options: ResolvedOptions, hub: Hub, limiter: Limi
       const project = await store.setProjectSuspended({ id: projectId, suspended: false, now: clock.now() });
       if (!project) throw notFound('project', projectId);
       return projectObject(project);
+    },
+    async deleteProject(projectId) {
+      const project = await store.getProject(projectId);
+      if (!project || !(await store.deleteProject({ id: projectId }))) throw notFound('project', projectId);
+      await hub.publish([{ type: 'close-project', projectId }]);
+      return projectObject(project);
+    },
+    async deleteAccount(accountId) {
+      const account = await store.getAccount(accountId);
+      const deleted = account ? await store.deleteAccount({ id: accountId }) : null;
+      if (!account || !deleted) throw notFound('account', accountId);
+      if (deleted.projectIds.length > 0) {
+        await hub.publish(deleted.projectIds.map((projectId) => ({ type: 'close-project' as const, projectId })));
+      }
+      return accountObject(account);
     },
     async createKey({ projectId, mode, name }) {
       if (mode !== 'live' && mode !== 'test') throw invalid('mode', 'must be live or test');

@@ -12,10 +12,12 @@ import { createAccountService } from './domain/accounts.js';
 import { createSessions } from './domain/sessions.js';
 import { type DashboardOptions, resolveDashboardOptions } from './options.js';
 import { render, seeOther } from './render.js';
+import { registerAccountRoutes } from './routes/account.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
+import { registerProjectDeleteRoutes } from './routes/project-delete.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerSecurityRoutes, SECOND_FACTOR_PATHS } from './routes/security.js';
 import { ErrorPage } from './views/error-page.js';
@@ -32,6 +34,7 @@ const PUBLIC_PATHS = [
   '/reset/confirm',
   '/logout',
   ...SECOND_FACTOR_PATHS,
+  '/account/deleted',
 ];
 
 /**
@@ -136,6 +139,8 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   registerLiveRoutes(app, deps);
   registerOperatorRoutes(app, deps);
   registerSecurityRoutes(app, deps);
+  registerAccountRoutes(app, deps);
+  registerProjectDeleteRoutes(app, deps);
 
   app.all('*', (c) => {
     throw new TidingsError('NOT_FOUND', `No page ${c.req.path}`);

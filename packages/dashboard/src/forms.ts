@@ -63,6 +63,33 @@ export const keyBodySchema = z.object({
     .max(100, 'Use at most 100 characters'),
   mode: z.enum(['live', 'test'], { error: 'Choose live or test' }),
 });
+/** POST /account/password: the current password, and a new one (its strength is checked with the account's email). */
+export const passwordChangeBodySchema = z.object({
+  current_password: z
+    .string({ error: 'Enter your current password' })
+    .min(1, 'Enter your current password')
+    .max(MAX_PASSWORD_LENGTH),
+  password: newPassword,
+});
+/** POST /account/email. */
+export const emailChangeBodySchema = z.object({
+  email,
+  current_password: z
+    .string({ error: 'Enter your current password' })
+    .min(1, 'Enter your current password')
+    .max(MAX_PASSWORD_LENGTH),
+});
+/** POST /account/email/confirm. */
+export const emailChangeConfirmBodySchema = z.object({ email, code });
+/** POST /account/delete: the password, and the account's email typed again. */
+export const accountDeleteBodySchema = z.object({
+  confirm_email: z.string({ error: 'Type your email address' }).trim().toLowerCase().min(1, 'Type your email address'),
+  current_password: z.string({ error: 'Enter your password' }).min(1, 'Enter your password').max(MAX_PASSWORD_LENGTH),
+});
+/** POST /projects/{id}/delete: the project's name, typed again. */
+export const projectDeleteBodySchema = z.object({
+  name: z.string({ error: "Type the project's name" }).min(1, "Type the project's name").max(200),
+});
 /** POST /operator/invitations. */
 export const invitationBodySchema = z.object({ email });
 /** POST /operator/projects/{id}/suspend and /resume: why, shown to the project's owner while suspended. */
@@ -83,7 +110,7 @@ export type ParsedForm<T> =
 export function parseForm<T>(schema: z.ZodType<T>, body: Record<string, unknown>): ParsedForm<T> {
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
-    if (typeof value === 'string' && name !== 'password') values[name] = value;
+    if (typeof value === 'string' && !name.includes('password')) values[name] = value;
   }
   // Empty optional fields arrive as '': they mean absent.
   const input = Object.fromEntries(

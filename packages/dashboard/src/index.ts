@@ -15,6 +15,7 @@ export type {
   PasskeyRecord,
   PendingSignInRecord,
   SessionRecord,
+  SessionSummary,
 } from './domain/dashboard-store.js';
 export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';
 export type { DashboardOptions, SignupPolicy } from './options.js';

@@ -7,6 +7,7 @@ import type {
   PasskeyRecord,
   PendingSignInRecord,
   SessionRecord,
+  SessionSummary,
 } from '@tidings/dashboard';
 import type { Pool } from 'pg';
 import { ACCOUNT } from './columns.js';
@@ -65,14 +66,40 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
   );
   const insertSession = statement(
     'insert_session',
-    `INSERT INTO ${t('sessions')} (hash, account_id, created_at, idle_expires_at, absolute_expires_at)
-     VALUES ($1, $2, $3, $4, $5)`,
+    `INSERT INTO ${t('sessions')}
+       (hash, account_id, created_at, idle_expires_at, absolute_expires_at, last_used_at, user_agent, ip)
+     VALUES ($1, $2, $3, $4, $5, $3, $6, $7)`,
+  );
+  const selectAccountSessions = statement(
+    'select_account_sessions',
+    `SELECT substr(hash, 1, 16) AS ref, created_at AS "createdAt", coalesce(last_used_at, created_at) AS "lastUsedAt",
+            user_agent AS "userAgent", ip
+       FROM ${t('sessions')} WHERE account_id = $1 AND idle_expires_at > $2 AND absolute_expires_at > $2
+      ORDER BY 3 DESC, 2 DESC`,
+  );
+  const deleteSessionByRef = statement(
+    'delete_session_by_ref',
+    `DELETE FROM ${t('sessions')} WHERE account_id = $1 AND substr(hash, 1, 16) = $2 RETURNING hash`,
+  );
+  const deleteOtherSessions = statement(
+    'delete_other_sessions',
+    `DELETE FROM ${t('sessions')} WHERE account_id = $1 AND hash <> $2 RETURNING hash`,
+  );
+  const updateEmail = statement(
+    'update_account_email',
+    `UPDATE ${t('accounts')} SET email = $2 WHERE id = $1 RETURNING id`,
+  );
+  const deleteCodesOf = statement('delete_email_codes_of', `DELETE FROM ${t('email_codes')} WHERE email = $1`);
+  const deleteAuditOf = statement(
+    'delete_account_audit',
+    `DELETE FROM ${t('audit_events')}
+      WHERE project_id IN (SELECT id FROM ${t('projects')} WHERE account_id = $1) OR actor_account_id = $1`,
   );
   // One statement: the row's lock orders concurrent uses, each re-checking expiry on the latest row.
   const resume = statement(
     'resume_session',
     `WITH s AS (
-       UPDATE ${t('sessions')} SET idle_expires_at = least($3, absolute_expires_at)
+       UPDATE ${t('sessions')} SET idle_expires_at = least($3, absolute_expires_at), last_used_at = $2
         WHERE hash = $1 AND idle_expires_at > $2 AND absolute_expires_at > $2
        RETURNING account_id, created_at, idle_expires_at, absolute_expires_at
      )
@@ -258,8 +285,40 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
       const [row] = await run<DashboardAccountRow>(pool, updateOperator, [id, operator]);
       return row ? dashboardAccount(row) : null;
     },
-    async createSession({ hash, accountId, now, idleExpiresAt, absoluteExpiresAt }) {
-      await run(pool, insertSession, [hash, accountId, now, idleExpiresAt, absoluteExpiresAt]);
+    async createSession({ hash, accountId, now, idleExpiresAt, absoluteExpiresAt, userAgent, ip }) {
+      await run(pool, insertSession, [
+        hash,
+        accountId,
+        now,
+        idleExpiresAt,
+        absoluteExpiresAt,
+        userAgent ?? null,
+        ip ?? null,
+      ]);
+    },
+    async listAccountSessions({ accountId, now }) {
+      return run<SessionSummary>(pool, selectAccountSessions, [accountId, now]);
+    },
+    async deleteAccountSession({ accountId, ref }) {
+      return (await run(pool, deleteSessionByRef, [accountId, ref])).length > 0;
+    },
+    async deleteOtherSessions({ accountId, keepHash }) {
+      return (await run(pool, deleteOtherSessions, [accountId, keepHash])).length;
+    },
+    async setAccountEmail({ id, email }) {
+      return transaction(pool, async (client) => {
+        await run(client, lockEmail, [`tidings.account-email ${sql.schema}`, email]);
+        const [holder] = await run<{ id: string }>(client, selectByEmail, [email]);
+        if (holder) return holder.id === id ? 'changed' : 'email-taken';
+        return (await run(client, updateEmail, [id, email])).length > 0 ? 'changed' : 'not-found';
+      });
+    },
+    async deleteAccountDashboardData({ accountId, email }) {
+      await transaction(pool, async (client) => {
+        await run(client, deleteSessions, [accountId]);
+        await run(client, deleteCodesOf, [email]);
+        await run(client, deleteAuditOf, [accountId]);
+      });
     },
     async resumeSession({ hash, now, idleExpiresAt }) {
       const [row] = await run<DashboardAccountRow & Omit<SessionRecord, 'createdAt'> & { sessionCreatedAt: number }>(

@@ -240,6 +240,16 @@ export const migrations: readonly string[] = [
     expires_at bigint NOT NULL
   );
   `,
+  // 5: the dashboard's self-service. A session keeps when it was last used, the browser's
+  // user agent and the IP it signed in from, for the list of sessions. The audit log keeps the
+  // entries of a deleted project (its last one says so), so it no longer refers to projects.
+  `
+  ALTER TABLE {schema}.sessions ADD COLUMN last_used_at bigint;
+  ALTER TABLE {schema}.sessions ADD COLUMN user_agent text;
+  ALTER TABLE {schema}.sessions ADD COLUMN ip text;
+  UPDATE {schema}.sessions SET last_used_at = created_at;
+  ALTER TABLE {schema}.audit_events DROP CONSTRAINT IF EXISTS audit_events_project_id_fkey;
+  `,
 ];
 
 /** What {@link migrate} found and did. */

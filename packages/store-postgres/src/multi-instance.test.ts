@@ -74,6 +74,27 @@ describe('PostgreSQL store: several instances on one schema', () => {
     expect((await two!.findApiKeyByHash(hashSecret(value)))?.key.revokedAt).toBe(T0 + 2);
   });
 
+  it('finds no key of a project deleted by another instance at the next lookup', async () => {
+    const [one, two] = await instances(2);
+    const project = await seed(one!);
+    const value = `sk_test_${'D'.repeat(32)}`;
+    const key = await one!.createApiKey({
+      id: newId('key'),
+      projectId: project.id,
+      hash: hashSecret(value),
+      prefix: value.slice(0, 12),
+      mode: 'test',
+      name: null,
+      now: T0,
+      maxActive: 10,
+    });
+    if (key.kind !== 'created') throw new Error(key.kind);
+    expect(await two!.findApiKeyByHash(hashSecret(value))).not.toBeNull();
+    expect(await one!.deleteProject({ id: project.id })).toBe(true);
+    expect(await two!.findApiKeyByHash(hashSecret(value))).toBeNull();
+    expect(await two!.getProject(project.id)).toBeNull();
+  });
+
   it('numbers one browser’s attempts without a gap when several instances send to it', async () => {
     const made = await instances(3);
     const project = await seed(made[0]!);

@@ -1,14 +1,17 @@
 import type { AttemptRecord, NotificationRecord, NotificationWithAttempts, ProjectRecord, Store } from '@tidings/core';
 import type { Pool } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION, PROJECT } from './columns.js';
-import { run, type Sql } from './db.js';
+import { run, type Sql, transaction } from './db.js';
 import { containsPattern } from './like.js';
 
 /** The operators' and owners' reads and the rename behind `tidings.admin`: every project, a page of the log of sends. */
 export function projectAdminOperations(
   pool: Pool,
   sql: Sql,
-): Pick<Store, 'renameProject' | 'listAllProjects' | 'searchProjects' | 'listNotifications'> {
+): Pick<
+  Store,
+  'renameProject' | 'listAllProjects' | 'searchProjects' | 'listNotifications' | 'deleteProject' | 'deleteAccount'
+> {
   const { t, statement } = sql;
   const renameProject = statement(
     'rename_project',
@@ -46,7 +49,48 @@ export function projectAdminOperations(
       ORDER BY n.id DESC LIMIT $5`,
   );
 
+  // The project's row is locked first, so that two deletions (or a deletion and a rename) queue;
+  // then children first: notifications, attempts and usage carry no foreign keys, the rest do.
+  const lockProject = statement('lock_project_for_delete', `SELECT id FROM ${t('projects')} WHERE id = $1 FOR UPDATE`);
+  const deleteProjectRows = [
+    `DELETE FROM ${t('attempts')} WHERE notification_id IN (SELECT id FROM ${t('notifications')} WHERE project_id = $1)`,
+    `DELETE FROM ${t('notifications')} WHERE project_id = $1`,
+    `DELETE FROM ${t('connect_tokens')} WHERE project_id = $1`,
+    `DELETE FROM ${t('browsers')} WHERE project_id = $1`,
+    `DELETE FROM ${t('recipients')} WHERE project_id = $1`,
+    `DELETE FROM ${t('idempotency_keys')} WHERE project_id = $1`,
+    `DELETE FROM ${t('usage_days')} WHERE project_id = $1`,
+    `DELETE FROM ${t('api_keys')} WHERE project_id = $1`,
+    `DELETE FROM ${t('projects')} WHERE id = $1`,
+  ].map((text, index) => statement(`delete_project_${index}`, text));
+  const lockAccount = statement('lock_account_for_delete', `SELECT id FROM ${t('accounts')} WHERE id = $1 FOR UPDATE`);
+  const selectProjectIds = statement(
+    'select_account_project_ids',
+    `SELECT id FROM ${t('projects')} WHERE account_id = $1 ORDER BY id FOR UPDATE`,
+  );
+  const deleteAccountRow = statement('delete_account_row', `DELETE FROM ${t('accounts')} WHERE id = $1`);
+
+  async function deleteProjectRowsOf(client: Parameters<typeof run>[0], id: string): Promise<void> {
+    for (const step of deleteProjectRows) await run(client, step, [id]);
+  }
+
   return {
+    async deleteProject({ id }) {
+      return transaction(pool, async (client) => {
+        if ((await run(client, lockProject, [id])).length === 0) return false;
+        await deleteProjectRowsOf(client, id);
+        return true;
+      });
+    },
+    async deleteAccount({ id }) {
+      return transaction(pool, async (client) => {
+        if ((await run(client, lockAccount, [id])).length === 0) return null;
+        const projectIds = (await run<{ id: string }>(client, selectProjectIds, [id])).map((row) => row.id);
+        for (const projectId of projectIds) await deleteProjectRowsOf(client, projectId);
+        await run(client, deleteAccountRow, [id]);
+        return { projectIds };
+      });
+    },
     async renameProject({ id, name }) {
       const [row] = await run<ProjectRecord>(pool, renameProject, [id, name]);
       return row ?? null;

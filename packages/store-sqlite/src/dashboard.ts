@@ -9,6 +9,7 @@ import type {
   EmailCodePurpose,
   PasskeyRecord,
   PendingSignInRecord,
+  SessionSummary,
 } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { containsPattern } from './like.js';
@@ -28,6 +29,14 @@ interface SessionRow {
   created_at: number;
   idle_expires_at: number;
   absolute_expires_at: number;
+}
+
+interface SessionListRow {
+  ref: string;
+  created_at: number;
+  last_used_at: number;
+  user_agent: string | null;
+  ip: string | null;
 }
 
 interface EmailCodeRow {
@@ -123,11 +132,29 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
   const updateOperator = db.prepare<[number, string], DashboardAccountRow>(
     'UPDATE accounts SET operator = ? WHERE id = ? RETURNING *',
   );
-  const insertSession = db.prepare<[string, string, number, number, number]>(
-    'INSERT INTO sessions (hash, account_id, created_at, idle_expires_at, absolute_expires_at) VALUES (?, ?, ?, ?, ?)',
+  const insertSession = db.prepare<[string, string, number, number, number, number, string | null, string | null]>(
+    `INSERT INTO sessions (hash, account_id, created_at, idle_expires_at, absolute_expires_at, last_used_at, user_agent, ip)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const selectAccountSessions = db.prepare<[string, number, number], SessionListRow>(
+    `SELECT substr(hash, 1, 16) AS ref, created_at, coalesce(last_used_at, created_at) AS last_used_at, user_agent, ip
+       FROM sessions WHERE account_id = ? AND idle_expires_at > ? AND absolute_expires_at > ?
+      ORDER BY last_used_at DESC, created_at DESC`,
+  );
+  const deleteSessionByRef = db.prepare<[string, string]>(
+    'DELETE FROM sessions WHERE account_id = ? AND substr(hash, 1, 16) = ?',
+  );
+  const deleteOtherSessions = db.prepare<[string, string]>('DELETE FROM sessions WHERE account_id = ? AND hash <> ?');
+  const updateEmail = db.prepare<[string, string]>('UPDATE accounts SET email = ? WHERE id = ?');
+  const deleteCodesOf = db.prepare<[string]>('DELETE FROM email_codes WHERE email = ?');
+  const deleteAuditOf = db.prepare<[string, string]>(
+    `DELETE FROM audit_events
+      WHERE project_id IN (SELECT id FROM projects WHERE account_id = ?) OR actor_account_id = ?`,
   );
   const selectSession = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE hash = ?');
-  const extendSession = db.prepare<[number, string]>('UPDATE sessions SET idle_expires_at = ? WHERE hash = ?');
+  const extendSession = db.prepare<[number, number, string]>(
+    'UPDATE sessions SET idle_expires_at = ?, last_used_at = ? WHERE hash = ?',
+  );
   const deleteSession = db.prepare<[string]>('DELETE FROM sessions WHERE hash = ?');
   const deleteSessions = db.prepare<[string]>('DELETE FROM sessions WHERE account_id = ?');
   const upsertCode = db.prepare<[string, string, string, number, number, string | null]>(
@@ -253,7 +280,7 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     const account = selectById.get(row.account_id);
     if (!account) return null;
     const idle = Math.min(idleExpiresAt, row.absolute_expires_at);
-    extendSession.run(idle, hash);
+    extendSession.run(idle, now, hash);
     return {
       session: {
         accountId: row.account_id,
@@ -263,6 +290,17 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
       },
       account: dashboardAccountFromRow(account),
     };
+  });
+
+  const setAccountEmail = db.transaction((id: string, email: string): 'changed' | 'email-taken' | 'not-found' => {
+    const holder = selectByEmail.get(email);
+    if (holder) return holder.id === id ? 'changed' : 'email-taken';
+    return updateEmail.run(email, id).changes > 0 ? 'changed' : 'not-found';
+  });
+  const deleteDashboardData = db.transaction((accountId: string, email: string) => {
+    deleteSessions.run(accountId);
+    deleteCodesOf.run(email);
+    deleteAuditOf.run(accountId, accountId);
   });
 
   const consumeCode = db.transaction(
@@ -308,8 +346,31 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
       const row = updateOperator.get(bit(operator), id);
       return row ? dashboardAccountFromRow(row) : null;
     },
-    async createSession({ hash, accountId, now, idleExpiresAt, absoluteExpiresAt }) {
-      insertSession.run(hash, accountId, now, idleExpiresAt, absoluteExpiresAt);
+    async createSession({ hash, accountId, now, idleExpiresAt, absoluteExpiresAt, userAgent, ip }) {
+      insertSession.run(hash, accountId, now, idleExpiresAt, absoluteExpiresAt, now, userAgent ?? null, ip ?? null);
+    },
+    async listAccountSessions({ accountId, now }) {
+      return selectAccountSessions.all(accountId, now, now).map(
+        (row): SessionSummary => ({
+          ref: row.ref,
+          createdAt: row.created_at,
+          lastUsedAt: row.last_used_at,
+          userAgent: row.user_agent,
+          ip: row.ip,
+        }),
+      );
+    },
+    async deleteAccountSession({ accountId, ref }) {
+      return deleteSessionByRef.run(accountId, ref).changes > 0;
+    },
+    async deleteOtherSessions({ accountId, keepHash }) {
+      return deleteOtherSessions.run(accountId, keepHash).changes;
+    },
+    async setAccountEmail({ id, email }) {
+      return setAccountEmail.immediate(id, email);
+    },
+    async deleteAccountDashboardData({ accountId, email }) {
+      deleteDashboardData.immediate(accountId, email);
     },
     async resumeSession({ hash, now, idleExpiresAt }) {
       return resumeSession.immediate(hash, now, idleExpiresAt);

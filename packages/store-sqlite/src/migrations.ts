@@ -333,6 +333,36 @@ export const migrations: readonly string[] = [
     expires_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 9: the dashboard's self-service. A session keeps when it was last used, the browser's
+  // user agent and the IP it signed in from, for the list of sessions. The audit log keeps the
+  // entries of a deleted project (its last one says so), so it no longer refers to projects.
+  `
+  ALTER TABLE sessions ADD COLUMN last_used_at INTEGER;
+  ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+  ALTER TABLE sessions ADD COLUMN ip TEXT;
+  UPDATE sessions SET last_used_at = created_at;
+
+  CREATE TABLE audit_events_next (
+    id TEXT PRIMARY KEY,
+    project_id TEXT,
+    action TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('dashboard', 'cli')),
+    actor_account_id TEXT,
+    actor_email TEXT,
+    actor_name TEXT,
+    ip TEXT,
+    detail TEXT NOT NULL,
+    reason TEXT,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO audit_events_next
+    (id, project_id, action, source, actor_account_id, actor_email, actor_name, ip, detail, reason, created_at)
+  SELECT id, project_id, action, source, actor_account_id, actor_email, actor_name, ip, detail, reason, created_at
+    FROM audit_events;
+  DROP TABLE audit_events;
+  ALTER TABLE audit_events_next RENAME TO audit_events;
+  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
+  `,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { ListNotificationsInput, NotificationWithAttempts, SearchProjectsInput, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import { containsPattern } from './like.js';
+import type { NotificationCache } from './notification-cache.js';
 import {
   NOTIFICATION_WITH_ATTEMPTS_COLUMNS,
   notificationFromRawRows,
@@ -12,7 +13,11 @@ import {
 /** The operators' and owners' reads and the rename behind `tidings.admin`: every project, a page of the log of sends. */
 export function projectAdminOperations(
   db: Database.Database,
-): Pick<Store, 'renameProject' | 'listAllProjects' | 'searchProjects' | 'listNotifications'> {
+  cache: NotificationCache,
+): Pick<
+  Store,
+  'renameProject' | 'listAllProjects' | 'searchProjects' | 'listNotifications' | 'deleteProject' | 'deleteAccount'
+> {
   const renameProject = db.prepare<[string, string], ProjectRow>(
     'UPDATE projects SET name = ? WHERE id = ? RETURNING *',
   );
@@ -75,7 +80,47 @@ export function projectAdminOperations(
       .map((id) => notificationFromRawRows(selectNotification.all(id)) as NotificationWithAttempts),
   );
 
+  // Children first: attempts and notifications carry no foreign keys, the rest do. Deleting the
+  // keys raises the key lookup generation (migration 3), so every process drops what it kept.
+  const selectNotificationIdsOfProject = db
+    .prepare<[string], string>('SELECT id FROM notifications WHERE project_id = ?')
+    .pluck();
+  const deleteProjectRows = [
+    'DELETE FROM attempts WHERE notification_id IN (SELECT id FROM notifications WHERE project_id = ?)',
+    'DELETE FROM notifications WHERE project_id = ?',
+    'DELETE FROM connect_tokens WHERE project_id = ?',
+    'DELETE FROM browsers WHERE project_id = ?',
+    'DELETE FROM recipients WHERE project_id = ?',
+    'DELETE FROM idempotency_keys WHERE project_id = ?',
+    'DELETE FROM usage_days WHERE project_id = ?',
+    'DELETE FROM api_keys WHERE project_id = ?',
+  ].map((sql) => db.prepare<[string]>(sql));
+  const deleteProjectRow = db.prepare<[string]>('DELETE FROM projects WHERE id = ?');
+  const selectProjectIdsOfAccount = db
+    .prepare<[string], string>('SELECT id FROM projects WHERE account_id = ? ORDER BY id')
+    .pluck();
+  const deleteAccountRow = db.prepare<[string]>('DELETE FROM accounts WHERE id = ?');
+
+  function deleteOneProject(id: string): boolean {
+    const notificationIds = selectNotificationIdsOfProject.all(id);
+    for (const statement of deleteProjectRows) statement.run(id);
+    cache.forget(notificationIds);
+    return deleteProjectRow.run(id).changes > 0;
+  }
+  const deleteProject = db.transaction(deleteOneProject);
+  const deleteAccount = db.transaction((id: string) => {
+    const projectIds = selectProjectIdsOfAccount.all(id);
+    for (const projectId of projectIds) deleteOneProject(projectId);
+    return deleteAccountRow.run(id).changes > 0 ? { projectIds } : null;
+  });
+
   return {
+    async deleteProject({ id }) {
+      return deleteProject.immediate(id);
+    },
+    async deleteAccount({ id }) {
+      return deleteAccount.immediate(id);
+    },
     async renameProject({ id, name }) {
       const row = renameProject.get(name, id);
       return row ? projectFromRow(row) : null;

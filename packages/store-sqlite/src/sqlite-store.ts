@@ -51,7 +51,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...browserOperations(db, cache),
     ...deliveryOperations(db, groupCommit, cache),
     ...maintenanceOperations(db, cache),
-    ...projectAdminOperations(db),
+    ...projectAdminOperations(db, cache),
     close() {
       closing ??= (async () => {
         groupRead.flush();
@@ -117,6 +117,8 @@ export const STORE_DURABILITY = {
   renameProject: 'durable',
   listAllProjects: 'read',
   searchProjects: 'read',
+  deleteProject: 'durable',
+  deleteAccount: 'durable',
   createApiKey: 'durable',
   getApiKey: 'read',
   listApiKeys: 'read',
@@ -162,6 +164,11 @@ export const DASHBOARD_STORE_DURABILITY = {
   resumeSession: 'redoable',
   deleteSession: 'durable',
   deleteAccountSessions: 'durable',
+  listAccountSessions: 'read',
+  deleteAccountSession: 'durable',
+  deleteOtherSessions: 'durable',
+  setAccountEmail: 'durable',
+  deleteAccountDashboardData: 'durable',
   putEmailCode: 'redoable',
   consumeEmailCode: 'redoable',
   hasEmailCode: 'read',

@@ -209,6 +209,18 @@ export interface Store {
   listAllProjects(): Promise<ProjectRecord[]>;
   /** A page of every account's projects matching a text, oldest first, and how many match (one read). */
   searchProjects(input: SearchProjectsInput): Promise<SearchProjectsResult>;
+  /**
+   * Deletes a project and everything it holds, in one transaction: its keys (a request with one
+   * answers 401 from the commit on, in every process), recipients, connect tokens, browsers,
+   * notifications, attempts, idempotency records and usage. False when unknown.
+   */
+  deleteProject(input: { id: string }): Promise<boolean>;
+  /**
+   * Deletes an account and each of its projects as {@link Store.deleteProject} does, in one
+   * transaction; the ids of the deleted projects, or null when the account is unknown. What
+   * other ports keep of the account (the dashboard's sessions) is theirs to delete first.
+   */
+  deleteAccount(input: { id: string }): Promise<{ projectIds: string[] } | null>;
 
   /** Creates a key if the project exists and has fewer than `maxActive` keys not revoked. */
   createApiKey(input: {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
+import { hashSecret } from '../secrets.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /** What `tidings.admin` reads and renames for an owner or an operator: every project, a page of the log of sends. */
@@ -113,6 +114,86 @@ export function projectAdminConformance(getStore: GetStore): void {
       expect(ids(await page({ recipient: 'alice', mode: 'live' }))).toEqual(
         [sent[2]!, sent[0]!].map((item) => item.notification.id),
       );
+    });
+
+    it('deletes a project with all it holds; its keys are found no more; the limit has a place again', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store, T0 + 1);
+      const key = await store.createApiKey({
+        id: newId('key', T0 + 2),
+        projectId: project.id,
+        hash: hashSecret('sk_test_deleted'),
+        prefix: 'sk_test_dele',
+        mode: 'test',
+        name: null,
+        now: T0 + 2,
+        maxActive: 10,
+      });
+      if (key.kind !== 'created') throw new Error(key.kind);
+      expect(await store.findApiKeyByHash(hashSecret('sk_test_deleted'))).not.toBeNull();
+      await store.createConnectToken({
+        hash: hashSecret('ct_deleted'),
+        projectId: project.id,
+        recipient: 'alice',
+        now: T0 + 3,
+        expiresAt: T0 + 60_000,
+      });
+      const browser = await seedBrowser(store, project.id, 'alice', T0 + 3);
+      const kept = await seedBrowser(store, other.id, 'alice', T0 + 3);
+      const sent = await sendCreated(store, { projectId: project.id, recipient: 'alice', now: T0 + 4 });
+      const otherSent = await sendCreated(store, { projectId: other.id, recipient: 'alice', now: T0 + 5 });
+
+      expect(await store.deleteProject({ id: project.id })).toBe(true);
+      expect(await store.getProject(project.id)).toBeNull();
+      expect(await store.getApiKey(key.key.id)).toBeNull();
+      expect(await store.findApiKeyByHash(hashSecret('sk_test_deleted'))).toBeNull();
+      expect(await store.findConnectToken(hashSecret('ct_deleted'))).toBeNull();
+      expect(await store.findBrowser(browser.id)).toBeNull();
+      expect(await store.getNotification({ projectId: project.id, id: sent.notification.id })).toBeNull();
+      expect(await store.listDeliveries({ browserId: browser.id, now: T0 + 6 })).toEqual([]);
+      expect(await store.getUsage({ projectId: project.id, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([]);
+      expect(await store.listProjects(project.accountId)).toEqual([]);
+      // The other project keeps everything.
+      expect(await store.findBrowser(kept.id)).not.toBeNull();
+      expect(await readBack(store, other.id, otherSent.notification.id)).toEqual(otherSent);
+      expect(await store.deleteProject({ id: project.id })).toBe(false);
+      // A place under the limit is free again.
+      const again = await store.createProject({
+        id: newId('proj', T0 + 7),
+        accountId: project.accountId,
+        name: 'Again',
+        now: T0 + 7,
+        maxProjects: 1,
+      });
+      expect(again.kind).toBe('created');
+    });
+
+    it('deletes an account with each of its projects, and only its own', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const second = await store.createProject({
+        id: newId('proj', T0 + 1),
+        accountId: project.accountId,
+        name: 'Second',
+        now: T0 + 1,
+        maxProjects: 10,
+      });
+      if (second.kind !== 'created') throw new Error(second.kind);
+      await seedBrowser(store, second.project.id, 'bob', T0 + 2);
+      await sendCreated(store, { projectId: second.project.id, recipient: 'bob', now: T0 + 3 });
+      const stranger = await store.createAccount({
+        id: newId('acct', T0 + 4),
+        email: 'stranger@example.com',
+        verified: true,
+        now: T0 + 4,
+      });
+      const deleted = await store.deleteAccount({ id: project.accountId });
+      expect(deleted?.projectIds.sort()).toEqual([project.id, second.project.id].sort());
+      expect(await store.getAccount(project.accountId)).toBeNull();
+      expect(await store.getProject(second.project.id)).toBeNull();
+      expect(await store.getAccount(stranger.id)).toEqual(stranger);
+      expect(await store.deleteAccount({ id: project.accountId })).toBeNull();
     });
   });
 }

@@ -42,17 +42,23 @@ export interface DashboardStore {
   /** Sets the operator flag; null when the account is unknown. */
   setAccountOperator(input: { id: string; operator: boolean }): Promise<DashboardAccount | null>;
 
-  /** Stores a new session under the SHA-256 of its id. */
+  /**
+   * Stores a new session under the SHA-256 of its id, with the browser's user agent (cut to 200
+   * characters by the caller) and the client IP, when known.
+   */
   createSession(input: {
     hash: string;
     accountId: string;
     now: number;
     idleExpiresAt: number;
     absoluteExpiresAt: number;
+    userAgent?: string | null;
+    ip?: string | null;
   }): Promise<void>;
   /**
-   * Finds a session that has not expired at `now` and moves its idle expiry to
-   * `min(idleExpiresAt, absoluteExpiresAt)`; an expired one is deleted and answers null.
+   * Finds a session that has not expired at `now`, moves its idle expiry to
+   * `min(idleExpiresAt, absoluteExpiresAt)` and records `now` as its last use; an expired one is
+   * deleted and answers null.
    */
   resumeSession(input: {
     hash: string;
@@ -63,6 +69,23 @@ export interface DashboardStore {
   deleteSession(hash: string): Promise<void>;
   /** Ends every session of an account (after a password reset). */
   deleteAccountSessions(accountId: string): Promise<void>;
+  /** The account's sessions that have not expired at `now`, the most recently used first. */
+  listAccountSessions(input: { accountId: string; now: number }): Promise<SessionSummary[]>;
+  /** Ends the account's session whose {@link SessionSummary.ref} is `ref`; false when it has none. */
+  deleteAccountSession(input: { accountId: string; ref: string }): Promise<boolean>;
+  /** Ends every session of the account but the one whose hash is `keepHash`; how many ended. */
+  deleteOtherSessions(input: { accountId: string; keepHash: string }): Promise<number>;
+  /**
+   * Changes an account's email, unless another account has it (checked and written in one
+   * transaction, as {@link DashboardStore.createAccountWithPassword} does).
+   */
+  setAccountEmail(input: { id: string; email: string }): Promise<'changed' | 'email-taken' | 'not-found'>;
+  /**
+   * Deletes what the dashboard keeps of an account, before the account itself goes: its
+   * sessions, the codes issued to `email`, and the audit log of its projects (present and
+   * deleted) and of what it did.
+   */
+  deleteAccountDashboardData(input: { accountId: string; email: string }): Promise<void>;
 
   /** Issues a code for (email, purpose), replacing any earlier one, with no tries used. */
   putEmailCode(input: {
@@ -168,6 +191,18 @@ export interface SessionRecord {
   absoluteExpiresAt: number;
 }
 
+/**
+ * A session as its account's list shows it. `ref` names it for ending it: the first 16 hex
+ * digits of the SHA-256 of its id, which neither is nor leads to the id.
+ */
+export interface SessionSummary {
+  ref: string;
+  createdAt: number;
+  lastUsedAt: number;
+  userAgent: string | null;
+  ip: string | null;
+}
+
 /** What a one-time code proves: an address, a password reset, an invitation, a sign-in. */
 export type EmailCodePurpose = 'verify' | 'reset' | 'invite' | 'sign-in';
 
@@ -189,6 +224,7 @@ export type AuditAction =
   | 'project.renamed'
   | 'project.suspended'
   | 'project.resumed'
+  | 'project.deleted'
   | 'key.created'
   | 'key.revoked'
   | 'account.created'

@@ -23,8 +23,15 @@ export interface SignedIn {
 export function createSessions(options: { store: DashboardStore; idleMs: number; absoluteMs: number }) {
   const { store, idleMs, absoluteMs } = options;
   return {
-    /** Starts a session (always a new id: a fixed one could be planted before sign-in). */
-    async start(accountId: string, now: number): Promise<string> {
+    /**
+     * Starts a session (always a new id: a fixed one could be planted before sign-in), noting
+     * the browser's user agent and the client IP for the account's list of sessions.
+     */
+    async start(
+      accountId: string,
+      now: number,
+      client: { userAgent: string | null; ip: string | null } = { userAgent: null, ip: null },
+    ): Promise<string> {
       const id = randomBytes(32).toString('base64url');
       await store.createSession({
         hash: hashSecret(id),
@@ -32,6 +39,8 @@ export function createSessions(options: { store: DashboardStore; idleMs: number;
         now,
         idleExpiresAt: now + idleMs,
         absoluteExpiresAt: now + absoluteMs,
+        userAgent: client.userAgent?.slice(0, 200) ?? null,
+        ip: client.ip,
       });
       return id;
     },
@@ -50,3 +59,31 @@ export function createSessions(options: { store: DashboardStore; idleMs: number;
 
 /** The session functions built by {@link createSessions}. */
 export type Sessions = ReturnType<typeof createSessions>;
+
+/**
+ * A short, readable summary of a user agent for the list of sessions: the browser and the
+ * system, e.g. `Firefox on Linux`; the raw string is never shown whole.
+ */
+export function summariseUserAgent(userAgent: string | null): string {
+  if (!userAgent) return 'Unknown browser';
+  const browsers: [RegExp, string][] = [
+    [/Edg\//, 'Edge'],
+    [/OPR\/|Opera/, 'Opera'],
+    [/Firefox\//, 'Firefox'],
+    [/HeadlessChrome\//, 'Headless Chrome'],
+    [/Chrom(e|ium)\//, 'Chrome'],
+    [/Safari\//, 'Safari'],
+    [/^curl\//, 'curl'],
+  ];
+  const systems: [RegExp, string][] = [
+    [/Android/, 'Android'],
+    [/iPhone|iPad|iPod/, 'iOS'],
+    [/Windows/, 'Windows'],
+    [/Mac OS X|Macintosh/, 'macOS'],
+    [/CrOS/, 'ChromeOS'],
+    [/Linux/, 'Linux'],
+  ];
+  const browser = browsers.find(([pattern]) => pattern.test(userAgent))?.[1] ?? 'Another browser';
+  const system = systems.find(([pattern]) => pattern.test(userAgent))?.[1];
+  return system ? `${browser} on ${system}` : browser;
+}

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { NotificationObject } from '@tidings/core';
+import { type NotificationObject, TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
@@ -61,7 +61,12 @@ export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
       try {
         let first = true;
         while (!closed && Date.now() - started < MAX_STREAM_MS) {
-          const items = await tidings.admin.listNotifications(project.id, { limit: WATCHED });
+          const items = await tidings.admin.listNotifications(project.id, { limit: WATCHED }).catch((error) => {
+            if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+            throw error;
+          });
+          // The project was deleted (in another tab, by its owner): the stream ends.
+          if (items === null) break;
           // Oldest first, so the page can put each new one on top.
           for (const item of [...items].reverse()) {
             const data = JSON.stringify(summary(item));

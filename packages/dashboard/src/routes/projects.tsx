@@ -20,6 +20,7 @@ const NOTICES: Record<string, string> = {
   verified: 'Your email address is verified. You can create projects now.',
   revoked: 'The key is revoked. The next request with it gets 401.',
   renamed: 'The project is renamed.',
+  deleted: 'The project is deleted with all it held. Its keys no longer work.',
 };
 
 function noticeOf(query: Record<string, string>): FormState {

@@ -1,5 +1,5 @@
 import { setCookie } from 'hono/cookie';
-import type { DashboardContext, Deps } from '../context.js';
+import { clientIp, type DashboardContext, type Deps } from '../context.js';
 import { newPendingToken, PENDING_SIGN_IN_TTL_MS, pendingCookieName } from '../domain/second-factor.js';
 import { sessionCookieName } from '../domain/sessions.js';
 import { seeOther } from '../render.js';
@@ -9,7 +9,10 @@ export async function startSession(c: DashboardContext, deps: Deps, accountId: s
   const { options, sessions } = deps;
   const previous = c.get('signedIn');
   if (previous) await sessions.end(previous.sessionHash);
-  const id = await sessions.start(accountId, options.clock.now());
+  const id = await sessions.start(accountId, options.clock.now(), {
+    userAgent: c.req.header('user-agent') ?? null,
+    ip: clientIp(c, options),
+  });
   setCookie(c, sessionCookieName(options.secureCookie), id, {
     httpOnly: true,
     sameSite: 'Lax',

@@ -187,6 +187,48 @@ function dashboardStoreCases(getStore: GetStores): void {
       expect(await resume('s3')).toBeNull();
       expect(await resume('s4')).toBeNull();
     });
+
+    it("lists an account's live sessions by last use, ends one by its ref, or all but one", async () => {
+      const { dashboardStore: store } = getStore();
+      const { account } = await seedAccount(getStore);
+      const other = await seedAccount(getStore, 'b@example.com');
+      const session = (id: string, now: number, accountId = account.id) =>
+        store.createSession({
+          hash: hashSecret(id),
+          accountId,
+          now,
+          idleExpiresAt: now + HOUR_MS,
+          absoluteExpiresAt: now + DAY_MS,
+          userAgent: `agent ${id}`,
+          ip: '192.0.2.1',
+        });
+      await session('s1', T0);
+      await session('s2', T0 + 1);
+      await session('s3', T0 + 2);
+      await session('expired', T0 - HOUR_MS);
+      await session('theirs', T0, other.account.id);
+      await store.resumeSession({ hash: hashSecret('s1'), now: T0 + 10, idleExpiresAt: T0 + 10 + HOUR_MS });
+      const listed = await store.listAccountSessions({ accountId: account.id, now: T0 + 20 });
+      const ref = (id: string) => hashSecret(id).slice(0, 16);
+      expect(listed).toEqual([
+        { ref: ref('s1'), createdAt: T0, lastUsedAt: T0 + 10, userAgent: 'agent s1', ip: '192.0.2.1' },
+        { ref: ref('s3'), createdAt: T0 + 2, lastUsedAt: T0 + 2, userAgent: 'agent s3', ip: '192.0.2.1' },
+        { ref: ref('s2'), createdAt: T0 + 1, lastUsedAt: T0 + 1, userAgent: 'agent s2', ip: '192.0.2.1' },
+      ]);
+      // Another account's session is not this account's to end.
+      expect(await store.deleteAccountSession({ accountId: account.id, ref: ref('theirs') })).toBe(false);
+      expect(await store.deleteAccountSession({ accountId: account.id, ref: ref('s3') })).toBe(true);
+      expect(
+        await store.resumeSession({ hash: hashSecret('s3'), now: T0 + 30, idleExpiresAt: T0 + HOUR_MS }),
+      ).toBeNull();
+      expect(
+        await store.deleteOtherSessions({ accountId: account.id, keepHash: hashSecret('s1') }),
+      ).toBeGreaterThanOrEqual(1);
+      expect((await store.listAccountSessions({ accountId: account.id, now: T0 + 40 })).map((s) => s.ref)).toEqual([
+        ref('s1'),
+      ]);
+      expect(await store.listAccountSessions({ accountId: other.account.id, now: T0 + 40 })).toHaveLength(1);
+    });
   });
 
   describe('one-time codes', () => {
@@ -469,6 +511,84 @@ function dashboardStoreCases(getStore: GetStores): void {
       expect(await store.takeWebAuthnChallenge({ key: 'k', now: T0 })).toBeNull();
       expect(await store.takeWebAuthnChallenge({ key: 'old', now: T0 + 1000 })).toBeNull();
       expect(await store.takeWebAuthnChallenge({ key: 'old', now: T0 })).toBeNull();
+    });
+
+    it('changes an email unless another account has it', async () => {
+      const { dashboardStore: store } = getStore();
+      const { account } = await seedAccount(getStore);
+      await seedAccount(getStore, 'taken@example.com');
+      expect(await store.setAccountEmail({ id: account.id, email: 'taken@example.com' })).toBe('email-taken');
+      expect(await store.setAccountEmail({ id: account.id, email: 'new@example.com' })).toBe('changed');
+      expect((await store.findAccountByEmail('new@example.com'))?.account.id).toBe(account.id);
+      expect(await store.findAccountByEmail('a@example.com')).toBeNull();
+      expect(await store.setAccountEmail({ id: 'acct_unknown', email: 'free@example.com' })).toBe('not-found');
+    });
+
+    it("deletes an account's sessions, codes and audit log, and nobody else's", async () => {
+      const { store: core, dashboardStore: store } = getStore();
+      const project = await seedProject(core);
+      const other = await seedProject(core, T0 + 1);
+      await store.createSession({
+        hash: hashSecret('mine'),
+        accountId: project.accountId,
+        now: T0,
+        idleExpiresAt: T0 + HOUR_MS,
+        absoluteExpiresAt: T0 + DAY_MS,
+      });
+      await store.putEmailCode({
+        email: 'owner@example.com',
+        purpose: 'reset',
+        codeHash: hashSecret('c'),
+        now: T0,
+        expiresAt: T0 + HOUR_MS,
+      });
+      const event = (projectId: string, i: number): AuditEventRecord => ({
+        id: newId('aud', T0 + i),
+        projectId,
+        action: 'project.created',
+        source: 'dashboard',
+        actorAccountId: projectId === project.id ? project.accountId : other.accountId,
+        actorEmail: 'owner@example.com',
+        actorName: null,
+        ip: null,
+        detail: 'x',
+        reason: null,
+        createdAt: T0 + i,
+      });
+      await store.appendAuditEvent(event(project.id, 0));
+      await store.appendAuditEvent(event(other.id, 1));
+      await store.deleteAccountDashboardData({ accountId: project.accountId, email: 'owner@example.com' });
+      expect(
+        await store.resumeSession({ hash: hashSecret('mine'), now: T0 + 1, idleExpiresAt: T0 + HOUR_MS }),
+      ).toBeNull();
+      expect(await store.hasEmailCode({ email: 'owner@example.com', purpose: 'reset', now: T0 + 1 })).toBe(false);
+      expect(await store.listAuditEvents({ projectId: project.id, limit: 10 })).toEqual([]);
+      expect(await store.listAuditEvents({ projectId: other.id, limit: 10 })).toHaveLength(1);
+      // The account can go now, and its email is free for a new sign-up.
+      await core.deleteAccount({ id: project.accountId });
+      expect((await store.findAccountByEmail('owner@example.com'))?.account.id).toBe(other.accountId);
+    });
+
+    it('keeps the audit log of a deleted project', async () => {
+      const { store: core, dashboardStore: store } = getStore();
+      const project = await seedProject(core);
+      await store.appendAuditEvent({
+        id: newId('aud', T0),
+        projectId: project.id,
+        action: 'project.deleted',
+        source: 'dashboard',
+        actorAccountId: project.accountId,
+        actorEmail: 'owner@example.com',
+        actorName: null,
+        ip: null,
+        detail: 'App',
+        reason: null,
+        createdAt: T0,
+      });
+      expect(await core.deleteProject({ id: project.id })).toBe(true);
+      expect((await store.listAuditEvents({ projectId: project.id, limit: 10 })).map((e) => e.action)).toEqual([
+        'project.deleted',
+      ]);
     });
   });
 }

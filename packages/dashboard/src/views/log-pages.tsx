@@ -228,6 +228,7 @@ const ACTIONS: Record<AuditEventRecord['action'], string> = {
   'project.renamed': 'Project renamed',
   'project.suspended': 'Project suspended',
   'project.resumed': 'Project resumed',
+  'project.deleted': 'Project deleted',
   'key.created': 'Key created',
   'key.revoked': 'Key revoked',
   'account.created': 'Account created',

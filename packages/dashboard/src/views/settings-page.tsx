@@ -37,6 +37,13 @@ export function SettingsPage(props: { project: ProjectObject; state: FormState }
           <button type="submit">Rename</button>
         </form>
       </section>
+      <section class="card">
+        <h2>Delete</h2>
+        <p>Deleting the project removes it with its keys, log of sends and usage, at once and for good.</p>
+        <a href={`${ctx.base}/projects/${project.id}/delete`} class="danger-link">
+          Delete this project
+        </a>
+      </section>
     </ProjectFrame>
   );
 }
