@@ -20,6 +20,8 @@ function lossyHub() {
         if (missed) onMissed.delete(missed);
       };
     },
+    follow: (browserId) => inner.follow!(browserId),
+    unfollow: (browserId) => inner.unfollow!(browserId),
     close: () => inner.close(),
   };
   return {
