@@ -1,3 +1,4 @@
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { createClient } from '@redis/client';
 import { type Hub, type HubMessage, type LogFields, silentLogger } from '@tidings/core';
 import { quietPeriod, runHubConformance, until } from '@tidings/core/testing';
@@ -207,6 +208,96 @@ describe('createRedisHub on the shared Redis', () => {
     await until(() => onA.received.length === 1);
     expect(onA.received).toEqual(['brw_ok']);
     await a!.close();
+  });
+});
+
+/**
+ * A TCP proxy to the shared Redis that can hold back what the hub's subscribing connection sends
+ * (recognised by the name it gives itself), as a slow network would: its SUBSCRIBE then reaches
+ * Redis only when released, while the publishing connection goes straight through.
+ */
+async function subscriberHoldingProxy() {
+  const target = new URL(SHARED_REDIS_URL);
+  let holding = false;
+  const held: Array<() => void> = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((downstream) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(downstream).add(upstream);
+    let subscriber = false;
+    downstream.on('data', (chunk: Buffer) => {
+      if (chunk.includes('tidings-hub-sub:')) subscriber = true;
+      if (subscriber && holding) held.push(() => upstream.write(chunk));
+      else upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => downstream.write(chunk));
+    const end = () => {
+      downstream.destroy();
+      upstream.destroy();
+    };
+    downstream.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const write of held.splice(0)) write();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('createRedisHub following a browser', () => {
+  it('resolves a follow only once Redis confirmed the subscription: what is published before is not promised', async () => {
+    const proxy = await subscriberHoldingProxy();
+    const channel = `${prefix}${channels++}`;
+    const [a] = await hubsOn(SHARED_REDIS_URL, 1, channel);
+    const b = createRedisHub({ url: proxy.url, channel, logger: silentLogger, subscribeTimeoutMs: 60_000 });
+    await b.ready();
+    const onB = await record(b, []);
+    proxy.hold();
+    let followed = false;
+    const following = b.follow('brw_slow').then(() => {
+      followed = true;
+    });
+    await a!.publish([closeBrowser('brw_slow')]);
+    await quietPeriod(100, 'a follow that resolves before Redis confirmed it');
+    expect(followed).toBe(false);
+    proxy.release();
+    await following;
+    // Once it resolved, a publish reaches it.
+    await a!.publish([closeBrowser('brw_slow')]);
+    await until(() => onB.received.length === 1, { what: 'the publish after the follow' });
+    await a!.close();
+    await b.close();
+    await proxy.close();
+  });
+
+  it('resolves a follow anyway after subscribeTimeoutMs when Redis does not answer', async () => {
+    const proxy = await subscriberHoldingProxy();
+    const b = createRedisHub({
+      url: proxy.url,
+      channel: `${prefix}${channels++}`,
+      logger: silentLogger,
+      subscribeTimeoutMs: 200,
+    });
+    await b.ready();
+    proxy.hold();
+    const started = Date.now();
+    await b.follow('brw_unanswered');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    proxy.release();
+    await b.close();
+    await proxy.close();
   });
 });
 
