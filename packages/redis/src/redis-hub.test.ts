@@ -257,6 +257,14 @@ async function subscriberHoldingProxy() {
 }
 
 describe('createRedisHub following a browser', () => {
+  it('refuses bad options at construction, before it connects', () => {
+    expect(() => createRedisHub({})).toThrow(/url or a cluster/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, cluster: '127.0.0.1:1' })).toThrow(/not both/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, routing: { shards: 0 } })).toThrow(/shards/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, routing: 'everyone' as 'browser' })).toThrow(/routing/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, subscribeTimeoutMs: 0 })).toThrow(/subscribeTimeoutMs/);
+  });
+
   it('resolves a follow only once Redis confirmed the subscription: what is published before is not promised', async () => {
     const proxy = await subscriberHoldingProxy();
     const channel = `${prefix}${channels++}`;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createConsoleLogger, type Hub, type HubMessage, hubMessageBrowserId, type Logger } from '@tidings/core';
-import { connectRedis, type OwnedRedisClient, withTimeout } from './redis-client.js';
+import { clusterTransport, type PubSubTransport, singleNodeTransport } from './pubsub-transport.js';
+import { parseClusterNodes, withTimeout } from './redis-client.js';
 
 /**
  * How messages travel between instances:
@@ -21,7 +22,13 @@ export type RedisHubRouting = 'browser' | 'broadcast' | { shards: number };
 /** Options of {@link createRedisHub}. */
 export interface RedisHubOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://…`; the hub opens two connections to it. */
-  url: string;
+  url?: string;
+  /**
+   * The nodes of a Redis Cluster (7 or newer), `host:port` each (or `['h1:p1,h2:p2']`), instead
+   * of `url`: the hub then uses sharded pub/sub (`SPUBLISH`/`SSUBSCRIBE`), so a message goes only
+   * to the nodes of its channel's slot.
+   */
+  cluster?: string | readonly string[];
   /**
    * The pub/sub channel, and the prefix of the browsers' channels. Every instance of one
    * deployment must use the same; deployments that share a Redis use different ones.
@@ -71,9 +78,6 @@ const MAX_MESSAGES_PER_PUBLISH = 64;
  * publishes are dropped and left to the catch-up, as while Redis is down.
  */
 const MAX_PUBLISHES_IN_FLIGHT = 256;
-
-/** node-redis's name of plain (not pattern, not sharded) channels. */
-const PUBSUB_CHANNELS = 'CHANNELS' as const;
 
 /** What goes over a channel: the publishes of one turn, and the instance they came from. */
 interface Envelope {
@@ -140,8 +144,15 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   let received = 0;
   let closed = false;
 
-  const publisher: OwnedRedisClient = connectRedis(options.url, { name: `tidings-hub:${instanceId}`, logger });
-  const subscriber: OwnedRedisClient = connectRedis(options.url, { name: `tidings-hub-sub:${instanceId}`, logger });
+  let transport: PubSubTransport;
+  if (options.cluster !== undefined) {
+    if (options.url !== undefined) throw new TypeError('createRedisHub takes a url or a cluster, not both');
+    transport = clusterTransport(parseClusterNodes(options.cluster), instanceId, logger);
+  } else if (options.url !== undefined) {
+    transport = singleNodeTransport(options.url, instanceId, logger);
+  } else {
+    throw new TypeError('createRedisHub needs a url or a cluster');
+  }
 
   const channelOf = (browserId: string | null) => redisHubChannel(channel, routing, browserId);
 
@@ -178,7 +189,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
    * it is back (node-redis queues it, and the reconnect below asks for every needed channel).
    */
   function subscribeTo(names: string[]): Promise<void> {
-    const confirmed = subscriber.client.subscribe(names, receive).catch(() => {
+    const confirmed = transport.subscribe(names, receive).catch(() => {
       // The connection broke: the reconnect below subscribes again, then reports missed messages.
     });
     return new Promise<void>((resolve) => {
@@ -193,14 +204,14 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
 
   function unsubscribeFrom(names: string[]): void {
     if (closed || names.length === 0) return;
-    subscriber.client.unsubscribe(names, receive).catch(() => {
+    transport.unsubscribe(names, receive).catch(() => {
       // The connection broke: the reconnect below leaves what is no longer needed.
     });
   }
 
   // The deployment's channel, subscribed for the hub's whole life.
   channels.set(channel, { follows: 1, subscribed: Promise.resolve() });
-  const subscribed = subscriber.ready.then(() => (closed ? undefined : subscribeTo([channel])));
+  const subscribed = transport.ready.then(() => (closed ? undefined : subscribeTo([channel])));
   channels.get(channel)!.subscribed = subscribed;
 
   // The first `ready` is the start; every later one follows a break, during which messages may
@@ -208,15 +219,10 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   // reports `ready`; the hub then subscribes to those it asked for while the connection was
   // down, leaves those it no longer needs, and only then reports possibly missed messages, so
   // that the catch-up reads the store once every subscription is back.
-  let connectedOnce = false;
-  subscriber.client.on('ready', () => {
-    if (!connectedOnce) {
-      connectedOnce = true;
-      return;
-    }
-    const held = new Set(subscriber.client.getPubSubListeners(PUBSUB_CHANNELS).keys());
-    const missing = [...channels.keys()].filter((name) => !held.has(name));
-    unsubscribeFrom([...held].filter((name) => !channels.has(name)));
+  transport.onReconnect(() => {
+    const held = transport.held();
+    const missing = held ? [...channels.keys()].filter((name) => !held.has(name)) : [...channels.keys()];
+    if (held) unsubscribeFrom([...held].filter((name) => !channels.has(name)));
     const back = missing.length > 0 ? subscribeTo(missing) : Promise.resolve();
     void back.then(() => {
       if (closed) return;
@@ -247,7 +253,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   async function publishEnvelope(to: string, messages: HubMessage[]): Promise<void> {
     const envelope: Envelope = { from: instanceId, messages };
     try {
-      await withTimeout(publisher.client.publish(to, JSON.stringify(envelope)), publishTimeoutMs);
+      await withTimeout(transport.publish(to, JSON.stringify(envelope)), publishTimeoutMs);
       dropping = false;
     } catch (error) {
       dropped(error);
@@ -260,7 +266,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     queued = [];
     waiting = [];
     flushing = null;
-    if (!publisher.client.isReady) {
+    if (!transport.canPublish) {
       dropped('not connected');
     } else if (inFlight >= MAX_PUBLISHES_IN_FLIGHT) {
       dropped(`${inFlight} publishes are waiting for redis`);
@@ -339,7 +345,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       return { received, channels: channels.size };
     },
     async ready() {
-      await Promise.all([publisher.ready, subscribed]);
+      await Promise.all([transport.ready, subscribed]);
     },
     async close() {
       // What was published before the close still goes out.
@@ -349,7 +355,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       missedListeners.clear();
       followed.clear();
       channels.clear();
-      await Promise.all([publisher.close(), subscriber.close()]);
+      await transport.close();
     },
   };
 }
