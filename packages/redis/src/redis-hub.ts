@@ -189,9 +189,12 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
    * it is back (node-redis queues it, and the reconnect below asks for every needed channel).
    */
   function subscribeTo(names: string[]): Promise<void> {
-    const confirmed = transport.subscribe(names, receive).catch(() => {
-      // The connection broke: the reconnect below subscribes again, then reports missed messages.
-    });
+    // After the first connection: a cluster client refuses commands until it knows the slots.
+    const confirmed = transport.ready
+      .then(() => (closed ? undefined : transport.subscribe(names, receive)))
+      .catch(() => {
+        // The connection broke: the reconnect below subscribes again, then reports missed messages.
+      });
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, subscribeTimeoutMs);
       timer.unref?.();
@@ -211,7 +214,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
 
   // The deployment's channel, subscribed for the hub's whole life.
   channels.set(channel, { follows: 1, subscribed: Promise.resolve() });
-  const subscribed = transport.ready.then(() => (closed ? undefined : subscribeTo([channel])));
+  const subscribed = subscribeTo([channel]);
   channels.get(channel)!.subscribed = subscribed;
 
   // The first `ready` is the start; every later one follows a break, during which messages may

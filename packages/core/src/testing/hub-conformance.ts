@@ -94,11 +94,15 @@ export function runHubConformance(
         await a!.publish(messages);
         await until(() => onA.length >= 4 && onB.length >= 4, { timeoutMs, what: 'four messages on each instance' });
         await settle(quietMs);
-        expect(onA).toEqual(messages);
-        expect(onB).toEqual(messages);
+        // Order is promised per browser (the next case), not across browsers and projects,
+        // which a cluster carries on the nodes of different slots.
+        const sorted = (list: HubMessage[]) => list.map((message) => JSON.stringify(message)).sort();
+        expect(sorted(onA)).toEqual(sorted(messages));
+        expect(sorted(onB)).toEqual(sorted(messages));
+        expect(onB.filter((message) => message.type === 'deliver')).toEqual(messages.slice(0, 2));
       }));
 
-    it('keeps the order of one publisher, across many publishes', () =>
+    it('keeps the order of one publisher for one browser, across many publishes', () =>
       withHubs(async ([a, b]) => {
         const seen: number[] = [];
         b!.subscribe((message) => {
