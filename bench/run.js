@@ -21,6 +21,7 @@ const benchmarks = [
   { name: 'stalls', script: 'stalls.js' },
   { name: 'ceiling', script: 'ceiling.js' },
   { name: 'postgres-usage', script: 'postgres-usage.js' },
+  { name: 'hub-routing', script: 'hub-routing.js' },
 ];
 
 const only = process.argv.slice(2);

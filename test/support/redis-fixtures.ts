@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -118,4 +118,112 @@ export async function startPrivateRedis(extraArgs: string[] = []): Promise<Priva
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A Redis Cluster of the test's own: three masters, no replicas, on ports of its own. */
+export interface PrivateRedisCluster {
+  /** `host:port` of every master, as `--redis-cluster` takes them. */
+  nodes: string[];
+  /** Stops every node and removes their directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts three `redis-server --cluster-enabled yes` processes in a temp dir, joins them with
+ * `redis-cli --cluster create`, and resolves once every node reports the cluster `ok`.
+ */
+export async function startPrivateRedisCluster(): Promise<PrivateRedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-redis-cluster-'));
+  const children: ChildProcess[] = [];
+  const ports: number[] = [];
+  async function close(): Promise<void> {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGKILL');
+          }),
+      ),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  }
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const busPort = await freePort();
+      ports.push(port);
+      children.push(
+        spawn(
+          'redis-server',
+          [
+            '--port',
+            String(port),
+            '--cluster-port',
+            String(busPort),
+            '--bind',
+            '127.0.0.1',
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(dir, `nodes-${port}.conf`),
+            '--cluster-node-timeout',
+            '2000',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            dir,
+            '--daemonize',
+            'no',
+          ],
+          { stdio: 'ignore' },
+        ),
+      );
+    }
+    for (const port of ports) await waitFor(port, async (probe) => (await probe.sendCommand(['PING'])) === 'PONG');
+    const created = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-yes'],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+    for (const port of ports) {
+      await waitFor(port, async (probe) =>
+        /cluster_state:ok/.test(String(await probe.sendCommand(['CLUSTER', 'INFO']))),
+      );
+    }
+    return { nodes: ports.map((port) => `127.0.0.1:${port}`), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Polls one node until `check` holds, for up to 15 s. */
+async function waitFor(
+  port: number,
+  check: (probe: { sendCommand(args: string[]): Promise<unknown> }) => Promise<boolean>,
+) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const probe = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      const ok = await check(probe);
+      await probe.close();
+      if (ok) return;
+    } catch {
+      try {
+        probe.destroy();
+      } catch {
+        // never connected
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`redis cluster node on ${port} not ready`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -98,9 +98,10 @@ export const TEST_SERVICES: ServiceNeed[] = [
   },
   {
     name: 'redis-server',
-    howToEnable: 'the redis-server program on PATH (apt-get install -y redis-server)',
+    // redis-cli joins the private Redis Cluster of the cluster suites.
+    howToEnable: 'the redis-server and redis-cli programs on PATH (apt-get install -y redis-server)',
     suites: ['packages/redis/**/*.test.ts', 'packages/cli/test/serve-redis.test.ts', 'test/deploy/**/*.test.ts'],
-    probe: async () => hasProgram('redis-server'),
+    probe: async () => hasProgram('redis-server') && hasProgram('redis-cli'),
   },
   {
     name: 'nginx',

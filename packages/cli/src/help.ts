@@ -4,7 +4,7 @@ import { migrateUsage } from './migrate-command.js';
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
   synopsis:
-    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--rate-limit-headers draft|draft-7|legacy] [--config FILE] [--redis URL] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard]',
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--rate-limit-headers draft|draft-7|legacy] [--config FILE] [--redis URL | --redis-cluster HOST:PORT,…] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default: $TIDINGS_PORT, else 8787)',
@@ -13,6 +13,9 @@ export const serveUsage = {
     '--rate-limit-headers draft|draft-7|legacy  RateLimit header form (default draft)',
     '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',
     '--redis URL      Redis for the shared limiter and the hub of many servers (default: $TIDINGS_REDIS_URL)',
+    '--redis-cluster HOST:PORT,HOST:PORT',
+    '                 a Redis Cluster (7 or newer) instead: some of its nodes, the others are found',
+    '                 (default: $TIDINGS_REDIS_CLUSTER)',
     '--redis-unreachable fallback|refuse',
     '                 while Redis is out of reach: count limits in process, or answer 503 (default fallback)',
     '--metrics HOST:PORT  serve Prometheus metrics at /metrics on a listener of its own',

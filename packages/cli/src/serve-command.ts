@@ -18,6 +18,7 @@ const serveOptions = {
   metrics: { type: 'string' },
   'sqlite-synchronous': { type: 'string' },
   redis: { type: 'string' },
+  'redis-cluster': { type: 'string' },
   'redis-unreachable': { type: 'string' },
   smtp: { type: 'string' },
   'mail-from': { type: 'string' },
@@ -65,6 +66,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }
   const redisUrl =
     typeof parsed.values.redis === 'string' ? parsed.values.redis : io.env.TIDINGS_REDIS_URL || undefined;
+  const redisCluster =
+    typeof parsed.values['redis-cluster'] === 'string'
+      ? parsed.values['redis-cluster']
+      : io.env.TIDINGS_REDIS_CLUSTER || undefined;
+  if (redisUrl !== undefined && redisCluster !== undefined) {
+    throw new UsageError('--redis and --redis-cluster: one or the other', 'serve');
+  }
   const whenUnreachable = parsed.values['redis-unreachable'] ?? 'fallback';
   if (whenUnreachable !== 'fallback' && whenUnreachable !== 'refuse') {
     throw new UsageError('--redis-unreachable must be fallback or refuse', 'serve');
@@ -87,6 +95,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       metrics,
       sqliteSynchronous,
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
+      ...(redisCluster === undefined ? {} : { redis: { cluster: redisCluster, whenUnreachable } }),
       dashboard: {
         enabled: parsed.values['no-dashboard'] !== true,
         signup: signup as (typeof SIGNUP_POLICIES)[number],

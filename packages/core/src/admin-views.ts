@@ -1,4 +1,5 @@
 import { TidingsError } from './errors.js';
+import type { WatchedHub } from './hub/watched-hub.js';
 import { isId } from './ids.js';
 import {
   type ApiKeyObject,
@@ -10,7 +11,6 @@ import {
 } from './objects.js';
 import type { ResolvedOptions } from './options.js';
 import type { Clock } from './ports/clock.js';
-import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import type { KeyMode } from './types.js';
 
@@ -88,8 +88,9 @@ export interface AdminViews {
   /** The limits, proxy trust, public URL and clock this instance runs with. */
   readonly settings: AdminSettings;
   /**
-   * Calls `listener` on every message of the instance's hub (a send went out, a browser closed),
-   * so that a live view re-reads at once; returns the unsubscribe.
+   * Calls `listener` on every message this instance publishes on its hub (a send went out, a
+   * browser closed) and on every message its hub carries here, so that a live view re-reads at
+   * once; returns the unsubscribe.
    */
   watch(listener: () => void): () => void;
 }
@@ -104,7 +105,7 @@ function invalid(path: string, message: string): TidingsError {
 }
 
 /** Builds the admin API's page reads over the resolved options' store and the instance's hub. */
-export function createAdminViews(options: ResolvedOptions, hub: Hub, limiter: Limiter): AdminViews {
+export function createAdminViews(options: ResolvedOptions, hub: WatchedHub, limiter: Limiter): AdminViews {
   const { store } = options;
   return {
     async listAllProjects() {
@@ -160,7 +161,7 @@ export function createAdminViews(options: ResolvedOptions, hub: Hub, limiter: Li
       limiter,
     },
     watch(listener) {
-      return hub.subscribe(() => listener());
+      return hub.watch(listener);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { type AdminViews, createAdminViews } from './admin-views.js';
 import { TidingsError } from './errors.js';
+import type { WatchedHub } from './hub/watched-hub.js';
 import { newId } from './ids.js';
 import {
   type AccountObject,
@@ -12,7 +13,6 @@ import {
   usageObject,
 } from './objects.js';
 import type { ResolvedOptions } from './options.js';
-import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import { apiKeyPrefix, generateApiKey, hashSecret } from './secrets.js';
 import { utcDay } from './time.js';
@@ -103,7 +103,7 @@ function checkProjectName(name: unknown): asserts name is string {
 }
 
 /** Builds the admin API over the resolved options' store. */
-export function createAdminApi(options: ResolvedOptions, hub: Hub, limiter: Limiter): AdminApi {
+export function createAdminApi(options: ResolvedOptions, hub: WatchedHub, limiter: Limiter): AdminApi {
   const { store, clock } = options;
   return {
     ...createAdminViews(options, hub, limiter),

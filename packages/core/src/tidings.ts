@@ -5,6 +5,7 @@ import { TidingsError } from './errors.js';
 import { type CorsKind, corsHeaders, preflightHeaders } from './http/cors.js';
 import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './http/responses.js';
 import { createMemoryHub } from './hub/memory-hub.js';
+import { watchHub } from './hub/watched-hub.js';
 import { newId } from './ids.js';
 import { createClientIpKeys, createMemoryLimiter } from './limiter/index.js';
 import { instrumentLimiter } from './metrics/instrument-limiter.js';
@@ -152,7 +153,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   const ownsHub = options.hub === null;
   const givenLimiter = options.limiter ?? createMemoryLimiter();
   const limiter = measuring ? instrumentLimiter(givenLimiter, metrics) : givenLimiter;
-  const hub = options.hub ?? createMemoryHub();
+  const hub = watchHub(options.hub ?? createMemoryHub());
   const streams = new StreamRegistry({
     store: options.store,
     hub,

@@ -2,7 +2,7 @@ import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryHub, type Hub, type HubMessage } from '../src/index.js';
 import { resolveOptions } from '../src/options.js';
-import { quietPeriod } from '../src/testing/until.js';
+import { quietPeriod, until } from '../src/testing/until.js';
 import { createHarness, type Harness } from './harness.js';
 
 /** An in-process hub that can be told to lose messages, and to report that it lost some. */
@@ -20,6 +20,8 @@ function lossyHub() {
         if (missed) onMissed.delete(missed);
       };
     },
+    follow: (browserId) => inner.follow!(browserId),
+    unfollow: (browserId) => inner.unfollow!(browserId),
     close: () => inner.close(),
   };
   return {
@@ -210,5 +212,56 @@ describe('the periodic catch-up', () => {
     expect(resolveOptions({ store, hub: createMemoryHub() }).catchUpIntervalMs).toBe(0);
     expect(resolveOptions({ store, hub: lossyHub().hub }).catchUpIntervalMs).toBe(5_000);
     expect(resolveOptions({ store, hub: lossyHub().hub, catchUpIntervalMs: 0 }).catchUpIntervalMs).toBe(0);
+  });
+});
+
+/**
+ * An in-process hub whose follows take effect, and resolve, only when the test lets them, as a
+ * Redis subscription does once Redis confirms it: what is published before is not carried.
+ */
+function gatedHub() {
+  const inner = createMemoryHub();
+  const gated: Array<() => void> = [];
+  const hub: Hub = {
+    publish: (messages) => inner.publish(messages),
+    subscribe: (listener, missed) => inner.subscribe(listener, missed),
+    follow: (browserId) =>
+      new Promise<void>((resolve) => {
+        gated.push(() => {
+          void inner.follow!(browserId);
+          resolve();
+        });
+      }),
+    unfollow: (browserId) => inner.unfollow!(browserId),
+    close: () => inner.close(),
+  };
+  return {
+    hub,
+    pending: () => gated.length,
+    release() {
+      for (const confirm of gated.splice(0)) confirm();
+    },
+  };
+}
+
+describe('opening a stream while its browser’s subscription is set up', () => {
+  it('reads the backlog only once the hub confirmed the follow: a send in between comes from the store', async () => {
+    const gate = gatedHub();
+    h = await createHarness({ extra: { hub: gate.hub, catchUpIntervalMs: 0 } });
+    const { token, browserId } = await h.connectBrowser('r');
+    const opening = h.request(`/v1/connect/${token}?last_event_id=${browserId}.0`);
+    await until(() => gate.pending() === 1, { what: 'the stream’s follow' });
+    // Committed while the hub does not carry the browser's messages here yet.
+    const sent = await (await h.send({ recipient: 'r', title: 'during the subscribe' })).json();
+    expect(sent.attempts).toHaveLength(1);
+    gate.release();
+    const stream = readEvents(await opening);
+    await stream.next('ready');
+    await stream.next('notification');
+    expect(titles(stream)).toEqual(['during the subscribe']);
+    // And what is published after the follow comes through the hub.
+    await h.send({ recipient: 'r', title: 'after' });
+    await stream.next('notification', 2);
+    expect(titles(stream)).toEqual(['during the subscribe', 'after']);
   });
 });

@@ -1,4 +1,4 @@
-import { createClient, ErrorReply } from '@redis/client';
+import { createClient, createCluster, ErrorReply } from '@redis/client';
 import type { Logger } from '@tidings/core';
 
 /**
@@ -107,4 +107,102 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
       },
     );
   });
+}
+
+/**
+ * Parses `--redis-cluster`'s list: `host:port,host:port` (a `redis://` or `rediss://` URL per
+ * node is accepted too). Throws on an empty list or a node without a port.
+ */
+export function parseClusterNodes(list: string | readonly string[]): string[] {
+  const nodes = (typeof list === 'string' ? list.split(',') : [...list]).map((node) => node.trim()).filter(Boolean);
+  if (nodes.length === 0) throw new TypeError('a Redis Cluster needs at least one host:port');
+  return nodes.map((node) => {
+    const url = /^rediss?:\/\//.test(node) ? node : `redis://${node}`;
+    const parsed = new URL(url);
+    if (!parsed.hostname || !parsed.port) throw new TypeError(`a cluster node is host:port, got ${node}`);
+    return url;
+  });
+}
+
+function newCluster(nodes: readonly string[], name: string) {
+  return createCluster({
+    rootNodes: parseClusterNodes(nodes).map((url) => ({ url })),
+    defaults: {
+      name,
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: 2_000,
+        reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
+      },
+    },
+  });
+}
+
+/** A node-redis cluster client as this package makes them. */
+export type NodeRedisCluster = ReturnType<typeof newCluster>;
+
+/** A cluster client this package made from a list of nodes, with its lifecycle. */
+export interface OwnedRedisCluster {
+  cluster: NodeRedisCluster;
+  /** Resolves once the cluster's topology is known and its masters connected, for the first time. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Connects a node-redis cluster client that fails fast, as {@link connectRedis} does a client. */
+export function connectRedisCluster(
+  nodes: readonly string[],
+  options: { name: string; logger: Logger },
+): OwnedRedisCluster {
+  const cluster = newCluster(nodes, options.name);
+  let down = false;
+  cluster.on('error', (error: unknown) => {
+    if (down) return;
+    down = true;
+    options.logger.warn('redis cluster connection lost', { client: options.name, error: String(error) });
+  });
+  cluster.on('node-error', (error: unknown) => {
+    if (down) return;
+    down = true;
+    options.logger.warn('redis cluster node connection lost', { client: options.name, error: String(error) });
+  });
+  cluster.on('node-ready', () => {
+    if (!down) return;
+    down = false;
+    options.logger.info('redis cluster connection back', { client: options.name });
+  });
+  const ready = cluster.connect().then(
+    () => undefined,
+    (error: unknown) => {
+      options.logger.error('redis cluster connection failed for good', { client: options.name, error: String(error) });
+    },
+  );
+  return {
+    cluster,
+    ready,
+    async close() {
+      try {
+        await cluster.close();
+      } catch {
+        cluster.destroy();
+      }
+    },
+  };
+}
+
+/**
+ * A cluster client as the limiter speaks to Redis: its commands are scripts whose keys share a
+ * hash tag, routed by their first key (`EVALSHA sha numkeys key …`).
+ */
+export function clusterCommandClient(cluster: NodeRedisCluster): RedisCommandClient {
+  return {
+    get isReady() {
+      return cluster.isReady;
+    },
+    sendCommand(args: string[]) {
+      const [command, , numKeys, firstKey] = args;
+      const keyed = (command === 'EVALSHA' || command === 'EVAL') && Number(numKeys) > 0;
+      return cluster.sendCommand(keyed ? firstKey : undefined, false, args);
+    },
+  };
 }

@@ -1,5 +1,6 @@
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { createClient } from '@redis/client';
-import { type HubMessage, type LogFields, silentLogger } from '@tidings/core';
+import { type Hub, type HubMessage, type LogFields, silentLogger } from '@tidings/core';
 import { quietPeriod, runHubConformance, until } from '@tidings/core/testing';
 import {
   type PrivateRedis,
@@ -9,26 +10,53 @@ import {
   uniquePrefix,
 } from '@tidings/test-support/redis-fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisHub, type RedisHub } from './redis-hub.js';
+import { createRedisHub, type RedisHub, type RedisHubRouting, redisHubChannel } from './redis-hub.js';
 
 const prefix = uniquePrefix('hub');
 let channels = 0;
 
-async function hubsOn(url: string, count: number, channel = `${prefix}${channels++}`): Promise<RedisHub[]> {
-  const hubs = Array.from({ length: count }, () => createRedisHub({ url, channel, logger: silentLogger }));
+async function hubsOn(
+  url: string,
+  count: number,
+  channel = `${prefix}${channels++}`,
+  routing?: RedisHubRouting,
+): Promise<RedisHub[]> {
+  const hubs = Array.from({ length: count }, () => createRedisHub({ url, channel, routing, logger: silentLogger }));
   await Promise.all(hubs.map((hub) => hub.ready()));
   return hubs;
 }
 
-runHubConformance('redis, three instances', async () => {
-  const [a, b, c] = await hubsOn(SHARED_REDIS_URL, 3);
-  return { hubs: [a!, b!, c!] };
-});
+/** Kills a hub's subscribing connection on the shared Redis, found by its name: never anyone else's. */
+async function killSubscriber(hub: Hub): Promise<void> {
+  const { instanceId } = hub as RedisHub;
+  const admin = await sharedClient();
+  try {
+    const list = (await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'pubsub'])) as string;
+    const line = list.split('\n').find((entry) => entry.includes(` name=tidings-hub-sub:${instanceId} `));
+    const id = line?.match(/\bid=(\d+)/)?.[1];
+    if (!id) throw new Error(`no subscriber connection of ${instanceId}`);
+    expect(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id])).toBe(1);
+  } finally {
+    await admin.close();
+  }
+}
+
+for (const routing of ['browser', { shards: 4 }, 'broadcast'] satisfies RedisHubRouting[]) {
+  runHubConformance(
+    `redis, three instances, routing ${JSON.stringify(routing)}`,
+    async () => {
+      const [a, b, c] = await hubsOn(SHARED_REDIS_URL, 3, undefined, routing);
+      return { hubs: [a!, b!, c!] };
+    },
+    { interrupt: killSubscriber },
+  );
+}
 
 const closeBrowser = (browserId: string): HubMessage => ({ type: 'close-browser', browserId });
 
-/** Records what a hub's subscriber receives, and how often it was told it may have missed some. */
-function record(hub: RedisHub) {
+/** Follows the browsers on a hub and records what its subscriber receives, and how often it was told it may have missed some. */
+async function record(hub: RedisHub, browserIds: readonly string[]) {
+  await Promise.all(browserIds.map((browserId) => hub.follow(browserId)));
   const received: string[] = [];
   let missed = 0;
   hub.subscribe(
@@ -56,18 +84,9 @@ describe('createRedisHub on the shared Redis', () => {
     await admin.close();
   });
 
-  /** Kills this hub's subscribing connection, found by its name: never anyone else's. */
-  async function killSubscriber(hub: RedisHub): Promise<void> {
-    const list = (await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'pubsub'])) as string;
-    const line = list.split('\n').find((entry) => entry.includes(` name=tidings-hub-sub:${hub.instanceId} `));
-    const id = line?.match(/\bid=(\d+)/)?.[1];
-    if (!id) throw new Error(`no subscriber connection of ${hub.instanceId}`);
-    expect(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id])).toBe(1);
-  }
-
   it('reports a killed subscription as possibly missed messages, and carries messages again', async () => {
     const [a, b] = await hubsOn(SHARED_REDIS_URL, 2);
-    const onB = record(b!);
+    const onB = await record(b!, ['brw_before', 'brw_after']);
     await a!.publish([closeBrowser('brw_before')]);
     await until(() => onB.received.length === 1);
     await killSubscriber(b!);
@@ -81,7 +100,7 @@ describe('createRedisHub on the shared Redis', () => {
 
   it('delivers its own messages to its own subscribers once, in process', async () => {
     const [a] = await hubsOn(SHARED_REDIS_URL, 1);
-    const onA = record(a!);
+    const onA = await record(a!, ['brw_1', 'brw_2']);
     const publishing = a!.publish([closeBrowser('brw_1'), closeBrowser('brw_2')]);
     // At once, before publish returns (a send answers without waiting for it): no round trip
     // through Redis for this instance's own streams.
@@ -92,15 +111,15 @@ describe('createRedisHub on the shared Redis', () => {
     await a!.close();
   });
 
-  it('carries the publishes of one turn in one PUBLISH, in order, at most 64 messages each', async () => {
+  it('broadcast: carries the publishes of one turn in one PUBLISH, in order, at most 64 messages each', async () => {
     const channel = `${prefix}grouped`;
-    const [a, b] = await hubsOn(SHARED_REDIS_URL, 2, channel);
-    const onB = record(b!);
+    const [a, b] = await hubsOn(SHARED_REDIS_URL, 2, channel, 'broadcast');
+    const ids = Array.from({ length: 70 }, (_, i) => `brw_${i}`);
+    const onB = await record(b!, ids);
     const raw: Array<{ messages: HubMessage[] }> = [];
     const listener = admin.duplicate();
     await listener.connect();
     await listener.subscribe(channel, (message) => raw.push(JSON.parse(message)));
-    const ids = Array.from({ length: 70 }, (_, i) => `brw_${i}`);
     await Promise.all([a!.publish(ids.slice(0, 3).map(closeBrowser)), a!.publish(ids.slice(3).map(closeBrowser))]);
     await until(() => onB.received.length === 70);
     expect(onB.received).toEqual(ids);
@@ -110,16 +129,183 @@ describe('createRedisHub on the shared Redis', () => {
     await b!.close();
   });
 
+  it('by browser: one PUBLISH per browser channel and turn, at most 64 messages each, a project’s on the deployment’s channel', async () => {
+    const channel = `${prefix}routed`;
+    const [a, b] = await hubsOn(SHARED_REDIS_URL, 2, channel);
+    const onB = await record(b!, ['brw_x', 'brw_y']);
+    const raw: Array<{ channel: string; count: number }> = [];
+    const listener = admin.duplicate();
+    await listener.connect();
+    await listener.pSubscribe(`${channel}*`, (message, from) =>
+      raw.push({ channel: from, count: JSON.parse(message).messages.length }),
+    );
+    const xs = Array.from({ length: 70 }, () => closeBrowser('brw_x'));
+    await Promise.all([
+      a!.publish([...xs.slice(0, 3), closeBrowser('brw_y')]),
+      a!.publish([...xs.slice(3), closeBrowser('brw_y'), { type: 'close-project', projectId: 'proj_1' }]),
+    ]);
+    await until(() => onB.received.length === 72);
+    await until(() => raw.length === 4);
+    expect(raw.sort((p, q) => p.channel.localeCompare(q.channel) || q.count - p.count)).toEqual([
+      { channel, count: 1 },
+      { channel: `${channel}:browser:brw_x`, count: 64 },
+      { channel: `${channel}:browser:brw_x`, count: 6 },
+      { channel: `${channel}:browser:brw_y`, count: 2 },
+    ]);
+    await listener.close();
+    await a!.close();
+    await b!.close();
+  });
+
+  it('subscribes to a browser’s channel on its first follow, once, and leaves it after its last unfollow', async () => {
+    const channel = `${prefix}numsub`;
+    const [a] = await hubsOn(SHARED_REDIS_URL, 1, channel);
+    const browserChannel = `${channel}:browser:brw_counted`;
+    const subscribers = async () => {
+      const reply = (await admin.sendCommand(['PUBSUB', 'NUMSUB', browserChannel])) as [string, number];
+      return Number(reply[1]);
+    };
+    expect(await subscribers()).toBe(0);
+    await a!.follow('brw_counted');
+    // Resolved once Redis confirmed it: no waiting here.
+    expect(await subscribers()).toBe(1);
+    await a!.follow('brw_counted');
+    expect(a!.stats().channels).toBe(2);
+    a!.unfollow('brw_counted');
+    expect(await subscribers()).toBe(1);
+    a!.unfollow('brw_counted');
+    await until(async () => (await subscribers()) === 0, { what: 'the unsubscribe' });
+    expect(a!.stats().channels).toBe(1);
+    await a!.close();
+  });
+
+  it('by shards: as many subscriptions as shards at most, however many browsers it follows', async () => {
+    const channel = `${prefix}sharded`;
+    const [a, b] = await hubsOn(SHARED_REDIS_URL, 2, channel, { shards: 4 });
+    const ids = Array.from({ length: 100 }, (_, i) => `brw_sharded_${i}`);
+    const onB = await record(b!, ids.slice(0, 50));
+    expect(b!.stats().channels).toBeLessThanOrEqual(5);
+    expect(redisHubChannel(channel, { shards: 4 }, 'brw_sharded_0')).toMatch(new RegExp(`^${channel}:shard:[0-3]$`));
+    await a!.publish(ids.map(closeBrowser));
+    await a!.publish([{ type: 'close-project', projectId: 'proj_marker' }]);
+    await until(() => onB.received.length === 50);
+    await quietPeriod(100, 'a message of a browser it does not follow');
+    // Order is kept per browser, not across shards.
+    expect([...onB.received].sort()).toEqual(ids.slice(0, 50).sort());
+    // It read the other browsers of its shards, and dropped them.
+    expect(b!.stats().received).toBeGreaterThanOrEqual(2);
+    await a!.close();
+    await b!.close();
+  });
+
   it('ignores what is not one of its messages on the channel', async () => {
     const channel = `${prefix}foreign`;
     const [a] = await hubsOn(SHARED_REDIS_URL, 1, channel);
-    const onA = record(a!);
+    const onA = await record(a!, ['brw_ok']);
     await admin.publish(channel, 'not json');
     await admin.publish(channel, JSON.stringify({ from: 'someone', messages: 'no list' }));
     await admin.publish(channel, JSON.stringify({ from: 'other', messages: [closeBrowser('brw_ok')] }));
     await until(() => onA.received.length === 1);
     expect(onA.received).toEqual(['brw_ok']);
     await a!.close();
+  });
+});
+
+/**
+ * A TCP proxy to the shared Redis that can hold back what the hub's subscribing connection sends
+ * (recognised by the name it gives itself), as a slow network would: its SUBSCRIBE then reaches
+ * Redis only when released, while the publishing connection goes straight through.
+ */
+async function subscriberHoldingProxy() {
+  const target = new URL(SHARED_REDIS_URL);
+  let holding = false;
+  const held: Array<() => void> = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((downstream) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(downstream).add(upstream);
+    let subscriber = false;
+    downstream.on('data', (chunk: Buffer) => {
+      if (chunk.includes('tidings-hub-sub:')) subscriber = true;
+      if (subscriber && holding) held.push(() => upstream.write(chunk));
+      else upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => downstream.write(chunk));
+    const end = () => {
+      downstream.destroy();
+      upstream.destroy();
+    };
+    downstream.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const write of held.splice(0)) write();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('createRedisHub following a browser', () => {
+  it('refuses bad options at construction, before it connects', () => {
+    expect(() => createRedisHub({})).toThrow(/url or a cluster/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, cluster: '127.0.0.1:1' })).toThrow(/not both/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, routing: { shards: 0 } })).toThrow(/shards/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, routing: 'everyone' as 'browser' })).toThrow(/routing/);
+    expect(() => createRedisHub({ url: SHARED_REDIS_URL, subscribeTimeoutMs: 0 })).toThrow(/subscribeTimeoutMs/);
+  });
+
+  it('resolves a follow only once Redis confirmed the subscription: what is published before is not promised', async () => {
+    const proxy = await subscriberHoldingProxy();
+    const channel = `${prefix}${channels++}`;
+    const [a] = await hubsOn(SHARED_REDIS_URL, 1, channel);
+    const b = createRedisHub({ url: proxy.url, channel, logger: silentLogger, subscribeTimeoutMs: 60_000 });
+    await b.ready();
+    const onB = await record(b, []);
+    proxy.hold();
+    let followed = false;
+    const following = b.follow('brw_slow').then(() => {
+      followed = true;
+    });
+    await a!.publish([closeBrowser('brw_slow')]);
+    await quietPeriod(100, 'a follow that resolves before Redis confirmed it');
+    expect(followed).toBe(false);
+    proxy.release();
+    await following;
+    // Once it resolved, a publish reaches it.
+    await a!.publish([closeBrowser('brw_slow')]);
+    await until(() => onB.received.length === 1, { what: 'the publish after the follow' });
+    await a!.close();
+    await b.close();
+    await proxy.close();
+  });
+
+  it('resolves a follow anyway after subscribeTimeoutMs when Redis does not answer', async () => {
+    const proxy = await subscriberHoldingProxy();
+    const b = createRedisHub({
+      url: proxy.url,
+      channel: `${prefix}${channels++}`,
+      logger: silentLogger,
+      subscribeTimeoutMs: 200,
+    });
+    await b.ready();
+    proxy.hold();
+    const started = Date.now();
+    await b.follow('brw_unanswered');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    proxy.release();
+    await b.close();
+    await proxy.close();
   });
 });
 
@@ -134,7 +320,7 @@ describe('createRedisHub when Redis goes away', () => {
 
   it('resubscribes after Redis restarts, reports possibly missed messages, and carries messages again', async () => {
     const [a, b] = await hubsOn(redis.url, 2);
-    const onB = record(b!);
+    const onB = await record(b!, ['brw_before', 'brw_lost', 'brw_after']);
     await a!.publish([closeBrowser('brw_before')]);
     await until(() => onB.received.length === 1);
 
@@ -166,7 +352,7 @@ describe('createRedisHub when Redis goes away', () => {
     const a = createRedisHub({ url: redis.url, channel, logger });
     const [b] = await hubsOn(redis.url, 1, channel);
     await a.ready();
-    const onB = record(b!);
+    const onB = await record(b!, [...Array.from({ length: 300 }, (_, i) => `brw_stalled_${i}`), 'brw_after_stall']);
     const stall = createClient({ url: redis.url });
     await stall.connect();
     // Connected but not answering for 1.5 s: every PUBLISH waits.
@@ -198,7 +384,7 @@ describe('createRedisHub when Redis goes away', () => {
 
   it('still reaches its own subscribers while Redis is down', async () => {
     const [a] = await hubsOn(redis.url, 1);
-    const onA = record(a!);
+    const onA = await record(a!, ['brw_local']);
     await redis.stop();
     await a!.publish([closeBrowser('brw_local')]);
     expect(onA.received).toEqual(['brw_local']);

@@ -1,20 +1,60 @@
 import { randomBytes } from 'node:crypto';
-import { createConsoleLogger, type Hub, type HubMessage, type Logger } from '@tidings/core';
-import { connectRedis, type OwnedRedisClient, withTimeout } from './redis-client.js';
+import { createConsoleLogger, type Hub, type HubMessage, hubMessageBrowserId, type Logger } from '@tidings/core';
+import { clusterTransport, type PubSubTransport, singleNodeTransport } from './pubsub-transport.js';
+import { parseClusterNodes, withTimeout } from './redis-client.js';
+
+/**
+ * How messages travel between instances:
+ *
+ * - `'browser'`: one channel per browser (`<channel>:browser:<browserId>`); an instance subscribes
+ *   to the channels of the browsers whose streams it holds, so a send reaches only the instances
+ *   that hold the browser's streams.
+ * - `{ shards: n }`: `n` channels (`<channel>:shard:<i>`), a browser's by a hash of its id; an
+ *   instance subscribes to the shards of its browsers, and reads and drops the messages of the
+ *   other browsers of those shards.
+ * - `'broadcast'`: every message on `<channel>`, which every instance reads.
+ *
+ * The messages of a whole project (a suspension) go on `<channel>` in every mode, and every
+ * instance subscribes to it. Every instance of a deployment must use the same routing.
+ */
+export type RedisHubRouting = 'browser' | 'broadcast' | { shards: number };
 
 /** Options of {@link createRedisHub}. */
 export interface RedisHubOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://…`; the hub opens two connections to it. */
-  url: string;
+  url?: string;
   /**
-   * The pub/sub channel. Every instance of one deployment must use the same; deployments that
-   * share a Redis use different ones. @default 'tidings:hub'
+   * The nodes of a Redis Cluster (7 or newer), `host:port` each (or `['h1:p1,h2:p2']`), instead
+   * of `url`: the hub then uses sharded pub/sub (`SPUBLISH`/`SSUBSCRIBE`), so a message goes only
+   * to the nodes of its channel's slot.
+   */
+  cluster?: string | readonly string[];
+  /**
+   * The pub/sub channel, and the prefix of the browsers' channels. Every instance of one
+   * deployment must use the same; deployments that share a Redis use different ones.
+   * @default 'tidings:hub'
    */
   channel?: string;
+  /** @default 'browser' */
+  routing?: RedisHubRouting;
   /** A publish Redis has not taken within this long is left to the catch-up. @default 1000 */
   publishTimeoutMs?: number;
+  /**
+   * A `follow` resolves after this long even when Redis has not confirmed the subscription, so
+   * that a stream does not wait on a Redis that stalls; the catch-up covers what it may miss.
+   * @default 1000
+   */
+  subscribeTimeoutMs?: number;
   /** Where lost connections and dropped messages are reported. @default createConsoleLogger() */
   logger?: Logger;
+}
+
+/** What a hub has read from Redis, for benchmarks and metrics. */
+export interface RedisHubStats {
+  /** Messages (each the publishes of one turn on one channel) read from the subscribing connection, own ones included. */
+  received: number;
+  /** Channels subscribed to, or being subscribed to, the deployment's channel included. */
+  channels: number;
 }
 
 /** A {@link Hub} that carries messages between instances through Redis pub/sub. */
@@ -23,86 +63,176 @@ export interface RedisHub extends Hub {
   readonly instanceId: string;
   /** Resolves once both connections are up. */
   ready(): Promise<void>;
+  follow(browserId: string): Promise<void>;
+  unfollow(browserId: string): void;
+  stats(): RedisHubStats;
 }
 
 /** At most this many messages in one PUBLISH, so that one stays far below a subscriber's output-buffer limit. */
 const MAX_MESSAGES_PER_PUBLISH = 64;
 
 /**
- * PUBLISH commands waiting for Redis at most. A send does not wait for its publish, so a Redis
- * that stalls (connected, not answering) would otherwise gather the publishes of every send
- * until it answers or each times out; past this many, a turn's publishes are dropped and left to
- * the catch-up, as while Redis is down.
+ * Publishes (the PUBLISH commands of one turn) waiting for Redis at most. A send does not wait
+ * for its publish, so a Redis that stalls (connected, not answering) would otherwise gather the
+ * publishes of every send until it answers or each times out; past this many, a turn's
+ * publishes are dropped and left to the catch-up, as while Redis is down.
  */
 const MAX_PUBLISHES_IN_FLIGHT = 256;
 
-/** What goes over the channel: the publishes of one turn, and the instance they came from. */
+/** What goes over a channel: the publishes of one turn, and the instance they came from. */
 interface Envelope {
   from: string;
   messages: HubMessage[];
 }
 
+/** FNV-1a of a browser id: the same shard on every instance, whatever its platform. */
+function shardOf(browserId: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < browserId.length; i++) {
+    hash ^= browserId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** The channel of a browser's messages under a routing, or of the deployment's. */
+export function redisHubChannel(channel: string, routing: RedisHubRouting, browserId: string | null): string {
+  if (browserId === null || routing === 'broadcast') return channel;
+  if (routing === 'browser') return `${channel}:browser:${browserId}`;
+  return `${channel}:shard:${shardOf(browserId, routing.shards)}`;
+}
+
 /**
  * Creates the hub of many instances. A publish reaches this instance's own streams at once, in
- * process, and the other instances' through a PUBLISH on a channel they all subscribe to (one for
- * all the publishes of a turn, up to 64 messages).
+ * process, and the other instances' through a PUBLISH on the channel of each browser (see
+ * {@link RedisHubRouting}): one for all the publishes of a turn on a channel, up to 64 messages.
+ * An instance subscribes to a browser's channel when the browser's first stream opens here
+ * (`follow` resolves once Redis confirmed it) and unsubscribes when the last one ends.
  *
  * Redis pub/sub is at most once: a message published while a subscriber reconnects, or dropped
  * when a subscriber passes its output-buffer limit, is gone. Nothing depends on it alone: each
  * attempt is in the store before it is published, a publish that fails is logged and dropped
- * (the send still succeeds), and when the subscribing connection comes back the hub reports
- * that it may have missed messages, so that the core catches its open streams up from the store.
+ * (the send still succeeds), and when the subscribing connection comes back the hub subscribes
+ * again to every channel it needs and then reports that it may have missed messages, so that the
+ * core catches its open streams up from the store.
  */
 export function createRedisHub(options: RedisHubOptions): RedisHub {
   const channel = options.channel ?? 'tidings:hub';
+  const routing = options.routing ?? 'browser';
+  if (typeof routing === 'object' && !(Number.isInteger(routing.shards) && routing.shards > 0)) {
+    throw new TypeError(`routing.shards must be a positive integer, got ${routing.shards}`);
+  }
+  if (routing !== 'browser' && routing !== 'broadcast' && typeof routing !== 'object') {
+    throw new TypeError(`routing must be 'browser', 'broadcast' or { shards }, got ${String(routing)}`);
+  }
   const publishTimeoutMs = options.publishTimeoutMs ?? 1_000;
   if (!(publishTimeoutMs > 0 && Number.isFinite(publishTimeoutMs))) {
     throw new TypeError(`publishTimeoutMs must be a positive number, got ${publishTimeoutMs}`);
+  }
+  const subscribeTimeoutMs = options.subscribeTimeoutMs ?? 1_000;
+  if (!(subscribeTimeoutMs > 0 && Number.isFinite(subscribeTimeoutMs))) {
+    throw new TypeError(`subscribeTimeoutMs must be a positive number, got ${subscribeTimeoutMs}`);
   }
   const logger = options.logger ?? createConsoleLogger();
   const instanceId = randomBytes(8).toString('hex');
   const listeners = new Set<(message: HubMessage) => void>();
   const missedListeners = new Set<() => void>();
+  /** Follows per browser: its messages reach this instance's listeners while it has any. */
+  const followed = new Map<string, number>();
+  /** The channels this instance needs, with the follows that need each, and their subscription. */
+  const channels = new Map<string, { follows: number; subscribed: Promise<void> }>();
+  let received = 0;
+  let closed = false;
 
-  const publisher: OwnedRedisClient = connectRedis(options.url, { name: `tidings-hub:${instanceId}`, logger });
-  const subscriber: OwnedRedisClient = connectRedis(options.url, { name: `tidings-hub-sub:${instanceId}`, logger });
+  let transport: PubSubTransport;
+  if (options.cluster !== undefined) {
+    if (options.url !== undefined) throw new TypeError('createRedisHub takes a url or a cluster, not both');
+    transport = clusterTransport(parseClusterNodes(options.cluster), instanceId, logger);
+  } else if (options.url !== undefined) {
+    transport = singleNodeTransport(options.url, instanceId, logger);
+  } else {
+    throw new TypeError('createRedisHub needs a url or a cluster');
+  }
 
+  const channelOf = (browserId: string | null) => redisHubChannel(channel, routing, browserId);
+
+  /** Hands messages to the listeners: a browser's only while this instance follows it. */
   function dispatch(messages: readonly HubMessage[]): void {
-    for (const message of messages) for (const listener of listeners) listener(message);
+    for (const message of messages) {
+      const browserId = hubMessageBrowserId(message);
+      if (browserId !== null && !followed.has(browserId)) continue;
+      for (const listener of listeners) listener(message);
+    }
   }
 
   // This instance's own messages were dispatched when they were published: they are known by
   // how their envelope begins (JSON.stringify writes `from` first), without parsing them.
   const ownPrefix = `{"from":${JSON.stringify(instanceId)},`;
 
-  function receive(raw: string): void {
+  function receive(raw: string, from: string): void {
+    received++;
     if (raw.startsWith(ownPrefix)) return;
     let envelope: Envelope;
     try {
       envelope = JSON.parse(raw) as Envelope;
     } catch {
-      logger.warn('ignored a hub message that is not JSON', { channel });
+      logger.warn('ignored a hub message that is not JSON', { channel: from });
       return;
     }
     if (envelope.from === instanceId || !Array.isArray(envelope.messages)) return;
     dispatch(envelope.messages);
   }
 
+  /**
+   * Subscribes; resolves once Redis confirmed it, or failed, or after `subscribeTimeoutMs`,
+   * whichever comes first. A subscription asked for while the connection is down goes out once
+   * it is back (node-redis queues it, and the reconnect below asks for every needed channel).
+   */
+  function subscribeTo(names: string[]): Promise<void> {
+    // After the first connection: a cluster client refuses commands until it knows the slots.
+    const confirmed = transport.ready
+      .then(() => (closed ? undefined : transport.subscribe(names, receive)))
+      .catch(() => {
+        // The connection broke: the reconnect below subscribes again, then reports missed messages.
+      });
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, subscribeTimeoutMs);
+      timer.unref?.();
+      confirmed.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  function unsubscribeFrom(names: string[]): void {
+    if (closed || names.length === 0) return;
+    transport.unsubscribe(names, receive).catch(() => {
+      // The connection broke: the reconnect below leaves what is no longer needed.
+    });
+  }
+
+  // The deployment's channel, subscribed for the hub's whole life.
+  channels.set(channel, { follows: 1, subscribed: Promise.resolve() });
+  const subscribed = subscribeTo([channel]);
+  channels.get(channel)!.subscribed = subscribed;
+
   // The first `ready` is the start; every later one follows a break, during which messages may
-  // have been published and lost. node-redis subscribes again before it reports `ready`.
-  let connectedOnce = false;
-  subscriber.client.on('ready', () => {
-    if (!connectedOnce) {
-      connectedOnce = true;
-      return;
-    }
-    logger.info('hub subscription back: catching streams up from the store', { channel });
-    for (const missed of missedListeners) missed();
+  // have been published and lost. node-redis subscribes again to the channels it held before it
+  // reports `ready`; the hub then subscribes to those it asked for while the connection was
+  // down, leaves those it no longer needs, and only then reports possibly missed messages, so
+  // that the catch-up reads the store once every subscription is back.
+  transport.onReconnect(() => {
+    const held = transport.held();
+    const missing = held ? [...channels.keys()].filter((name) => !held.has(name)) : [...channels.keys()];
+    if (held) unsubscribeFrom([...held].filter((name) => !channels.has(name)));
+    const back = missing.length > 0 ? subscribeTo(missing) : Promise.resolve();
+    void back.then(() => {
+      if (closed) return;
+      logger.info('hub subscription back: catching streams up from the store', { channel });
+      for (const missed of missedListeners) missed();
+    });
   });
-  const subscribed = subscriber.ready.then(() =>
-    subscriber.client.isReady ? subscriber.client.subscribe(channel, receive) : undefined,
-  );
-  subscribed.catch((error: unknown) => logger.error('hub subscription failed', { channel, error: String(error) }));
 
   let dropping = false;
   function dropped(error: unknown): void {
@@ -116,23 +246,20 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   }
 
   // The publishes of one turn go out together: a group of sends answers in one turn, and one
-  // PUBLISH (and one message for every instance to read, this one included) carries them all.
+  // PUBLISH per channel carries all of its messages.
   let queued: HubMessage[] = [];
   let waiting: Array<() => void> = [];
   let flushing: Promise<void> | null = null;
 
   let inFlight = 0;
 
-  async function publishEnvelope(messages: HubMessage[]): Promise<void> {
+  async function publishEnvelope(to: string, messages: HubMessage[]): Promise<void> {
     const envelope: Envelope = { from: instanceId, messages };
-    inFlight++;
     try {
-      await withTimeout(publisher.client.publish(channel, JSON.stringify(envelope)), publishTimeoutMs);
+      await withTimeout(transport.publish(to, JSON.stringify(envelope)), publishTimeoutMs);
       dropping = false;
     } catch (error) {
       dropped(error);
-    } finally {
-      inFlight--;
     }
   }
 
@@ -142,16 +269,32 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     queued = [];
     waiting = [];
     flushing = null;
-    if (!publisher.client.isReady) {
+    if (!transport.canPublish) {
       dropped('not connected');
     } else if (inFlight >= MAX_PUBLISHES_IN_FLIGHT) {
       dropped(`${inFlight} publishes are waiting for redis`);
     } else {
-      const envelopes: Promise<void>[] = [];
-      for (let from = 0; from < messages.length; from += MAX_MESSAGES_PER_PUBLISH) {
-        envelopes.push(publishEnvelope(messages.slice(from, from + MAX_MESSAGES_PER_PUBLISH)));
+      // By channel, each in the order published: a browser's messages keep their order. The
+      // PUBLISH commands of a turn leave in one write (node-redis pipelines them).
+      const byChannel = new Map<string, HubMessage[]>();
+      for (const message of messages) {
+        const to = channelOf(hubMessageBrowserId(message));
+        const list = byChannel.get(to);
+        if (list) list.push(message);
+        else byChannel.set(to, [message]);
       }
-      await Promise.all(envelopes);
+      const envelopes: Promise<void>[] = [];
+      for (const [to, list] of byChannel) {
+        for (let from = 0; from < list.length; from += MAX_MESSAGES_PER_PUBLISH) {
+          envelopes.push(publishEnvelope(to, list.slice(from, from + MAX_MESSAGES_PER_PUBLISH)));
+        }
+      }
+      inFlight++;
+      try {
+        await Promise.all(envelopes);
+      } finally {
+        inFlight--;
+      }
     }
     for (const done of settled) done();
   }
@@ -175,15 +318,47 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
         if (onMissed) missedListeners.delete(onMissed);
       };
     },
+    follow(browserId) {
+      if (closed) return Promise.resolve();
+      followed.set(browserId, (followed.get(browserId) ?? 0) + 1);
+      const name = channelOf(browserId);
+      const held = channels.get(name);
+      if (held) {
+        held.follows++;
+        return held.subscribed;
+      }
+      const entry = { follows: 1, subscribed: subscribeTo([name]) };
+      channels.set(name, entry);
+      return entry.subscribed;
+    },
+    unfollow(browserId) {
+      const follows = followed.get(browserId);
+      if (follows === undefined) return;
+      if (follows > 1) followed.set(browserId, follows - 1);
+      else followed.delete(browserId);
+      const name = channelOf(browserId);
+      const held = channels.get(name);
+      if (!held || name === channel) return;
+      held.follows--;
+      if (held.follows > 0) return;
+      channels.delete(name);
+      unsubscribeFrom([name]);
+    },
+    stats() {
+      return { received, channels: channels.size };
+    },
     async ready() {
-      await Promise.all([publisher.ready, subscribed]);
+      await Promise.all([transport.ready, subscribed]);
     },
     async close() {
       // What was published before the close still goes out.
       await flushing;
+      closed = true;
       listeners.clear();
       missedListeners.clear();
-      await Promise.all([publisher.close(), subscriber.close()]);
+      followed.clear();
+      channels.clear();
+      await transport.close();
     },
   };
 }

@@ -134,7 +134,8 @@ describe('createRedisLimiter', () => {
   });
 
   it('refuses bad options at construction', () => {
-    expect(() => createRedisLimiter({})).toThrow(/url or a client/);
+    expect(() => createRedisLimiter({})).toThrow(/url, a client or a cluster/);
+    expect(() => createRedisLimiter({ client, url: 'redis://127.0.0.1:1' })).toThrow(/one of url, client and cluster/);
     expect(() => createRedisLimiter({ client, prefix: 'a{b}:' })).toThrow(/prefix/);
     expect(() => createRedisLimiter({ client, whenUnreachable: 'guess' as 'refuse' })).toThrow(/whenUnreachable/);
     expect(() => createRedisLimiter({ client, commandTimeoutMs: 0 })).toThrow(/commandTimeoutMs/);

@@ -9,9 +9,12 @@ import {
   type ScopeState,
 } from '@tidings/core';
 import {
+  clusterCommandClient,
   connectRedis,
+  connectRedisCluster,
   isUnreachable,
   type OwnedRedisClient,
+  parseClusterNodes,
   type RedisCommandClient,
   withTimeout,
 } from './redis-client.js';
@@ -26,6 +29,11 @@ export interface RedisLimiterOptions {
   url?: string;
   /** A connected node-redis client (`redis` or `@redis/client`); the limiter neither connects nor closes it. */
   client?: RedisCommandClient;
+  /**
+   * The nodes of a Redis Cluster, `host:port` each (or `'h1:p1,h2:p2'`), instead of `url`: the
+   * limiter connects to the cluster, and sends each decision to the node of its scopes' slot.
+   */
+  cluster?: string | readonly string[];
   /**
    * Prepended to every key. Every instance of one deployment must use the same; it must not
    * contain `{` or `}`, which Redis Cluster reads as a hash tag. @default 'tidings:limit:'
@@ -90,15 +98,23 @@ export function createRedisLimiter(options: RedisLimiterOptions): RedisLimiter {
   const timeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? 1_000);
   const logger = options.logger ?? createConsoleLogger();
 
-  let owned: OwnedRedisClient | null = null;
+  let owned: Pick<OwnedRedisClient, 'ready' | 'close'> | null = null;
   let client: RedisCommandClient;
+  if ([options.client, options.url, options.cluster].filter((given) => given !== undefined).length > 1) {
+    throw new TypeError('createRedisLimiter takes one of url, client and cluster');
+  }
   if (options.client) {
     client = options.client;
+  } else if (options.cluster !== undefined) {
+    const cluster = connectRedisCluster(parseClusterNodes(options.cluster), { name: 'tidings-limiter', logger });
+    owned = cluster;
+    client = clusterCommandClient(cluster.cluster);
   } else if (options.url) {
-    owned = connectRedis(options.url, { name: 'tidings-limiter', logger });
-    client = owned.client as unknown as RedisCommandClient;
+    const single = connectRedis(options.url, { name: 'tidings-limiter', logger });
+    owned = single;
+    client = single.client as unknown as RedisCommandClient;
   } else {
-    throw new TypeError('createRedisLimiter needs a url or a client');
+    throw new TypeError('createRedisLimiter needs a url, a client or a cluster');
   }
 
   const fallback = createMemoryLimiter();

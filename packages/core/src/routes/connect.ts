@@ -78,8 +78,9 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
     projectId: browser.projectId,
     owner: streams,
   });
-  // Registered before the backlog is read, so that nothing published meanwhile is missed.
-  streams.add(stream);
+  // Registered, and its browser followed on the hub, before the backlog is read: what is
+  // published meanwhile is held by the stream until the backlog is in (`replay`).
+  const following = streams.add(stream);
   const retryMs = options.retryMs * (1 + Math.random() / 2);
   stream.open(
     {
@@ -93,6 +94,11 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
     secret === null && position ? position.sequence : 0,
   );
   try {
+    // The backlog is read once the hub confirmed that this instance receives the browser's
+    // messages: a send committed before the confirmation is in the read, one after it comes
+    // through the hub (a Redis hub resolves anyway when Redis is out of reach; the catch-up
+    // then brings what the hub misses).
+    await following;
     stream.replay(await store.listDeliveries({ browserId: browser.id, now: ctx.now }));
     if (secret === null) await store.touchBrowsers({ browserIds: [browser.id], now: ctx.now });
   } catch (error) {

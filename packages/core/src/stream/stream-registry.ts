@@ -26,8 +26,8 @@ export interface StreamRegistryDeps {
 }
 
 /**
- * The open streams of this process, by browser. It receives every hub message and routes it to
- * the streams it concerns; a heartbeat ring writes each stream's heartbeats, spread over the
+ * The open streams of this process, by browser. It follows the browser of every open stream on
+ * the hub, receives their messages and routes each to the streams it concerns; a heartbeat ring writes each stream's heartbeats, spread over the
  * interval, and the sweeper records that their browsers are still there. What the hub may have
  * lost, the catch-up reads from the store: for a stream whose sequence shows a gap, for every
  * stream when the hub says it missed messages, and for every stream each `catchUpIntervalMs`.
@@ -104,18 +104,26 @@ export class StreamRegistry implements StreamOwner {
     this.#sent.add(attemptIds);
   }
 
-  add(stream: BrowserStream): void {
+  /**
+   * Holds a stream and follows its browser on the hub. The promise resolves once the hub
+   * receives the browser's messages: the stream reads its backlog from the store only then, so
+   * that what is published meanwhile reaches it from one or the other (never rejects).
+   */
+  add(stream: BrowserStream): Promise<void> {
     const before = this.#byBrowser.size;
     this.#byBrowser.add(stream);
-    if (this.#byBrowser.size === before) return;
+    if (this.#byBrowser.size === before) return FOLLOWED;
+    const following = this.deps.hub.follow?.(stream.browserId) ?? FOLLOWED;
     this.#perProject.set(stream.projectId, (this.#perProject.get(stream.projectId) ?? 0) + 1);
     this.#heartbeats.add(stream);
     this.deps.metrics.streamOpened();
+    return following;
   }
 
   /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
   remove(stream: BrowserStream): void {
     if (!this.#byBrowser.delete(stream)) return;
+    this.deps.hub.unfollow?.(stream.browserId);
     const left = (this.#perProject.get(stream.projectId) ?? 1) - 1;
     if (left === 0) this.#perProject.delete(stream.projectId);
     else this.#perProject.set(stream.projectId, left);
@@ -192,6 +200,8 @@ export class StreamRegistry implements StreamOwner {
     }
   }
 }
+
+const FOLLOWED: Promise<void> = Promise.resolve();
 
 /** Items per store call of the batched writes: small enough that one call holds the loop briefly (bench/README.md#figures-behind-the-design). */
 const WRITE_CHUNK = 500;

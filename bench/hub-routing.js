@@ -1,0 +1,130 @@
+// What the Redis hub's routing costs each instance: messages read from Redis per instance per
+// send, with 1, 2 and 4 instances, for every routing (by browser, by 16 and 256 shards) against
+// the broadcast channel, all in one run on one private redis-server.
+// Run after `npm run build`: node bench/hub-routing.js (bench/run.js runs it as `hub-routing`).
+// Prints figures only; it gates nothing (bench/README.md: benchmarks are not tests).
+import { silentLogger } from '@tidings/core';
+import { createRedisHub } from '@tidings/redis';
+import { cleanup, envNumber, formatMs, report, row, startRedis } from './lib/common.js';
+
+// Few browsers (fewer than shards on each instance) and many.
+const BROWSER_COUNTS = (process.env.BENCH_HUB_BROWSERS ?? '100,2000').split(',').map(Number);
+const SENDS = envNumber('BENCH_HUB_SENDS', 2_000);
+const INSTANCES = [1, 2, 4];
+const ROUTINGS = [
+  { name: 'broadcast', routing: 'broadcast' },
+  { name: 'by browser', routing: 'browser' },
+  { name: '16 shards', routing: { shards: 16 } },
+  { name: '256 shards', routing: { shards: 256 } },
+];
+
+function delivery(browserId, seq) {
+  return {
+    attemptId: `att_${String(seq).padStart(26, '0')}`,
+    browserId,
+    seq,
+    notificationId: `ntf_${String(seq).padStart(26, '0')}`,
+    title: 'Your order shipped',
+    body: 'It arrives on Thursday.',
+    url: '/orders/42',
+    icon: null,
+    tag: null,
+    data: null,
+    createdAt: 0,
+    expiresAt: 0,
+  };
+}
+
+/** A deterministic sequence, so that every routing sees the same sends. */
+function* randomInts(seed, below) {
+  let state = seed;
+  for (;;) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    yield state % below;
+  }
+}
+
+async function measure(url, channel, routing, instances, BROWSERS) {
+  const hubs = Array.from({ length: instances }, () => createRedisHub({ url, channel, routing, logger: silentLogger }));
+  await Promise.all(hubs.map((hub) => hub.ready()));
+  // Browser i's streams are on instance i mod N; each instance follows its own browsers.
+  const browserIds = Array.from({ length: BROWSERS }, (_, i) => `brw_bench_${i}`);
+  const delivered = hubs.map(() => 0);
+  for (const [i, hub] of hubs.entries()) {
+    hub.subscribe((message) => {
+      if (message.type === 'deliver') delivered[i]++;
+    });
+  }
+  const followStarted = performance.now();
+  await Promise.all(browserIds.map((id, i) => hubs[i % instances].follow(id)));
+  const followMs = performance.now() - followStarted;
+  const before = hubs.map((hub) => hub.stats().received);
+  // Each send goes to one random browser and is recorded by a random instance (behind a load
+  // balancer, not the one holding the stream), one send per turn.
+  const browsers = randomInts(7, BROWSERS);
+  const publishers = randomInts(11, instances);
+  const started = performance.now();
+  for (let seq = 1; seq <= SENDS; seq++) {
+    const browser = browsers.next().value;
+    await hubs[publishers.next().value].publish([{ type: 'deliver', delivery: delivery(browserIds[browser], seq) }]);
+  }
+  const deadline = Date.now() + 30_000;
+  while (delivered.reduce((sum, n) => sum + n, 0) < SENDS) {
+    if (Date.now() > deadline) throw new Error(`only ${delivered.reduce((s, n) => s + n, 0)} of ${SENDS} delivered`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const elapsedMs = performance.now() - started;
+  const received = hubs.map((hub, i) => hub.stats().received - before[i]);
+  const channels = hubs.map((hub) => hub.stats().channels);
+  for (const hub of hubs) await hub.close();
+  return {
+    perInstancePerSend: received.reduce((sum, n) => sum + n, 0) / instances / SENDS,
+    channelsPerInstance: channels.reduce((sum, n) => sum + n, 0) / instances,
+    followMs,
+    elapsedMs,
+  };
+}
+
+try {
+  const url = await startRedis('hub-routing');
+  const results = [];
+  let run = 0;
+  for (const browsers of BROWSER_COUNTS) {
+    for (const instances of INSTANCES) {
+      for (const { name, routing } of ROUTINGS) {
+        const result = await measure(url, `bench:hub:${run++}`, routing, instances, browsers);
+        results.push({ name, instances, browsers, ...result });
+      }
+    }
+  }
+  console.log(
+    `${SENDS} sends to random browsers from random instances, one per turn; browsers spread over the instances`,
+  );
+  console.log(
+    'browsers | instances | routing    | received per instance per send | channels per instance | follow all | sends',
+  );
+  for (const r of results) {
+    console.log(
+      `${String(r.browsers).padEnd(8)} | ${String(r.instances).padEnd(9)} | ${r.name.padEnd(10)} | ${r.perInstancePerSend.toFixed(3).padEnd(30)} | ${r.channelsPerInstance.toFixed(0).padEnd(21)} | ${formatMs(r.followMs).padEnd(10)} | ${formatMs(r.elapsedMs)}`,
+    );
+  }
+  for (const r of results.filter((entry) => entry.name !== 'broadcast')) {
+    const broadcast = results.find(
+      (entry) => entry.name === 'broadcast' && entry.instances === r.instances && entry.browsers === r.browsers,
+    );
+    report(
+      row({
+        benchmark: `hub-routing ${r.name}, ${r.browsers} browsers, ${r.instances} instance${r.instances > 1 ? 's' : ''}`,
+        figure: r.perInstancePerSend,
+        figureText: `${r.perInstancePerSend.toFixed(3)} messages per instance per send`,
+        baseline: broadcast.perInstancePerSend,
+        baselineText: broadcast.perInstancePerSend.toFixed(3),
+        baselineName: 'broadcast',
+        unit: 'messages',
+        note: `${r.channelsPerInstance.toFixed(0)} channels per instance; following ${r.browsers} browsers took ${formatMs(r.followMs)}; ${SENDS} sends ${formatMs(r.elapsedMs)} (broadcast ${formatMs(broadcast.elapsedMs)})`,
+      }),
+    );
+  }
+} finally {
+  await cleanup();
+}
