@@ -23,3 +23,4 @@ export * from './tidings.js';
 export * from './time.js';
 export type * from './types.js';
 export * from './webhooks/signature.js';
+export * from './jobs/wakeups.js';
