@@ -13,8 +13,8 @@ import type { Pool, PoolClient } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';
 import { createGroup } from './group.js';
-import type { InsertJobs } from './jobs.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
+import type { InsertJobs } from './jobs.js';
 import { batchOperations, CLAIMED, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;

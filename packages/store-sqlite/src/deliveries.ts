@@ -1,4 +1,4 @@
-import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
+import type { AppliedReceipts, Delivery, ReceiptType, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
 import type { InsertJobs } from './jobs.js';

@@ -10,8 +10,8 @@ import {
 import type Database from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import type { GroupRead } from './group-read.js';
-import type { InsertJobs } from './jobs.js';
 import { IDEMPOTENCY_COLUMNS, type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
+import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 

@@ -16,7 +16,7 @@ import type {
   Receipt,
   UsageDay,
 } from '../types.js';
-import type { ClaimedJob, JobRecord, JobsOf, JobStatus, NewJob } from './jobs.js';
+import type { ClaimedJob, JobRecord, JobStatus, JobsOf, NewJob } from './jobs.js';
 
 export type * from './jobs.js';
 
