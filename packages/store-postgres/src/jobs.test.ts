@@ -1,0 +1,130 @@
+import { type ClaimedJob, newId, type Store } from '@tidings/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPostgresStore } from './postgres-store.js';
+import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12);
+
+/** The job queue with several instances on one schema, as a deployment runs it. */
+describe('PostgreSQL store: jobs claimed by several instances', () => {
+  let schema: string;
+  let stores: Store[];
+
+  beforeEach(async () => {
+    schema = randomSchema();
+    stores = await Promise.all(
+      Array.from({ length: 2 }, () =>
+        createPostgresStore({ connectionString: testDatabaseUrl, schema, maxConnections: 4 }),
+      ),
+    );
+  });
+  afterEach(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await dropSchema(schema);
+  });
+
+  it('never gives one job to two instances claiming at once, and keeps each key in order', async () => {
+    const [one, two] = stores as [Store, Store];
+    const projectId = newId('proj', T0);
+    const KEYS = 12;
+    const PER_KEY = 5;
+    const enqueued = await one.enqueueJobs({
+      jobs: Array.from({ length: KEYS * PER_KEY }, (_, i) => ({
+        kind: 'webhook',
+        key: `endpoint-${i % KEYS}`,
+        projectId,
+        payload: { i },
+      })),
+      now: T0,
+    });
+    const order = new Map(enqueued.map((job, i) => [job.id, i]));
+    const claimedBy = new Map<string, string>();
+    const doneByKey = new Map<string, number[]>();
+    /** Claims and completes until nothing is left; several such loops run at once on both instances. */
+    async function worker(store: Store, owner: string): Promise<void> {
+      for (let idle = 0; idle < 3; ) {
+        const jobs: ClaimedJob[] = await store.claimJobs({
+          kinds: ['webhook'],
+          limit: 3,
+          now: T0,
+          leaseMs: 60_000,
+          owner,
+        });
+        if (jobs.length === 0) {
+          idle++;
+          continue;
+        }
+        idle = 0;
+        for (const job of jobs) {
+          expect(claimedBy.get(job.id), `job ${job.id} claimed twice`).toBeUndefined();
+          claimedBy.set(job.id, owner);
+          doneByKey.set(job.key, [...(doneByKey.get(job.key) ?? []), order.get(job.id)!]);
+        }
+        await Promise.all(
+          jobs.map(async (job) =>
+            expect(await store.completeJob({ id: job.id, owner, now: T0, keepUntil: T0 + 1000 })).toBe(true),
+          ),
+        );
+      }
+    }
+    await Promise.all([worker(one, 'one-a'), worker(one, 'one-b'), worker(two, 'two-a'), worker(two, 'two-b')]);
+    expect(claimedBy.size).toBe(KEYS * PER_KEY);
+    expect(new Set(claimedBy.values()).size).toBeGreaterThan(1);
+    for (const indexes of doneByKey.values()) expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+    const left = await one.listJobs({ projectId, limit: 1000, status: 'pending' });
+    expect(left).toEqual([]);
+  });
+
+  it('re-claims an expired lease on exactly one of two instances racing for it', async () => {
+    const [one, two] = stores as [Store, Store];
+    const projectId = newId('proj', T0);
+    const jobs = await one.enqueueJobs({
+      jobs: Array.from({ length: 20 }, (_, i) => ({ kind: 'push', key: `sub-${i}`, projectId, payload: null })),
+      now: T0,
+    });
+    expect(await one.claimJobs({ kinds: ['push'], limit: 100, now: T0, leaseMs: 1000, owner: 'lost' })).toHaveLength(
+      20,
+    );
+    const [a, b] = await Promise.all([
+      one.claimJobs({ kinds: ['push'], limit: 100, now: T0 + 1000, leaseMs: 1000, owner: 'a' }),
+      two.claimJobs({ kinds: ['push'], limit: 100, now: T0 + 1000, leaseMs: 1000, owner: 'b' }),
+    ]);
+    const ids = [...a, ...b].map((job) => job.id).sort();
+    expect(ids).toEqual(jobs.map((job) => job.id).sort());
+    expect([...a, ...b].every((job) => job.attempts === 2)).toBe(true);
+  });
+
+  it('hands out the jobs of one key one at a time, in their order, when instances enqueue them at once', async () => {
+    const [one, two] = stores as [Store, Store];
+    const projectId = newId('proj', T0);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? one : two).enqueueJobs({
+          jobs: [{ kind: 'webhook', key: 'shared', projectId, payload: { i } }],
+          now: T0,
+        }),
+      ),
+    );
+    // Whatever the interleaving, one job of the key at a time, and every one of them in the end.
+    const seen: string[] = [];
+    for (let round = 0; round < 20; round++) {
+      const claimed = await (round % 2 === 0 ? one : two).claimJobs({
+        kinds: ['webhook'],
+        limit: 10,
+        now: T0,
+        leaseMs: 1000,
+        owner: `w${round}`,
+      });
+      expect(claimed).toHaveLength(1);
+      seen.push(claimed[0]!.id);
+      await (round % 2 === 0 ? one : two).completeJob({
+        id: claimed[0]!.id,
+        owner: `w${round}`,
+        now: T0,
+        keepUntil: T0,
+      });
+    }
+    const listed = (await one.listJobs({ projectId, limit: 100 })).reverse().map((job) => job.id);
+    expect(seen).toEqual(listed);
+  });
+});
