@@ -1,5 +1,8 @@
 import { type ClaimedJob, newId, type Store } from '@tidings/core';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { quoteIdentifier } from './db.js';
+import { migrate, migrations } from './migrations.js';
 import { createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 
@@ -21,6 +24,29 @@ describe('PostgreSQL store: jobs claimed by several instances', () => {
   afterEach(async () => {
     await Promise.all(stores.map((store) => store.close()));
     await dropSchema(schema);
+  });
+
+  it('adds the jobs table to a schema of the previous version, keeping its data', async () => {
+    const previous = randomSchema();
+    const pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 2 });
+    try {
+      expect(await migrate(pool, previous, migrations.slice(0, 2))).toEqual({ from: 0, to: 2 });
+      const quoted = quoteIdentifier(previous);
+      await pool.query(
+        `INSERT INTO ${quoted}.accounts (id, email, verified, created_at) VALUES ('acct_old', 'a@example.com', true, 1)`,
+      );
+      const store = await createPostgresStore({ pool, schema: previous });
+      expect(await store.getAccount('acct_old')).toMatchObject({ email: 'a@example.com' });
+      const [job] = await store.enqueueJobs({
+        jobs: [{ kind: 'webhook', key: 'k', projectId: 'p', payload: 1 }],
+        now: T0,
+      });
+      expect(await store.listJobs({ projectId: 'p', limit: 5 })).toEqual([job]);
+      await store.close();
+    } finally {
+      await pool.end();
+      await dropSchema(previous);
+    }
   });
 
   it('never gives one job to two instances claiming at once, and keeps each key in order', async () => {

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { until } from '@tidings/core/testing';
+import Database from 'better-sqlite3';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, migrations } from './migrations.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const run = promisify(execFile);
@@ -47,6 +49,26 @@ async function seedFile(path: string) {
 }
 
 describe('jobs on a SQLite file', () => {
+  it('adds the jobs table to a file of the previous schema, keeping its data', async () => {
+    const path = join(dir, 'previous.db');
+    const raw = new Database(path);
+    migrate(raw, migrations.slice(0, 6));
+    raw.close();
+    await (await seedFile(path)).close();
+    const store = createSqliteStore({ path });
+    try {
+      expect(await store.getProject('proj_jobs')).toMatchObject({ name: 'P' });
+      expect(await store.findBrowser('brw_jobs')).not.toBeNull();
+      const [job] = await store.enqueueJobs({
+        jobs: [{ kind: 'webhook', key: 'k', projectId: 'proj_jobs', payload: 1 }],
+        now: Date.now(),
+      });
+      expect(await store.listJobs({ projectId: 'proj_jobs', limit: 5 })).toEqual([job]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a job enqueued by a send is there after the process is killed -9 right after the send resolved', async () => {
     const path = join(dir, 'killed.db');
     await (await seedFile(path)).close();
