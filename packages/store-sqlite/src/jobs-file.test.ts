@@ -86,7 +86,8 @@ describe('jobs on a SQLite file', () => {
 
     const store = createSqliteStore({ path });
     try {
-      const notificationId = line[1]!;
+      const notificationId = line?.[1] ?? '';
+      expect(notificationId).toMatch(/^ntf_killed_/);
       expect(await store.getNotification({ projectId: 'proj_jobs', id: notificationId })).not.toBeNull();
       const jobs = await store.listJobs({ projectId: 'proj_jobs', limit: 10 });
       expect(jobs).toEqual([
