@@ -52,10 +52,12 @@ export function notifyJobsAfterWrites(store: Store, wakeups: JobWakeups): void {
     return jobs;
   };
   for (const name of ENQUEUING_WRITES) {
-    const write = (store[name] as (input: { jobs?: (result: unknown) => NewJob[] }) => Promise<unknown>).bind(store);
-    (store as unknown as Record<string, unknown>)[name] = async (input: { jobs?: (result: unknown) => NewJob[] }) => {
-      const compute = input.jobs;
-      if (!compute) return write(input);
+    type Write = (input: { jobs?: (result: unknown) => NewJob[] }) => Promise<unknown>;
+    const write = (store[name] as Write).bind(store);
+    const withJobs = async (
+      input: { jobs?: (result: unknown) => NewJob[] },
+      compute: (result: unknown) => NewJob[],
+    ) => {
       let kinds: string[] = [];
       // A write may compute its jobs twice (a group retried); the last computation is the one committed.
       const result = await write({
@@ -69,5 +71,8 @@ export function notifyJobsAfterWrites(store: Store, wakeups: JobWakeups): void {
       wakeups.notify(kinds);
       return result;
     };
+    // A write without jobs (every send of a host without webhooks) goes straight through.
+    const wrapped: Write = (input) => (input.jobs ? withJobs(input, input.jobs) : write(input));
+    (store as unknown as Record<string, unknown>)[name] = wrapped;
   }
 }
