@@ -1,4 +1,5 @@
 import { type ClaimedJob, newId, type Store } from '@tidings/core';
+import { seedBrowser, seedProject, send } from '@tidings/core/testing';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from './db.js';
@@ -47,6 +48,77 @@ describe('PostgreSQL store: jobs claimed by several instances', () => {
       await pool.end();
       await dropSchema(previous);
     }
+  });
+
+  it('records sends of one turn with their jobs together, and a faulty jobs function fails its send alone', async () => {
+    const [one] = stores as [Store, Store];
+    const project = await seedProject(one);
+    await seedBrowser(one, project.id, 'user-1');
+    await seedBrowser(one, project.id, 'user-2');
+    // A group that commits: every send with its jobs.
+    const together = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        send(one, {
+          projectId: project.id,
+          recipient: 'user-1',
+          now: T0 - 100 + i,
+          idempotencyKey: i % 2 === 0 ? `first-${i}` : null,
+          jobs: (created) => [
+            { kind: 'push', key: `sub:${created.notification.id}`, projectId: project.id, payload: i },
+          ],
+        }),
+      ),
+    );
+    const pushJobs = await one.listJobs({ projectId: project.id, kind: 'push', limit: 100 });
+    expect(pushJobs.map((job) => job.key).sort()).toEqual(
+      together
+        .map((result) => (result.kind === 'created' ? `sub:${result.created.notification.id}` : result.kind))
+        .sort(),
+    );
+    expect(pushJobs.map((job) => job.createdAt - (job.payload as number)).every((at) => at === T0 - 100)).toBe(true);
+    const results = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) =>
+        send(one, {
+          projectId: project.id,
+          recipient: i % 2 === 0 ? 'user-1' : 'user-2',
+          now: T0 + i,
+          idempotencyKey: i % 3 === 0 ? `key-${i}` : null,
+          jobs:
+            i === 7
+              ? () => {
+                  throw new Error('no jobs');
+                }
+              : (created) => [
+                  {
+                    kind: 'webhook',
+                    key: `ep:${created.notification.id}`,
+                    projectId: project.id,
+                    payload: { i, attempts: created.attempts.length },
+                  },
+                ],
+        }),
+      ),
+    );
+    expect(results.map((result) => result.status)).toEqual(results.map((_, i) => (i === 7 ? 'rejected' : 'fulfilled')));
+    const jobs = (await one.listJobs({ projectId: project.id, kind: 'webhook', limit: 100 })).reverse();
+    const created = results.flatMap((result) =>
+      result.status === 'fulfilled' && result.value.kind === 'created' ? [result.value.created.notification] : [],
+    );
+    expect(created).toHaveLength(23);
+    expect(jobs.map((job) => job.key).sort()).toEqual(created.map((n) => `ep:${n.id}`).sort());
+    for (const job of jobs) {
+      const { i } = job.payload as { i: number };
+      expect(job.createdAt).toBe(T0 + i);
+      expect(job.payload).toEqual({ i, attempts: 1 });
+    }
+    const failedSend = await one.listNotifications({
+      projectId: project.id,
+      beforeId: null,
+      limit: 100,
+      recipient: null,
+      mode: null,
+    });
+    expect(failedSend).toHaveLength(33);
   });
 
   it('never gives one job to two instances claiming at once, and keeps each key in order', async () => {

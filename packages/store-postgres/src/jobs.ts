@@ -19,8 +19,16 @@ function jobFromRow({ seq: _seq, ...job }: JobRow): JobRecord {
   return job;
 }
 
-/** Inserts jobs with the caller's connection (inside its transaction), in the order given. */
-export type InsertJobs = (db: Queryable, jobs: readonly NewJob[], now: number) => Promise<JobRecord[]>;
+/**
+ * Inserts jobs with the caller's connection (inside its transaction), in the order given, created
+ * at `now`, or each at its own time when `now` is a list (one per job). One statement, so that the
+ * keys' advisory locks are taken in one order: a transaction enqueues once.
+ */
+export type InsertJobs = (
+  db: Queryable,
+  jobs: readonly NewJob[],
+  now: number | readonly number[],
+) => Promise<JobRecord[]>;
 
 /**
  * The job queue on PostgreSQL. A claim locks its jobs with `FOR UPDATE SKIP LOCKED` and re-checks
@@ -40,9 +48,9 @@ export function jobOperations(pool: Pool, sql: Sql): JobOperations & { insertJob
        ) AS keys ORDER BY h
      )
      INSERT INTO ${t('jobs')} AS i (id, kind, key, project_id, payload, status, attempts, run_at, created_at)
-     SELECT j.id, j.kind, j.key, j.project_id, j.payload::json, 'pending', 0, j.run_at, $7
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])
-         WITH ORDINALITY AS j(id, key, kind, project_id, payload, run_at, ord)
+     SELECT j.id, j.kind, j.key, j.project_id, j.payload::json, 'pending', 0, j.run_at, j.created_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::int8[])
+         WITH ORDINALITY AS j(id, key, kind, project_id, payload, run_at, created_at, ord)
       WHERE (SELECT count(*) FROM locked) >= 0
       ORDER BY j.ord
      RETURNING ${jobColumns('i')}`,
@@ -101,14 +109,15 @@ export function jobOperations(pool: Pool, sql: Sql): JobOperations & { insertJob
 
   const insertJobs: InsertJobs = async (db, jobs, now) => {
     if (jobs.length === 0) return [];
+    const times = jobs.map((_, i) => (typeof now === 'number' ? now : now[i]!));
     const rows = await run<JobRow>(db, insert, [
-      jobs.map(() => newId('job', now)),
+      times.map((at) => newId('job', at)),
       jobs.map((job) => job.key),
       jobs.map((job) => job.kind),
       jobs.map((job) => job.projectId),
       jobs.map((job) => JSON.stringify(job.payload ?? null)),
-      jobs.map((job) => job.runAt ?? now),
-      now,
+      jobs.map((job, i) => job.runAt ?? times[i]!),
+      times,
     ]);
     return rows.sort((a, b) => a.seq - b.seq).map(jobFromRow);
   };

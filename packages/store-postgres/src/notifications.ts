@@ -218,7 +218,7 @@ export function notificationOperations(
     if (idempotency === null) return sendWithoutKey(input);
     return transaction(pool, (client) => sendWithKey(client, input, idempotency));
   };
-  const sendTogether = batchOperations(pool, sql, usageShards);
+  const sendTogether = batchOperations(pool, sql, usageShards, insertJobs);
   const sends = createGroup<CreateNotificationInput, CreateNotificationResult>({
     async runGroup(inputs) {
       // Alone, a send takes its own prepared statements: the group's recording statement is
@@ -248,9 +248,7 @@ export function notificationOperations(
   });
 
   return {
-    // A send that enqueues jobs is recorded alone, in a transaction of its own (the group's
-    // statements write no jobs).
-    createNotification: (input) => (input.jobs ? sendAlone(input) : sends.run(input)),
+    createNotification: (input) => sends.run(input),
     async getNotification({ projectId, id }) {
       // One statement: the notification and its attempts from one snapshot.
       const [found] = await run<NotificationRecord & { attempts: AttemptRecord[] }>(pool, selectNotification, [
