@@ -3,6 +3,8 @@ export * from './admin-views.js';
 export * from './errors.js';
 export * from './hub/memory-hub.js';
 export * from './ids.js';
+export * from './jobs/runner.js';
+export * from './jobs/wakeups.js';
 export * from './limiter/index.js';
 export * from './metrics/instrument-limiter.js';
 export * from './metrics/instrument-store.js';

@@ -1,7 +1,8 @@
 import type { BrowserRecord, DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store } from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
 import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
-import { run, type Sql, transaction } from './db.js';
+import { commitWith, run, type Sql, transaction } from './db.js';
+import type { InsertJobs } from './jobs.js';
 
 type BrowserOperations = Pick<
   Store,
@@ -26,7 +27,7 @@ interface ConnectTokenRow extends JoinedProjectRow {
  * lock from raising the browser's sequence until it commits, so the later statement, on a fresh
  * snapshot, sees every attempt a send committed before, and no send adds one after.
  */
-export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
+export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs): BrowserOperations {
   const { t, statement } = sql;
   const insertToken = statement(
     'insert_token',
@@ -135,9 +136,13 @@ export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
         project: joinedProject(row),
       };
     },
-    async registerBrowser({ id, projectId, recipient, secretHash, now }) {
-      const [row] = await run<BrowserRecord>(pool, insertBrowser, [id, projectId, recipient, secretHash, now]);
-      return row!;
+    async registerBrowser({ id, projectId, recipient, secretHash, now, jobs }) {
+      const values = [id, projectId, recipient, secretHash, now];
+      if (!jobs) return (await run<BrowserRecord>(pool, insertBrowser, values))[0]!;
+      return transaction(pool, async (client) => {
+        const browser = (await run<BrowserRecord>(client, insertBrowser, values))[0]!;
+        return commitWith(client, insertJobs(client, jobs(browser), now), browser);
+      });
     },
     async findBrowser(id) {
       const [row] = await run<BrowserRecord & JoinedProjectRow>(pool, selectBrowser, [id]);
@@ -155,8 +160,12 @@ export function browserOperations(pool: Pool, sql: Sql): BrowserOperations {
       };
       return { browser, project: joinedProject(row) };
     },
-    async disconnectBrowser({ browserId, reason, now }) {
-      return transaction(pool, (client) => disconnect(client, browserId, reason, now));
+    async disconnectBrowser({ browserId, reason, now, jobs }) {
+      return transaction(pool, async (client) => {
+        const result = await disconnect(client, browserId, reason, now);
+        if (jobs) await insertJobs(client, jobs(result), now);
+        return result;
+      });
     },
     async touchBrowsers({ browserIds, now }) {
       if (browserIds.length > 0) await run(pool, touch, [browserIds, now]);

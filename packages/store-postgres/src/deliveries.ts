@@ -1,6 +1,7 @@
-import type { Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
+import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
 import type { Pool } from 'pg';
-import { run, type Sql } from './db.js';
+import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
+import type { InsertJobs } from './jobs.js';
 
 type DeliveryOperations = Pick<Store, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
 
@@ -11,7 +12,7 @@ interface AttemptReceipts {
 }
 
 /** What a browser's stream or poll receives, and what the browser reports back. */
-export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
+export function deliveryOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs): DeliveryOperations {
   const { t, statement } = sql;
   // `NOT final` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
@@ -69,27 +70,36 @@ export function deliveryOperations(pool: Pool, sql: Sql): DeliveryOperations {
     async markAttemptsSent({ attemptIds, now }) {
       if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds]);
     },
-    async applyReceipts({ browserId, receipts }) {
-      if (receipts.length === 0) return { named: 0, deliveredAttemptIds: [] };
-      const byAttempt = groupReceipts(receipts);
-      const ids = [...byAttempt.keys()];
-      const column = (type: ReceiptType) => ids.map((id) => byAttempt.get(id)!.times[type] ?? null);
-      const own = await run<{ id: string; delivered: boolean }>(pool, applyBatch, [
-        browserId,
-        ids,
-        column('delivered'),
-        column('displayed'),
-        column('clicked'),
-        column('dismissed'),
-      ]);
-      const delivered = new Set(own.filter((row) => row.delivered).map((row) => row.id));
-      return {
-        named: own.reduce((named, row) => named + byAttempt.get(row.id)!.count, 0),
-        // In the order the receipts named them.
-        deliveredAttemptIds: ids.filter((id) => delivered.has(id)),
-      };
+    async applyReceipts({ browserId, receipts, now, jobs }) {
+      if (!jobs) return apply(pool, browserId, receipts);
+      // With the jobs computed from what changed, in the same transaction.
+      return transaction(pool, async (client) => {
+        const applied = await apply(client, browserId, receipts);
+        return commitWith(client, insertJobs(client, jobs(applied), now), applied);
+      });
     },
   };
+
+  async function apply(db: Queryable, browserId: string, receipts: Receipt[]): Promise<AppliedReceipts> {
+    if (receipts.length === 0) return { named: 0, deliveredAttemptIds: [] };
+    const byAttempt = groupReceipts(receipts);
+    const ids = [...byAttempt.keys()];
+    const column = (type: ReceiptType) => ids.map((id) => byAttempt.get(id)!.times[type] ?? null);
+    const own = await run<{ id: string; delivered: boolean }>(db, applyBatch, [
+      browserId,
+      ids,
+      column('delivered'),
+      column('displayed'),
+      column('clicked'),
+      column('dismissed'),
+    ]);
+    const delivered = new Set(own.filter((row) => row.delivered).map((row) => row.id));
+    return {
+      named: own.reduce((named, row) => named + byAttempt.get(row.id)!.count, 0),
+      // In the order the receipts named them.
+      deliveredAttemptIds: ids.filter((id) => delivered.has(id)),
+    };
+  }
 }
 
 /** Receipts by attempt, keeping the first time of each kind. */

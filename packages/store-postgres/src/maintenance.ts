@@ -26,7 +26,8 @@ export function maintenanceOperations(pool: Pool, sql: Sql): MaintenanceOperatio
   );
   const purge = statement(
     'purge_expired',
-    `WITH tokens AS (DELETE FROM ${t('connect_tokens')} WHERE expires_at <= $1)
+    `WITH tokens AS (DELETE FROM ${t('connect_tokens')} WHERE expires_at <= $1),
+          jobs AS (DELETE FROM ${t('jobs')} WHERE status IN ('done', 'failed') AND keep_until <= $1)
      DELETE FROM ${t('idempotency_keys')} WHERE expires_at <= $1`,
   );
 

@@ -250,6 +250,34 @@ export const migrations: readonly string[] = [
   UPDATE {schema}.sessions SET last_used_at = created_at;
   ALTER TABLE {schema}.audit_events DROP CONSTRAINT IF EXISTS audit_events_project_id_fkey;
   `,
+  // 6: the job queue (docs/jobs.md). \`seq\` orders the jobs of a key: an enqueue takes a
+  // transaction-scoped advisory lock of each of its keys before it draws the numbers, so the
+  // jobs of one key commit in the order of their numbers (a plain identity column commits out of
+  // order). The claim walks the partial index of unfinished jobs and checks, through the one by
+  // key, that no older unfinished job of the key exists. No foreign key, as for the send's tables.
+  `
+  CREATE TABLE {schema}.jobs (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    kind text NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    project_id text COLLATE "C" NOT NULL,
+    payload json NOT NULL,
+    status text NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+    attempts integer NOT NULL DEFAULT 0,
+    run_at bigint NOT NULL,
+    created_at bigint NOT NULL,
+    finished_at bigint,
+    last_error text,
+    lease_owner text,
+    lease_until bigint,
+    keep_until bigint
+  );
+  CREATE INDEX jobs_unfinished ON {schema}.jobs (seq) WHERE status IN ('pending', 'running');
+  CREATE INDEX jobs_unfinished_by_key ON {schema}.jobs (key, seq) WHERE status IN ('pending', 'running');
+  CREATE INDEX jobs_by_project ON {schema}.jobs (project_id, seq);
+  CREATE INDEX jobs_finished ON {schema}.jobs (keep_until) WHERE status IN ('done', 'failed');
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -14,6 +14,7 @@ import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';
 import { createGroup } from './group.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
+import type { InsertJobs } from './jobs.js';
 import { batchOperations, CLAIMED, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
 
 type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
@@ -51,7 +52,12 @@ interface RecordedRow {
  * sends to one browser no longer queue one commit each on its row lock. A send alone in its
  * group takes the path above.
  */
-export function notificationOperations(pool: Pool, sql: Sql, usageShards: number): NotificationOperations {
+export function notificationOperations(
+  pool: Pool,
+  sql: Sql,
+  usageShards: number,
+  insertJobs: InsertJobs,
+): NotificationOperations {
   const { t, statement } = sql;
   const connectedBrowsers = statement(
     'send_browsers',
@@ -180,15 +186,39 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
     const created = { notification, attempts };
     const response = input.render(created);
     const stores = run(client, storeResult, [notification.projectId, idempotency.key, response.status, response.body]);
-    return commitWith(client, stores, { kind: 'created', created, response });
+    const enqueues = input.jobs ? insertJobs(client, input.jobs(created), notification.createdAt) : null;
+    return commitWith(client, Promise.all([stores, enqueues]), { kind: 'created', created, response });
+  }
+
+  /**
+   * A send without a key that enqueues jobs: the send's statements, then its jobs with COMMIT, in
+   * one transaction, so that the jobs commit exactly when the send does.
+   */
+  async function sendWithJobs(
+    client: PoolClient,
+    input: CreateNotificationInput,
+  ): Promise<CreateNotificationResult | Ended<CreateNotificationResult>> {
+    const { notification } = input;
+    const browsers = await run<{ id: string }>(client, connectedBrowsers, [
+      notification.projectId,
+      notification.recipient,
+    ]);
+    const browserIds = browsers.map((browser) => browser.id);
+    const attempts = browserIds.length === 0 ? [] : await recordSend(client, input, browserIds);
+    if (attempts.length === 0) return rollBack({ kind: 'no-connected-browser' });
+    const created = { notification, attempts };
+    const response = input.render(created);
+    const enqueues = insertJobs(client, input.jobs!(created), notification.createdAt);
+    return commitWith(client, enqueues, { kind: 'created', created, response });
   }
 
   const sendAlone = (input: CreateNotificationInput): Promise<CreateNotificationResult> => {
     const { idempotency } = input;
+    if (idempotency === null && input.jobs) return transaction(pool, (client) => sendWithJobs(client, input));
     if (idempotency === null) return sendWithoutKey(input);
     return transaction(pool, (client) => sendWithKey(client, input, idempotency));
   };
-  const sendTogether = batchOperations(pool, sql, usageShards);
+  const sendTogether = batchOperations(pool, sql, usageShards, insertJobs);
   const sends = createGroup<CreateNotificationInput, CreateNotificationResult>({
     async runGroup(inputs) {
       // Alone, a send takes its own prepared statements: the group's recording statement is

@@ -1,4 +1,4 @@
-import type { Store } from '@tidings/core';
+import { createJobWakeups, notifyJobsAfterWrites, type Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
 import { accountOperations } from './accounts.js';
@@ -8,6 +8,7 @@ import { dashboardOperations } from './dashboard.js';
 import { createSql, runText } from './db.js';
 import { deliveryOperations } from './deliveries.js';
 import { idempotencyOperations } from './idempotency.js';
+import { jobOperations } from './jobs.js';
 import { maintenanceOperations } from './maintenance.js';
 import { type MigrateResult, migrate, migrations, readSchemaVersion } from './migrations.js';
 import { notificationOperations } from './notifications.js';
@@ -50,14 +51,18 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw error;
   }
   const sql = createSql(resolved.schema);
+  const { insertJobs, ...jobs } = jobOperations(pool, sql);
+  const wakeups = createJobWakeups();
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(pool, sql),
     ...apiKeyOperations(pool, sql),
     ...idempotencyOperations(pool, sql),
-    ...notificationOperations(pool, sql, resolved.usageShards),
-    ...browserOperations(pool, sql),
-    ...deliveryOperations(pool, sql),
+    ...notificationOperations(pool, sql, resolved.usageShards, insertJobs),
+    ...browserOperations(pool, sql, insertJobs),
+    ...deliveryOperations(pool, sql, insertJobs),
+    ...jobs,
+    onJobsEnqueued: wakeups.subscribe,
     ...pendingDeliveryOperations(pool, sql),
     ...maintenanceOperations(pool, sql),
     ...projectAdminOperations(pool, sql),
@@ -67,6 +72,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return closing;
     },
   };
+  notifyJobsAfterWrites(store, wakeups);
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     dashboard ??= dashboardOperations(pool, sql);

@@ -2,12 +2,14 @@ import type {
   AttemptRecord,
   CreateNotificationInput,
   CreateNotificationResult,
+  NewJob,
   NotificationRecord,
 } from '@tidings/core';
 import { acceptedAttempt, utcDay } from '@tidings/core';
 import type { Pool } from 'pg';
 import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
+import type { InsertJobs } from './jobs.js';
 
 /**
  * The status the claim of a key holds inside its send's transaction until the result replaces
@@ -73,7 +75,7 @@ interface Planned {
  * browsers are locked in the order of their ids and keys in theirs, as by a send alone, so
  * groups and single sends queue rather than deadlock.
  */
-export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
+export function batchOperations(pool: Pool, sql: Sql, usageShards: number, insertJobs: InsertJobs) {
   const { t, statement } = sql;
   const claimKeys = statement(
     'group_claim',
@@ -342,13 +344,21 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number) {
   ): Promise<Array<CreateNotificationResult | Promise<CreateNotificationResult>>> {
     const outcomes: CreateNotificationResult[] = new Array(inputs.length);
     const failed = new Map<number, unknown>();
-    if (inputs.every((input) => input.idempotency === null)) {
+    const keyed = inputs.some((input) => input.idempotency !== null);
+    if (!keyed && inputs.every((input) => !input.jobs)) {
       await recordSends(pool, inputs, outcomes, failed);
     } else {
       await transaction(pool, async (client) => {
-        await claim(client, inputs, outcomes);
+        if (keyed) await claim(client, inputs, outcomes);
         await recordSends(client, inputs, outcomes, failed);
-        return commitWith(client, run(client, settleKeys, settleValues(inputs, outcomes)), undefined);
+        // The jobs of the created sends, in one statement with the keys' results and COMMIT. A
+        // jobs function that throws rolls the group back, and each send runs again alone.
+        const jobs = groupJobs(inputs, outcomes, failed);
+        const last = Promise.all([
+          keyed ? run(client, settleKeys, settleValues(inputs, outcomes)) : null,
+          jobs.jobs.length > 0 ? insertJobs(client, jobs.jobs, jobs.times) : null,
+        ]);
+        return commitWith(client, last, undefined);
       });
     }
     return outcomes.map((outcome, index) => (failed.has(index) ? Promise.reject(failed.get(index)) : outcome));
@@ -393,6 +403,25 @@ function recordingWrites(t: Sql['t'], source: 'p' | 'named', shardParam: string)
          notifications = u.notifications + excluded.notifications,
          attempts = u.attempts + excluded.attempts
      )`;
+}
+
+/** The jobs of the group's created sends, each created at its notification's time. */
+function groupJobs(
+  inputs: CreateNotificationInput[],
+  outcomes: CreateNotificationResult[],
+  failed: Map<number, unknown>,
+): { jobs: NewJob[]; times: number[] } {
+  const jobs: NewJob[] = [];
+  const times: number[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const outcome = outcomes[index];
+    if (!input.jobs || outcome?.kind !== 'created' || failed.has(index)) continue;
+    for (const job of input.jobs(outcome.created)) {
+      jobs.push(job);
+      times.push(input.notification.createdAt);
+    }
+  }
+  return { jobs, times };
 }
 
 /** A send's outcome from the attempts recorded for it: none means its browsers had all left. */

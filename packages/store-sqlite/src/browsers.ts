@@ -1,5 +1,6 @@
 import type { DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
+import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import {
   type BrowserRow,
@@ -27,7 +28,11 @@ interface ConnectTokenRow extends JoinedProjectRow {
 }
 
 /** Connect tokens, browsers, and the end of a browser's connection. */
-export function browserOperations(db: Database.Database, cache: NotificationCache): BrowserOperations {
+export function browserOperations(
+  db: Database.Database,
+  cache: NotificationCache,
+  insertJobs: InsertJobs,
+): BrowserOperations {
   const ensureRecipient = db.prepare<[string, string, number]>(
     'INSERT INTO recipients (project_id, recipient, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
@@ -88,13 +93,18 @@ export function browserOperations(db: Database.Database, cache: NotificationCach
       insertToken.run(input.hash, input.projectId, input.recipient, input.now, input.expiresAt);
     },
   );
-  const register = db.transaction(
-    (input: { id: string; projectId: string; recipient: string; secretHash: string; now: number }) => {
-      ensureRecipient.run(input.projectId, input.recipient, input.now);
-      return insertBrowser.get(input.id, input.projectId, input.recipient, input.secretHash, input.now, input.now)!;
-    },
-  );
-  const disconnectOne = db.transaction(disconnect);
+  const register = db.transaction((input: Parameters<Store['registerBrowser']>[0]) => {
+    ensureRecipient.run(input.projectId, input.recipient, input.now);
+    const row = insertBrowser.get(input.id, input.projectId, input.recipient, input.secretHash, input.now, input.now)!;
+    const browser = browserFromRow(row);
+    if (input.jobs) insertJobs(input.jobs(browser), input.now);
+    return browser;
+  });
+  const disconnectOne = db.transaction((input: Parameters<Store['disconnectBrowser']>[0]) => {
+    const result = disconnect(input.browserId, input.reason, input.now);
+    if (input.jobs) insertJobs(input.jobs(result), input.now);
+    return result;
+  });
   const touchAll = db.transaction((browserIds: string[], now: number) => {
     for (const id of browserIds) touch.run(now, id);
   });
@@ -122,14 +132,14 @@ export function browserOperations(db: Database.Database, cache: NotificationCach
       };
     },
     async registerBrowser(input) {
-      return browserFromRow(register.immediate(input));
+      return register.immediate(input);
     },
     async findBrowser(id) {
       const row = selectBrowser.get(id);
       return row ? { browser: browserFromRow(row), project: joinedProject(row) } : null;
     },
-    async disconnectBrowser({ browserId, reason, now }) {
-      return disconnectOne.immediate(browserId, reason, now);
+    async disconnectBrowser(input) {
+      return disconnectOne.immediate(input);
     },
     async touchBrowsers({ browserIds, now }) {
       if (browserIds.length > 0) touchAll.immediate(browserIds, now);

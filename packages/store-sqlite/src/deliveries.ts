@@ -1,8 +1,11 @@
-import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
+import type { AppliedReceipts, Delivery, ReceiptType, Store } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
+import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
+
+type ApplyReceiptsInput = Parameters<Store['applyReceipts']>[0];
 
 type DeliveryOperations = Pick<
   Store,
@@ -46,6 +49,7 @@ export function deliveryOperations(
   db: Database.Database,
   groupCommit: GroupCommit<unknown>,
   cache: NotificationCache,
+  insertJobs: InsertJobs,
 ): DeliveryOperations {
   // `final = 0` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
@@ -106,7 +110,8 @@ export function deliveryOperations(
   };
 
   // IMMEDIATE, like every write: it takes the write lock (waiting busyTimeoutMs) before reading.
-  const applyAll = db.transaction((browserId: string, receipts: Receipt[]): AppliedReceipts => {
+  const applyAll = db.transaction((input: ApplyReceiptsInput): AppliedReceipts => {
+    const { browserId, receipts } = input;
     let named = 0;
     const deliveredAttemptIds: string[] = [];
     for (const receipt of receipts) {
@@ -116,7 +121,9 @@ export function deliveryOperations(
       if (changed.length > 0 && receipt.type === 'delivered') deliveredAttemptIds.push(receipt.attemptId);
       cache.forget(changed);
     }
-    return { named, deliveredAttemptIds };
+    const applied = { named, deliveredAttemptIds };
+    if (input.jobs) insertJobs(input.jobs(applied), input.now);
+    return applied;
   });
 
   return {
@@ -136,8 +143,9 @@ export function deliveryOperations(
         await groupCommit.run(() => cache.forget(markSent.all(now, JSON.stringify(attemptIds))), { durable: false });
       }
     },
-    async applyReceipts({ browserId, receipts }) {
-      return receipts.length > 0 ? applyAll.immediate(browserId, receipts) : { named: 0, deliveredAttemptIds: [] };
+    async applyReceipts(input) {
+      if (input.receipts.length > 0 || input.jobs) return applyAll.immediate(input);
+      return { named: 0, deliveredAttemptIds: [] };
     },
   };
 }

@@ -10,7 +10,7 @@ interface PendingRow {
   notification_id: string;
 }
 
-/** The periodic sweeps: attempts past their notification's expiry, and expired records. */
+/** The periodic sweeps: attempts past their notification's expiry, and expired records and finished jobs. */
 export function maintenanceOperations(db: Database.Database, cache: NotificationCache): MaintenanceOperations {
   // Reads through the partial index of pending attempts by expiry, so the sweep costs what has
   // expired, not what is pending or what the store has ever held.
@@ -24,6 +24,7 @@ export function maintenanceOperations(db: Database.Database, cache: Notification
   );
   const purgeIdempotency = db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?');
   const purgeTokens = db.prepare<[number]>('DELETE FROM connect_tokens WHERE expires_at <= ?');
+  const purgeJobs = db.prepare<[number]>("DELETE FROM jobs WHERE status IN ('done', 'failed') AND keep_until <= ?");
 
   const expireAll = db.transaction((now: number): EndedAttempt[] => {
     const rows = selectExpired.all(now);
@@ -34,6 +35,7 @@ export function maintenanceOperations(db: Database.Database, cache: Notification
   const purge = db.transaction((now: number) => {
     purgeIdempotency.run(now);
     purgeTokens.run(now);
+    purgeJobs.run(now);
   });
 
   return {

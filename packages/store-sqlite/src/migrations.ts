@@ -363,6 +363,33 @@ export const migrations: readonly string[] = [
   ALTER TABLE audit_events_next RENAME TO audit_events;
   CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
   `,
+  // 10: the job queue (docs/jobs.md). `seq` is the order of enqueueing, which is the order of
+  // commits (one writer at a time): the claim takes, of each key, the unfinished job with the
+  // lowest seq, found through the partial index of unfinished jobs by key. No foreign key: jobs
+  // are written by the sends that checked their project, and purged on their own.
+  `
+  CREATE TABLE jobs (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    run_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    last_error TEXT,
+    lease_owner TEXT,
+    lease_until INTEGER,
+    keep_until INTEGER
+  );
+  CREATE INDEX jobs_unfinished ON jobs (seq) WHERE status IN ('pending', 'running');
+  CREATE INDEX jobs_unfinished_by_key ON jobs (key, seq) WHERE status IN ('pending', 'running');
+  CREATE INDEX jobs_by_project ON jobs (project_id, seq);
+  CREATE INDEX jobs_finished ON jobs (keep_until) WHERE status IN ('done', 'failed');
+  `,
 ];
 
 /**

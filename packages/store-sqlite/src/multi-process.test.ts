@@ -19,7 +19,7 @@ let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tidings-sqlite-mp-'));
   // The worker runs in plain Node, so it is bundled from the sources first. The store's only
-  // runtime imports from the core are two functions, so the bundle points `@tidings/core` at a
+  // runtime imports from the core are a few functions, so the bundle points `@tidings/core` at a
   // file of just those and does not depend on the rest of the core.
   buildSync({
     entryPoints: [join(here, 'test-support/contention-worker.ts')],

@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import type { GroupRead } from './group-read.js';
 import { IDEMPOTENCY_COLUMNS, type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
+import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 
@@ -57,6 +58,7 @@ export function notificationOperations(
   groupCommit: GroupCommit<SendGroup>,
   groupRead: GroupRead,
   cache: NotificationCache,
+  insertJobs: InsertJobs,
 ): NotificationOperations {
   const connectedBrowsers = db
     .prepare<[string, string], string>(
@@ -181,6 +183,8 @@ export function notificationOperations(
         idempotency.expiresAt,
       );
     }
+    // The send's jobs, in its transaction: they commit, and reach the disk, with it.
+    if (input.jobs) insertJobs(input.jobs(created), notification.createdAt);
     // Every statement succeeded: now the send counts in the group's state.
     for (const attempt of attempts) group.lastSeq.set(attempt.browserId, attempt.seq);
     if (notification.mode === 'live') {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Store } from '@tidings/core';
+import { createJobWakeups, notifyJobsAfterWrites, type Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { accountOperations } from './accounts.js';
@@ -10,6 +10,7 @@ import { dashboardOperations } from './dashboard.js';
 import { deliveryOperations } from './deliveries.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
+import { jobInserter, jobOperations } from './jobs.js';
 import { maintenanceOperations } from './maintenance.js';
 import { createNotificationCache } from './notification-cache.js';
 import { createSendGroupCommit, notificationOperations } from './notifications.js';
@@ -42,14 +43,18 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const groupCommit = createSendGroupCommit(db, afterCommit);
   const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
+  const insertJobs = jobInserter(db);
+  const wakeups = createJobWakeups();
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(db),
     ...apiKeyOperations(db, groupRead),
     ...idempotencyOperations(db),
-    ...notificationOperations(db, groupCommit, groupRead, cache),
-    ...browserOperations(db, cache),
-    ...deliveryOperations(db, groupCommit, cache),
+    ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
+    ...browserOperations(db, cache, insertJobs),
+    ...deliveryOperations(db, groupCommit, cache, insertJobs),
+    ...jobOperations(db, insertJobs),
+    onJobsEnqueued: wakeups.subscribe,
     ...maintenanceOperations(db, cache),
     ...projectAdminOperations(db, cache),
     close() {
@@ -64,6 +69,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
   };
   if (walSync) flushAfter(store, DURABLE_WRITES, walSync);
+  // After the flush: a runner hears of a job only once it is on disk.
+  notifyJobsAfterWrites(store, wakeups);
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     if (!dashboard) {
@@ -143,6 +150,15 @@ export const STORE_DURABILITY = {
   reapStaleBrowsers: 'durable',
   expireAttempts: 'durable',
   purgeExpired: 'redoable',
+  enqueueJobs: 'durable',
+  // Durable, though a lost claim is redone: its flush also puts on disk every job it claims,
+  // enqueued by a commit before it, so no job runs (and tells anyone) before it is durable.
+  claimJobs: 'durable',
+  completeJob: 'durable',
+  retryJob: 'durable',
+  failJob: 'durable',
+  listJobs: 'read',
+  onJobsEnqueued: 'read',
   close: 'read',
 } as const satisfies Record<keyof Store, Durability>;
 

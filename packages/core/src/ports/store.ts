@@ -16,6 +16,9 @@ import type {
   Receipt,
   UsageDay,
 } from '../types.js';
+import type { ClaimedJob, JobRecord, JobStatus, JobsOf, NewJob } from './jobs.js';
+
+export type * from './jobs.js';
 
 /** Outcome of {@link Store.createProject}: the limits are checked in the same transaction. */
 export type CreateProjectResult =
@@ -94,6 +97,12 @@ export interface CreateNotificationInput {
   idempotency: IdempotencyInput | null;
   /** Renders the response stored for replays, from what was recorded. */
   render: (created: NotificationWithAttempts) => StoredResponse;
+  /**
+   * Jobs to enqueue with the send, computed from what it recorded, in the send's own
+   * transaction (docs/jobs.md): they exist exactly when the notification does. Not called for a
+   * replay, a mismatch or a refused send.
+   */
+  jobs?: JobsOf<NotificationWithAttempts>;
 }
 
 /** Outcome of {@link Store.createNotification}. */
@@ -286,6 +295,8 @@ export interface Store {
     recipient: string;
     secretHash: string;
     now: number;
+    /** Jobs computed from the new browser, enqueued in the same transaction. */
+    jobs?: JobsOf<BrowserRecord>;
   }): Promise<BrowserRecord>;
   findBrowser(id: string): Promise<BrowserLookup | null>;
   /** The browser's attempts that are not final and not past their expiry, in stream order. */
@@ -315,12 +326,20 @@ export interface Store {
    * Returns how many receipts named an attempt of this browser, and which attempts became
    * `delivered` by this call (what the metrics count as attempts ended).
    */
-  applyReceipts(input: { browserId: string; receipts: Receipt[]; now: number }): Promise<AppliedReceipts>;
+  applyReceipts(input: {
+    browserId: string;
+    receipts: Receipt[];
+    now: number;
+    /** Jobs computed from what the receipts changed, enqueued in the same transaction. */
+    jobs?: JobsOf<AppliedReceipts>;
+  }): Promise<AppliedReceipts>;
   /** Disconnects a browser: its attempts that are not final become `failed` with the reason. */
   disconnectBrowser(input: {
     browserId: string;
     reason: DisconnectReason;
     now: number;
+    /** Jobs computed from the outcome, enqueued in the same transaction (called for every outcome). */
+    jobs?: JobsOf<DisconnectBrowserResult>;
   }): Promise<DisconnectBrowserResult>;
   /** Records that these browsers were seen (an open stream or a poll) at `now`. */
   touchBrowsers(input: { browserIds: string[]; now: number }): Promise<void>;
@@ -331,8 +350,52 @@ export interface Store {
   reapStaleBrowsers(input: { seenBefore: number; now: number }): Promise<ReapedBrowser[]>;
   /** Moves attempts that are not final and whose notification expired to `expired`. */
   expireAttempts(input: { now: number }): Promise<EndedAttempt[]>;
-  /** Deletes idempotency records and connect tokens past their expiry. */
+  /**
+   * Deletes idempotency records and connect tokens past their expiry, and finished jobs (done or
+   * failed) past their `keepUntil`.
+   */
   purgeExpired(input: { now: number }): Promise<void>;
+
+  // The job queue (docs/jobs.md). Jobs are also enqueued by the `jobs` of the writes above, in
+  // their transaction.
+
+  /** Enqueues jobs, pending from their `runAt` (default `now`), in the order given. */
+  enqueueJobs(input: { jobs: NewJob[]; now: number }): Promise<JobRecord[]>;
+  /**
+   * Claims up to `limit` jobs of the given kinds, oldest first: pending jobs due at `now`, and
+   * running jobs whose lease ended before `now`. Of each key only the oldest unfinished job can
+   * be claimed, so that a key's jobs run one at a time, in order. Each claimed job becomes
+   * running, leased to `owner` until `now + leaseMs`, its attempts raised by one. Atomic across
+   * processes and instances: no two callers ever hold one job at once.
+   */
+  claimJobs(input: {
+    kinds: string[];
+    limit: number;
+    now: number;
+    leaseMs: number;
+    owner: string;
+  }): Promise<ClaimedJob[]>;
+  /** Marks a running job of `owner` done, kept until `keepUntil`; false when the lease was lost. */
+  completeJob(input: { id: string; owner: string; now: number; keepUntil: number }): Promise<boolean>;
+  /** Puts a running job of `owner` back to pending from `runAt`, with the error; false when the lease was lost. */
+  retryJob(input: { id: string; owner: string; runAt: number; error: string }): Promise<boolean>;
+  /** Marks a running job of `owner` failed for good, kept until `keepUntil`; false when the lease was lost. */
+  failJob(input: { id: string; owner: string; error: string; now: number; keepUntil: number }): Promise<boolean>;
+  /** A project's jobs, newest first; `before` is the previous page's last id. */
+  listJobs(input: {
+    projectId: string;
+    kind?: string;
+    key?: string;
+    status?: JobStatus;
+    limit: number;
+    before?: string;
+  }): Promise<JobRecord[]>;
+  /**
+   * Calls `listener` after jobs enqueued through this store instance are durable (on disk, or
+   * committed), with their kinds, so that a runner in this process wakes at once instead of at
+   * its next poll. Returns the unsubscribe function.
+   */
+  onJobsEnqueued(listener: (kinds: string[]) => void): () => void;
 
   close(): Promise<void>;
 }

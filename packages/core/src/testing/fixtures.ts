@@ -1,5 +1,5 @@
 import { newId } from '../ids.js';
-import type { CreateNotificationResult, Store, StoredResponse } from '../ports/store.js';
+import type { CreateNotificationInput, CreateNotificationResult, Store, StoredResponse } from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import type { BrowserRecord, KeyMode, NotificationWithAttempts, ProjectRecord } from '../types.js';
 
@@ -69,6 +69,10 @@ export interface SendInput {
   fingerprint?: string;
   /** When the result stops answering for `idempotencyKey`. @default now + one day */
   idempotencyExpiresAt?: number;
+  /** Jobs enqueued with the send. */
+  jobs?: CreateNotificationInput['jobs'];
+  /** The notification's id. @default a new one */
+  id?: string;
 }
 
 /** Calls `createNotification` as the pipeline would, with a fresh notification record. */
@@ -77,7 +81,7 @@ export function send(store: Store, input: SendInput): Promise<CreateNotification
   const ttl = input.ttl ?? 3600;
   return store.createNotification({
     notification: {
-      id: newId('ntf', now),
+      id: input.id ?? newId('ntf', now),
       projectId: input.projectId,
       mode: input.mode ?? 'live',
       recipient: input.recipient,
@@ -101,6 +105,7 @@ export function send(store: Store, input: SendInput): Promise<CreateNotification
             expiresAt: input.idempotencyExpiresAt ?? now + DAY_MS,
           },
     render: renderForTest,
+    ...(input.jobs ? { jobs: input.jobs } : {}),
   });
 }
 

@@ -7,6 +7,7 @@ import { concurrencyConformance } from './conformance-concurrency.js';
 
 import { deliveryConformance } from './conformance-deliveries.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
+import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
@@ -45,5 +46,6 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     maintenanceConformance(getStore);
     concurrencyConformance(getStore);
     projectAdminConformance(getStore);
+    jobConformance(getStore);
   });
 }

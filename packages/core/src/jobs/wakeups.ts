@@ -1,0 +1,78 @@
+import type { NewJob } from '../ports/jobs.js';
+import type { Store } from '../ports/store.js';
+
+/** The listeners of a store's `onJobsEnqueued` (the Store port), for a store to keep. */
+export interface JobWakeups {
+  /** What the store's `onJobsEnqueued` does. */
+  subscribe(listener: (kinds: string[]) => void): () => void;
+  /** Tells every listener, once the jobs are durable; a listener that throws is ignored. */
+  notify(kinds: string[]): void;
+}
+
+/** The listeners of one store. */
+export function createJobWakeups(): JobWakeups {
+  const listeners = new Set<(kinds: string[]) => void>();
+  return {
+    subscribe(listener) {
+      const own = (kinds: string[]) => listener(kinds);
+      listeners.add(own);
+      return () => listeners.delete(own);
+    },
+    notify(kinds) {
+      if (kinds.length === 0) return;
+      for (const listener of listeners) {
+        try {
+          listener(kinds);
+        } catch {
+          // A listener's error is its own: the write it follows has succeeded.
+        }
+      }
+    },
+  };
+}
+
+/** The kinds of a list of jobs, each once. */
+export function kindsOf(jobs: readonly { kind: string }[]): string[] {
+  return [...new Set(jobs.map((job) => job.kind))];
+}
+
+/** The writes of the Store port that may enqueue jobs. */
+const ENQUEUING_WRITES = ['createNotification', 'applyReceipts', 'registerBrowser', 'disconnectBrowser'] as const;
+
+/**
+ * Makes the writes of `store` that enqueue jobs tell `wakeups` once they resolved, with the kinds
+ * they enqueued. Apply it outermost, after whatever makes a write wait for its flush, so that a
+ * runner never hears of a job before it is durable.
+ */
+export function notifyJobsAfterWrites(store: Store, wakeups: JobWakeups): void {
+  const enqueue = store.enqueueJobs.bind(store);
+  store.enqueueJobs = async (input) => {
+    const jobs = await enqueue(input);
+    wakeups.notify(kindsOf(jobs));
+    return jobs;
+  };
+  for (const name of ENQUEUING_WRITES) {
+    type Write = (input: { jobs?: (result: unknown) => NewJob[] }) => Promise<unknown>;
+    const write = (store[name] as Write).bind(store);
+    const withJobs = async (
+      input: { jobs?: (result: unknown) => NewJob[] },
+      compute: (result: unknown) => NewJob[],
+    ) => {
+      let kinds: string[] = [];
+      // A write may compute its jobs twice (a group retried); the last computation is the one committed.
+      const result = await write({
+        ...input,
+        jobs: (outcome: unknown) => {
+          const jobs = compute(outcome);
+          kinds = kindsOf(jobs);
+          return jobs;
+        },
+      });
+      wakeups.notify(kinds);
+      return result;
+    };
+    // A write without jobs (every send of a host without webhooks) goes straight through.
+    const wrapped: Write = (input) => (input.jobs ? withJobs(input, input.jobs) : write(input));
+    (store as unknown as Record<string, unknown>)[name] = wrapped;
+  }
+}

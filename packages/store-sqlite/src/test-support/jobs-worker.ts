@@ -1,0 +1,68 @@
+/**
+ * One process of the job tests on a file (jobs-file.test.ts).
+ *
+ * `send PATH PROJECT BROWSER_RECIPIENT`: sends one notification that enqueues one job, prints
+ * `sent <notification id>` once the send resolved (the 201 of a server), then waits to be killed.
+ *
+ * `claim PATH OWNER START_AT`: from START_AT on, claims and completes jobs until three claims in a
+ * row find none, and prints the ids it claimed as one JSON line.
+ */
+import { createSqliteStore } from '../sqlite-store.js';
+
+async function send(path: string, projectId: string, recipient: string): Promise<void> {
+  const store = createSqliteStore({ path });
+  const now = Date.now();
+  const id = `ntf_killed_${now}`;
+  const result = await store.createNotification({
+    notification: {
+      id,
+      projectId,
+      mode: 'live',
+      recipient,
+      title: 'Hello',
+      body: null,
+      url: null,
+      icon: null,
+      tag: null,
+      data: null,
+      ttl: 3600,
+      createdAt: now,
+      expiresAt: now + 3_600_000,
+    },
+    newAttemptId: () => `att_killed_${now}`,
+    idempotency: null,
+    render: (created) => ({ status: 201, body: JSON.stringify({ id: created.notification.id }) }),
+    jobs: (created) => [
+      { kind: 'webhook', key: `endpoint-1:${created.notification.id}`, projectId, payload: { notification: id } },
+    ],
+  });
+  if (result.kind !== 'created') throw new Error(result.kind);
+  process.stdout.write(`sent ${id}\n`);
+  // Held open, as a server is, until the test kills it.
+  setInterval(() => {}, 60_000);
+}
+
+async function claim(path: string, owner: string, startAt: number): Promise<void> {
+  const store = createSqliteStore({ path, busyTimeoutMs: 10_000 });
+  while (Date.now() < startAt) {}
+  const claimed: string[] = [];
+  for (let idle = 0; idle < 3; ) {
+    const jobs = await store.claimJobs({ kinds: ['webhook'], limit: 2, now: Date.now(), leaseMs: 600_000, owner });
+    idle = jobs.length === 0 ? idle + 1 : 0;
+    for (const job of jobs) {
+      claimed.push(job.id);
+      const now = Date.now();
+      if (!(await store.completeJob({ id: job.id, owner, now, keepUntil: now + 60_000 }))) {
+        throw new Error(`lost ${job.id}`);
+      }
+    }
+  }
+  await store.close();
+  process.stdout.write(`${JSON.stringify(claimed)}\n`);
+}
+
+const [mode, path, a, b] = process.argv.slice(2) as [string, string, string, string];
+(mode === 'send' ? send(path, a, b) : claim(path, a, Number(b))).catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`);
+  process.exit(1);
+});
