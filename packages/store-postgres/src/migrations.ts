@@ -190,6 +190,14 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX audit_events_by_project ON {schema}.audit_events (project_id, id);
   `,
+  // 3: where a send came from, for the dashboard's page of one send: nullable columns, so adding
+  // them rewrites no row, and rows from before keep null ("not recorded").
+  `
+  ALTER TABLE {schema}.notifications
+    ADD COLUMN api_key_id text,
+    ADD COLUMN request_id text,
+    ADD COLUMN idempotency_key text;
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -268,6 +268,13 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
   `,
+  // 7: where a send came from, for the dashboard's page of one send. Rows from before keep null
+  // ("not recorded").
+  `
+  ALTER TABLE notifications ADD COLUMN api_key_id TEXT;
+  ALTER TABLE notifications ADD COLUMN request_id TEXT;
+  ALTER TABLE notifications ADD COLUMN idempotency_key TEXT;
+  `,
 ];
 
 /**

@@ -4,6 +4,7 @@ import {
   type CreateNotificationInput,
   type CreateNotificationResult,
   type Store,
+  type UsageBreakdownDay,
   type UsageDay,
   utcDay,
 } from '@tidings/core';
@@ -14,7 +15,7 @@ import { IDEMPOTENCY_COLUMNS, type IdempotencyRow, idempotencyOutcome } from './
 import type { NotificationCache } from './notification-cache.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 
-type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
+type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage' | 'getUsageBreakdown'>;
 
 /**
  * What the sends of one group commit share: each would otherwise read the recipient's browsers,
@@ -80,11 +81,15 @@ export function notificationOperations(
       number,
       number,
       number,
+      string | null,
+      string | null,
+      string | null,
     ]
   >(
     `INSERT INTO notifications
-       (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
+        api_key_id, request_id, idempotency_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const lastSeq = db.prepare<[string], number>('SELECT last_seq FROM browsers WHERE id = ?').pluck();
   const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(
@@ -114,6 +119,14 @@ export function notificationOperations(
   const selectUsage = db.prepare<[string, string, string], UsageDay>(
     `SELECT day, notifications, attempts FROM usage_days
       WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day`,
+  );
+  const selectUsageBreakdown = db.prepare<[string, number, number], UsageBreakdownDay>(
+    `SELECT strftime('%Y-%m-%d', n.created_at / 1000, 'unixepoch') AS day, n.mode AS mode,
+            count(DISTINCT n.id) AS notifications, count(a.id) AS attempts,
+            count(a.sent_at) AS sent, count(a.delivered_at) AS delivered
+       FROM notifications AS n LEFT JOIN attempts AS a ON a.notification_id = n.id
+      WHERE n.project_id = ? AND n.created_at >= ? AND n.created_at < ?
+      GROUP BY day, n.mode ORDER BY day, n.mode`,
   );
 
   // Runs inside a group commit, possibly twice (see GroupCommit): it changes the group's shared
@@ -152,6 +165,9 @@ export function notificationOperations(
       notification.ttl,
       notification.createdAt,
       notification.expiresAt,
+      notification.apiKeyId,
+      notification.requestId,
+      notification.idempotencyKey,
     );
     const attempts = browserIds.map((browserId): AttemptRecord => {
       const seq = (group.lastSeq.get(browserId) ?? lastSeq.get(browserId)!) + 1;
@@ -220,6 +236,9 @@ export function notificationOperations(
     },
     async getUsage({ projectId, fromDay, toDay }) {
       return selectUsage.all(projectId, fromDay, toDay);
+    },
+    async getUsageBreakdown({ projectId, from, to }) {
+      return selectUsageBreakdown.all(projectId, from, to);
     },
   };
 }

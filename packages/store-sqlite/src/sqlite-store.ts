@@ -123,6 +123,7 @@ export const STORE_DURABILITY = {
   findApiKeyByHash: 'read',
   touchApiKey: 'redoable',
   getUsage: 'read',
+  getUsageBreakdown: 'read',
   findIdempotentResponse: 'read',
   createNotification: 'group',
   getNotification: 'read',

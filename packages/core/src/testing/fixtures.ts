@@ -69,6 +69,10 @@ export interface SendInput {
   fingerprint?: string;
   /** When the result stops answering for `idempotencyKey`. @default now + one day */
   idempotencyExpiresAt?: number;
+  /** The sending key's id recorded with the notification. @default null */
+  apiKeyId?: string | null;
+  /** The request id recorded with the notification. @default null */
+  requestId?: string | null;
 }
 
 /** Calls `createNotification` as the pipeline would, with a fresh notification record. */
@@ -90,6 +94,9 @@ export function send(store: Store, input: SendInput): Promise<CreateNotification
       ttl,
       createdAt: now,
       expiresAt: now + ttl * 1000,
+      apiKeyId: input.apiKeyId ?? null,
+      requestId: input.requestId ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
     },
     newAttemptId: () => newId('att', now),
     idempotency:
