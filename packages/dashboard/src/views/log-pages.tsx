@@ -234,7 +234,7 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
                   <td>
                     <code>{attempt.browser_id}</code>
                   </td>
-                  <td>{notification.mode === 'test' ? 'none (test mode)' : 'browser stream or poll'}</td>
+                  <td>{notification.mode === 'test' ? 'none (test mode)' : 'stream or poll'}</td>
                   <td>
                     <span class={`badge status-${attempt.status}`}>{attempt.status}</span>
                     {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
