@@ -4,6 +4,7 @@ import {
   type CreateNotificationInput,
   type CreateNotificationResult,
   type IdempotencyInput,
+  idTimeFloor,
   type NotificationRecord,
   type Store,
   type UsageBreakdownDay,
@@ -129,13 +130,14 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
       GROUP BY day ORDER BY day`,
   );
 
+  // The ids' range (ids sort by creation time) lets the primary key serve the read.
   const selectUsageBreakdown = statement(
     'select_usage_breakdown',
     `SELECT to_char(to_timestamp(n.created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, n.mode,
             count(DISTINCT n.id)::int4 AS notifications, count(a.id)::int4 AS attempts,
             count(a.sent_at)::int4 AS sent, count(a.delivered_at)::int4 AS delivered
        FROM ${t('notifications')} AS n LEFT JOIN ${t('attempts')} AS a ON a.notification_id = n.id
-      WHERE n.project_id = $1 AND n.created_at >= $2 AND n.created_at < $3
+      WHERE n.id >= $4 AND n.id < $5 AND n.project_id = $1 AND n.created_at >= $2 AND n.created_at < $3
       GROUP BY 1, n.mode ORDER BY 1, n.mode`,
   );
 
@@ -245,7 +247,13 @@ export function notificationOperations(pool: Pool, sql: Sql, usageShards: number
       return run<UsageDay>(pool, selectUsage, [projectId, fromDay, toDay]);
     },
     async getUsageBreakdown({ projectId, from, to }) {
-      return run<UsageBreakdownDay>(pool, selectUsageBreakdown, [projectId, from, to]);
+      return run<UsageBreakdownDay>(pool, selectUsageBreakdown, [
+        projectId,
+        from,
+        to,
+        idTimeFloor('ntf', from),
+        idTimeFloor('ntf', to),
+      ]);
     },
   };
 }
