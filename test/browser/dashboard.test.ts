@@ -193,8 +193,8 @@ describe('the dashboard in Chromium', () => {
     await live.close();
 
     await page.goto(`${server.url}/dashboard/projects/${projectId}/usage`);
-    expect(await page.locator('svg.chart rect.bar').count()).toBe(30);
-    expect(await page.textContent('main')).toMatch(/Total:\s*1\s*notifications/);
+    expect(await page.locator('svg.chart rect.bar.live').count()).toBe(30);
+    expect(await page.textContent('main')).toMatch(/Live:\s*1\s*notifications/);
     await checkAxe();
 
     await page.goto(`${server.url}/dashboard/projects/${projectId}/log`);

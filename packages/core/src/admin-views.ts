@@ -12,7 +12,7 @@ import {
 import type { ResolvedOptions } from './options.js';
 import type { Clock } from './ports/clock.js';
 import type { Limiter } from './ports/limiter.js';
-import type { KeyMode } from './types.js';
+import type { KeyMode, UsageBreakdownDay } from './types.js';
 
 /** What an instance enforces and how it tells time, for a page that shows or needs it. */
 export interface AdminSettings {
@@ -70,6 +70,45 @@ export interface ProjectSearchPage {
 }
 
 /**
+ * One send as a dashboard shows it when debugging: the public notification object and the
+ * request that made it. `recorded` is false for sends stored before the request was kept: then
+ * every other field of `request` is null and means "not recorded", not "none".
+ */
+export interface NotificationDetail {
+  notification: NotificationObject;
+  request: {
+    recorded: boolean;
+    /** The id of the key that sent it. */
+    key_id: string | null;
+    /** That key without its secret (prefix and name); null when unknown or not recorded. */
+    key: ApiKeyObject | null;
+    /** The `Request-Id` of the POST that created it. */
+    request_id: string | null;
+    /** The request's `Idempotency-Key`; null when it had none (or when not recorded). */
+    idempotency_key: string | null;
+  };
+}
+
+/** One UTC day of {@link UsageBreakdown}: live and test sends apart, with their attempts' fates. */
+export interface UsageBreakdownDayObject {
+  date: string;
+  live: { notifications: number; attempts: number; sent: number; delivered: number };
+  test: { notifications: number; attempts: number; sent: number; delivered: number };
+}
+
+/** A project's sends per UTC day over a range of days, live and test apart, every day listed. */
+export interface UsageBreakdown {
+  project_id: string;
+  from: string;
+  to: string;
+  days: UsageBreakdownDayObject[];
+  total: UsageBreakdownDayObject['live'] & { test_notifications: number };
+}
+
+/** At most this many days in one {@link AdminViews.getUsageBreakdown}. */
+export const MAX_USAGE_RANGE_DAYS = 366;
+
+/**
  * The reads a dashboard's pages need beyond the operations of docs/api.md: every project (for
  * operators), one key, the log of sends, the instance's settings, and a wake-up on each message
  * of the hub. Part of {@link AdminApi}; a new page that needs core data adds its read here.
@@ -85,6 +124,15 @@ export interface AdminViews {
   listNotifications(projectId: string, options?: ListNotificationsOptions): Promise<NotificationObject[]>;
   /** One send of a project with its attempts; NOT_FOUND when it is not the project's. */
   getNotification(projectId: string, notificationId: string): Promise<NotificationObject>;
+  /** One send with the request that made it (key, request id, Idempotency-Key); NOT_FOUND like getNotification. */
+  getNotificationDetail(projectId: string, notificationId: string): Promise<NotificationDetail>;
+  /**
+   * The project's sends per UTC day from `from` to `to` (`YYYY-MM-DD`, both included, at most
+   * {@link MAX_USAGE_RANGE_DAYS} days), live and test apart, with the attempts sent and delivered:
+   * read from the log of sends, every day of the range listed. VALIDATION_FAILED for a date that
+   * is not a real day, or `from` after `to`, or a longer range.
+   */
+  getUsageBreakdown(projectId: string, range: { from: string; to: string }): Promise<UsageBreakdown>;
   /** The limits, proxy trust, public URL and clock this instance runs with. */
   readonly settings: AdminSettings;
   /**
@@ -93,6 +141,41 @@ export interface AdminViews {
    * once; returns the unsubscribe.
    */
   watch(listener: () => void): () => void;
+}
+
+const DAY_MS = 86_400_000;
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Epoch ms of a `YYYY-MM-DD` UTC day; null unless it is a real calendar day. */
+function parseDay(value: unknown): number | null {
+  if (typeof value !== 'string' || !DAY_PATTERN.test(value)) return null;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) return null;
+  return ms;
+}
+
+function emptyFigures() {
+  return { notifications: 0, attempts: 0, sent: 0, delivered: 0 };
+}
+
+function breakdownDays(from: number, to: number, rows: UsageBreakdownDay[]): UsageBreakdownDayObject[] {
+  const days: UsageBreakdownDayObject[] = [];
+  const byDate = new Map<string, UsageBreakdownDayObject>();
+  for (let at = from; at <= to; at += DAY_MS) {
+    const day = { date: new Date(at).toISOString().slice(0, 10), live: emptyFigures(), test: emptyFigures() };
+    days.push(day);
+    byDate.set(day.date, day);
+  }
+  for (const row of rows) {
+    const day = byDate.get(row.day);
+    if (!day) continue;
+    const figures = day[row.mode];
+    figures.notifications += row.notifications;
+    figures.attempts += row.attempts;
+    figures.sent += row.sent;
+    figures.delivered += row.delivered;
+  }
+  return days;
 }
 
 // Avoids importing admin.ts, which spreads these views into the admin API.
@@ -151,6 +234,44 @@ export function createAdminViews(options: ResolvedOptions, hub: WatchedHub, limi
       const found = isId('ntf', notificationId) ? await store.getNotification({ projectId, id: notificationId }) : null;
       if (!found) throw notFound('notification', notificationId);
       return notificationObject(found);
+    },
+    async getNotificationDetail(projectId, notificationId) {
+      const found = isId('ntf', notificationId) ? await store.getNotification({ projectId, id: notificationId }) : null;
+      if (!found) throw notFound('notification', notificationId);
+      const { apiKeyId, requestId, idempotencyKey } = found.notification;
+      const key = apiKeyId === null ? null : await store.getApiKey(apiKeyId);
+      return {
+        notification: notificationObject(found),
+        request: {
+          recorded: requestId !== null,
+          key_id: apiKeyId,
+          key: key && key.projectId === projectId ? apiKeyObject(key) : null,
+          request_id: requestId,
+          idempotency_key: idempotencyKey,
+        },
+      };
+    },
+    async getUsageBreakdown(projectId, range) {
+      const from = parseDay(range?.from);
+      const to = parseDay(range?.to);
+      if (from === null) throw invalid('from', 'must be a date, YYYY-MM-DD');
+      if (to === null) throw invalid('to', 'must be a date, YYYY-MM-DD');
+      if (from > to) throw invalid('from', 'must not be after to');
+      if ((to - from) / DAY_MS + 1 > MAX_USAGE_RANGE_DAYS) {
+        throw invalid('to', `must be at most ${MAX_USAGE_RANGE_DAYS} days after from, both included`);
+      }
+      if (!(await store.getProject(projectId))) throw notFound('project', projectId);
+      const rows = await store.getUsageBreakdown({ projectId, from, to: to + DAY_MS });
+      const days = breakdownDays(from, to, rows);
+      const total = { ...emptyFigures(), test_notifications: 0 };
+      for (const day of days) {
+        total.notifications += day.live.notifications;
+        total.attempts += day.live.attempts;
+        total.sent += day.live.sent;
+        total.delivered += day.live.delivered;
+        total.test_notifications += day.test.notifications;
+      }
+      return { project_id: projectId, from: range.from, to: range.to, days, total };
     },
     settings: {
       maxProjectsPerAccount: options.maxProjectsPerAccount,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type IdPrefix, idPattern, newId } from './ids.js';
+import { type IdPrefix, idPattern, idTimeFloor, newId } from './ids.js';
 
 const PREFIXES: IdPrefix[] = ['acct', 'proj', 'key', 'ntf', 'att', 'brw', 'req', 'aud'];
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -31,5 +31,17 @@ describe('newId', () => {
     const ids = Array.from({ length: 5_000 }, () => newId('att', 1_700_000_000_000));
     expect(new Set(ids).size).toBe(5_000);
     expect(new Set(ids.map((id) => id.slice(14))).size).toBe(5_000);
+  });
+});
+
+describe('idTimeFloor', () => {
+  it('sorts after every id made before the time and at or before every id made from it on', () => {
+    const at = Date.UTC(2026, 0, 1, 12);
+    const floor = idTimeFloor('ntf', at);
+    for (let i = 0; i < 50; i++) {
+      expect(newId('ntf', at - 1 - i) < floor).toBe(true);
+      expect(newId('ntf', at + i) >= floor).toBe(true);
+    }
+    expect(newId('ntf', at).startsWith(floor)).toBe(true);
   });
 });

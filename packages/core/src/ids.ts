@@ -39,6 +39,21 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   return stringOfCodes(codes);
 }
 
+/**
+ * The time part of ids made at `ms`, after the prefix: every id of this prefix made at `ms` or
+ * later sorts at or after it, every one made before sorts before it. A range of ids is thus a
+ * range of times, which an index on ids can serve.
+ */
+export function idTimeFloor(prefix: IdPrefix, ms: number): string {
+  let rest = Math.max(0, Math.floor(ms));
+  let time = '';
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[rest % 32]! + time;
+    rest = Math.floor(rest / 32);
+  }
+  return `${prefix}_${time}`;
+}
+
 /** Compiled once per prefix, not per call: a read checks its id on every request. */
 const ID_PATTERNS = new Map<IdPrefix, RegExp>();
 

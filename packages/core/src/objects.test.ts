@@ -36,6 +36,10 @@ const notificationArbitrary = fc.record({
     ttl: fc.integer({ min: 1, max: 604_800 }),
     createdAt: time,
     expiresAt: time,
+    // Kept for the dashboard, never serialized: the public object must not change with them.
+    apiKeyId: maybe(anyString),
+    requestId: maybe(anyString),
+    idempotencyKey: maybe(anyString),
   }),
   attempts: fc.array(
     fc.record({

@@ -62,6 +62,15 @@ export interface NotificationRecord extends NotificationContent {
   recipient: string;
   createdAt: number;
   expiresAt: number;
+  /**
+   * Where the send came from, kept for a dashboard's view of one send: the id of the API key that
+   * sent it, the request's id (`Request-Id`) and its `Idempotency-Key` (null without one). Never
+   * part of the public notification object. Sends recorded before these were kept read back
+   * with all three null.
+   */
+  apiKeyId: string | null;
+  requestId: string | null;
+  idempotencyKey: string | null;
 }
 
 /** The status of one delivery attempt (docs/api.md#attempt-states). */
@@ -158,6 +167,22 @@ export interface UsageDay {
   day: string;
   notifications: number;
   attempts: number;
+}
+
+/**
+ * What a project's sends of one UTC day and one mode came to, read from the notifications and
+ * their attempts (test mode included, unlike {@link UsageDay}).
+ */
+export interface UsageBreakdownDay {
+  /** `YYYY-MM-DD`, UTC, of the notifications' creation. */
+  day: string;
+  mode: KeyMode;
+  notifications: number;
+  attempts: number;
+  /** Attempts written to a browser's stream (`sent_at` set). */
+  sent: number;
+  /** Attempts the browser confirmed (`delivered_at` set). */
+  delivered: number;
 }
 
 /** An attempt that became final without a receipt, and the browser it belonged to. */

@@ -57,6 +57,72 @@ describe('admin views: what the dashboard pages read through tidings.admin', () 
     expect(await refusal(admin.getKey('key_unknown'))).toBe('NOT_FOUND');
   });
 
+  it('reads one send with the request that made it: key without its secret, request id, Idempotency-Key', async () => {
+    h = await createHarness();
+    const { admin } = h.tidings;
+    await h.connectBrowser('alice');
+    const keyed = await h.send({ recipient: 'alice', title: 'keyed' }, h.liveKey, { 'Idempotency-Key': 'k-1' });
+    const keyedBody = (await keyed.json()) as Record<string, unknown>;
+    const plain = await h.send({ recipient: 'alice', title: 'plain' }, h.testKey);
+    const plainId = ((await plain.json()) as { id: string }).id;
+    // The public answer keeps its shape: nothing of the request in it.
+    for (const field of ['api_key_id', 'request_id', 'idempotency_key', 'key'])
+      expect(keyedBody).not.toHaveProperty(field);
+
+    const detail = await admin.getNotificationDetail(h.project.id, keyedBody.id as string);
+    expect(detail.notification).toEqual(await admin.getNotification(h.project.id, keyedBody.id as string));
+    const liveKey = (await admin.listKeys(h.project.id)).find((key) => key.mode === 'live')!;
+    expect(detail.request).toEqual({
+      recorded: true,
+      key_id: liveKey.id,
+      key: { ...liveKey, last_used_at: detail.request.key?.last_used_at },
+      request_id: keyed.headers.get('Request-Id'),
+      idempotency_key: 'k-1',
+    });
+    expect(detail.request.key).not.toHaveProperty('key');
+    const other = await admin.getNotificationDetail(h.project.id, plainId);
+    expect(other.request).toMatchObject({ recorded: true, request_id: plain.headers.get('Request-Id') });
+    expect(other.request.idempotency_key).toBeNull();
+    expect(other.request.key?.mode).toBe('test');
+
+    const foreign = await admin.createProject({ accountId: h.account.id, name: 'Other' });
+    expect(await refusal(admin.getNotificationDetail(foreign.id, plainId))).toBe('NOT_FOUND');
+    expect(await refusal(admin.getNotificationDetail(h.project.id, 'nope'))).toBe('NOT_FOUND');
+  });
+
+  it('breaks usage down per day of a range, live and test, every day listed; refuses a bad range', async () => {
+    h = await createHarness();
+    const { admin } = h.tidings;
+    await h.connectBrowser('alice');
+    await h.send({ recipient: 'alice', title: 'live' });
+    await h.send({ recipient: 'alice', title: 'test' }, h.testKey);
+    const usage = await admin.getUsageBreakdown(h.project.id, { from: '2026-05-30', to: '2026-06-02' });
+    expect(usage.days.map((day) => day.date)).toEqual(['2026-05-30', '2026-05-31', '2026-06-01', '2026-06-02']);
+    expect(usage.days[2]).toEqual({
+      date: '2026-06-01',
+      live: { notifications: 1, attempts: 1, sent: 0, delivered: 0 },
+      test: { notifications: 1, attempts: 1, sent: 0, delivered: 0 },
+    });
+    expect(usage.total).toEqual({ notifications: 1, attempts: 1, sent: 0, delivered: 0, test_notifications: 1 });
+    for (const range of [
+      { from: '2026-02-30', to: '2026-03-01' },
+      { from: '2026-06-01', to: 'tomorrow' },
+      { from: '2026-06-02', to: '2026-06-01' },
+      { from: '2025-01-01', to: '2026-06-01' },
+    ]) {
+      expect(await refusal(admin.getUsageBreakdown(h.project.id, range))).toBe('VALIDATION_FAILED');
+    }
+    // 366 days, both ends included, is the most a range holds.
+    const longest = await admin.getUsageBreakdown(h.project.id, { from: '2025-06-01', to: '2026-06-01' });
+    expect(longest.days).toHaveLength(366);
+    expect(await refusal(admin.getUsageBreakdown(h.project.id, { from: '2025-05-31', to: '2026-06-01' }))).toBe(
+      'VALIDATION_FAILED',
+    );
+    expect(await refusal(admin.getUsageBreakdown('proj_unknown', { from: '2026-06-01', to: '2026-06-01' }))).toBe(
+      'NOT_FOUND',
+    );
+  });
+
   it('lists every project of every account, and one key without its secret', async () => {
     h = await createHarness();
     const { admin } = h.tidings;

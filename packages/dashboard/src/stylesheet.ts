@@ -81,11 +81,17 @@ th { font-size: 0.85rem; color: var(--muted); font-weight: 600; background: #faf
 .facts dd { margin: 0; }
 .reveal .secret-row { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; margin: 0.5rem 0; }
 .secret { background: #f1f4f2; border: 1px dashed #9aa7a1; padding: 0.6rem 0.8rem; border-radius: 6px; font-size: 1rem; word-break: break-all; user-select: all; }
+.payload { background: var(--card); border: 1px solid var(--line); padding: 0.9rem 1rem; border-radius: 8px; overflow-x: auto; } .payload pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; } .payload:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 pre.curl { background: #1d2522; color: #e8efeb; padding: 0.9rem 1rem; border-radius: 8px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
 .recovery-codes { list-style: none; padding: 0; margin: 0.5rem 0 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: 0.5rem; font-size: 1.05rem; }
 .actions { display: flex; gap: 1rem; align-items: center; }
-.usage { display: grid; grid-template-columns: minmax(0, 3fr) minmax(14rem, 2fr); gap: 1.25rem; align-items: start; }
+.usage { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 1.25rem; align-items: start; }
 @media (max-width: 760px) { .usage { grid-template-columns: 1fr; } }
+.usage-figure { margin: 0; } .usage-figure figcaption { font-weight: 600; margin-bottom: 0.4rem; }
+.legend { list-style: none; padding: 0; margin: 0.4rem 0 0; display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; }
+.swatch { display: inline-block; width: 0.9em; height: 0.9em; border-radius: 2px; vertical-align: -0.1em; }
+.swatch.live, .swatch.delivered { background: var(--brand); } .swatch.test { background: #9a6b12; } .swatch.sent { background: #8fb3a7; }
+.chart .bar.test { fill: #9a6b12; } .chart .bar.sent { fill: #8fb3a7; }
 .usage-table { max-height: 26rem; overflow-y: auto; }
 .chart { width: 100%; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 .chart .bar { fill: var(--brand); }

@@ -39,7 +39,8 @@ export const ATTEMPTS_JSON = `coalesce((
 /** A notification's columns as its record. */
 export const NOTIFICATION =
   'id, project_id AS "projectId", mode, recipient, title, body, url, icon, tag, data, ttl, ' +
-  'created_at AS "createdAt", expires_at AS "expiresAt"';
+  'created_at AS "createdAt", expires_at AS "expiresAt", api_key_id AS "apiKeyId", request_id AS "requestId", ' +
+  'idempotency_key AS "idempotencyKey"';
 
 /**
  * The columns of the project a key, token or browser belongs to, from a join with

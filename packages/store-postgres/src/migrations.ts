@@ -278,6 +278,14 @@ export const migrations: readonly string[] = [
   CREATE INDEX jobs_by_project ON {schema}.jobs (project_id, seq);
   CREATE INDEX jobs_finished ON {schema}.jobs (keep_until) WHERE status IN ('done', 'failed');
   `,
+  // 7: where a send came from, for the dashboard's page of one send: nullable columns, so adding
+  // them rewrites no row, and rows from before keep null ("not recorded").
+  `
+  ALTER TABLE {schema}.notifications
+    ADD COLUMN api_key_id text,
+    ADD COLUMN request_id text,
+    ADD COLUMN idempotency_key text;
+  `,
 ];
 
 /** What {@link migrate} found and did. */

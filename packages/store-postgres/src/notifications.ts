@@ -4,8 +4,10 @@ import {
   type CreateNotificationInput,
   type CreateNotificationResult,
   type IdempotencyInput,
+  idTimeFloor,
   type NotificationRecord,
   type Store,
+  type UsageBreakdownDay,
   type UsageDay,
   utcDay,
 } from '@tidings/core';
@@ -17,7 +19,7 @@ import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import type { InsertJobs } from './jobs.js';
 import { batchOperations, CLAIMED, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
 
-type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
+type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage' | 'getUsageBreakdown'>;
 
 /** A row of the claim: a stored result under the key, or (id set) a connected browser. */
 interface ClaimRow extends Partial<IdempotencyRow> {
@@ -101,8 +103,9 @@ export function notificationOperations(
          JOIN raised ON raised.id = p.browser_id
      ), notification AS (
        INSERT INTO ${t('notifications')}
-         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 WHERE EXISTS (SELECT 1 FROM raised)
+         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
+          api_key_id, request_id, idempotency_key)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $18, $19, $20 WHERE EXISTS (SELECT 1 FROM raised)
      ), attempt AS (
        INSERT INTO ${t('attempts')}
          (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
@@ -131,6 +134,17 @@ export function notificationOperations(
     `SELECT day, sum(notifications) AS notifications, sum(attempts) AS attempts FROM ${t('usage_days')}
       WHERE project_id = $1 AND day BETWEEN $2 AND $3
       GROUP BY day ORDER BY day`,
+  );
+
+  // The ids' range (ids sort by creation time) lets the primary key serve the read.
+  const selectUsageBreakdown = statement(
+    'select_usage_breakdown',
+    `SELECT to_char(to_timestamp(n.created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, n.mode,
+            count(DISTINCT n.id)::int4 AS notifications, count(a.id)::int4 AS attempts,
+            count(a.sent_at)::int4 AS sent, count(a.delivered_at)::int4 AS delivered
+       FROM ${t('notifications')} AS n LEFT JOIN ${t('attempts')} AS a ON a.notification_id = n.id
+      WHERE n.id >= $4 AND n.id < $5 AND n.project_id = $1 AND n.created_at >= $2 AND n.created_at < $3
+      GROUP BY 1, n.mode ORDER BY 1, n.mode`,
   );
 
   /** Records the notification for these browsers; the attempts it wrote, in order (none: nothing written). */
@@ -262,6 +276,15 @@ export function notificationOperations(
     async getUsage({ projectId, fromDay, toDay }) {
       return run<UsageDay>(pool, selectUsage, [projectId, fromDay, toDay]);
     },
+    async getUsageBreakdown({ projectId, from, to }) {
+      return run<UsageBreakdownDay>(pool, selectUsageBreakdown, [
+        projectId,
+        from,
+        to,
+        idTimeFloor('ntf', from),
+        idTimeFloor('ntf', to),
+      ]);
+    },
   };
 }
 
@@ -289,5 +312,8 @@ function recordValues(
     attemptIds,
     utcDay(notification.createdAt),
     usageShards,
+    notification.apiKeyId,
+    notification.requestId,
+    notification.idempotencyKey,
   ];
 }

@@ -57,6 +57,33 @@ describe('PostgreSQL store: sends recorded together', () => {
       .flatMap((result) => (result.kind === 'created' ? result.created.attempts.map((attempt) => attempt.seq) : []))
       .sort((a, b) => a - b);
 
+  it('records each send’s key, request id and Idempotency-Key when sends are recorded together', async () => {
+    const { projectId } = await seed();
+    statements = [];
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        sendFixture(store, {
+          projectId,
+          recipient: 'user-1',
+          now: T0 + index,
+          apiKeyId: `key_${index}`,
+          requestId: `req_${index}`,
+          idempotencyKey: index % 2 ? `idem-${index}` : null,
+        }),
+      ),
+    );
+    expect(statements.filter(isGroupRecord).length).toBeGreaterThan(0);
+    for (const [index, result] of results.entries()) {
+      if (result.kind !== 'created') throw new Error(result.kind);
+      const found = await store.getNotification({ projectId, id: result.created.notification.id });
+      expect(found?.notification).toMatchObject({
+        apiKeyId: `key_${index}`,
+        requestId: `req_${index}`,
+        idempotencyKey: index % 2 ? `idem-${index}` : null,
+      });
+    }
+  });
+
   it('records sends started together in fewer statements than sends, numbered without a gap', async () => {
     const { projectId, browser } = await seed();
     statements = [];
@@ -209,6 +236,9 @@ describe('PostgreSQL store: sends recorded together', () => {
         ttl: 60,
         createdAt: T0,
         expiresAt: T0 + 60_000,
+        apiKeyId: null,
+        requestId: null,
+        idempotencyKey: null,
       },
       newAttemptId: () => newId('att'),
       idempotency: { key: 'broken', fingerprint: 'fp', expiresAt: T0 + 86_400_000 },

@@ -107,13 +107,13 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
   const record = statement(
     'group_record',
     `WITH ${NOTIFICATION_ROWS}, p AS (
-       SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::int4[], $19::int4[])
+       SELECT * FROM unnest($18::text[], $19::text[], $20::text[], $21::int4[], $22::int4[])
          AS p(attempt_id, notification_id, browser_id, position, ord)
      ), target AS (
-       SELECT id FROM ${t('browsers')} WHERE id = ANY($20::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
+       SELECT id FROM ${t('browsers')} WHERE id = ANY($23::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
      ), counts AS (
        SELECT p.browser_id, count(*) AS n FROM p JOIN target ON target.id = p.browser_id GROUP BY p.browser_id
-     ), ${recordingWrites(t, 'p', '$21')}
+     ), ${recordingWrites(t, 'p', '$24')}
      SELECT attempt_id, seq FROM planned`,
     { planEachRun: true },
   );
@@ -125,7 +125,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
   const recordAtOnce = statement(
     'group_send',
     `WITH ${NOTIFICATION_ROWS}, ids AS (
-       SELECT * FROM unnest($15::int4[], $16::int4[], $17::text[]) AS i(ord, position, attempt_id)
+       SELECT * FROM unnest($18::int4[], $19::int4[], $20::text[]) AS i(ord, position, attempt_id)
      ), target AS (
        SELECT b.id, b.project_id, b.recipient FROM ${t('browsers')} AS b
         WHERE (b.project_id, b.recipient) IN (SELECT project_id, recipient FROM n) AND b.connected
@@ -141,7 +141,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
        SELECT EXISTS (SELECT 1 FROM named WHERE attempt_id IS NULL) AS short
      ), counts AS (
        SELECT named.browser_id, count(*) AS n FROM named WHERE NOT (SELECT short FROM short) GROUP BY named.browser_id
-     ), ${recordingWrites(t, 'named', '$18')}
+     ), ${recordingWrites(t, 'named', '$21')}
      SELECT attempt_id, notification_id, browser_id, position::int4, seq, false AS short FROM planned
      UNION ALL
      SELECT NULL, NULL, NULL, NULL, NULL, true FROM short WHERE short`,
@@ -383,9 +383,10 @@ function recordingWrites(t: Sql['t'], source: 'p' | 'named', shardParam: string)
          FROM ${source} JOIN raised ON raised.id = ${source}.browser_id
      ), notification AS (
        INSERT INTO ${t('notifications')}
-         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
+         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
+          api_key_id, request_id, idempotency_key)
        SELECT n.id, n.project_id, n.mode, n.recipient, n.title, n.body, n.url, n.icon, n.tag, n.data::json, n.ttl,
-              n.created_at, n.expires_at
+              n.created_at, n.expires_at, n.api_key_id, n.request_id, n.idempotency_key
          FROM n WHERE EXISTS (SELECT 1 FROM planned WHERE planned.notification_id = n.id)
      ), attempt AS (
        INSERT INTO ${t('attempts')}
@@ -447,17 +448,19 @@ function settle(
 }
 
 /**
- * The `n` CTE of both group recording statements: the notifications from the fourteen arrays of
- * {@link notificationColumns} ($1–$14), each with its place in the group (`ord`, from 1).
+ * The `n` CTE of both group recording statements: the notifications from the seventeen arrays of
+ * {@link notificationColumns} ($1–$17), each with its place in the group (`ord`, from 1).
  */
 const NOTIFICATION_ROWS = `n AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::int4[], $12::int8[], $13::int8[], $14::text[])
+                            $8::text[], $9::text[], $10::text[], $11::int4[], $12::int8[], $13::int8[], $14::text[],
+                            $15::text[], $16::text[], $17::text[])
                      WITH ORDINALITY
-         AS n(id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at, day, ord)
+         AS n(id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at, day,
+              api_key_id, request_id, idempotency_key, ord)
      )`;
 
-/** The fourteen notification columns the recording statements take first, as arrays ({@link NOTIFICATION_ROWS}). */
+/** The seventeen notification columns the recording statements take first, as arrays ({@link NOTIFICATION_ROWS}). */
 function notificationColumns(notifications: NotificationRecord[]): unknown[] {
   const column = <K extends keyof NotificationRecord>(name: K) => notifications.map((n) => n[name]);
   return [
@@ -475,6 +478,9 @@ function notificationColumns(notifications: NotificationRecord[]): unknown[] {
     column('createdAt'),
     column('expiresAt'),
     notifications.map((n) => utcDay(n.createdAt)),
+    column('apiKeyId'),
+    column('requestId'),
+    column('idempotencyKey'),
   ];
 }
 

@@ -390,6 +390,13 @@ export const migrations: readonly string[] = [
   CREATE INDEX jobs_by_project ON jobs (project_id, seq);
   CREATE INDEX jobs_finished ON jobs (keep_until) WHERE status IN ('done', 'failed');
   `,
+  // 11: where a send came from, for the dashboard's page of one send. Rows from before keep null
+  // ("not recorded").
+  `
+  ALTER TABLE notifications ADD COLUMN api_key_id TEXT;
+  ALTER TABLE notifications ADD COLUMN request_id TEXT;
+  ALTER TABLE notifications ADD COLUMN idempotency_key TEXT;
+  `,
 ];
 
 /**

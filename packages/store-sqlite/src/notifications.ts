@@ -3,7 +3,9 @@ import {
   acceptedAttempt,
   type CreateNotificationInput,
   type CreateNotificationResult,
+  idTimeFloor,
   type Store,
+  type UsageBreakdownDay,
   type UsageDay,
   utcDay,
 } from '@tidings/core';
@@ -15,7 +17,7 @@ import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 
-type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage'>;
+type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage' | 'getUsageBreakdown'>;
 
 /**
  * What the sends of one group commit share: each would otherwise read the recipient's browsers,
@@ -82,11 +84,15 @@ export function notificationOperations(
       number,
       number,
       number,
+      string | null,
+      string | null,
+      string | null,
     ]
   >(
     `INSERT INTO notifications
-       (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
+        api_key_id, request_id, idempotency_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const lastSeq = db.prepare<[string], number>('SELECT last_seq FROM browsers WHERE id = ?').pluck();
   const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(
@@ -116,6 +122,15 @@ export function notificationOperations(
   const selectUsage = db.prepare<[string, string, string], UsageDay>(
     `SELECT day, notifications, attempts FROM usage_days
       WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day`,
+  );
+  // The ids' range (ids sort by creation time) lets the index on (project_id, id) serve the read.
+  const selectUsageBreakdown = db.prepare<[string, string, string, number, number], UsageBreakdownDay>(
+    `SELECT strftime('%Y-%m-%d', n.created_at / 1000, 'unixepoch') AS day, n.mode AS mode,
+            count(DISTINCT n.id) AS notifications, count(a.id) AS attempts,
+            count(a.sent_at) AS sent, count(a.delivered_at) AS delivered
+       FROM notifications AS n LEFT JOIN attempts AS a ON a.notification_id = n.id
+      WHERE n.project_id = ? AND n.id >= ? AND n.id < ? AND n.created_at >= ? AND n.created_at < ?
+      GROUP BY day, n.mode ORDER BY day, n.mode`,
   );
 
   // Runs inside a group commit, possibly twice (see GroupCommit): it changes the group's shared
@@ -154,6 +169,9 @@ export function notificationOperations(
       notification.ttl,
       notification.createdAt,
       notification.expiresAt,
+      notification.apiKeyId,
+      notification.requestId,
+      notification.idempotencyKey,
     );
     const attempts = browserIds.map((browserId): AttemptRecord => {
       const seq = (group.lastSeq.get(browserId) ?? lastSeq.get(browserId)!) + 1;
@@ -224,6 +242,9 @@ export function notificationOperations(
     },
     async getUsage({ projectId, fromDay, toDay }) {
       return selectUsage.all(projectId, fromDay, toDay);
+    },
+    async getUsageBreakdown({ projectId, from, to }) {
+      return selectUsageBreakdown.all(projectId, idTimeFloor('ntf', from), idTimeFloor('ntf', to), from, to);
     },
   };
 }

@@ -165,6 +165,9 @@ export interface NotificationRow {
   ttl: number;
   created_at: number;
   expires_at: number;
+  api_key_id: string | null;
+  request_id: string | null;
+  idempotency_key: string | null;
 }
 
 /** `data` is stored as JSON text. */
@@ -205,6 +208,9 @@ export const NOTIFICATION_WITH_ATTEMPTS_COLUMNS = [
   'a.displayed_at',
   'a.clicked_at',
   'a.dismissed_at',
+  'n.api_key_id',
+  'n.request_id',
+  'n.idempotency_key',
 ].join(', ');
 
 /** A raw row selected with {@link NOTIFICATION_WITH_ATTEMPTS_COLUMNS}. */
@@ -228,6 +234,9 @@ export function notificationFromRawRows(rows: RawNotificationRow[]): Notificatio
     ttl: first[10] as number,
     createdAt: first[11] as number,
     expiresAt: first[12] as number,
+    apiKeyId: first[27] as string | null,
+    requestId: first[28] as string | null,
+    idempotencyKey: first[29] as string | null,
   };
   const attempts: AttemptRecord[] = [];
   for (const row of rows) {

@@ -337,6 +337,36 @@ describe('migration 8: a second factor for dashboard accounts', () => {
   });
 });
 
+describe('migration 11: notifications record where they came from', () => {
+  it('keeps the notifications recorded before, reading their key, request id and Idempotency-Key as null', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 10));
+    raw.exec(`
+      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
+      INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${T0});
+      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
+        VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 1);
+      INSERT INTO notifications (id, project_id, mode, recipient, title, data, ttl, created_at, expires_at)
+        VALUES ('ntf_01jdv5cz00k2a7d3m9qx4w8t6e', 'proj_1', 'live', 'r', 'old', '{"a":1}', 60, ${T0}, ${T0 + 60_000});
+      INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
+        VALUES ('att_1', 'ntf_01jdv5cz00k2a7d3m9qx4w8t6e', 'brw_1', 1, 'accepted', 0, ${T0}, ${T0 + 60_000});
+    `);
+    raw.close();
+
+    const store = open();
+    const found = await store.getNotification({ projectId: 'proj_1', id: 'ntf_01jdv5cz00k2a7d3m9qx4w8t6e' });
+    expect(found?.notification).toMatchObject({
+      title: 'old',
+      data: { a: 1 },
+      apiKeyId: null,
+      requestId: null,
+      idempotencyKey: null,
+    });
+    expect(found?.attempts.map((attempt) => attempt.id)).toEqual(['att_1']);
+  });
+});
+
 describe('createSqliteStore options', () => {
   it('opens with synchronous FULL by default, NORMAL with synchronous: normal', () => {
     const pragma = (options: Omit<SqliteStoreOptions, 'path'>) => {

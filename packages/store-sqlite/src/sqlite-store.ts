@@ -133,6 +133,7 @@ export const STORE_DURABILITY = {
   findApiKeyByHash: 'read',
   touchApiKey: 'redoable',
   getUsage: 'read',
+  getUsageBreakdown: 'read',
   findIdempotentResponse: 'read',
   createNotification: 'group',
   getNotification: 'read',

@@ -14,6 +14,7 @@ import type {
   NotificationWithAttempts,
   ProjectRecord,
   Receipt,
+  UsageBreakdownDay,
   UsageDay,
 } from '../types.js';
 import type { ClaimedJob, JobRecord, JobStatus, JobsOf, NewJob } from './jobs.js';
@@ -252,6 +253,12 @@ export interface Store {
   touchApiKey(input: { id: string; now: number; minIntervalMs: number }): Promise<void>;
   /** Usage per UTC day, oldest first, for days in [fromDay, toDay] (`YYYY-MM-DD`). */
   getUsage(input: { projectId: string; fromDay: string; toDay: string }): Promise<UsageDay[]>;
+  /**
+   * A project's notifications created in [from, to) (epoch ms), counted per UTC day of creation
+   * and mode, with their attempts, those sent and those delivered; days and modes without a
+   * notification are left out. Ordered by day, then mode (live first).
+   */
+  getUsageBreakdown(input: { projectId: string; from: number; to: number }): Promise<UsageBreakdownDay[]>;
 
   /**
    * Reads the result stored under an idempotency key of a project, without writing: the same

@@ -62,7 +62,10 @@ async function recordSend(
   idempotency: IdempotencyInput | null,
 ): Promise<Response> {
   const { options } = services;
-  const notification = buildNotification(body, key, project, ctx.now, options.defaultTtlSeconds);
+  const notification = buildNotification(body, key, project, ctx.now, options.defaultTtlSeconds, {
+    requestId: ctx.requestId,
+    idempotencyKey: idempotency?.key ?? null,
+  });
   const result = await options.store.createNotification({
     notification,
     newAttemptId: () => newId('att', ctx.now),
@@ -135,6 +138,7 @@ function buildNotification(
   project: ProjectRecord,
   now: number,
   defaultTtlSeconds: number,
+  origin: { requestId: string; idempotencyKey: string | null },
 ): NotificationRecord {
   const ttl = body.ttl ?? defaultTtlSeconds;
   return {
@@ -151,6 +155,10 @@ function buildNotification(
     ttl,
     createdAt: now,
     expiresAt: now + ttl * 1000,
+    // Recorded in the same insert, for the dashboard's page of this send (never in the API's answer).
+    apiKeyId: key.id,
+    requestId: origin.requestId,
+    idempotencyKey: origin.idempotencyKey,
   };
 }
 

@@ -146,5 +146,96 @@ export function notificationConformance(getStore: GetStore): void {
       ]);
       expect(await usage(store, other.id, day1, day2)).toEqual([{ day: day1, notifications: 1, attempts: 1 }]);
     });
+
+    it('records the sending key, the request id and the Idempotency-Key with the notification', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      await seedBrowser(store, project.id, 'user-1');
+      const withKey = await sendCreated(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        apiKeyId: 'key_01jdv5cz00k2a7d3m9qx4w8t6e',
+        requestId: 'req_01jdv5cz00k2a7d3m9qx4w8t6f',
+        idempotencyKey: 'order-42/shipped',
+      });
+      const withoutKey = await sendCreated(store, {
+        projectId: project.id,
+        recipient: 'user-1',
+        mode: 'test',
+        now: T0 + 1,
+        apiKeyId: 'key_01jdv5cz00k2a7d3m9qx4w8t6g',
+        requestId: 'req_01jdv5cz00k2a7d3m9qx4w8t6h',
+      });
+      const read = await readBack(store, project.id, withKey.notification.id);
+      expect(read.notification).toMatchObject({
+        apiKeyId: 'key_01jdv5cz00k2a7d3m9qx4w8t6e',
+        requestId: 'req_01jdv5cz00k2a7d3m9qx4w8t6f',
+        idempotencyKey: 'order-42/shipped',
+      });
+      expect((await readBack(store, project.id, withoutKey.notification.id)).notification).toMatchObject({
+        apiKeyId: 'key_01jdv5cz00k2a7d3m9qx4w8t6g',
+        requestId: 'req_01jdv5cz00k2a7d3m9qx4w8t6h',
+        idempotencyKey: null,
+      });
+      const listed = await store.listNotifications({
+        projectId: project.id,
+        beforeId: null,
+        limit: 10,
+        recipient: null,
+        mode: null,
+      });
+      expect(listed.map((item) => item.notification.requestId)).toEqual([
+        'req_01jdv5cz00k2a7d3m9qx4w8t6h',
+        'req_01jdv5cz00k2a7d3m9qx4w8t6f',
+      ]);
+    });
+
+    it('breaks usage down per UTC day and mode, with the attempts sent and delivered', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store);
+      const first = await seedBrowser(store, project.id, 'user-1');
+      await seedBrowser(store, project.id, 'user-1');
+      await seedBrowser(store, other.id, 'user-1');
+      const endOfDay = Date.UTC(2026, 0, 1, 23, 59, 59, 999);
+      const a = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: endOfDay });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: endOfDay + 1 });
+      await sendCreated(store, { projectId: project.id, recipient: 'user-1', mode: 'test', now: T0 });
+      await sendCreated(store, { projectId: other.id, recipient: 'user-1', now: T0 });
+      // Both attempts of the first send are written to their streams; the first browser confirms its own.
+      await store.markAttemptsSent({ attemptIds: a.attempts.map((attempt) => attempt.id), now: T0 + 10 });
+      const own = a.attempts.find((attempt) => attempt.browserId === first.id)!;
+      await store.applyReceipts({
+        browserId: first.id,
+        receipts: [{ type: 'delivered', attemptId: own.id, at: T0 + 20 }],
+        now: T0 + 20,
+      });
+      const day1 = utcDay(T0);
+      const day2 = utcDay(T0 + DAY_MS);
+      const dayStart = Date.UTC(2026, 0, 1);
+      expect(
+        await store.getUsageBreakdown({ projectId: project.id, from: dayStart - DAY_MS, to: dayStart + 3 * DAY_MS }),
+      ).toEqual([
+        { day: day1, mode: 'live', notifications: 2, attempts: 4, sent: 2, delivered: 1 },
+        { day: day1, mode: 'test', notifications: 1, attempts: 2, sent: 0, delivered: 0 },
+        { day: day2, mode: 'live', notifications: 1, attempts: 2, sent: 0, delivered: 0 },
+      ]);
+      // [from, to): the end is left out, the start kept.
+      expect(await store.getUsageBreakdown({ projectId: project.id, from: dayStart, to: endOfDay })).toEqual([
+        { day: day1, mode: 'live', notifications: 1, attempts: 2, sent: 2, delivered: 1 },
+        { day: day1, mode: 'test', notifications: 1, attempts: 2, sent: 0, delivered: 0 },
+      ]);
+      expect(
+        await store.getUsageBreakdown({ projectId: project.id, from: endOfDay + 1, to: endOfDay + 1 + DAY_MS }),
+      ).toEqual([{ day: day2, mode: 'live', notifications: 1, attempts: 2, sent: 0, delivered: 0 }]);
+      expect(
+        await store.getUsageBreakdown({
+          projectId: project.id,
+          from: dayStart + 5 * DAY_MS,
+          to: dayStart + 9 * DAY_MS,
+        }),
+      ).toEqual([]);
+    });
   });
 }

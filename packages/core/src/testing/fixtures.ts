@@ -73,6 +73,10 @@ export interface SendInput {
   jobs?: CreateNotificationInput['jobs'];
   /** The notification's id. @default a new one */
   id?: string;
+  /** The sending key's id recorded with the notification. @default null */
+  apiKeyId?: string | null;
+  /** The request id recorded with the notification. @default null */
+  requestId?: string | null;
 }
 
 /** Calls `createNotification` as the pipeline would, with a fresh notification record. */
@@ -94,6 +98,9 @@ export function send(store: Store, input: SendInput): Promise<CreateNotification
       ttl,
       createdAt: now,
       expiresAt: now + ttl * 1000,
+      apiKeyId: input.apiKeyId ?? null,
+      requestId: input.requestId ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
     },
     newAttemptId: () => newId('att', now),
     idempotency:

@@ -1,14 +1,22 @@
 /** @jsxImportSource hono/jsx */
-import { isId, TidingsError } from '@tidings/core';
+import { isId, TidingsError, utcDay } from '@tidings/core';
 import type { Hono } from 'hono';
 import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { render } from '../render.js';
 import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
-import { UsagePage } from '../views/usage-page.js';
+import { UsagePage, type UsageRangeState } from '../views/usage-page.js';
 
 const PAGE_SIZE = 25;
 const USAGE_DAYS = 30;
 const DAY_MS = 86_400_000;
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const RANGE_LABELS = { from: 'From', to: 'To' } as const;
+
+/** A `YYYY-MM-DD` day moved by `days` (the input is a well-formed day). */
+function shiftDay(day: string, days: number): string {
+  const at = Date.parse(`${day}T00:00:00Z`) + days * DAY_MS;
+  return Number.isNaN(at) ? day : utcDay(at);
+}
 const RECIPIENT_PATTERN = /^[A-Za-z0-9_\-.:@]{1,128}$/;
 
 /** A project's usage, its log of sends (and one notification), and its audit log. */
@@ -17,15 +25,27 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   app.get('/projects/:id/usage', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
-    const usage = await tidings.admin.getUsage(project.id, { days: USAGE_DAYS });
-    // Every day of the span, days without sends at 0, so the chart's bars line up with the dates.
-    const byDate = new Map(usage.days.map((day) => [day.date, day]));
-    const start = Date.parse(`${usage.from}T00:00:00Z`);
-    const days = Array.from({ length: USAGE_DAYS }, (_, i) => {
-      const date = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
-      return byDate.get(date) ?? { date, notifications: 0, attempts: 0 };
-    });
-    return render(c, <UsagePage project={project} usage={{ ...usage, days }} />);
+    // A plain GET form: the last 30 UTC days unless the query names others.
+    const today = utcDay(tidings.admin.settings.clock.now());
+    const rawFrom = (c.req.query('from') ?? '').trim();
+    const rawTo = (c.req.query('to') ?? '').trim();
+    const to = rawTo || today;
+    const from =
+      rawFrom || (DAY_PATTERN.test(to) ? shiftDay(to, -(USAGE_DAYS - 1)) : shiftDay(today, -(USAGE_DAYS - 1)));
+    const range: UsageRangeState = { from, to };
+    try {
+      const usage = await tidings.admin.getUsageBreakdown(project.id, { from, to });
+      return render(c, <UsagePage project={project} range={range} usage={usage} />);
+    } catch (error) {
+      if (!(error instanceof TidingsError) || error.code !== 'VALIDATION_FAILED') throw error;
+      const errors: NonNullable<UsageRangeState['errors']> = {};
+      for (const field of error.errors ?? []) {
+        if (field.path === 'from' || field.path === 'to')
+          errors[field.path] = `${RANGE_LABELS[field.path]} ${field.message}`;
+      }
+      const message = `${error.code}: ${Object.values(errors).join('; ') || error.message}`;
+      return render(c, <UsagePage project={project} range={{ ...range, errors, message }} usage={null} />, 400);
+    }
   });
 
   app.get('/projects/:id/log', async (c) => {
@@ -51,12 +71,12 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   app.get('/projects/:id/notifications/:notificationId', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
     const id = c.req.param('notificationId');
-    const item = await tidings.admin.getNotification(project.id, id).catch((error: unknown) => {
+    const detail = await tidings.admin.getNotificationDetail(project.id, id).catch((error: unknown) => {
       if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
       throw error;
     });
-    if (!item) throw new TidingsError('NOT_FOUND', 'No such notification in this project');
-    return render(c, <NotificationPage project={project} item={item} />);
+    if (!detail) throw new TidingsError('NOT_FOUND', 'No such notification in this project');
+    return render(c, <NotificationPage project={project} detail={detail} />);
   });
 
   app.get('/projects/:id/audit', async (c) => {

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { AttemptObject, NotificationObject, ProjectObject } from '@tidings/core';
+import type { AttemptObject, NotificationDetail, NotificationObject, ProjectObject } from '@tidings/core';
 import type { AuditEventRecord } from '../domain/dashboard-store.js';
 import { Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
@@ -83,14 +83,14 @@ export function LogPage(props: {
               {props.items.map((item) => (
                 <tr data-notification-id={item.id}>
                   <td>
-                    <a href={`${root}/notifications/${item.id}`}>
-                      <Time at={item.created_at} />
-                    </a>
+                    <Time at={item.created_at} />
                   </td>
                   <td>
                     <code>{item.recipient}</code>
                   </td>
-                  <td>{item.title}</td>
+                  <td>
+                    <a href={`${root}/notifications/${item.id}`}>{item.title}</a>
+                  </td>
                   <td>
                     <span class={`badge ${item.mode}`}>{item.mode}</span>
                   </td>
@@ -113,11 +113,27 @@ export function LogPage(props: {
   );
 }
 
-/** One notification: its content and each attempt, its state and its times. */
-export function NotificationPage(props: { project: ProjectObject; item: NotificationObject }) {
+/** A receipt's time, or a dash when it has not come (yet). */
+function When(props: { at: string | null }) {
+  return props.at === null ? <span class="muted">—</span> : <Time at={props.at} />;
+}
+
+const NOT_RECORDED = <span class="muted">not recorded (sent before this was kept)</span>;
+
+/** What the customer sent, as the API received it after defaults: title, body, url, icon, tag, data, ttl. */
+function payloadOf(notification: NotificationObject) {
+  const { title, body, url, icon, tag, data, ttl } = notification;
+  return { title, body, url, icon, tag, data, ttl };
+}
+
+/**
+ * One notification, for debugging a send: the request (payload, key, request id,
+ * Idempotency-Key, mode, time) and each attempt with its path and receipts.
+ */
+export function NotificationPage(props: { project: ProjectObject; detail: NotificationDetail }) {
   const ctx = usePage();
   const { project } = props;
-  const notification = props.item;
+  const { notification, request } = props.detail;
   const { attempts } = notification;
   return (
     <ProjectFrame project={project} tab="log" title="Notification">
@@ -134,63 +150,91 @@ export function NotificationPage(props: { project: ProjectObject; item: Notifica
         <dd>
           <code>{notification.recipient}</code>
         </dd>
-        <dt>Mode</dt>
-        <dd>{notification.mode}</dd>
         <dt>Status</dt>
         <dd>{notification.status}</dd>
-        <dt>Created</dt>
-        <dd>
-          <Time at={notification.created_at} />
-        </dd>
         <dt>Expires</dt>
         <dd>
           <Time at={notification.expires_at} />
         </dd>
-        {notification.body ? (
-          <>
-            <dt>Body</dt>
-            <dd>{notification.body}</dd>
-          </>
-        ) : null}
-        {notification.url ? (
-          <>
-            <dt>URL</dt>
-            <dd>
-              <code>{notification.url}</code>
-            </dd>
-          </>
-        ) : null}
       </dl>
+      <h3>Request</h3>
+      <dl class="facts request">
+        <dt>Mode</dt>
+        <dd>
+          <span class={`badge ${notification.mode}`}>{notification.mode}</span>
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <Time at={notification.created_at} />
+        </dd>
+        <dt>Key</dt>
+        <dd data-field="key">
+          {!request.recorded ? (
+            NOT_RECORDED
+          ) : request.key ? (
+            <>
+              <code>{request.key.prefix}…</code> {request.key.name ?? <span class="muted">(no name)</span>}
+              {request.key.status === 'revoked' ? <span class="muted"> (revoked)</span> : null}
+            </>
+          ) : (
+            <span class="muted">a key no longer known ({request.key_id})</span>
+          )}
+        </dd>
+        <dt>Request id</dt>
+        <dd data-field="request-id">{request.request_id ? <code>{request.request_id}</code> : NOT_RECORDED}</dd>
+        <dt>Idempotency-Key</dt>
+        <dd data-field="idempotency-key">
+          {!request.recorded ? (
+            NOT_RECORDED
+          ) : request.idempotency_key !== null ? (
+            <code>{request.idempotency_key}</code>
+          ) : (
+            <span class="muted">none</span>
+          )}
+        </dd>
+      </dl>
+      <h4 id="payload-title">Payload</h4>
+      <section class="payload" tabindex={0} aria-labelledby="payload-title">
+        <pre>
+          <code>{JSON.stringify(payloadOf(notification), null, 2)}</code>
+        </pre>
+      </section>
       <h3>Attempts, one per connected browser</h3>
       <p class="muted">
         <strong>delivered</strong>: the browser confirmed it. <strong>sent</strong>: written to the browser’s open
-        stream, no receipt yet. <strong>accepted</strong>: waiting for the browser to connect. <strong>failed</strong>:
-        the browser left before a receipt. <strong>expired</strong>: the ttl passed first.
+        stream or answered to its poll, no receipt yet. <strong>accepted</strong>: waiting for the browser to connect.{' '}
+        <strong>failed</strong>: the browser left before a receipt. <strong>expired</strong>: the ttl passed first.
+        Every attempt goes to one browser, through its event stream or, where proxies break streams, its poll; which of
+        the two is not recorded.
       </p>
       {attempts.length === 0 ? (
         <p class="empty">No attempts.</p>
       ) : (
         <section class="table-wrap" tabindex={0} aria-label="Attempts">
           <table>
-            <caption class="visually-hidden">Attempts</caption>
+            <caption class="visually-hidden">Attempts and their receipts</caption>
             <thead>
               <tr>
                 <th scope="col">Browser</th>
+                <th scope="col">Path</th>
                 <th scope="col">Status</th>
                 <th scope="col">Accepted</th>
                 <th scope="col">Sent</th>
                 <th scope="col">Delivered</th>
                 <th scope="col">Displayed</th>
                 <th scope="col">Clicked</th>
-                <th scope="col">Ended</th>
+                <th scope="col">Dismissed</th>
+                <th scope="col">Expired</th>
+                <th scope="col">Failed</th>
               </tr>
             </thead>
             <tbody>
-              {attempts.map((attempt) => (
+              {attempts.map((attempt: AttemptObject) => (
                 <tr data-attempt-id={attempt.id}>
                   <td>
                     <code>{attempt.browser_id}</code>
                   </td>
+                  <td>{notification.mode === 'test' ? 'none (test mode)' : 'stream or poll'}</td>
                   <td>
                     <span class={`badge status-${attempt.status}`}>{attempt.status}</span>
                     {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
@@ -198,20 +242,26 @@ export function NotificationPage(props: { project: ProjectObject; item: Notifica
                   <td>
                     <Time at={attempt.accepted_at} />
                   </td>
-                  <td>
-                    <Time at={attempt.sent_at} />
+                  <td data-receipt="sent">
+                    <When at={attempt.sent_at} />
                   </td>
-                  <td>
-                    <Time at={attempt.delivered_at} />
+                  <td data-receipt="delivered">
+                    <When at={attempt.delivered_at} />
                   </td>
-                  <td>
-                    <Time at={attempt.displayed_at} />
+                  <td data-receipt="displayed">
+                    <When at={attempt.displayed_at} />
                   </td>
-                  <td>
-                    <Time at={attempt.clicked_at} />
+                  <td data-receipt="clicked">
+                    <When at={attempt.clicked_at} />
                   </td>
-                  <td>
-                    <Time at={attempt.failed_at ?? attempt.expired_at} />
+                  <td data-receipt="dismissed">
+                    <When at={attempt.dismissed_at} />
+                  </td>
+                  <td data-receipt="expired">
+                    <When at={attempt.expired_at} />
+                  </td>
+                  <td data-receipt="failed">
+                    <When at={attempt.failed_at} />
                   </td>
                 </tr>
               ))}

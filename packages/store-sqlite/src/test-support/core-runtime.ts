@@ -1,7 +1,7 @@
 // What the store imports from the core at run time, and nothing else: the multi-process test
 // bundles its worker with `@tidings/core` pointed here, so that it does not depend on the rest.
 
-export { newId } from '../../../core/src/ids.js';
+export { idTimeFloor, newId } from '../../../core/src/ids.js';
 export { createJobWakeups, notifyJobsAfterWrites } from '../../../core/src/jobs/wakeups.js';
 export { acceptedAttempt } from '../../../core/src/ports/store.js';
 export { utcDay } from '../../../core/src/time.js';

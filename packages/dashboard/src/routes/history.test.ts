@@ -1,0 +1,232 @@
+import { sendCreated } from '@tidings/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
+
+let dashboard: ReturnType<typeof createTestDashboard>;
+beforeEach(() => {
+  dashboard = createTestDashboard();
+});
+afterEach(async () => {
+  await dashboard.close();
+});
+
+const KEY_PATTERN = /sk_(live|test)_[A-Za-z0-9]{32}/;
+type Browser = Awaited<ReturnType<typeof signUpVerified>>;
+
+async function createProject(browser: Browser) {
+  const response = await browser.post('/dashboard/projects', { name: 'Shop' });
+  expect(response.status).toBe(303);
+  return (response.headers.get('Location') ?? '').split('/').pop()!;
+}
+
+async function createKey(browser: Browser, projectId: string, name: string, mode: 'live' | 'test' = 'live') {
+  const created = await browser.post(`/dashboard/projects/${projectId}/keys`, { name, mode });
+  expect(created.status).toBe(200);
+  const key = KEY_PATTERN.exec(await created.text())?.[0];
+  if (!key) throw new Error('no key in the answer');
+  return key;
+}
+
+async function api(path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+  return dashboard.app.request(`${ORIGIN}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/** Connects a browser for the recipient without a stream (the poll registration); its credentials. */
+async function connectBrowser(key: string, recipient: string) {
+  const token = (await (await api('/v1/connect-tokens', key, { recipient })).json()) as { connect_url: string };
+  const registered = await dashboard.app.request(new URL(token.connect_url, ORIGIN).toString(), { method: 'POST' });
+  expect(registered.status).toBe(201);
+  const { browser_id, browser_secret } = (await registered.json()) as { browser_id: string; browser_secret: string };
+  return { browser_id, browser_secret };
+}
+
+async function send(key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const sent = await api('/v1/notifications', key, body, headers);
+  expect(sent.status).toBe(201);
+  return {
+    requestId: sent.headers.get('Request-Id') ?? '',
+    notification: (await sent.json()) as { id: string; attempts: { id: string }[] },
+  };
+}
+
+describe('one notification’s page', () => {
+  it('shows the request: payload escaped, the named key by prefix, the request id and the Idempotency-Key', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const key = await createKey(browser, projectId, 'checkout-server');
+    const credentials = await connectBrowser(key, 'user_42');
+    const { requestId, notification } = await send(
+      key,
+      {
+        recipient: 'user_42',
+        title: 'Order <b>shipped</b>',
+        body: '<script>alert(1)</script>',
+        url: 'https://shop.example/orders/42?a=1&b=2',
+        data: { order: 42, note: '<img src=x onerror=alert(1)>' },
+      },
+      { 'Idempotency-Key': 'order-42-shipped' },
+    );
+    expect(requestId).toMatch(/^req_/);
+    const receipt = await dashboard.app.request(`${ORIGIN}/v1/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        ...credentials,
+        events: [
+          { type: 'delivered', attempt_id: notification.attempts[0]!.id },
+          { type: 'clicked', attempt_id: notification.attempts[0]!.id },
+        ],
+      }),
+    });
+    expect(receipt.status).toBe(202);
+
+    const log = await (await browser.get(`/dashboard/projects/${projectId}/log`)).text();
+    expect(log).toContain(
+      `<a href="/dashboard/projects/${projectId}/notifications/${notification.id}">Order &lt;b&gt;shipped&lt;/b&gt;</a>`,
+    );
+
+    const response = await browser.get(`/dashboard/projects/${projectId}/notifications/${notification.id}`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    // Escaped everywhere: no tag of the payload reaches the page as markup.
+    expect(html).not.toContain('<script>alert(1)</script>');
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('<b>shipped</b>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('&quot;order&quot;: 42');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    const field = (name: string) => new RegExp(`<dd data-field="${name}">(.*?)</dd>`, 's').exec(html)?.[1] ?? '';
+    expect(field('key')).toContain(`<code>${key.slice(0, 12)}…</code>`);
+    expect(field('key')).toContain('checkout-server');
+    expect(field('request-id')).toBe(`<code>${requestId}</code>`);
+    expect(field('idempotency-key')).toBe('<code>order-42-shipped</code>');
+    // The secret never: only its prefix.
+    expect(html).not.toContain(key);
+    const attempt = new RegExp(`<tr data-attempt-id="${notification.attempts[0]!.id}">(.*?)</tr>`, 's').exec(html)?.[1];
+    expect(attempt).toContain(credentials.browser_id);
+    expect(attempt).toContain('delivered');
+    expect(attempt).toMatch(/<td data-receipt="delivered"><time/);
+    expect(attempt).toMatch(/<td data-receipt="clicked"><time/);
+    expect(attempt).toMatch(/<td data-receipt="dismissed"><span class="muted">—/);
+  });
+
+  it('says "none" for a send without an Idempotency-Key, and "not recorded" for a send stored before', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const key = await createKey(browser, projectId, 'tests', 'test');
+    await connectBrowser(key, 'user_1');
+    const { requestId, notification } = await send(key, { recipient: 'user_1', title: 'Hi' });
+    const page = await (await browser.get(`/dashboard/projects/${projectId}/notifications/${notification.id}`)).text();
+    expect(page).toContain('<dd data-field="idempotency-key"><span class="muted">none</span></dd>');
+    expect(page).toContain(requestId);
+    expect(page).toContain('none (test mode)');
+
+    // A send stored before the request was kept: its key, request id and Idempotency-Key are null.
+    const old = await sendCreated(dashboard.store, {
+      projectId,
+      recipient: 'user_1',
+      mode: 'test',
+      title: 'From before',
+      now: dashboard.clock.now(),
+    });
+    const before = await (
+      await browser.get(`/dashboard/projects/${projectId}/notifications/${old.notification.id}`)
+    ).text();
+    for (const name of ['key', 'request-id', 'idempotency-key']) {
+      expect(before).toMatch(new RegExp(`<dd data-field="${name}"><span class="muted">not recorded`));
+    }
+  });
+
+  it('answers 404 NOT_FOUND for another project’s notification and for a made-up id', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const other = await createProject(browser);
+    const key = await createKey(browser, other, 'other');
+    await connectBrowser(key, 'user_1');
+    const { notification } = await send(key, { recipient: 'user_1', title: 'Elsewhere' });
+    for (const id of [notification.id, 'ntf_00000000000000000000000000', 'nonsense']) {
+      const response = await browser.get(`/dashboard/projects/${projectId}/notifications/${id}`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain('NOT_FOUND');
+    }
+  });
+});
+
+describe('usage', () => {
+  it('shows live and test, sent and delivered, over the last 30 days by default', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const live = await createKey(browser, projectId, 'live');
+    const test = await createKey(browser, projectId, 'test', 'test');
+    const credentials = await connectBrowser(live, 'user_1');
+    const first = await send(live, { recipient: 'user_1', title: 'One' });
+    await send(live, { recipient: 'user_1', title: 'Two' });
+    await send(test, { recipient: 'user_1', title: 'Three' });
+    // A poll hands both live attempts to the browser (sent); it confirms one (delivered).
+    const token = (await (await api('/v1/connect-tokens', live, { recipient: 'user_1' })).json()) as {
+      connect_url: string;
+    };
+    const poll = await dashboard.app.request(new URL(token.connect_url, ORIGIN).toString(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(credentials),
+    });
+    expect(poll.status).toBe(200);
+    await dashboard.app.request(`${ORIGIN}/v1/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        ...credentials,
+        events: [{ type: 'delivered', attempt_id: first.notification.attempts[0]!.id }],
+      }),
+    });
+
+    const response = await browser.get(`/dashboard/projects/${projectId}/usage`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    // The test dashboard's clock stands at 2026-01-10.
+    expect(html).toContain('Usage, 2025-12-12 to 2026-01-10');
+    expect(html).toContain('value="2025-12-12"');
+    expect(html).toContain('value="2026-01-10"');
+    const row = /<tr data-date="2026-01-10">(.*?)<\/tr>/s.exec(html)?.[1] ?? '';
+    const cells = [...row.matchAll(/<td class="num">(\d+)<\/td>/g)].map((match) => Number(match[1]));
+    // live notifications, live attempts, sent, delivered, test notifications
+    expect(cells).toEqual([2, 2, 2, 1, 1]);
+    expect(html.match(/<tr data-date=/g)).toHaveLength(30);
+    expect(html).toContain('Notifications per UTC day, live and test');
+    expect(html).toContain('Live attempts per UTC day, sent and delivered');
+    expect(html).toContain('2026-01-10: 1 delivered (the browser confirmed)');
+    expect(html).toContain('2026-01-10: 1 test notifications');
+  });
+
+  it('shows a range of the form, and refuses a bad one with VALIDATION_FAILED and 400', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const page = await browser.get(`/dashboard/projects/${projectId}/usage?from=2026-01-01&to=2026-01-07`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Usage, 2026-01-01 to 2026-01-07');
+    expect(html.match(/<tr data-date=/g)).toHaveLength(7);
+
+    const refusals: [string, RegExp][] = [
+      ['from=2026-02-30&to=2026-03-01', /From must be a date, YYYY-MM-DD/],
+      ['from=yesterday', /From must be a date, YYYY-MM-DD/],
+      ['from=2026-01-01&to=01%2F07%2F2026', /To must be a date, YYYY-MM-DD/],
+      ['from=2026-01-08&to=2026-01-07', /From must not be after to/],
+      ['from=2024-01-01&to=2026-01-07', /To must be at most 366 days after from/],
+    ];
+    for (const [query, message] of refusals) {
+      const refused = await browser.get(`/dashboard/projects/${projectId}/usage?${query}`);
+      expect(refused.status, query).toBe(400);
+      const text = await refused.text();
+      expect(text, query).toContain('VALIDATION_FAILED');
+      expect(text, query).toMatch(message);
+      expect(text, query).toContain('role="alert"');
+      expect(text, query).not.toContain('<tr data-date=');
+    }
+  });
+});
