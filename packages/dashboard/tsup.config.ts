@@ -10,9 +10,10 @@ export default defineConfig([
     external: ['nodemailer', 'vitest'],
   },
   {
-    // The pages' one script (copy button, wiping a revealed key, the live view), served by the
-    // dashboard itself so that the Content-Security-Policy can say `script-src 'self'`.
-    entry: { 'dashboard-script': 'src/client/dashboard-script.ts' },
+    // The pages' scripts, served by the dashboard itself so that the Content-Security-Policy can
+    // say `script-src 'self'`: the one of every page (copy button, wiping a revealed key, the live
+    // view), and the first send's, which runs beside the browser SDK's script-tag build.
+    entry: { 'dashboard-script': 'src/client/dashboard-script.ts', 'first-send': 'src/client/first-send.ts' },
     format: ['iife'],
     outExtension: () => ({ js: '.js' }),
     minify: true,

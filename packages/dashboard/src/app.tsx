@@ -13,6 +13,7 @@ import { createSessions } from './domain/sessions.js';
 import { type DashboardOptions, resolveDashboardOptions } from './options.js';
 import { render, seeOther } from './render.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerFirstSendRoutes } from './routes/first-send.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
@@ -116,6 +117,8 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   });
 
   registerAssetRoutes(app);
+  // JSON routes with their own answer to a missing session (401), ahead of the pages' redirect.
+  registerFirstSendRoutes(app, deps);
 
   app.use('*', async (c, next) => {
     const signedIn = await loadSession(c, deps);
