@@ -47,8 +47,9 @@ export function FirstSendPanel(props: FirstSendProps) {
     >
       <h2 id="first-send-title">Send a test notification</h2>
       <p>
-        While this page is open, this browser tab is a connected browser of the recipient <code>{recipient}</code>{' '}
-        (yours, in this project): what is sent to it appears here, with its delivery attempt and receipts.
+        While this page is open, and with JavaScript on, this browser tab is a connected browser of the recipient{' '}
+        <code>{recipient}</code> (yours, in this project): what is sent to it appears here, with its delivery attempt
+        and receipts.
       </p>
       <noscript>
         <Notice kind="info">
