@@ -73,7 +73,8 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
         scriptSrc: ["'self'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
+        // The first send's tab connects to the API at the public URL, when it is set (docs/dashboard.md).
+        connectSrc: ["'self'", ...(options.publicUrl ? [new URL(options.publicUrl).origin] : [])],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],

@@ -215,3 +215,18 @@ describe('the first send: the pages', () => {
     expect(await bad.text()).toContain('VALIDATION_FAILED');
   });
 });
+
+describe('the first send: behind a public URL', () => {
+  it('connects and sends the curl to the public URL, which the CSP lets the page reach', async () => {
+    await dashboard.close();
+    dashboard = createTestDashboard({}, { publicUrl: 'https://tidings.example.com' });
+    const browser = await signUpVerified(dashboard);
+    const id = await createProject(browser);
+    const response = await browser.get(`/dashboard/projects/${id}`);
+    const csp = response.headers.get('Content-Security-Policy') ?? '';
+    expect(csp).toContain("connect-src 'self' https://tidings.example.com");
+    const html = await response.text();
+    expect(html).toContain('data-api-url="https://tidings.example.com"');
+    expect(html).toContain('curl -X POST https://tidings.example.com/v1/notifications');
+  });
+});
