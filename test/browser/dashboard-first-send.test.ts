@@ -27,6 +27,8 @@ let context: BrowserContext;
 let recorder: ReturnType<typeof recordContext>;
 let page: Page;
 let key = '';
+/** The second project, left empty by the JavaScript-off test, and its key. */
+let quiet = { url: '', key: '' };
 
 /** Runs a command line in a shell, as a person pasting it would, with the key in the environment. */
 function runCommand(command: string, apiKey: string): Promise<string> {
@@ -149,7 +151,7 @@ describe('the first send in the dashboard', () => {
 
   it('sent the key in a request body only: no answer but its own page holds it', async () => {
     const keysUrl = `${server.url}/dashboard/projects/${projectIdOf(page)}/keys`;
-    // The open streams (the SDK's, the live view's) end with the page, so that every body can be read.
+    // Closed first: the receipts' keepalive requests give up their answers only with the page.
     await page.close();
     const holding = await recorder.holding(key);
     expect(holding.map((entry) => entry.url)).toEqual([keysUrl]);
@@ -167,6 +169,7 @@ describe('the first send in the dashboard', () => {
     await plain.getByLabel('Key name').fill('cron');
     await submit(plain, 'Create key');
     const quietKey = ((await plain.textContent('#new-key')) ?? '').trim();
+    quiet = { url: `${server.url}/dashboard/projects/${projectIdOf(plain)}`, key: quietKey };
     // (Text locators skip <noscript>; the notice is found by its place.)
     const notice = plain.locator('#first-send noscript .notice');
     expect(await notice.isVisible()).toBe(true);
@@ -183,6 +186,37 @@ describe('the first send in the dashboard', () => {
       await plain.screenshot({ path: join(artifacts, `first-send-no-script-${width}.png`), fullPage: true });
     }
     await noScript.close();
+  });
+
+  it('on an empty project’s page, sends with a pasted key, which no answer holds', async () => {
+    const tab = await context.newPage();
+    await tab.goto(quiet.url);
+    const button = tab.getByRole('button', { name: 'Send a test notification' });
+    await until(
+      () => button.isEnabled(),
+      (enabled) => enabled,
+      'the tab connected',
+    );
+    // A key that is not one of this project's is refused in the contract's words.
+    await tab.getByLabel('API key of this project').fill(key);
+    await button.click();
+    await until(
+      () => tab.getAttribute('#first-send-status', 'data-status'),
+      (state) => state === 'refused',
+      'the refusal shown',
+    );
+    expect(await tab.textContent('#first-send-status')).toContain('VALIDATION_FAILED');
+    await tab.getByLabel('API key of this project').fill(quiet.key);
+    const [answer] = await Promise.all([
+      tab.waitForResponse((response) => response.url().endsWith('/first-send/send') && response.status() === 201),
+      button.click(),
+    ]);
+    const sent = (await answer.json()) as { id: string };
+    await waitDelivered(tab, sent.id);
+    expect(await seriousAxeViolations(tab)).toEqual([]);
+    // Closed first: the receipts' keepalive requests give up their answers only with the page.
+    await tab.close();
+    expect(await recorder.holding(quiet.key)).toEqual([]);
   });
 });
 
