@@ -177,6 +177,12 @@ function setUp(panel: HTMLElement): void {
     }
   });
 
+  // A pasted key leaves with the page, as a revealed one does.
+  window.addEventListener('pagehide', () => {
+    const pasted = document.getElementById('first-send-key') as HTMLInputElement | null;
+    if (pasted) pasted.value = '';
+  });
+
   // The sends to this recipient and their attempts, as the live view streams them.
   if (data.stream) {
     const source = new EventSource(data.stream);
