@@ -10,10 +10,15 @@ export default defineConfig([
     external: ['nodemailer', 'vitest'],
   },
   {
-    // The pages' one script (copy button, wiping a revealed key, the live view), served by the
-    // dashboard itself so that the Content-Security-Policy can say `script-src 'self'`.
-    // The passkey forms' script (with @simplewebauthn/browser) is a second one, on their pages only.
-    entry: { 'dashboard-script': 'src/client/dashboard-script.ts', 'passkeys-script': 'src/client/passkeys-script.ts' },
+    // The pages' scripts, served by the dashboard itself so that the Content-Security-Policy can
+    // say `script-src 'self'`: the one of every page (copy button, wiping a revealed key, the live
+    // view), the first send's, which runs beside the browser SDK's script-tag build, and the
+    // passkey forms' (with @simplewebauthn/browser), on their pages only.
+    entry: {
+      'dashboard-script': 'src/client/dashboard-script.ts',
+      'first-send': 'src/client/first-send.ts',
+      'passkeys-script': 'src/client/passkeys-script.ts',
+    },
     format: ['iife'],
     outExtension: () => ({ js: '.js' }),
     minify: true,

@@ -20,9 +20,11 @@ export function recordContext(context: BrowserContext) {
   const pending: Promise<void>[] = [];
   const console: string[] = [];
   context.on('response', (response: Response) => {
+    // An event stream (the SDK's, the live view's) ends only with its page, so its body is not
+    // waited for; its URL and headers are still recorded.
+    const streaming = (response.headers()['content-type'] ?? '').startsWith('text/event-stream');
     pending.push(
-      response
-        .body()
+      (streaming ? Promise.resolve(Buffer.alloc(0)) : response.body())
         .then((body) => body.toString('utf8'))
         .catch(() => '')
         .then(async (body) => {

@@ -14,6 +14,7 @@ import { type DashboardOptions, resolveDashboardOptions } from './options.js';
 import { render, seeOther } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerFirstSendRoutes } from './routes/first-send.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
@@ -77,7 +78,8 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
         scriptSrc: ["'self'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
+        // The first send's tab connects to the API at the public URL, when it is set (docs/dashboard.md).
+        connectSrc: ["'self'", ...(options.publicUrl ? [new URL(options.publicUrl).origin] : [])],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
@@ -121,6 +123,8 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   });
 
   registerAssetRoutes(app);
+  // JSON routes with their own answer to a missing session (401), ahead of the pages' redirect.
+  registerFirstSendRoutes(app, deps);
 
   app.use('*', async (c, next) => {
     const signedIn = await loadSession(c, deps);

@@ -13,6 +13,9 @@ const REFRESH_MS = 2000;
 /** A stream ends after this long; the browser's EventSource reconnects, and the session is checked again. */
 const MAX_STREAM_MS = 15 * 60_000;
 
+/** A recipient id (docs/api.md#model). */
+const RECIPIENT = /^[A-Za-z0-9_\-.:@]{1,128}$/;
+
 /** What the page shows of one send, and what tells that it changed. */
 function summary(item: NotificationObject) {
   return {
@@ -26,6 +29,10 @@ function summary(item: NotificationObject) {
       id: attempt.id,
       browser_id: attempt.browser_id,
       status: attempt.status,
+      // Receipts: the first send shows them as the SDK reports them.
+      delivered_at: attempt.delivered_at,
+      displayed_at: attempt.displayed_at,
+      clicked_at: attempt.clicked_at,
     })),
   };
 }
@@ -46,6 +53,11 @@ export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
 
   app.get('/projects/:id/live/stream', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
+    // `?recipient=` keeps one recipient's sends in sight (the first send's panel).
+    const recipient = c.req.query('recipient');
+    if (recipient !== undefined && !RECIPIENT.test(recipient)) {
+      throw new TidingsError('VALIDATION_FAILED', 'recipient is not a valid recipient id');
+    }
     c.header('Cache-Control', 'no-store');
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {
@@ -61,10 +73,15 @@ export function registerLiveRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
       try {
         let first = true;
         while (!closed && Date.now() - started < MAX_STREAM_MS) {
-          const items = await tidings.admin.listNotifications(project.id, { limit: WATCHED }).catch((error) => {
-            if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
-            throw error;
-          });
+          const items = await tidings.admin
+            .listNotifications(project.id, {
+              limit: WATCHED,
+              ...(recipient === undefined ? {} : { recipient }),
+            })
+            .catch((error) => {
+              if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+              throw error;
+            });
           // The project was deleted (in another tab, by its owner): the stream ends.
           if (items === null) break;
           // Oldest first, so the page can put each new one on top.

@@ -9,6 +9,7 @@ import type { FormState } from '../views/auth-pages.js';
 import { KeyCreatedPage, KeysPage, RevokePage } from '../views/keys-pages.js';
 import { ProjectsPage } from '../views/projects-page.js';
 import { SettingsPage } from '../views/settings-page.js';
+import { apiUrlOf, firstSendRecipient } from './first-send.js';
 
 /** The page's message for a refusal of the admin API, and its HTTP status. */
 function refusal(error: unknown): { message: string; status: ContentfulStatusCode } {
@@ -71,9 +72,25 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   async function keysPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
     const keys = await tidings.admin.listKeys(project.id);
+    // An empty project (nothing sent yet) offers the first send, with a key to paste.
+    const empty = (await tidings.admin.listNotifications(project.id, { limit: 1 })).length === 0;
+    const firstSend = empty
+      ? {
+          project,
+          recipient: firstSendRecipient(signedInOf(c).account.account.id),
+          apiUrl: apiUrlOf(c, deps),
+          source: { from: 'paste' as const, activeKeys: keys.filter((key) => key.revoked_at === null).length },
+        }
+      : null;
     return render(
       c,
-      <KeysPage project={project} keys={keys} limit={options.maxActiveKeysPerProject} state={state} />,
+      <KeysPage
+        project={project}
+        keys={keys}
+        limit={options.maxActiveKeysPerProject}
+        state={state}
+        firstSend={firstSend}
+      />,
       status,
     );
   }
@@ -108,8 +125,14 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         'key.created',
         `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`,
       );
-      const apiUrl = options.publicUrl ?? new URL(c.req.url).origin;
-      return render(c, <KeyCreatedPage project={project} apiKey={key} fullKey={fullKey} apiUrl={apiUrl} />);
+      // The key on screen sends the first test notification (docs/dashboard.md#the-first-send).
+      const firstSend = {
+        project,
+        recipient: firstSendRecipient(signedIn.account.account.id),
+        apiUrl: apiUrlOf(c, deps),
+        source: { from: 'screen' as const, mode: key.mode },
+      };
+      return render(c, <KeyCreatedPage project={project} apiKey={key} fullKey={fullKey} firstSend={firstSend} />);
     } catch (error) {
       const { message, status } = refusal(error);
       return keysPage(c, { values: form.values, message }, status);

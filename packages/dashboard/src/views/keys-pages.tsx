@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyObject, ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
+import { FirstSendPanel, type FirstSendProps } from './first-send.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
@@ -65,8 +66,17 @@ function KeyTable(props: { project: ProjectObject; keys: ApiKeyObject[] }) {
   );
 }
 
-/** A project's keys: the list with n/limit active, and the form to create one. */
-export function KeysPage(props: { project: ProjectObject; keys: ApiKeyObject[]; limit: number; state: FormState }) {
+/**
+ * A project's keys: the list with n/limit active, and the form to create one; while the project
+ * has sent nothing yet, the first send's panel.
+ */
+export function KeysPage(props: {
+  project: ProjectObject;
+  keys: ApiKeyObject[];
+  limit: number;
+  state: FormState;
+  firstSend?: FirstSendProps | null;
+}) {
   const { project, keys, state } = props;
   const active = keys.filter((key) => key.revoked_at === null).length;
   return (
@@ -89,6 +99,7 @@ export function KeysPage(props: { project: ProjectObject; keys: ApiKeyObject[]; 
       ) : (
         <NewKeyForm project={project} state={state} />
       )}
+      {props.firstSend ? <FirstSendPanel {...props.firstSend} /> : null}
     </ProjectFrame>
   );
 }
@@ -139,12 +150,11 @@ export function KeyCreatedPage(props: {
   project: ProjectObject;
   apiKey: ApiKeyObject;
   fullKey: string;
-  apiUrl: string;
+  firstSend: FirstSendProps;
 }) {
   const ctx = usePage();
   const { project, apiKey: key } = props;
   const keysUrl = `${ctx.base}/projects/${project.id}`;
-  const curl = `curl -X POST ${props.apiUrl}/v1/notifications -H "Authorization: Bearer $TIDINGS_API_KEY" -H "Content-Type: application/json" -d '{"recipient":"user_42","title":"Hello from Tidings"}'`;
   return (
     <ProjectFrame project={project} tab="keys" title="New key">
       <section class="card reveal" data-replace-url={keysUrl}>
@@ -166,19 +176,13 @@ export function KeyCreatedPage(props: {
         <p class="hint" id="copy-status" role="status" aria-live="polite">
           Select the key and copy it.
         </p>
-        <h3>Try it</h3>
-        <p>
-          Put the key in the environment of your server as <code>TIDINGS_API_KEY</code>, then:
-        </p>
-        <pre class="curl">
-          <code>{curl}</code>
-        </pre>
         <p>
           <a class="button" href={keysUrl}>
             I have copied it
           </a>
         </p>
       </section>
+      <FirstSendPanel {...props.firstSend} />
     </ProjectFrame>
   );
 }
