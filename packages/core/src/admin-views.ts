@@ -12,7 +12,7 @@ import {
 import type { ResolvedOptions } from './options.js';
 import type { Clock } from './ports/clock.js';
 import type { Limiter } from './ports/limiter.js';
-import type { KeyMode, UsageBreakdownDay } from './types.js';
+import type { AttemptPath, KeyMode, UsageBreakdownDay } from './types.js';
 
 /** What an instance enforces and how it tells time, for a page that shows or needs it. */
 export interface AdminSettings {
@@ -87,6 +87,12 @@ export interface NotificationDetail {
     /** The request's `Idempotency-Key`; null when it had none (or when not recorded). */
     idempotency_key: string | null;
   };
+  /**
+   * Per attempt id, the path it went out by: its browser's event stream or its poll; null while
+   * not sent, when its `delivered` receipt came before the record of sending, or when sent before
+   * this was kept.
+   */
+  attempt_paths: Record<string, AttemptPath | null>;
 }
 
 /** One UTC day of {@link UsageBreakdown}: live and test sends apart, with their attempts' fates. */
@@ -249,6 +255,7 @@ export function createAdminViews(options: ResolvedOptions, hub: WatchedHub, limi
           request_id: requestId,
           idempotency_key: idempotencyKey,
         },
+        attempt_paths: Object.fromEntries(found.attempts.map((attempt) => [attempt.id, attempt.sentVia])),
       };
     },
     async getUsageBreakdown(projectId, range) {

@@ -57,6 +57,7 @@ const notificationArbitrary = fc.record({
       final: fc.boolean(),
       acceptedAt: time,
       sentAt: maybe(time),
+      sentVia: fc.constantFrom('stream' as const, 'poll' as const, null),
       deliveredAt: maybe(time),
       failedAt: maybe(time),
       expiredAt: maybe(time),

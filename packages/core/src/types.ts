@@ -79,6 +79,9 @@ export type AttemptStatus = 'accepted' | 'sent' | 'delivered' | 'expired' | 'fai
 /** Why an attempt ended without a delivery receipt. */
 export type AttemptReason = 'browser_disconnected' | 'browser_stale' | 'ttl_expired';
 
+/** How an attempt went out to its browser: written to its event stream, or answered to its poll. */
+export type AttemptPath = 'stream' | 'poll';
+
 /** One delivery attempt: one per connected browser of the recipient, per notification. */
 export interface AttemptRecord {
   id: string;
@@ -90,6 +93,11 @@ export interface AttemptRecord {
   final: boolean;
   acceptedAt: number;
   sentAt: number | null;
+  /**
+   * The path it went out by, recorded with `sentAt`; null while not sent, when a `delivered`
+   * receipt came before the record of sending, or for attempts sent before this was kept.
+   */
+  sentVia: AttemptPath | null;
   deliveredAt: number | null;
   failedAt: number | null;
   expiredAt: number | null;

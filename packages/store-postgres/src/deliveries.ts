@@ -32,7 +32,7 @@ export function deliveryOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs)
        SELECT id FROM ${t('attempts')} WHERE id = ANY($2::text[]) AND status = 'accepted' AND NOT final
         ORDER BY id FOR NO KEY UPDATE
      )
-     UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = $1
+     UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = $1, sent_via = $3
        FROM sent WHERE a.id = sent.id AND a.status = 'accepted' AND NOT a.final`,
     { planEachRun: true },
   );
@@ -67,8 +67,8 @@ export function deliveryOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs)
     async listDeliveries({ browserId, now }) {
       return run<Delivery>(pool, selectDeliveries, [browserId, now]);
     },
-    async markAttemptsSent({ attemptIds, now }) {
-      if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds]);
+    async markAttemptsSent({ attemptIds, now, via }) {
+      if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds, via]);
     },
     async applyReceipts({ browserId, receipts, now, jobs }) {
       if (!jobs) return apply(pool, browserId, receipts);

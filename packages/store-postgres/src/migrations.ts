@@ -286,6 +286,11 @@ export const migrations: readonly string[] = [
     ADD COLUMN request_id text,
     ADD COLUMN idempotency_key text;
   `,
+  // 8: the path an attempt went out by (its browser's stream or its poll), recorded with
+  // sent_at; a nullable column, and attempts sent before keep null ("not recorded").
+  `
+  ALTER TABLE {schema}.attempts ADD COLUMN sent_via text CHECK (sent_via IN ('stream', 'poll'));
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -272,7 +272,7 @@ describe('PostgreSQL store: sends recorded together', () => {
       for (let round = 0; round < 8; round += 1) {
         const result = await send(projectId, round);
         if (result.kind !== 'created') throw new Error(result.kind);
-        await watched.markAttemptsSent({ attemptIds: [result.created.attempts[0]!.id], now: T0 });
+        await watched.markAttemptsSent({ attemptIds: [result.created.attempts[0]!.id], now: T0, via: 'stream' });
       }
       await pool.query(
         `INSERT INTO ${schema}.attempts (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
@@ -281,7 +281,7 @@ describe('PostgreSQL store: sends recorded together', () => {
       const result = await send(projectId, 100);
       if (result.kind !== 'created') throw new Error(result.kind);
       plans.length = 0;
-      await watched.markAttemptsSent({ attemptIds: [result.created.attempts[0]!.id], now: T0 });
+      await watched.markAttemptsSent({ attemptIds: [result.created.attempts[0]!.id], now: T0, via: 'stream' });
       const marking = plans.filter((plan) => plan.includes("SET status = 'sent'"));
       expect(marking).toHaveLength(1);
       expect(marking[0]).toMatch(/Index Scan using attempts_pkey on attempts a\b/);

@@ -85,8 +85,8 @@ export function deliveryOperations(
   // One statement for a whole batch of ids (a JSON array), not one per attempt.
   // Every write to attempts returns the notifications it changed, which the cache then forgets.
   const markSent = db
-    .prepare<[number, string], string>(
-      `UPDATE attempts SET status = 'sent', sent_at = ?
+    .prepare<[number, string, string], string>(
+      `UPDATE attempts SET status = 'sent', sent_at = ?, sent_via = ?
         WHERE id IN (SELECT value FROM json_each(?)) AND status = 'accepted' AND final = 0
         RETURNING notification_id`,
     )
@@ -135,12 +135,14 @@ export function deliveryOperations(
       const after = JSON.stringify(browserIds.map((id, i) => [id, afterSeqs?.[i] ?? 0]));
       return readPending.deferred(after, JSON.stringify(browserIds), now);
     },
-    async markAttemptsSent({ attemptIds, now }) {
+    async markAttemptsSent({ attemptIds, now, via }) {
       // Joins the group commit of the sends of this turn: one transaction for both. Not waited
       // for on disk: nobody is answered about it, the next durable write flushes it, and a record
       // lost to a power loss leaves the attempt accepted, to be sent again on resume.
       if (attemptIds.length > 0) {
-        await groupCommit.run(() => cache.forget(markSent.all(now, JSON.stringify(attemptIds))), { durable: false });
+        await groupCommit.run(() => cache.forget(markSent.all(now, via, JSON.stringify(attemptIds))), {
+          durable: false,
+        });
       }
     },
     async applyReceipts(input) {

@@ -397,6 +397,11 @@ export const migrations: readonly string[] = [
   ALTER TABLE notifications ADD COLUMN request_id TEXT;
   ALTER TABLE notifications ADD COLUMN idempotency_key TEXT;
   `,
+  // 12: the path an attempt went out by (its browser's stream or its poll), recorded with
+  // sent_at; attempts sent before keep null ("not recorded").
+  `
+  ALTER TABLE attempts ADD COLUMN sent_via TEXT CHECK (sent_via IN ('stream', 'poll'));
+  `,
 ];
 
 /**

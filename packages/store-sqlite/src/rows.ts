@@ -1,6 +1,7 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  AttemptPath,
   AttemptReason,
   AttemptRecord,
   AttemptStatus,
@@ -211,6 +212,7 @@ export const NOTIFICATION_WITH_ATTEMPTS_COLUMNS = [
   'n.api_key_id',
   'n.request_id',
   'n.idempotency_key',
+  'a.sent_via',
 ].join(', ');
 
 /** A raw row selected with {@link NOTIFICATION_WITH_ATTEMPTS_COLUMNS}. */
@@ -251,6 +253,7 @@ export function notificationFromRawRows(rows: RawNotificationRow[]): Notificatio
       final: row[17] === 1,
       acceptedAt: row[18] as number,
       sentAt: row[19] as number | null,
+      sentVia: (row[30] ?? null) as AttemptPath | null,
       deliveredAt: row[20] as number | null,
       failedAt: row[21] as number | null,
       expiredAt: row[22] as number | null,

@@ -2,6 +2,7 @@ import type {
   AccountRecord,
   ApiKeyLookup,
   ApiKeyRecord,
+  AttemptPath,
   AttemptRecord,
   BrowserLookup,
   BrowserRecord,
@@ -135,6 +136,7 @@ export function acceptedAttempt(
     final: notification.mode === 'test',
     acceptedAt: notification.createdAt,
     sentAt: null,
+    sentVia: null,
     deliveredAt: null,
     failedAt: null,
     expiredAt: null,
@@ -324,8 +326,8 @@ export interface Store {
     now: number;
     afterSeqs?: readonly number[];
   }): Promise<PendingDeliveries>;
-  /** Moves the given attempts from `accepted` to `sent`; others are left as they are. */
-  markAttemptsSent(input: { attemptIds: string[]; now: number }): Promise<void>;
+  /** Moves the given attempts from `accepted` to `sent` by `via`; others are left as they are. */
+  markAttemptsSent(input: { attemptIds: string[]; now: number; via: AttemptPath }): Promise<void>;
   /**
    * Applies receipts of one browser. Receipts for attempts of other browsers are ignored. A
    * `delivered` receipt also sets `sentAt` when the record of sending has not landed yet

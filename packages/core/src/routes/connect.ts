@@ -140,7 +140,11 @@ export async function connectPoll(ctx: RouteContext, services: Services): Promis
 
   const deliveries = await options.store.listDeliveries({ browserId: browser.id, now: ctx.now });
   if (deliveries.length > 0) {
-    await options.store.markAttemptsSent({ attemptIds: deliveries.map((d) => d.attemptId), now: ctx.now });
+    await options.store.markAttemptsSent({
+      attemptIds: deliveries.map((d) => d.attemptId),
+      now: ctx.now,
+      via: 'poll',
+    });
   }
   await options.store.touchBrowsers({ browserIds: [browser.id], now: ctx.now });
   return jsonReply(

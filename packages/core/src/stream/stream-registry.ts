@@ -55,7 +55,7 @@ export class StreamRegistry implements StreamOwner {
     this.#sent = new BatchedWrites({
       delayMs: 5,
       chunkSize: WRITE_CHUNK,
-      write: (attemptIds) => deps.store.markAttemptsSent({ attemptIds, now: deps.clock.now() }),
+      write: (attemptIds) => deps.store.markAttemptsSent({ attemptIds, now: deps.clock.now(), via: 'stream' }),
       // The attempts stay `accepted`; they are written again on the browser's next resume.
       // Attempts of many requests are recorded together: the log line names the task, not a request.
       onError: (error, count) =>

@@ -103,7 +103,7 @@ export function browserConformance(getStore: GetStore): void {
         await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 5 }),
       ];
       const pendingIds = pending.map((created) => created.attempts.find((a) => a.browserId === browser.id)!.id);
-      await store.markAttemptsSent({ attemptIds: [pendingIds[0]!], now: T0 + 6 });
+      await store.markAttemptsSent({ attemptIds: [pendingIds[0]!], now: T0 + 6, via: 'stream' });
 
       const result = await store.disconnectBrowser({
         browserId: browser.id,

@@ -257,8 +257,8 @@ export function concurrencyConformance(getStore: GetStore): void {
             now: T0 + 100,
           }),
         ),
-        store.markAttemptsSent({ attemptIds, now: T0 + 50 }),
-        store.markAttemptsSent({ attemptIds: [...attemptIds].reverse(), now: T0 + 60 }),
+        store.markAttemptsSent({ attemptIds, now: T0 + 50, via: 'stream' }),
+        store.markAttemptsSent({ attemptIds: [...attemptIds].reverse(), now: T0 + 60, via: 'stream' }),
       ]);
       for (const one of created) {
         const read = await readBack(store, project.id, one.notification.id);

@@ -21,6 +21,40 @@ async function reread(store: Store, projectId: string, attempt: AttemptRecord): 
 /** What a browser's stream receives, how attempts move to sent, and receipts. */
 export function deliveryConformance(getStore: GetStore): void {
   describe('deliveries', () => {
+    it('records the path an attempt went out by with its sending, and none when a receipt came first', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const streamed = await attemptFor(store, project.id, browser, T0 + 1);
+      const polled = await attemptFor(store, project.id, browser, T0 + 2);
+      const early = await attemptFor(store, project.id, browser, T0 + 3);
+      expect(streamed.sentVia).toBeNull();
+      await store.markAttemptsSent({ attemptIds: [streamed.id], now: T0 + 4, via: 'stream' });
+      await store.markAttemptsSent({ attemptIds: [polled.id], now: T0 + 5, via: 'poll' });
+      await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [{ type: 'delivered', attemptId: early.id, at: T0 + 6 }],
+        now: T0 + 6,
+      });
+      // Sending again (a resumed stream) moves nothing that is no longer accepted.
+      await store.markAttemptsSent({ attemptIds: [polled.id, early.id], now: T0 + 7, via: 'stream' });
+      expect(await reread(store, project.id, streamed)).toMatchObject({
+        status: 'sent',
+        sentAt: T0 + 4,
+        sentVia: 'stream',
+      });
+      expect(await reread(store, project.id, polled)).toMatchObject({
+        status: 'sent',
+        sentAt: T0 + 5,
+        sentVia: 'poll',
+      });
+      expect(await reread(store, project.id, early)).toMatchObject({
+        status: 'delivered',
+        sentAt: T0 + 6,
+        sentVia: null,
+      });
+    });
+
     it('lists the browser’s attempts that are not final and not expired, in seq order', async () => {
       const store = getStore();
       const project = await seedProject(store);
@@ -36,7 +70,7 @@ export function deliveryConformance(getStore: GetStore): void {
         receipts: [{ type: 'delivered', attemptId: delivered.attempts[0]!.id, at: T0 + 6 }],
         now: T0 + 6,
       });
-      await store.markAttemptsSent({ attemptIds: [third.attempts[0]!.id], now: T0 + 7 });
+      await store.markAttemptsSent({ attemptIds: [third.attempts[0]!.id], now: T0 + 7, via: 'stream' });
 
       const deliveries = await store.listDeliveries({ browserId: browser.id, now: T0 + 10 });
       expect(deliveries.map((delivery) => delivery.attemptId)).toEqual([first.attempts[0]!.id, third.attempts[0]!.id]);
@@ -80,7 +114,7 @@ export function deliveryConformance(getStore: GetStore): void {
       const b2 = await sendCreated(store, { projectId: project.id, recipient: 'user-b', now: T0 + 5 });
       const goneAttempt = await sendCreated(store, { projectId: project.id, recipient: 'user-gone', now: T0 + 6 });
       await store.disconnectBrowser({ browserId: gone.id, reason: 'browser_disconnected', now: T0 + 7 });
-      await store.markAttemptsSent({ attemptIds: [a2.attempts[0]!.id], now: T0 + 8 });
+      await store.markAttemptsSent({ attemptIds: [a2.attempts[0]!.id], now: T0 + 8, via: 'stream' });
       await store.applyReceipts({
         browserId: a.id,
         receipts: [{ type: 'delivered', attemptId: a1.attempts[0]!.id, at: T0 + 9 }],
@@ -148,14 +182,14 @@ export function deliveryConformance(getStore: GetStore): void {
         now: T0 + 4,
       });
       const ids = [accepted.id, delivered.id, test.attempts[0]!.id, 'att_unknown'];
-      await store.markAttemptsSent({ attemptIds: ids, now: T0 + 5 });
+      await store.markAttemptsSent({ attemptIds: ids, now: T0 + 5, via: 'stream' });
       expect(await reread(store, project.id, accepted)).toMatchObject({ status: 'sent', final: false, sentAt: T0 + 5 });
       // Sending a delivered attempt is a late record: it keeps the time its receipt set.
       expect(await reread(store, project.id, delivered)).toMatchObject({ status: 'delivered', sentAt: T0 + 4 });
       expect(await reread(store, project.id, test.attempts[0]!)).toEqual(test.attempts[0]);
-      await store.markAttemptsSent({ attemptIds: [accepted.id], now: T0 + 9 });
+      await store.markAttemptsSent({ attemptIds: [accepted.id], now: T0 + 9, via: 'stream' });
       expect(await reread(store, project.id, accepted)).toMatchObject({ status: 'sent', sentAt: T0 + 5 });
-      await expect(store.markAttemptsSent({ attemptIds: [], now: T0 })).resolves.toBeUndefined();
+      await expect(store.markAttemptsSent({ attemptIds: [], now: T0, via: 'stream' })).resolves.toBeUndefined();
     });
   });
 
@@ -166,7 +200,7 @@ export function deliveryConformance(getStore: GetStore): void {
       const browser = await seedBrowser(store, project.id, 'user-1');
       const accepted = await attemptFor(store, project.id, browser, T0 + 1);
       const sent = await attemptFor(store, project.id, browser, T0 + 2);
-      await store.markAttemptsSent({ attemptIds: [sent.id], now: T0 + 3 });
+      await store.markAttemptsSent({ attemptIds: [sent.id], now: T0 + 3, via: 'stream' });
       const count = await store.applyReceipts({
         browserId: browser.id,
         receipts: [
@@ -254,7 +288,7 @@ export function deliveryConformance(getStore: GetStore): void {
       const snapshot = (value: unknown) => JSON.parse(JSON.stringify(value));
       const reads = [await readBack(store, project.id, id)];
       const changes = [
-        () => store.markAttemptsSent({ attemptIds: [created.attempts[0]!.id], now: T0 + 2 }),
+        () => store.markAttemptsSent({ attemptIds: [created.attempts[0]!.id], now: T0 + 2, via: 'stream' }),
         () =>
           store.applyReceipts({
             browserId: browser.id,

@@ -26,7 +26,7 @@ export function maintenanceConformance(getStore: GetStore): void {
         receipts: [{ type: 'delivered', attemptId: deliveredId, at: T0 + 1 }],
         now: T0 + 1,
       });
-      await store.markAttemptsSent({ attemptIds: [pending.id], now: T0 + 2 });
+      await store.markAttemptsSent({ attemptIds: [pending.id], now: T0 + 2, via: 'stream' });
 
       expect(await store.expireAttempts({ now: T0 + 59_999 })).toEqual([]);
       const expiredAt = T0 + 60_000;

@@ -204,7 +204,11 @@ export function notificationConformance(getStore: GetStore): void {
       await sendCreated(store, { projectId: project.id, recipient: 'user-1', mode: 'test', now: T0 });
       await sendCreated(store, { projectId: other.id, recipient: 'user-1', now: T0 });
       // Both attempts of the first send are written to their streams; the first browser confirms its own.
-      await store.markAttemptsSent({ attemptIds: a.attempts.map((attempt) => attempt.id), now: T0 + 10 });
+      await store.markAttemptsSent({
+        attemptIds: a.attempts.map((attempt) => attempt.id),
+        now: T0 + 10,
+        via: 'stream',
+      });
       const own = a.attempts.find((attempt) => attempt.browserId === first.id)!;
       await store.applyReceipts({
         browserId: first.id,

@@ -114,6 +114,51 @@ describe('one notification’s page', () => {
     expect(attempt).toMatch(/<td data-receipt="dismissed"><span class="muted">—/);
   });
 
+  it("shows each attempt's path: the poll that answered it, not sent yet, or not recorded", async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const key = await createKey(browser, projectId, 'server');
+    const token = (await (await api('/v1/connect-tokens', key, { recipient: 'user_7' })).json()) as {
+      connect_url: string;
+    };
+    const connectUrl = new URL(token.connect_url, ORIGIN).toString();
+    const { browser_id, browser_secret } = (await (
+      await dashboard.app.request(connectUrl, { method: 'POST' })
+    ).json()) as {
+      browser_id: string;
+      browser_secret: string;
+    };
+    const registered = { browser_id, browser_secret };
+    const pathOf = async (notification: { id: string; attempts: { id: string }[] }) => {
+      const html = await (
+        await browser.get(`/dashboard/projects/${projectId}/notifications/${notification.id}`)
+      ).text();
+      const row = new RegExp(`<tr data-attempt-id="${notification.attempts[0]!.id}">(.*?)</tr>`, 's').exec(html)?.[1];
+      return /<td data-field="path">(.*?)<\/td>/s.exec(row ?? '')?.[1];
+    };
+
+    const polled = (await send(key, { recipient: 'user_7', title: 'By poll' })).notification;
+    expect(await pathOf(polled)).toBe('<span class="muted">not sent yet</span>');
+    // The browser polls (the transport where proxies break streams): the answer records the path.
+    const poll = await dashboard.app.request(connectUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(registered),
+    });
+    expect(poll.status).toBe(200);
+    expect(await pathOf(polled)).toBe('poll');
+
+    // Delivered before any record of sending: its path is not known.
+    const early = (await send(key, { recipient: 'user_7', title: 'Early receipt' })).notification;
+    const receipt = await dashboard.app.request(`${ORIGIN}/v1/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...registered, events: [{ type: 'delivered', attempt_id: early.attempts[0]!.id }] }),
+    });
+    expect(receipt.status).toBe(202);
+    expect(await pathOf(early)).toBe('<span class="muted">not recorded</span>');
+  });
+
   it('says "none" for a send without an Idempotency-Key, and "not recorded" for a send stored before', async () => {
     const browser = await signUpVerified(dashboard);
     const projectId = await createProject(browser);

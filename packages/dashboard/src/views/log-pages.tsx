@@ -120,6 +120,15 @@ function When(props: { at: string | null }) {
 
 const NOT_RECORDED = <span class="muted">not recorded (sent before this was kept)</span>;
 
+/** An attempt's path: the stream or the poll it went out by, or why there is none to show. */
+function attemptPath(mode: string, attempt: AttemptObject, path: 'stream' | 'poll' | null | undefined) {
+  if (mode === 'test') return 'none (test mode)';
+  if (path === 'stream') return 'event stream';
+  if (path === 'poll') return 'poll';
+  if (attempt.status === 'accepted' || attempt.sent_at === null) return <span class="muted">not sent yet</span>;
+  return <span class="muted">not recorded</span>;
+}
+
 /** What the customer sent, as the API received it after defaults: title, body, url, icon, tag, data, ttl. */
 function payloadOf(notification: NotificationObject) {
   const { title, body, url, icon, tag, data, ttl } = notification;
@@ -204,8 +213,8 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
         <strong>delivered</strong>: the browser confirmed it. <strong>sent</strong>: written to the browser’s open
         stream or answered to its poll, no receipt yet. <strong>accepted</strong>: waiting for the browser to connect.{' '}
         <strong>failed</strong>: the browser left before a receipt. <strong>expired</strong>: the ttl passed first.
-        Every attempt goes to one browser, through its event stream or, where proxies break streams, its poll; which of
-        the two is not recorded.
+        Every attempt goes to one browser, through its event stream or, where proxies break streams, its poll: the path
+        column says which.
       </p>
       {attempts.length === 0 ? (
         <p class="empty">No attempts.</p>
@@ -234,7 +243,9 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
                   <td>
                     <code>{attempt.browser_id}</code>
                   </td>
-                  <td>{notification.mode === 'test' ? 'none (test mode)' : 'stream or poll'}</td>
+                  <td data-field="path">
+                    {attemptPath(notification.mode, attempt, props.detail.attempt_paths[attempt.id])}
+                  </td>
                   <td>
                     <span class={`badge status-${attempt.status}`}>{attempt.status}</span>
                     {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
