@@ -2,11 +2,11 @@
 import type { Hono } from 'hono';
 import { deleteCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { clientIp, type DashboardContext, type DashboardEnv, type Deps, signedInOf } from '../context.js';
+import { type DashboardContext, type DashboardEnv, type Deps, signedInOf } from '../context.js';
 import { passwordWeakness } from '../domain/password-strength.js';
 import { createSelfService } from '../domain/self-service.js';
 import { sessionCookieName } from '../domain/sessions.js';
-import { type ThrottleKind, throttle } from '../domain/throttle.js';
+import type { ThrottleKind } from '../domain/throttle.js';
 import {
   accountDeleteBodySchema,
   emailChangeBodySchema,
@@ -25,7 +25,7 @@ import {
   SessionsPage,
 } from '../views/account-pages.js';
 import type { FormState } from '../views/auth-pages.js';
-import { ErrorPage } from '../views/error-page.js';
+import { throttled as throttledPage } from './throttled.js';
 
 /** The answer to a wrong current password, on every form that asks for it. */
 export const WRONG_PASSWORD = 'That is not your current password.';
@@ -54,24 +54,8 @@ export function registerAccountRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   const selfService = createSelfService({ ...options, admin: tidings.admin });
 
   /** Counts an attempt; a refusal is the 429 page with Retry-After. */
-  async function throttled(c: DashboardContext, kind: ThrottleKind, email: string): Promise<Response | null> {
-    const decision = await throttle(options.limiter, kind, {
-      ip: clientIp(c, options),
-      email,
-      now: options.clock.now(),
-    });
-    if (decision.allowed) return null;
-    c.header('Retry-After', String(decision.retryAfterSeconds));
-    return render(
-      c,
-      <ErrorPage
-        title="Too many attempts"
-        code="RATE_LIMITED"
-        message={`Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`}
-      />,
-      429,
-    );
-  }
+  const throttled = (c: DashboardContext, kind: ThrottleKind, email: string | null) =>
+    throttledPage(c, options, kind, email);
 
   app.get('/account', async (c) => {
     const { account } = signedInOf(c);

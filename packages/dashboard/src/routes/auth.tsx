@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import { deleteCookie } from 'hono/cookie';
-import { clientIp, type DashboardContext, type DashboardEnv, type Deps } from '../context.js';
+import type { DashboardContext, DashboardEnv, Deps } from '../context.js';
 import { sessionCookieName } from '../domain/sessions.js';
-import { type ThrottleKind, throttle } from '../domain/throttle.js';
+import type { ThrottleKind } from '../domain/throttle.js';
 import {
   codeLoginBodySchema,
   loginBodySchema,
@@ -24,8 +24,8 @@ import {
   SignupPage,
   VerifyPage,
 } from '../views/auth-pages.js';
-import { ErrorPage } from '../views/error-page.js';
 import { signIn } from './sign-in.js';
+import { throttled as throttledPage } from './throttled.js';
 
 /** One message for a wrong email and a wrong password alike: it tells nobody which accounts exist. */
 export const WRONG_CREDENTIALS = 'The email or password is not right.';
@@ -41,24 +41,8 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   }
 
   /** Counts an attempt; a refusal is the 429 page with Retry-After. */
-  async function throttled(c: DashboardContext, kind: ThrottleKind, email: string | null): Promise<Response | null> {
-    const decision = await throttle(options.limiter, kind, {
-      ip: clientIp(c, options),
-      email,
-      now: options.clock.now(),
-    });
-    if (decision.allowed) return null;
-    c.header('Retry-After', String(decision.retryAfterSeconds));
-    return render(
-      c,
-      <ErrorPage
-        title="Too many attempts"
-        code="RATE_LIMITED"
-        message={`Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`}
-      />,
-      429,
-    );
-  }
+  const throttled = (c: DashboardContext, kind: ThrottleKind, email: string | null) =>
+    throttledPage(c, options, kind, email);
 
   const signupOpen = options.signup !== 'closed';
 

@@ -11,7 +11,7 @@ import type { Hono } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { clientIp, type DashboardContext, type DashboardEnv, type Deps, signedInOf } from '../context.js';
+import { type DashboardContext, type DashboardEnv, type Deps, signedInOf } from '../context.js';
 import type { DashboardAccount, PendingSignInRecord } from '../domain/dashboard-store.js';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../domain/passwords.js';
 import {
@@ -25,13 +25,13 @@ import {
   relyingParty,
 } from '../domain/second-factor.js';
 import type { SignedIn } from '../domain/sessions.js';
-import { type ThrottleKind, throttle } from '../domain/throttle.js';
+import type { ThrottleKind } from '../domain/throttle.js';
 import { parseForm } from '../forms.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
-import { ErrorPage } from '../views/error-page.js';
 import { SecondFactorPage, SecurityPage } from '../views/security-pages.js';
 import { startSession } from './sign-in.js';
+import { throttled as throttledPage } from './throttled.js';
 
 /** The paths of the second step of sign-in: open before a session exists. */
 export const SECOND_FACTOR_PATHS = [
@@ -96,24 +96,9 @@ export function registerSecurityRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
   const { store } = options;
   const base = options.basePath;
 
-  async function throttled(c: DashboardContext, kind: ThrottleKind, email: string): Promise<Response | null> {
-    const decision = await throttle(options.limiter, kind, {
-      ip: clientIp(c, options),
-      email,
-      now: options.clock.now(),
-    });
-    if (decision.allowed) return null;
-    c.header('Retry-After', String(decision.retryAfterSeconds));
-    return render(
-      c,
-      <ErrorPage
-        title="Too many attempts"
-        code="RATE_LIMITED"
-        message={`Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`}
-      />,
-      429,
-    );
-  }
+  /** Counts an attempt; a refusal is the 429 page with Retry-After. */
+  const throttled = (c: DashboardContext, kind: ThrottleKind, email: string | null) =>
+    throttledPage(c, options, kind, email);
 
   async function newRecoveryCodes(accountId: string): Promise<string[]> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, generateRecoveryCode);
