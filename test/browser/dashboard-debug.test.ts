@@ -5,7 +5,7 @@ import { until } from '@tidings/core/testing';
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations, submit } from './dashboard-harness.js';
+import { layoutFindings, seriousAxeViolations, submit } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
@@ -16,7 +16,6 @@ import { launchChromium } from './harness.js';
  */
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const WIDTHS = [1280, 390] as const;
 const TITLE = 'Your order <b>shipped</b>';
 const IDEMPOTENCY_KEY = 'order-42-shipped';
 const KEY_NAME = 'checkout-server';
@@ -30,11 +29,6 @@ let projectId = '';
 let liveKey = '';
 let notificationId = '';
 let requestId = '';
-
-/** How far the page reaches past the viewport's right edge, in CSS pixels (0 when it fits). */
-function overflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
 
 async function signIn(email: string): Promise<Page> {
   const { code } = await tidingsJson<{ code: string }>(['account', 'sign-in-code', '--email', email, '--db', db]);
@@ -196,16 +190,7 @@ describe('debugging a send in the dashboard', () => {
       expect(await attempt.locator(`td[data-receipt="${receipt}"] time`).count()).toBe(0);
     }
 
-    const findings: string[] = [];
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.reload();
-      const past = await overflow(page);
-      if (past > 0) findings.push(`the notification at ${width} px reaches ${past} px past the screen`);
-      await page.screenshot({ path: join(artifacts, `debug-notification-${width}.png`), fullPage: true });
-      findings.push(...(await seriousAxeViolations(page)));
-    }
-    expect(findings).toEqual([]);
+    expect(await layoutFindings(page, 'debug-notification', { reload: true })).toEqual([]);
     await page.close();
   });
 
@@ -224,22 +209,12 @@ describe('debugging a send in the dashboard', () => {
     expect(await page.locator('svg.chart').count()).toBe(2);
     expect(await page.locator('.legend').first().textContent()).toContain('live notifications');
 
-    const findings: string[] = [];
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.reload();
-      const past = await overflow(page);
-      if (past > 0) findings.push(`usage at ${width} px reaches ${past} px past the screen`);
-      await page.screenshot({ path: join(artifacts, `debug-usage-${width}.png`), fullPage: true });
-      findings.push(...(await seriousAxeViolations(page)));
-    }
-    expect(findings).toEqual([]);
+    expect(await layoutFindings(page, 'debug-usage', { reload: true })).toEqual([]);
 
     const refused = await page.goto(`${server.url}/dashboard/projects/${projectId}/usage?from=${today}&to=2000-01-01`);
     expect(refused?.status()).toBe(400);
     expect(await page.getByRole('alert').textContent()).toContain('VALIDATION_FAILED');
-    findings.push(...(await seriousAxeViolations(page)));
-    expect(findings).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await page.close();
   });
 });

@@ -1,11 +1,18 @@
 import { exec } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cspViolations, mailedCode, recordContext, seriousAxeViolations, submit } from './dashboard-harness.js';
+import {
+  cspViolations,
+  layoutFindings,
+  mailedCode,
+  overflow,
+  recordContext,
+  seriousAxeViolations,
+  submit,
+} from './dashboard-harness.js';
 import { launchChromium, until } from './harness.js';
 
 /**
@@ -52,11 +59,6 @@ async function waitDelivered(target: Page, id: string) {
     (count) => count === 1,
     `notification ${id} shown with its attempt delivered`,
   );
-}
-
-/** How far the page reaches past the viewport's right edge, in CSS pixels (0 when it fits). */
-function overflow(target: Page): Promise<number> {
-  return target.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
 beforeAll(async () => {
@@ -137,16 +139,7 @@ describe('the first send in the dashboard', () => {
   });
 
   it('fits 1280 and 390 px with no sideways scroll, is axe-clean, and is screenshotted at both', async () => {
-    await mkdir(artifacts, { recursive: true });
-    const findings: string[] = [];
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      const past = await overflow(page);
-      if (past > 0) findings.push(`first send at ${width} px reaches ${past} px past the screen`);
-      findings.push(...(await seriousAxeViolations(page)));
-      await page.screenshot({ path: join(artifacts, `first-send-${width}.png`), fullPage: true });
-    }
-    expect(findings).toEqual([]);
+    expect(await layoutFindings(page, 'first-send')).toEqual([]);
   });
 
   it('sent the key in a request body only: no answer but its own page holds it', async () => {

@@ -1,3 +1,6 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { ServeProcess } from '@tidings/test-support/cli-process.js';
 import type { BrowserContext, Page, Response } from 'playwright-core';
@@ -80,4 +83,40 @@ export async function submit(page: Page, button: string): Promise<Response | nul
 /** Occurrences of `needle` in `haystack`. */
 export function countOf(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1;
+}
+
+/** Where the dashboard's browser tests put their screenshots. */
+export const DASHBOARD_ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
+
+/** The widths every dashboard page is checked and screenshotted at: a laptop and a phone. */
+export const DASHBOARD_WIDTHS = [1280, 390] as const;
+
+/** How far the page reaches past the viewport's right edge, in CSS pixels (0 when it fits). */
+export function overflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/**
+ * At each of {@link DASHBOARD_WIDTHS}: how far the page reaches past the screen, its serious axe
+ * findings (unless `axe` is false: axe is a script, and cannot run where JavaScript is off), and
+ * a screenshot `NAME-WIDTH.png` in {@link DASHBOARD_ARTIFACTS}; `reload` first when asked. Ends
+ * at 1280 px. Returns the findings, none when the page holds.
+ */
+export async function layoutFindings(
+  page: Page,
+  name: string,
+  options: { axe?: boolean; reload?: boolean } = {},
+): Promise<string[]> {
+  await mkdir(DASHBOARD_ARTIFACTS, { recursive: true });
+  const findings: string[] = [];
+  for (const width of DASHBOARD_WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    if (options.reload) await page.reload();
+    const past = await overflow(page);
+    if (past > 0) findings.push(`${name} at ${width} px reaches ${past} px past the screen`);
+    if (options.axe ?? true) findings.push(...(await seriousAxeViolations(page)));
+    await page.screenshot({ path: join(DASHBOARD_ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  return findings;
 }

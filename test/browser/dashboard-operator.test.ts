@@ -6,7 +6,7 @@ import { createSqliteDashboardStore, createSqliteStore } from '@tidings/store-sq
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations, submit } from './dashboard-harness.js';
+import { layoutFindings, submit } from './dashboard-harness.js';
 import { launchChromium, until } from './harness.js';
 
 /**
@@ -17,7 +17,6 @@ import { launchChromium, until } from './harness.js';
  */
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const WIDTHS = [1280, 390] as const;
 const REASON = 'Spam reports: 100% of <em>sends</em> & more';
 
 let workspace: Awaited<ReturnType<typeof tempDir>>;
@@ -38,23 +37,9 @@ async function signIn(context: BrowserContext, email: string): Promise<Page> {
   return page;
 }
 
-/** How far the page reaches past the viewport's right edge, in CSS pixels (0 when it fits). */
-function overflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
-
 /** At each width: no sideways scroll, no serious axe finding, and a screenshot named `operator-NAME-WIDTH.png`. */
-async function checkAtWidths(page: Page, name: string): Promise<string[]> {
-  const findings: string[] = [];
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    const past = await overflow(page);
-    if (past > 0) findings.push(`${name} at ${width} px reaches ${past} px past the screen`);
-    findings.push(...(await seriousAxeViolations(page)));
-    await page.screenshot({ path: join(artifacts, `operator-${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  return findings;
+function checkAtWidths(page: Page, name: string): Promise<string[]> {
+  return layoutFindings(page, `operator-${name}`);
 }
 
 /** The ids of the project rows on the page, in order. */

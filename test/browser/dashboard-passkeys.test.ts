@@ -1,10 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cspViolations, mailedCode, recordContext, seriousAxeViolations, submit } from './dashboard-harness.js';
+import { cspViolations, layoutFindings, mailedCode, recordContext, submit } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
@@ -14,10 +12,8 @@ import { launchChromium } from './harness.js';
  * screenshotted at 1280 and 390 px (`test-artifacts/dashboard/`) and checked with axe.
  */
 
-const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
-const WIDTHS = [1280, 390] as const;
 
 let workspace: Awaited<ReturnType<typeof tempDir>>;
 let server: ServeProcess;
@@ -33,17 +29,7 @@ let codes: string[] = [];
 const findings: string[] = [];
 
 async function check(target: Page, name: string): Promise<void> {
-  await mkdir(artifacts, { recursive: true });
-  for (const width of WIDTHS) {
-    await target.setViewportSize({ width, height: 900 });
-    const past = await target.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    if (past > 0) findings.push(`${name} at ${width} px reaches ${past} px past the screen`);
-    await target.screenshot({ path: join(artifacts, `${name}-${width}.png`), fullPage: true });
-  }
-  findings.push(...(await seriousAxeViolations(target)));
-  await target.setViewportSize({ width: 1280, height: 900 });
+  findings.push(...(await layoutFindings(target, name)));
 }
 
 async function signOut(): Promise<void> {

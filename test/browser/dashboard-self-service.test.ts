@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailedCode, recordContext, seriousAxeViolations, submit } from './dashboard-harness.js';
+import { layoutFindings, mailedCode, recordContext, seriousAxeViolations, submit } from './dashboard-harness.js';
 import { launchChromium, until } from './harness.js';
 
 /**
@@ -15,7 +15,6 @@ import { launchChromium, until } from './harness.js';
  */
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const WIDTHS = [1280, 390] as const;
 const EMAIL = 'grace@example.com';
 const NEW_EMAIL = 'grace@new.example.com';
 const PASSWORD = 'correct horse battery';
@@ -35,17 +34,8 @@ const findings: string[] = [];
 
 /** Opens `path` at each width: no sideways scroll, no serious axe finding, a screenshot each. */
 async function look(name: string, path: string, target: Page = page): Promise<void> {
-  for (const width of WIDTHS) {
-    await target.setViewportSize({ width, height: 900 });
-    await target.goto(`${server.url}${path}`);
-    const past = await target.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    if (past > 0) findings.push(`${name} at ${width} px reaches ${past} px past the screen`);
-    await target.screenshot({ path: join(artifacts, `${name}-${width}.png`), fullPage: true });
-    findings.push(...(await seriousAxeViolations(target)));
-  }
-  await target.setViewportSize({ width: 1280, height: 900 });
+  await target.goto(`${server.url}${path}`);
+  findings.push(...(await layoutFindings(target, name)));
 }
 
 async function apiStatus(apiKey: string): Promise<number> {
