@@ -222,6 +222,7 @@ export function deliveryConformance(getStore: GetStore): void {
         status: 'delivered',
         final: true,
         sentAt: T0 + 3,
+        sentVia: 'stream',
         deliveredAt: T0 + 5,
       });
     });

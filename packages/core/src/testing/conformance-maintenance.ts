@@ -38,6 +38,7 @@ export function maintenanceConformance(getStore: GetStore): void {
         status: 'expired',
         final: true,
         sentAt: T0 + 2,
+        sentVia: 'stream',
         expiredAt,
         reason: 'ttl_expired',
       });

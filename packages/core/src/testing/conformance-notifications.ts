@@ -62,6 +62,7 @@ export function notificationConformance(getStore: GetStore): void {
           final: false,
           acceptedAt: T0,
           sentAt: null,
+          sentVia: null,
           deliveredAt: null,
           failedAt: null,
           expiredAt: null,
