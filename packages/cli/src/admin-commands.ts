@@ -1,4 +1,10 @@
-import { type AdminApi, type ApiKeyObject, MAX_SUSPENSION_REASON_LENGTH, TidingsError } from '@tidings/core';
+import {
+  type AdminApi,
+  type ApiKeyObject,
+  MAX_SUSPENSION_REASON_LENGTH,
+  TidingsError,
+  type WebhookEndpointObject,
+} from '@tidings/core';
 import type { AuditEntry, DashboardStore } from '@tidings/dashboard';
 import {
   expectPositionals,
@@ -294,6 +300,142 @@ export const adminCommands: AdminCommand[] = [
     },
   },
   {
+    name: 'webhook create',
+    synopsis: '--project PROJECT_ID --url URL --events A,B [--description TEXT]',
+    summary: 'Create a webhook endpoint; its signing secret is printed this once only',
+    options: {
+      project: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      description: { type: 'string' },
+    },
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      expectPositionals(parsed, [], this.name);
+      const description = parsed.values.description;
+      const endpoint = await admin.createWebhookEndpoint({
+        projectId: requiredString(parsed, 'project', this.name),
+        url: requiredString(parsed, 'url', this.name),
+        events: eventList(requiredString(parsed, 'events', this.name)),
+        ...(typeof description === 'string' ? { description } : {}),
+      });
+      await context.audit({
+        projectId: endpoint.project_id,
+        action: 'webhook.created',
+        detail: webhookDetail(endpoint),
+      });
+      return {
+        result: endpoint,
+        text: `${webhookLine(endpoint)}\nsecret ${endpoint.secret}\n(shown this once only: keep it now)`,
+      };
+    },
+  },
+  {
+    name: 'webhook list',
+    synopsis: '--project PROJECT_ID',
+    summary: 'List the webhook endpoints of a project (never their secrets)',
+    options: { project: { type: 'string' } },
+    async run(admin, parsed) {
+      expectPositionals(parsed, [], this.name);
+      const endpoints = await admin.listWebhookEndpoints(requiredString(parsed, 'project', this.name));
+      return { result: endpoints, text: listText(endpoints, webhookLine, 'no webhook endpoints') };
+    },
+  },
+  {
+    name: 'webhook update',
+    synopsis: 'ENDPOINT_ID [--url URL] [--events A,B] [--description TEXT]',
+    summary: 'Change the URL, events or description of a webhook endpoint',
+    options: { url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } },
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const { url, events, description } = parsed.values;
+      const endpoint = await admin.updateWebhookEndpoint(id!, {
+        ...(typeof url === 'string' ? { url } : {}),
+        ...(typeof events === 'string' ? { events: eventList(events) } : {}),
+        ...(typeof description === 'string' ? { description } : {}),
+      });
+      await context.audit({
+        projectId: endpoint.project_id,
+        action: 'webhook.updated',
+        detail: webhookDetail(endpoint),
+      });
+      return { result: endpoint, text: `updated ${webhookLine(endpoint)}` };
+    },
+  },
+  {
+    name: 'webhook disable',
+    synopsis: 'ENDPOINT_ID',
+    summary: 'Stop sending events to a webhook endpoint',
+    options: {},
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const endpoint = await admin.disableWebhookEndpoint(id!);
+      await context.audit({
+        projectId: endpoint.project_id,
+        action: 'webhook.disabled',
+        detail: webhookDetail(endpoint),
+      });
+      return { result: endpoint, text: `disabled ${webhookLine(endpoint)}` };
+    },
+  },
+  {
+    name: 'webhook enable',
+    synopsis: 'ENDPOINT_ID',
+    summary: 'Send events to a webhook endpoint again',
+    options: {},
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const endpoint = await admin.enableWebhookEndpoint(id!);
+      await context.audit({
+        projectId: endpoint.project_id,
+        action: 'webhook.enabled',
+        detail: webhookDetail(endpoint),
+      });
+      return { result: endpoint, text: `enabled ${webhookLine(endpoint)}` };
+    },
+  },
+  {
+    name: 'webhook delete',
+    synopsis: 'ENDPOINT_ID',
+    summary: 'Delete a webhook endpoint for good',
+    options: {},
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const endpoint = await admin.deleteWebhookEndpoint(id!);
+      await context.audit({
+        projectId: endpoint.project_id,
+        action: 'webhook.deleted',
+        detail: webhookDetail(endpoint),
+      });
+      return { result: endpoint, text: `deleted ${webhookLine(endpoint)}` };
+    },
+  },
+  {
+    name: 'webhook roll-secret',
+    synopsis: 'ENDPOINT_ID [--grace-hours N]',
+    summary: 'Give a webhook endpoint a new secret, printed once; the old one signs too for N hours (default 24)',
+    options: { 'grace-hours': { type: 'string' } },
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const hours = integerFlag(parsed, 'grace-hours', this.name, { min: 0, max: 168 });
+      const endpoint = await admin.rollWebhookSecret(id!, hours === undefined ? {} : { graceSeconds: hours * 3600 });
+      await context.audit({
+        projectId: endpoint.project_id,
+        action: 'webhook.secret_rolled',
+        detail: webhookDetail(endpoint),
+      });
+      return {
+        result: endpoint,
+        text: `${webhookLine(endpoint)}\nsecret ${endpoint.secret}\nprevious secret valid until ${endpoint.previous_secret_expires_at}`,
+      };
+    },
+  },
+  {
     name: 'usage',
     synopsis: '--project PROJECT_ID [--days N]',
     summary: 'Live notifications and attempts per UTC day (default: 30 days)',
@@ -333,6 +475,24 @@ function optionalString(parsed: ParsedCommand, name: string, command: string): s
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${name} must not be empty`, command);
   return value;
+}
+
+/** `a,b` as a list of event types. */
+function eventList(value: string): string[] {
+  return value
+    .split(',')
+    .map((event) => event.trim())
+    .filter((event) => event.length > 0);
+}
+
+/** One endpoint on one line: never its secret. */
+function webhookLine(endpoint: WebhookEndpointObject): string {
+  return `webhook_endpoint ${endpoint.id} ${endpoint.status} ${endpoint.url} [${endpoint.events.join(',')}]`;
+}
+
+/** An endpoint as the audit log names it: its id and URL, never its secret. */
+function webhookDetail(endpoint: WebhookEndpointObject): string {
+  return `${endpoint.url} (${endpoint.id})`;
 }
 
 /** A key as the audit log names it: never its value, only its prefix. */

@@ -457,3 +457,84 @@ describe('tidings audit and --actor', () => {
     expect(await audit(['--project', project.id])).toHaveLength(1);
   });
 });
+
+describe('tidings webhook', () => {
+  interface Endpoint {
+    id: string;
+    url: string;
+    events: string[];
+    status: string;
+    secret?: string;
+    previous_secret_expires_at: string | null;
+  }
+
+  it('creates, lists, updates, disables, enables, rolls the secret of and deletes an endpoint, with audit entries', async () => {
+    const projectId = await project(await verifiedAccount('hooks@example.com'), 'Hooks');
+    const created = await tidingsJson<Endpoint>([
+      'webhook',
+      'create',
+      '--project',
+      projectId,
+      '--url',
+      'https://example.com/hooks',
+      '--events',
+      'notification.completed,browser.connected',
+      '--actor',
+      'dana',
+      '--db',
+      db,
+    ]);
+    expect(created.id).toMatch(/^whe_/);
+    expect(created.events).toEqual(['notification.completed', 'browser.connected']);
+    expect(created.secret).toMatch(/^whsec_/);
+
+    const listed = await runTidings(['webhook', 'list', '--project', projectId, '--db', db]);
+    expect(listed.stdout).toContain(`webhook_endpoint ${created.id} enabled https://example.com/hooks`);
+    expect(listed.stdout).not.toContain(created.secret);
+
+    const updated = await tidingsJson<Endpoint>(['webhook', 'update', created.id, '--events', '*', '--db', db]);
+    expect(updated.events).toEqual(['*']);
+    expect((await tidingsJson<Endpoint>(['webhook', 'disable', created.id, '--db', db])).status).toBe('disabled');
+    expect((await tidingsJson<Endpoint>(['webhook', 'enable', created.id, '--db', db])).status).toBe('enabled');
+
+    const rolled = await runTidings(['webhook', 'roll-secret', created.id, '--grace-hours', '2', '--db', db]);
+    expect(rolled.code).toBe(0);
+    const secret = /secret (whsec_\S+)/.exec(rolled.stdout)?.[1];
+    expect(secret).toBeDefined();
+    expect(secret).not.toBe(created.secret);
+
+    const invalid = await failingJson([
+      'webhook',
+      'create',
+      '--project',
+      projectId,
+      '--url',
+      'http://x',
+      '--events',
+      '*',
+    ]);
+    expect(invalid.code).toBe('VALIDATION_FAILED');
+
+    await tidingsJson(['webhook', 'delete', created.id, '--db', db]);
+    expect(await tidingsJson(['webhook', 'list', '--project', projectId, '--db', db])).toEqual([]);
+    expect((await failingJson(['webhook', 'delete', created.id])).code).toBe('NOT_FOUND');
+
+    const entries = await tidingsJson<{ action: string; actor: string; detail: string; project_id: string | null }[]>([
+      'audit',
+      '--project',
+      projectId,
+      '--db',
+      db,
+    ]);
+    const actions = entries.filter((entry) => entry.action.startsWith('webhook.')).map((entry) => entry.action);
+    expect(actions).toEqual([
+      'webhook.deleted',
+      'webhook.secret_rolled',
+      'webhook.enabled',
+      'webhook.disabled',
+      'webhook.updated',
+      'webhook.created',
+    ]);
+    expect(JSON.stringify(entries)).not.toContain('whsec_');
+  });
+});

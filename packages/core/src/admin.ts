@@ -1,4 +1,5 @@
 import { type AdminViews, createAdminViews } from './admin-views.js';
+import { createWebhookAdmin, type WebhookAdminApi } from './admin-webhooks.js';
 import { TidingsError } from './errors.js';
 import type { WatchedHub } from './hub/watched-hub.js';
 import { newId } from './ids.js';
@@ -24,7 +25,7 @@ import type { KeyMode } from './types.js';
  * (with the reads of {@link AdminViews}). Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */
-export interface AdminApi extends AdminViews {
+export interface AdminApi extends AdminViews, WebhookAdminApi {
   createAccount(input: { email: string; verified?: boolean }): Promise<AccountObject>;
   verifyAccount(accountId: string): Promise<AccountObject>;
   getAccount(accountId: string): Promise<AccountObject>;
@@ -107,6 +108,7 @@ export function createAdminApi(options: ResolvedOptions, hub: WatchedHub, limite
   const { store, clock } = options;
   return {
     ...createAdminViews(options, hub, limiter),
+    ...createWebhookAdmin(store, clock, { allowHttp: options.allowHttpWebhooks }),
     async createAccount({ email, verified = false }) {
       if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {
         throw invalid('email', 'must be an email address');

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'PROJECT_LIMIT_REACHED'
   | 'KEY_LIMIT_REACHED'
+  | 'WEBHOOK_ENDPOINT_LIMIT_REACHED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'IDEMPOTENCY_MISMATCH'
@@ -34,6 +35,7 @@ export const errorCodes: Record<ErrorCode, { status: number; title: string }> = 
   IDEMPOTENCY_IN_PROGRESS: { status: 409, title: 'A request with this idempotency key is in progress' },
   PROJECT_LIMIT_REACHED: { status: 409, title: 'The account has reached its project limit' },
   KEY_LIMIT_REACHED: { status: 409, title: 'The project has reached its active key limit' },
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: { status: 409, title: 'The project has reached its webhook endpoint limit' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   IDEMPOTENCY_MISMATCH: { status: 422, title: 'The idempotency key was used with another request' },

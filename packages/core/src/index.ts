@@ -1,5 +1,6 @@
 export * from './admin.js';
 export * from './admin-views.js';
+export * from './admin-webhooks.js';
 export * from './errors.js';
 export * from './hub/memory-hub.js';
 export * from './ids.js';

@@ -90,6 +90,8 @@ export interface TidingsOptions {
   maxActiveKeysPerProject?: number;
   /** Largest accepted request body in bytes. @default 32768 */
   maxBodyBytes?: number;
+  /** Accept `http:` webhook endpoint URLs (for local testing), not only `https:`. @default false */
+  allowHttpWebhooks?: boolean;
 }
 
 /** {@link LimitsOptions} with every default applied. */
@@ -184,5 +186,6 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     maxProjectsPerAccount: positiveInteger('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),
     maxActiveKeysPerProject: positiveInteger('maxActiveKeysPerProject', options.maxActiveKeysPerProject ?? 10),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? 32_768),
+    allowHttpWebhooks: options.allowHttpWebhooks === true,
   };
 }

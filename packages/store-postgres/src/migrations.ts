@@ -291,6 +291,24 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE {schema}.attempts ADD COLUMN sent_via text CHECK (sent_via IN ('stream', 'poll'));
   `,
+  // 9: a project's webhook endpoints, deleted with their project.
+  `
+  CREATE TABLE {schema}.webhook_endpoints (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id) ON DELETE CASCADE,
+    url text NOT NULL,
+    description text,
+    events text[] NOT NULL,
+    status text NOT NULL CHECK (status IN ('enabled', 'disabled')),
+    disabled_reason text,
+    secret text NOT NULL,
+    previous_secret text,
+    previous_secret_expires_at bigint,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE INDEX webhook_endpoints_by_project ON {schema}.webhook_endpoints (project_id, created_at, id);
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -15,6 +15,7 @@ import { notificationOperations } from './notifications.js';
 import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
 import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
+import { webhookEndpointOperations } from './webhook-endpoints.js';
 
 /**
  * A {@link Store} on PostgreSQL (node-postgres), for one instance or many sharing one
@@ -57,6 +58,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const store: Store = {
     ...accountOperations(pool, sql),
     ...apiKeyOperations(pool, sql),
+    ...webhookEndpointOperations(pool, sql),
     ...idempotencyOperations(pool, sql),
     ...notificationOperations(pool, sql, resolved.usageShards, insertJobs),
     ...browserOperations(pool, sql, insertJobs),

@@ -402,6 +402,24 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE attempts ADD COLUMN sent_via TEXT CHECK (sent_via IN ('stream', 'poll'));
   `,
+  // 13: a project's webhook endpoints, deleted with their project.
+  `
+  CREATE TABLE webhook_endpoints (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    description TEXT,
+    events TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('enabled', 'disabled')),
+    disabled_reason TEXT,
+    secret TEXT NOT NULL,
+    previous_secret TEXT,
+    previous_secret_expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_endpoints_by_project ON webhook_endpoints (project_id, created_at, id);
+  `,
 ];
 
 /**

@@ -18,6 +18,7 @@ import { openDatabase } from './open-database.js';
 import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { projectAdminOperations } from './project-admin.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
+import { webhookEndpointOperations } from './webhook-endpoints.js';
 
 /**
  * A {@link Store} on an embedded SQLite file (better-sqlite3). Every multi-step write is one
@@ -49,6 +50,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const store: Store = {
     ...accountOperations(db),
     ...apiKeyOperations(db, groupRead),
+    ...webhookEndpointOperations(db),
     ...idempotencyOperations(db),
     ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
     ...browserOperations(db, cache, insertJobs),
@@ -132,6 +134,13 @@ export const STORE_DURABILITY = {
   revokeApiKey: 'durable',
   findApiKeyByHash: 'read',
   touchApiKey: 'redoable',
+  createWebhookEndpoint: 'durable',
+  getWebhookEndpoint: 'read',
+  listWebhookEndpoints: 'read',
+  updateWebhookEndpoint: 'durable',
+  setWebhookEndpointStatus: 'durable',
+  deleteWebhookEndpoint: 'durable',
+  rollWebhookSecret: 'durable',
   getUsage: 'read',
   getUsageBreakdown: 'read',
   findIdempotentResponse: 'read',

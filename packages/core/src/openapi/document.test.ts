@@ -74,7 +74,13 @@ describe('the OpenAPI document', () => {
       }
     }
     // The admin API's refusals never come over HTTP; 405 is answered for any path (see the description).
-    const notPerEndpoint = ['EMAIL_NOT_VERIFIED', 'PROJECT_LIMIT_REACHED', 'KEY_LIMIT_REACHED', 'METHOD_NOT_ALLOWED'];
+    const notPerEndpoint = [
+      'EMAIL_NOT_VERIFIED',
+      'PROJECT_LIMIT_REACHED',
+      'KEY_LIMIT_REACHED',
+      'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+      'METHOD_NOT_ALLOWED',
+    ];
     expect([...answered, ...notPerEndpoint].sort()).toEqual(Object.keys(errorCodes).sort());
   });
 

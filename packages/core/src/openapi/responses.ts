@@ -16,6 +16,7 @@ const WHEN: Record<ErrorCode, string> = {
   IDEMPOTENCY_IN_PROGRESS: 'a request with the same Idempotency-Key is still running; retry after `Retry-After`',
   PROJECT_LIMIT_REACHED: 'an 11th project in an account (admin API)',
   KEY_LIMIT_REACHED: 'an 11th active key in a project (admin API)',
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: 'an 11th webhook endpoint in a project (admin API)',
   PAYLOAD_TOO_LARGE: 'the body is over 32 KiB',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not sent with an accepted media type',
   IDEMPOTENCY_MISMATCH: 'the Idempotency-Key was used with another body or another mode',

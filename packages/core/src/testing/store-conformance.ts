@@ -11,6 +11,7 @@ import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
+import { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
 
 /**
  * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store
@@ -47,5 +48,6 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     concurrencyConformance(getStore);
     projectAdminConformance(getStore);
     jobConformance(getStore);
+    webhookEndpointConformance(getStore);
   });
 }
