@@ -1,9 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
 import type { SessionSummary } from '../domain/dashboard-store.js';
-import { MIN_PASSWORD_LENGTH } from '../domain/passwords.js';
 import { summariseUserAgent } from '../domain/sessions.js';
-import type { FormState } from './auth-pages.js';
+import { type FormState, NewPasswordField } from './auth-pages.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
 type AccountTab = 'overview' | 'password' | 'sessions' | 'email' | 'delete';
@@ -102,15 +101,7 @@ export function PasswordPage(props: { state: FormState }) {
         <FormMessages state={state} />
         <form method="post" action={`${ctx.base}/account/password`} novalidate>
           <CurrentPassword error={state.errors?.current_password} />
-          <Field
-            label="New password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            minlength={MIN_PASSWORD_LENGTH}
-            hint={`At least ${MIN_PASSWORD_LENGTH} characters, and not easy to guess: a few words work well.`}
-            error={state.errors?.password}
-          />
+          <NewPasswordField error={state.errors?.password} />
           <p class="hint">Your other sessions are signed out; this one stays.</p>
           <button type="submit">Change password</button>
         </form>

@@ -10,6 +10,21 @@ export interface FormState {
   notice?: string;
 }
 
+/** A new password's field, with the rule it must meet (a reset, a change on the account page). */
+export function NewPasswordField(props: { error: string | undefined }) {
+  return (
+    <Field
+      label="New password"
+      name="password"
+      type="password"
+      autocomplete="new-password"
+      minlength={MIN_PASSWORD_LENGTH}
+      hint={`At least ${MIN_PASSWORD_LENGTH} characters, and not easy to guess: a few words work well.`}
+      error={props.error}
+    />
+  );
+}
+
 function FormMessages(props: { state: FormState }) {
   return (
     <>
@@ -220,15 +235,7 @@ export function ResetConfirmPage(props: { state: FormState }) {
           error={state.errors?.email}
         />
         <Field label="Code" name="code" inputmode="numeric" autocomplete="one-time-code" error={state.errors?.code} />
-        <Field
-          label="New password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          minlength={MIN_PASSWORD_LENGTH}
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters, and not easy to guess: a few words work well.`}
-          error={state.errors?.password}
-        />
+        <NewPasswordField error={state.errors?.password} />
         <button type="submit">Set the password</button>
       </form>
     </AuthCard>
