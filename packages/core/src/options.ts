@@ -1,3 +1,4 @@
+import type { JobHandler, JobRunnerOptions } from './jobs/runner.js';
 import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from './limiter/rate-limit-headers.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Hub } from './ports/hub.js';
@@ -92,14 +93,28 @@ export interface TidingsOptions {
   maxBodyBytes?: number;
   /** Accept `http:` webhook endpoint URLs (for local testing), not only `https:`. @default false */
   allowHttpWebhooks?: boolean;
+  /**
+   * Runs the store's durable jobs (docs/jobs.md) in this instance: the handler of each kind, and
+   * the runner's settings. A runner starts with the instance and `close()` waits for the jobs in
+   * flight. Every instance over one store may run jobs: claims never hand one job to two.
+   * @default no jobs run here
+   */
+  jobs?: TidingsJobsOptions;
+}
+
+/** The job runner of an instance: {@link JobRunnerOptions} without what the instance already has. */
+export interface TidingsJobsOptions extends Omit<JobRunnerOptions, 'store' | 'kinds' | 'clock' | 'logger'> {
+  kinds: Record<string, JobHandler>;
 }
 
 /** {@link LimitsOptions} with every default applied. */
 export type ResolvedLimits = Required<LimitsOptions>;
 
 /** {@link TidingsOptions} with every default applied. */
-export interface ResolvedOptions extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub'>> {
+export interface ResolvedOptions
+  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs'>> {
   limits: ResolvedLimits;
+  jobs: TidingsJobsOptions | null;
   publicUrl: string | null;
   limiter: Limiter | null;
   hub: Hub | null;
@@ -135,6 +150,17 @@ function rateLimitHeaderForm(value: RateLimitHeaderForm): RateLimitHeaderForm {
     throw new TypeError(`Tidings option rateLimitHeaders must be one of ${RATE_LIMIT_HEADER_FORMS.join(', ')}`);
   }
   return value;
+}
+
+function jobsOption(jobs: TidingsJobsOptions | undefined): TidingsJobsOptions | null {
+  if (jobs === undefined) return null;
+  if (typeof jobs !== 'object' || jobs === null || typeof jobs.kinds !== 'object' || jobs.kinds === null) {
+    throw new TypeError('Tidings option jobs needs kinds: { [kind]: handler }');
+  }
+  for (const [kind, handler] of Object.entries(jobs.kinds)) {
+    if (typeof handler !== 'function') throw new TypeError(`Tidings option jobs.kinds.${kind} must be a function`);
+  }
+  return Object.keys(jobs.kinds).length === 0 ? null : jobs;
 }
 
 /** Applies defaults once, and throws on bad configuration. */
@@ -187,5 +213,6 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     maxActiveKeysPerProject: positiveInteger('maxActiveKeysPerProject', options.maxActiveKeysPerProject ?? 10),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? 32_768),
     allowHttpWebhooks: options.allowHttpWebhooks === true,
+    jobs: jobsOption(options.jobs),
   };
 }

@@ -7,6 +7,7 @@ import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './http/res
 import { createMemoryHub } from './hub/memory-hub.js';
 import { watchHub } from './hub/watched-hub.js';
 import { newId } from './ids.js';
+import { createJobRunner, type JobRunner } from './jobs/runner.js';
 import { createClientIpKeys, createMemoryLimiter } from './limiter/index.js';
 import { instrumentLimiter } from './metrics/instrument-limiter.js';
 import { instrumentStore } from './metrics/instrument-store.js';
@@ -61,7 +62,10 @@ export interface Tidings {
   sweep(): Promise<void>;
   /** Number of event streams open on this instance. */
   openStreams(): number;
-  /** Closes open streams (clients resume elsewhere) and stops timers. The store is the caller's to close. */
+  /**
+   * Closes open streams (clients resume elsewhere), stops timers, and stops the job runner once its
+   * jobs in flight have finished. The store is the caller's to close.
+   */
   close(): Promise<void>;
 }
 
@@ -185,6 +189,12 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   const admin = createAdminApi(options, hub, givenLimiter);
   const { logger } = options;
 
+  let jobRunner: JobRunner | null = null;
+  if (options.jobs !== null) {
+    jobRunner = createJobRunner({ ...options.jobs, store: options.store, clock: options.clock, logger });
+    jobRunner.start();
+  }
+
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
   if (options.sweepIntervalMs > 0) {
     sweepTimer = setInterval(() => {
@@ -292,7 +302,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     openStreams: () => streams.size,
     async close() {
       if (sweepTimer !== null) clearInterval(sweepTimer);
-      await streams.close();
+      await Promise.all([streams.close(), jobRunner?.stop()]);
       if (ownsLimiter) await limiter.close();
       if (ownsHub) await hub.close();
     },
