@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDashboard, signUpVerified } from '../../../test/support/dashboard-app.js';
+import { PURGE_INTERVAL_MS } from './app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
 beforeEach(() => {
@@ -53,5 +54,37 @@ describe('pages', () => {
       });
       expect(other.headers.get('Location'), elsewhere).toBe('/dashboard');
     }
+  });
+});
+
+describe('what expired', () => {
+  it('is deleted while the dashboard serves, at most once per interval', async () => {
+    const { dashboardStore, clock } = dashboard;
+    const purges: ReturnType<typeof dashboardStore.purgeExpired>[] = [];
+    const purge = dashboardStore.purgeExpired.bind(dashboardStore);
+    dashboardStore.purgeExpired = (input) => {
+      const purged = purge(input);
+      purges.push(purged);
+      return purged;
+    };
+    await signUpVerified(dashboard, 'ada@example.com');
+    const first = purges.length;
+    expect(first).toBe(1);
+    // A session whose idle time ran out is gone from the store once a request comes after the interval.
+    const ada = await dashboardStore.findAccountByEmail('ada@example.com');
+    await dashboardStore.createSession({
+      hash: 'expired-session-hash',
+      accountId: ada!.account.id,
+      now: clock.now(),
+      idleExpiresAt: clock.now() + 1,
+      absoluteExpiresAt: clock.now() + 2,
+    });
+    clock.advance(PURGE_INTERVAL_MS - 1);
+    await dashboard.browser().get('/dashboard/login');
+    expect(purges).toHaveLength(1);
+    clock.advance(1);
+    await dashboard.browser().get('/dashboard/login');
+    expect(purges).toHaveLength(2);
+    expect(await purges[1]).toMatchObject({ sessions: 1 });
   });
 });

@@ -24,6 +24,9 @@ import { registerSecurityRoutes, SECOND_FACTOR_PATHS } from './routes/security.j
 import { ErrorPage } from './views/error-page.js';
 import { PageContextProvider } from './views/layout.js';
 
+/** How often the dashboard deletes what has expired (docs/dashboard.md#what-is-kept). */
+export const PURGE_INTERVAL_MS = 10 * 60_000;
+
 /** Pages anyone may open; every other page needs a session. */
 const PUBLIC_PATHS = [
   '/signup',
@@ -120,6 +123,21 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
         403,
       );
     }
+  });
+
+  // What expired (sessions, codes, pending sign-ins, challenges) is deleted on the way, at most
+  // once per interval per process and never in the request's path: a dashboard needs no timer of
+  // its own, and one that nobody opens keeps nothing new to purge.
+  let nextPurgeAt = 0;
+  app.use('*', async (_c, next) => {
+    const now = options.clock.now();
+    if (now >= nextPurgeAt) {
+      nextPurgeAt = now + PURGE_INTERVAL_MS;
+      options.store
+        .purgeExpired({ now })
+        .catch((error: unknown) => options.logger?.warn('dashboard purge failed', { error: String(error) }));
+    }
+    return next();
   });
 
   registerAssetRoutes(app);

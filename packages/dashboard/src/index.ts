@@ -14,6 +14,7 @@ export type {
   InvitationRecord,
   PasskeyRecord,
   PendingSignInRecord,
+  PurgedDashboardData,
   SessionRecord,
   SessionSummary,
 } from './domain/dashboard-store.js';

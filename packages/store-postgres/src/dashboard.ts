@@ -6,6 +6,7 @@ import type {
   InvitationRecord,
   PasskeyRecord,
   PendingSignInRecord,
+  PurgedDashboardData,
   SessionRecord,
   SessionSummary,
 } from '@tidings/dashboard';
@@ -234,6 +235,22 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     `INSERT INTO ${t('webauthn_challenges')} (key, challenge, expires_at) VALUES ($1, $2, $3)
      ON CONFLICT (key) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at`,
   );
+  // One statement, so the four deletions are one snapshot and one round trip.
+  const purgeExpired = statement(
+    'purge_expired_dashboard_data',
+    `WITH sessions AS (
+       DELETE FROM ${t('sessions')} WHERE idle_expires_at <= $1 OR absolute_expires_at <= $1 RETURNING 1
+     ), codes AS (
+       DELETE FROM ${t('email_codes')} WHERE expires_at <= $1 RETURNING 1
+     ), pending AS (
+       DELETE FROM ${t('pending_sign_ins')} WHERE expires_at <= $1 RETURNING 1
+     ), challenges AS (
+       DELETE FROM ${t('webauthn_challenges')} WHERE expires_at <= $1 RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM codes)::int AS codes,
+            (SELECT count(*) FROM pending)::int AS "pendingSignIns",
+            (SELECT count(*) FROM challenges)::int AS challenges`,
+  );
   const takeChallenge = statement(
     'take_webauthn_challenge',
     `DELETE FROM ${t('webauthn_challenges')} WHERE key = $1 RETURNING challenge, expires_at AS "expiresAt"`,
@@ -422,6 +439,10 @@ export function dashboardOperations(pool: Pool, sql: Sql): DashboardStore {
     },
     async putWebAuthnChallenge({ key, challenge, expiresAt }) {
       await run(pool, upsertChallenge, [key, challenge, expiresAt]);
+    },
+    async purgeExpired({ now }) {
+      const [row] = await run<PurgedDashboardData>(pool, purgeExpired, [now]);
+      return row!;
     },
     async takeWebAuthnChallenge({ key, now }) {
       const [row] = await run<{ challenge: string; expiresAt: number }>(pool, takeChallenge, [key]);

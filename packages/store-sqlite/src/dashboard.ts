@@ -9,6 +9,7 @@ import type {
   EmailCodePurpose,
   PasskeyRecord,
   PendingSignInRecord,
+  PurgedDashboardData,
   SessionSummary,
 } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
@@ -241,6 +242,20 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     deletePending.run(hash);
     return row.expires_at > now ? pendingFromRow(row) : null;
   });
+  const purgeSessions = db.prepare<[number, number]>(
+    'DELETE FROM sessions WHERE idle_expires_at <= ? OR absolute_expires_at <= ?',
+  );
+  const purgeCodes = db.prepare<[number]>('DELETE FROM email_codes WHERE expires_at <= ?');
+  const purgePending = db.prepare<[number]>('DELETE FROM pending_sign_ins WHERE expires_at <= ?');
+  const purgeChallenges = db.prepare<[number]>('DELETE FROM webauthn_challenges WHERE expires_at <= ?');
+  const purgeExpired = db.transaction(
+    (now: number): PurgedDashboardData => ({
+      sessions: purgeSessions.run(now, now).changes,
+      codes: purgeCodes.run(now).changes,
+      pendingSignIns: purgePending.run(now).changes,
+      challenges: purgeChallenges.run(now).changes,
+    }),
+  );
   const takeChallenge = db.transaction((key: string, now: number): string | null => {
     const row = selectChallenge.get(key);
     if (!row) return null;
@@ -451,6 +466,9 @@ export function dashboardOperations(db: Database.Database): DashboardStore {
     },
     async takeWebAuthnChallenge({ key, now }) {
       return takeChallenge.immediate(key, now);
+    },
+    async purgeExpired({ now }) {
+      return purgeExpired.immediate(now);
     },
     async appendAuditEvent(event: AuditEventRecord) {
       insertAudit.run({

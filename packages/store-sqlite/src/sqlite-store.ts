@@ -213,6 +213,7 @@ export const DASHBOARD_STORE_DURABILITY = {
   takePendingSignIn: 'durable',
   putWebAuthnChallenge: 'redoable',
   takeWebAuthnChallenge: 'durable',
+  purgeExpired: 'redoable',
   appendAuditEvent: 'durable',
   listAuditEvents: 'read',
 } as const satisfies Record<keyof DashboardStore, Durability>;

@@ -154,6 +154,13 @@ export interface DashboardStore {
   /** Voids the invitation of an address at once; false when it had none that still works at `now`. */
   revokeInvitation(input: { email: string; now: number; maxAttempts: number }): Promise<boolean>;
 
+  /**
+   * Deletes what has expired at `now` and can no longer be used: sessions past their idle or
+   * absolute end, email codes and invitations, pending sign-ins, WebAuthn challenges. The audit
+   * log, passkeys and recovery codes are kept. Answers how many of each went.
+   */
+  purgeExpired(input: { now: number }): Promise<PurgedDashboardData>;
+
   /** Records one entry of the audit log. */
   appendAuditEvent(event: AuditEventRecord): Promise<void>;
   /**
@@ -161,6 +168,14 @@ export interface DashboardStore {
    * one actor's with `actor` (an entry's actor is its `actorEmail`, else its `actorName`).
    */
   listAuditEvents(input: { projectId?: string; actor?: string; limit: number }): Promise<AuditEventRecord[]>;
+}
+
+/** What {@link DashboardStore.purgeExpired} deleted. */
+export interface PurgedDashboardData {
+  sessions: number;
+  codes: number;
+  pendingSignIns: number;
+  challenges: number;
 }
 
 /** An invitation that still works: its code is stored, only hashed. */

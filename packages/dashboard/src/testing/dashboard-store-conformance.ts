@@ -513,6 +513,48 @@ function dashboardStoreCases(getStore: GetStores): void {
       expect(await store.takeWebAuthnChallenge({ key: 'old', now: T0 })).toBeNull();
     });
 
+    it('purges what expired, and keeps what can still be used', async () => {
+      const store = getStore().dashboardStore;
+      const { account } = await seedAccount(getStore);
+      const session = (id: string, idleExpiresAt: number, absoluteExpiresAt: number) =>
+        store.createSession({ hash: hashSecret(id), accountId: account.id, now: T0, idleExpiresAt, absoluteExpiresAt });
+      await session('idle-over', T0 + 10, T0 + DAY_MS);
+      await session('absolute-over', T0 + DAY_MS, T0 + 10);
+      await session('live', T0 + 11, T0 + DAY_MS);
+      const code = (email: string, purpose: 'verify' | 'invite', expiresAt: number) =>
+        store.putEmailCode({ email, purpose, codeHash: hashSecret(`${email}-${purpose}`), now: T0, expiresAt });
+      await code('old@example.com', 'verify', T0 + 10);
+      await code('old@example.com', 'invite', T0 + 5);
+      await code('new@example.com', 'verify', T0 + 11);
+      const pending = { accountId: account.id, next: '/dashboard', createdAt: T0 };
+      await store.createPendingSignIn({ hash: 'old', ...pending, expiresAt: T0 + 10 });
+      await store.createPendingSignIn({ hash: 'new', ...pending, expiresAt: T0 + 11 });
+      await store.putWebAuthnChallenge({ key: 'old', challenge: 'c1', expiresAt: T0 + 10 });
+      await store.putWebAuthnChallenge({ key: 'new', challenge: 'c2', expiresAt: T0 + 11 });
+
+      expect(await store.purgeExpired({ now: T0 + 10 })).toEqual({
+        sessions: 2,
+        codes: 2,
+        pendingSignIns: 1,
+        challenges: 1,
+      });
+      expect(await store.purgeExpired({ now: T0 + 10 })).toEqual({
+        sessions: 0,
+        codes: 0,
+        pendingSignIns: 0,
+        challenges: 0,
+      });
+      expect(
+        await store.resumeSession({ hash: hashSecret('live'), now: T0 + 1, idleExpiresAt: T0 + 11 }),
+      ).not.toBeNull();
+      expect(await store.hasEmailCode({ email: 'new@example.com', purpose: 'verify', now: T0 + 1 })).toBe(true);
+      expect(await store.findPendingSignIn({ hash: 'new', now: T0 + 1 })).toEqual({ ...pending, expiresAt: T0 + 11 });
+      expect(await store.takeWebAuthnChallenge({ key: 'new', now: T0 + 1 })).toBe('c2');
+      // Purged rows are gone, not just hidden: a check at an earlier time no longer finds them.
+      expect(await store.hasEmailCode({ email: 'old@example.com', purpose: 'verify', now: T0 })).toBe(false);
+      expect(await store.findPendingSignIn({ hash: 'old', now: T0 })).toBeNull();
+    });
+
     it('changes an email unless another account has it', async () => {
       const { dashboardStore: store } = getStore();
       const { account } = await seedAccount(getStore);
