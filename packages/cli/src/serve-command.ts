@@ -152,6 +152,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       },
     });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     return reportFailure(io, error, json);
   }
 
