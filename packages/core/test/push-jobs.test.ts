@@ -1,6 +1,13 @@
 import { startTestPushService, type TestPushService } from '@tidings/test-support/push-service.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ClaimedJob, createMemoryHub, type HubMessage, JobError, silentLogger } from '../src/index.js';
+import {
+  type ClaimedJob,
+  createMemoryHub,
+  type HubMessage,
+  JobError,
+  noopMetrics,
+  silentLogger,
+} from '../src/index.js';
 import { pushJobs } from '../src/node/index.js';
 import { createHarness, type Harness } from './harness.js';
 
@@ -144,12 +151,20 @@ describe('the push job kind', () => {
     expect(await attempt(sent.id)).toMatchObject({ status: 'failed', reason: 'push_rejected' });
 
     // A handler whose allow-list no longer holds the endpoint's host sends nothing.
-    const strict = pushJobs({ store: h.store, ...PUSH, allowedHosts: ['fcm.googleapis.com'], clock: h.clock }).push!;
+    const ended: unknown[][] = [];
+    const strict = pushJobs({
+      store: h.store,
+      ...PUSH,
+      allowedHosts: ['fcm.googleapis.com'],
+      clock: h.clock,
+      metrics: { ...noopMetrics, attemptsEnded: (...args: unknown[]) => ended.push(args) },
+    }).push!;
     const next = await sendAndClaim('u');
     await expect(run(strict, next.job)).rejects.toMatchObject({
       retryable: false,
     });
     expect(await attempt(next.sent.id)).toMatchObject({ status: 'failed', reason: 'push_rejected' });
     expect(service.answered.map((answer) => answer.status)).toEqual([413]);
+    expect(ended).toEqual([['failed', 'push_rejected', 1]]);
   });
 });
