@@ -7,7 +7,7 @@ import type { ServerErrorCode } from './errors.js';
 export type AttemptStatus = 'accepted' | 'sent' | 'delivered' | 'expired' | 'failed';
 
 /** Why an attempt ended without a delivery receipt. */
-export type AttemptReason = 'browser_disconnected' | 'browser_stale' | 'ttl_expired';
+export type AttemptReason = 'browser_disconnected' | 'browser_stale' | 'ttl_expired' | 'push_rejected';
 
 /** One delivery attempt: one per connected browser of the recipient. Absent times are null. */
 export interface AttemptObject {
@@ -19,6 +19,10 @@ export interface AttemptObject {
   final: boolean;
   accepted_at: string;
   sent_at: string | null;
+  /** How it went out: an open event stream, a poll, or the browser's Web Push service; null while not sent. */
+  via: 'stream' | 'poll' | 'push' | null;
+  /** When the browser's push service accepted a Web Push message of it; null if none did. */
+  push_accepted_at: string | null;
   delivered_at: string | null;
   failed_at: string | null;
   expired_at: string | null;

@@ -101,6 +101,8 @@ export function notification(finals: boolean[], id = 'ntf_01'): NotificationObje
       final,
       accepted_at: '2026-11-22T10:00:00.000Z',
       sent_at: '2026-11-22T10:00:00.000Z',
+      via: 'stream',
+      push_accepted_at: null,
       delivered_at: final ? '2026-11-22T10:00:01.000Z' : null,
       failed_at: null,
       expired_at: null,

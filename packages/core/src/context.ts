@@ -18,6 +18,8 @@ export interface Services {
    * memory only: a process that dies takes its running sends with it, and nothing holds a key.
    */
   sendsInFlight: Set<string>;
+  /** The VAPID public key for connect answers; null when Web Push is off. */
+  vapidPublicKey: (() => Promise<string>) | null;
 }
 
 /** One request as routes see it. */

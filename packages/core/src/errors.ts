@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'NO_CONNECTED_BROWSER'
+  | 'BROWSER_DISCONNECTED'
+  | 'PUSH_NOT_CONFIGURED'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'PROJECT_LIMIT_REACHED'
   | 'KEY_LIMIT_REACHED'
@@ -18,6 +20,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'IDEMPOTENCY_MISMATCH'
+  | 'PUSH_ENDPOINT_NOT_ALLOWED'
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE';
@@ -32,6 +35,8 @@ export const errorCodes: Record<ErrorCode, { status: number; title: string }> = 
   NOT_FOUND: { status: 404, title: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   NO_CONNECTED_BROWSER: { status: 409, title: 'The recipient has no connected browser' },
+  BROWSER_DISCONNECTED: { status: 409, title: 'The browser is disconnected' },
+  PUSH_NOT_CONFIGURED: { status: 409, title: 'Web Push is not configured on this server' },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, title: 'A request with this idempotency key is in progress' },
   PROJECT_LIMIT_REACHED: { status: 409, title: 'The account has reached its project limit' },
   KEY_LIMIT_REACHED: { status: 409, title: 'The project has reached its active key limit' },
@@ -39,6 +44,7 @@ export const errorCodes: Record<ErrorCode, { status: number; title: string }> = 
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   IDEMPOTENCY_MISMATCH: { status: 422, title: 'The idempotency key was used with another request' },
+  PUSH_ENDPOINT_NOT_ALLOWED: { status: 422, title: 'The push endpoint is not allowed' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },

@@ -16,6 +16,15 @@ function idSchema(prefix: IdPrefix, what: string) {
 }
 
 const time = z.iso.datetime();
+
+/** The deployment's VAPID public key, as a browser passes it to `pushManager.subscribe`. */
+const vapidPublicKeySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{87}$/)
+  .nullable()
+  .describe(
+    'The VAPID public key of this server (base64url, no padding, of the 65-byte uncompressed P-256 point), the `applicationServerKey` of a push subscription; null when Web Push is off.',
+  );
 const nullableTime = (what: string) => time.nullable().describe(`When ${what}; null until then.`);
 
 /** The status of a delivery attempt. */
@@ -36,13 +45,22 @@ export const attemptObjectSchema = z.object({
   final: z.boolean().describe('True once the status can no longer change.'),
   accepted_at: time.describe('When the attempt was recorded.'),
   sent_at: nullableTime('it was written to the browser'),
+  via: z
+    .enum(['stream', 'poll', 'push'])
+    .nullable()
+    .describe(
+      "How it went out: written to an open event stream, answered to a poll, or accepted by the browser's Web Push service; null while not sent (or when the delivery receipt came first).",
+    ),
+  push_accepted_at: nullableTime('the push service of the browser accepted a Web Push message of it'),
   delivered_at: nullableTime('the browser confirmed delivery'),
   failed_at: nullableTime('it failed'),
   expired_at: nullableTime('it expired'),
   reason: z
-    .enum(['browser_disconnected', 'browser_stale', 'ttl_expired'])
+    .enum(['browser_disconnected', 'browser_stale', 'ttl_expired', 'push_rejected'])
     .nullable()
-    .describe('Why an attempt ended without a delivery receipt; null otherwise.'),
+    .describe(
+      'Why an attempt ended without a delivery receipt; null otherwise. `push_rejected`: the push service refused its Web Push message for good (too large, malformed, VAPID refused).',
+    ),
   displayed_at: nullableTime('the browser showed it (receipt)'),
   clicked_at: nullableTime('the user clicked it (receipt)'),
   dismissed_at: nullableTime('the user dismissed it (receipt)'),
@@ -83,6 +101,17 @@ export const browserObjectSchema = z.object({
   browser_secret: z.string().regex(BROWSER_SECRET_PATTERN).describe('Shown once: keep it to poll, ack and disconnect.'),
   recipient: recipientSchema,
   stream_url: z.string().describe('Resumes this browser as an event stream.'),
+  vapid_public_key: vapidPublicKeySchema,
+});
+
+/** A browser's Web Push subscription as the API shows it: never its keys, nor the endpoint's path. */
+export const pushSubscriptionObjectSchema = z.object({
+  object: z.literal('push_subscription'),
+  browser_id: idSchema('brw', 'browser'),
+  endpoint_host: z.string().describe('The host of the push service the subscription is with.'),
+  created_at: time,
+  updated_at: time,
+  expires_at: time.nullable().describe('When the push service said the subscription ends; null when it did not.'),
 });
 
 /** What a browser receives for one attempt: the data of a `notification` event, or an item of a poll. */
@@ -117,6 +146,7 @@ export const readyEventSchema = z.object({
   recipient: recipientSchema,
   heartbeat_ms: z.int().min(1).describe('How often a `: ping` comment arrives.'),
   resumed: z.boolean().describe('True when the stream resumed the browser of the resume position.'),
+  vapid_public_key: vapidPublicKeySchema,
 });
 
 /** The answer to `POST /v1/events`. */

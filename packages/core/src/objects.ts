@@ -136,6 +136,8 @@ export function attemptObject(attempt: AttemptRecord): AttemptObject {
     final: attempt.final,
     accepted_at: isoTime(attempt.acceptedAt),
     sent_at: isoTime(attempt.sentAt),
+    via: attempt.sentVia,
+    push_accepted_at: isoTime(attempt.pushAcceptedAt),
     delivered_at: isoTime(attempt.deliveredAt),
     failed_at: isoTime(attempt.failedAt),
     expired_at: isoTime(attempt.expiredAt),
@@ -195,7 +197,8 @@ export function serializeNotification({ notification: n, attempts }: Notificatio
     attemptsJson +=
       `{"object":"attempt","id":${JSON.stringify(a.id)},"browser_id":${JSON.stringify(a.browserId)},` +
       `"status":${JSON.stringify(a.status)},"final":${a.final},"accepted_at":"${isoTime(a.acceptedAt)}",` +
-      `"sent_at":${timeJson(a.sentAt)},"delivered_at":${timeJson(a.deliveredAt)},` +
+      `"sent_at":${timeJson(a.sentAt)},"via":${stringJson(a.sentVia)},` +
+      `"push_accepted_at":${timeJson(a.pushAcceptedAt)},"delivered_at":${timeJson(a.deliveredAt)},` +
       `"failed_at":${timeJson(a.failedAt)},"expired_at":${timeJson(a.expiredAt)},` +
       `"reason":${stringJson(a.reason)},"displayed_at":${timeJson(a.displayedAt)},` +
       `"clicked_at":${timeJson(a.clickedAt)},"dismissed_at":${timeJson(a.dismissedAt)}}`;

@@ -6,6 +6,7 @@ import type { Limiter } from './ports/limiter.js';
 import { createConsoleLogger, type Logger } from './ports/logger.js';
 import { type Metrics, noopMetrics } from './ports/metrics.js';
 import type { Store } from './ports/store.js';
+import { type PushOptions, type ResolvedPushOptions, resolvePushOptions } from './push/options.js';
 
 /** Request limits per window. The defaults are those of docs/api.md#limits. */
 export interface LimitsOptions {
@@ -100,6 +101,13 @@ export interface TidingsOptions {
    * @default no jobs run here
    */
   jobs?: TidingsJobsOptions;
+  /**
+   * Web Push to browsers with no open tab (docs/web-push.md): the VAPID subject that turns it
+   * on, the push services allowed, the grace before a message goes out. The messages themselves
+   * are sent by the `push` job kind (`pushJobs` of `@tidings/core/node`) in `jobs`.
+   * @default Web Push off: `vapid_public_key` is null and subscriptions are refused
+   */
+  push?: PushOptions;
 }
 
 /** The job runner of an instance: {@link JobRunnerOptions} without what the instance already has. */
@@ -112,8 +120,9 @@ export type ResolvedLimits = Required<LimitsOptions>;
 
 /** {@link TidingsOptions} with every default applied. */
 export interface ResolvedOptions
-  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs'>> {
+  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'push'>> {
   limits: ResolvedLimits;
+  push: ResolvedPushOptions | null;
   jobs: TidingsJobsOptions | null;
   publicUrl: string | null;
   limiter: Limiter | null;
@@ -214,5 +223,6 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? 32_768),
     allowHttpWebhooks: options.allowHttpWebhooks === true,
     jobs: jobsOption(options.jobs),
+    push: options.push === undefined ? null : resolvePushOptions(options.push),
   };
 }

@@ -1,13 +1,16 @@
 import type { RouteHandler } from './context.js';
 import type { CorsKind } from './http/cors.js';
 
+/** The methods a route may answer (OPTIONS is answered for every route by the edge). */
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
 /** One path of the API, the handler of each method, and its CORS answer. */
 export interface Route {
   /** The route's pattern as people write it, e.g. `/v1/notifications/{id}`: the metrics' label. */
   path: string;
   pattern: RegExp;
   params: readonly string[];
-  methods: Partial<Record<'GET' | 'POST', RouteHandler>>;
+  methods: Partial<Record<RouteMethod, RouteHandler>>;
   cors: CorsKind;
 }
 

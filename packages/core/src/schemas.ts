@@ -112,6 +112,33 @@ export const disconnectBodySchema = z.strictObject({
   browser_secret: browserSecretSchema,
 });
 
+/** base64url without padding of exactly `bytes` bytes. */
+function base64urlOfBytes(bytes: number, what: string) {
+  const length = Math.ceil((bytes * 4) / 3);
+  return z
+    .string()
+    .regex(new RegExp(`^[A-Za-z0-9_-]{${length}}={0,2}$`), `must be the base64url of ${bytes} bytes (${what})`);
+}
+
+/** The body of PUT /v1/browsers/{id}/push-subscription: the browser's `PushSubscription.toJSON()`, with its secret. */
+export const pushSubscriptionBodySchema = z.strictObject({
+  browser_secret: browserSecretSchema,
+  endpoint: z.string().min(1).max(2048).describe('The push service URL of the subscription (`https:`).'),
+  keys: z.strictObject({
+    p256dh: base64urlOfBytes(65, 'an uncompressed P-256 public key')
+      // An uncompressed point starts with the byte 4, which base64 writes as a leading `B`.
+      .regex(/^B/, 'must be an uncompressed P-256 public key (its first byte 4)')
+      .describe("The browser's P-256 public key."),
+    auth: base64urlOfBytes(16, 'the authentication secret').describe("The browser's authentication secret."),
+  }),
+  expiration_time: z.int().min(0).nullish().describe('`PushSubscription.expirationTime`: epoch milliseconds, or null.'),
+});
+
+/** The body of DELETE /v1/browsers/{id}/push-subscription. */
+export const pushUnsubscribeBodySchema = z.strictObject({
+  browser_secret: browserSecretSchema,
+});
+
 /** Parses with a schema, or throws VALIDATION_FAILED listing every invalid field. */
 export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);

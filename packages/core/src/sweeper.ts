@@ -32,7 +32,12 @@ export function createSweeper(options: ResolvedOptions, hub: Hub, streams: Strea
     if (expired.length > 0) options.metrics.attemptsEnded('expired', 'ttl_expired', expired.length);
     // Browsers with an open stream in this process are seen now, whatever the touch timer did.
     await streams.touchOpenBrowsers();
-    const reaped = await store.reapStaleBrowsers({ seenBefore: now - options.staleBrowserMs, now });
+    const reaped = await store.reapStaleBrowsers({
+      seenBefore: now - options.staleBrowserMs,
+      now,
+      // A browser Web Push reaches is kept without a stream, for as long as push retention says.
+      ...(options.push === null ? {} : { pushSeenBefore: now - options.push.retentionMs }),
+    });
     if (reaped.length > 0) {
       const failed = reaped.reduce((sum, browser) => sum + browser.failedAttemptIds.length, 0);
       if (failed > 0) options.metrics.attemptsEnded('failed', 'browser_stale', failed);

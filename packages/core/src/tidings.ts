@@ -14,7 +14,8 @@ import { instrumentStore } from './metrics/instrument-store.js';
 import { type ResolvedOptions, resolveOptions, type TidingsOptions } from './options.js';
 import type { EventStreamTarget } from './ports/event-sink.js';
 import { noopMetrics } from './ports/metrics.js';
-import { matchRoute, pathOf } from './router.js';
+import { createVapidPublicKeySource } from './push/vapid-keys.js';
+import { matchRoute, pathOf, type RouteMethod } from './router.js';
 import { createRoutes } from './routes/index.js';
 import { StreamRegistry } from './stream/stream-registry.js';
 import { createSweeper } from './sweeper.js';
@@ -182,6 +183,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       rateLimitHeaders: options.rateLimitHeaders,
     },
     sendsInFlight: new Set(),
+    vapidPublicKey: options.push === null ? null : createVapidPublicKeySource(options.store, options.clock),
   };
   const clientIpKeys = createClientIpKeys(options.trustProxy);
   const routes = createRoutes(options);
@@ -222,7 +224,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
           preflightHeaders(matched.route.cors, methods),
         );
       }
-      const handler = matched.route.methods[request.method as 'GET' | 'POST'];
+      const handler = matched.route.methods[request.method as RouteMethod];
       if (!handler) {
         const methods = Object.keys(matched.route.methods);
         throw new TidingsError('METHOD_NOT_ALLOWED', `Use ${methods.join(' or ')}`, {

@@ -77,10 +77,13 @@ export interface NotificationRecord extends NotificationContent {
 export type AttemptStatus = 'accepted' | 'sent' | 'delivered' | 'expired' | 'failed';
 
 /** Why an attempt ended without a delivery receipt. */
-export type AttemptReason = 'browser_disconnected' | 'browser_stale' | 'ttl_expired';
+export type AttemptReason = 'browser_disconnected' | 'browser_stale' | 'ttl_expired' | 'push_rejected';
 
-/** How an attempt went out to its browser: written to its event stream, or answered to its poll. */
-export type AttemptPath = 'stream' | 'poll';
+/**
+ * How an attempt went out to its browser: written to its event stream, answered to its poll, or
+ * accepted by the push service of its browser's Web Push subscription.
+ */
+export type AttemptPath = 'stream' | 'poll' | 'push';
 
 /** One delivery attempt: one per connected browser of the recipient, per notification. */
 export interface AttemptRecord {
@@ -98,6 +101,8 @@ export interface AttemptRecord {
    * receipt came before the record of sending, or for attempts sent before this was kept.
    */
   sentVia: AttemptPath | null;
+  /** When the browser's push service accepted a Web Push message of this attempt (its 201); null if none did. */
+  pushAcceptedAt: number | null;
   deliveredAt: number | null;
   failedAt: number | null;
   expiredAt: number | null;
@@ -197,4 +202,29 @@ export interface UsageBreakdownDay {
 export interface EndedAttempt {
   attemptId: string;
   browserId: string;
+}
+
+/**
+ * A browser's Web Push subscription (docs/web-push.md): where its push service takes messages,
+ * and the browser's keys that each message is encrypted for. One per browser.
+ */
+export interface PushSubscriptionRecord {
+  browserId: string;
+  projectId: string;
+  endpoint: string;
+  /** The browser's P-256 public key, uncompressed, base64url (65 bytes). */
+  p256dh: string;
+  /** The browser's authentication secret, base64url (16 bytes). */
+  auth: string;
+  createdAt: number;
+  updatedAt: number;
+  /** When the push service said the subscription ends (`expirationTime`); null when it did not. */
+  expiresAt: number | null;
+}
+
+/** The deployment's VAPID key pair (base64url: the public key uncompressed, 65 bytes; the private 32). */
+export interface VapidKeyRecord {
+  publicKey: string;
+  privateKey: string;
+  createdAt: number;
 }

@@ -97,6 +97,10 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
     `WITH stale AS (
        SELECT id, last_seen_at FROM ${t('browsers')}
         WHERE connected AND last_seen_at < $1
+          -- A browser with a push subscription is reached without a stream: stale only once it
+          -- was not seen for the (longer) retention of push.
+          AND (last_seen_at < $3 OR NOT EXISTS (
+            SELECT 1 FROM ${t('push_subscriptions')} AS s WHERE s.browser_id = ${t('browsers')}.id))
         ORDER BY last_seen_at, id
         FOR NO KEY UPDATE SKIP LOCKED
      ), marked AS (
@@ -104,6 +108,12 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
          FROM stale WHERE b.id = stale.id
      )
      SELECT id FROM stale ORDER BY last_seen_at, id`,
+    { planEachRun: true },
+  );
+
+  const deleteSubscriptions = statement(
+    'delete_push_subscriptions',
+    `DELETE FROM ${t('push_subscriptions')} WHERE browser_id = ANY($1::text[])`,
     { planEachRun: true },
   );
 
@@ -119,6 +129,7 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
       return { kind: exists.length > 0 ? 'already-disconnected' : 'not-found' };
     }
     const failed = await run<{ id: string; seq: number }>(client, failPending, [[browserId], reason, now]);
+    await run(client, deleteSubscriptions, [[browserId]]);
     return { kind: 'disconnected', failedAttemptIds: failed.sort((a, b) => a.seq - b.seq).map((row) => row.id) };
   }
 
@@ -170,10 +181,14 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
     async touchBrowsers({ browserIds, now }) {
       if (browserIds.length > 0) await run(pool, touch, [browserIds, now]);
     },
-    async reapStaleBrowsers({ seenBefore, now }) {
+    async reapStaleBrowsers({ seenBefore, now, pushSeenBefore }) {
+      const pushBefore = Math.min(pushSeenBefore ?? seenBefore, seenBefore);
       return transaction(pool, async (client) => {
-        const stale = (await run<{ id: string }>(client, markStale, [seenBefore, now])).map((row) => row.id);
+        const stale = (await run<{ id: string }>(client, markStale, [seenBefore, now, pushBefore])).map(
+          (row) => row.id,
+        );
         if (stale.length === 0) return [];
+        await run(client, deleteSubscriptions, [stale]);
         const failed = await run<{ id: string; browser_id: string; seq: number }>(client, failPending, [
           stale,
           'browser_stale',

@@ -30,6 +30,7 @@ export const ATTEMPTS_JSON = `coalesce((
   SELECT json_agg(json_build_object(
     'id', a.id, 'notificationId', a.notification_id, 'browserId', a.browser_id, 'seq', a.seq,
     'status', a.status, 'final', a.final, 'acceptedAt', a.accepted_at, 'sentAt', a.sent_at, 'sentVia', a.sent_via,
+    'pushAcceptedAt', a.push_accepted_at,
     'deliveredAt', a.delivered_at, 'failedAt', a.failed_at, 'expiredAt', a.expired_at, 'reason', a.reason,
     'displayedAt', a.displayed_at, 'clickedAt', a.clicked_at, 'dismissedAt', a.dismissed_at
   ) ORDER BY a.position)

@@ -309,6 +309,33 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX webhook_endpoints_by_project ON {schema}.webhook_endpoints (project_id, created_at, id);
   `,
+  // 10: Web Push. The deployment's one VAPID key pair; a push subscription per browser, deleted
+  // with its browser; and on attempts, the time a push service accepted a message of it (a
+  // nullable column: no row is rewritten), 'push' as a path and 'push_rejected' as a reason.
+  `
+  CREATE TABLE {schema}.vapid_keys (
+    id integer PRIMARY KEY CHECK (id = 1),
+    public_key text NOT NULL,
+    private_key text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE TABLE {schema}.push_subscriptions (
+    browser_id text COLLATE "C" PRIMARY KEY REFERENCES {schema}.browsers (id) ON DELETE CASCADE,
+    endpoint text NOT NULL,
+    p256dh text NOT NULL,
+    auth text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    expires_at bigint
+  );
+  ALTER TABLE {schema}.attempts
+    ADD COLUMN push_accepted_at bigint,
+    DROP CONSTRAINT IF EXISTS attempts_sent_via_check,
+    ADD CONSTRAINT attempts_sent_via_check CHECK (sent_via IN ('stream', 'poll', 'push')),
+    DROP CONSTRAINT IF EXISTS attempts_reason_check,
+    ADD CONSTRAINT attempts_reason_check
+      CHECK (reason IN ('browser_disconnected', 'browser_stale', 'ttl_expired', 'push_rejected'));
+  `,
 ];
 
 /** What {@link migrate} found and did. */

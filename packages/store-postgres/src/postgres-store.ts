@@ -15,6 +15,7 @@ import { notificationOperations } from './notifications.js';
 import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
 import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
+import { pushOperations } from './push.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 
 /**
@@ -68,6 +69,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...pendingDeliveryOperations(pool, sql),
     ...maintenanceOperations(pool, sql),
     ...projectAdminOperations(pool, sql),
+    ...pushOperations(pool, sql),
     close() {
       // A pool handed in is the host's to end.
       closing ??= ownPool ? ownPool.end() : Promise.resolve();

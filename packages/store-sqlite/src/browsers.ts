@@ -70,11 +70,17 @@ export function browserOperations(
   const touch = db.prepare<[number, string]>(
     'UPDATE browsers SET last_seen_at = max(last_seen_at, ?) WHERE id = ? AND connected = 1',
   );
+  // A browser with a push subscription is reached without a stream: it is stale only once it
+  // was not seen for the (longer) retention of push.
   const staleBrowsers = db
-    .prepare<[number], string>(
-      'SELECT id FROM browsers WHERE connected = 1 AND last_seen_at < ? ORDER BY last_seen_at, id',
+    .prepare<[number, number], string>(
+      `SELECT id FROM browsers AS b
+        WHERE connected = 1 AND last_seen_at < ?
+          AND (last_seen_at < ? OR NOT EXISTS (SELECT 1 FROM push_subscriptions AS s WHERE s.browser_id = b.id))
+        ORDER BY last_seen_at, id`,
     )
     .pluck();
+  const deleteSubscription = db.prepare<[string]>('DELETE FROM push_subscriptions WHERE browser_id = ?');
 
   /** The disconnection itself; callers run it inside their write transaction. */
   function disconnect(browserId: string, reason: DisconnectReason, now: number): DisconnectBrowserResult {
@@ -84,6 +90,7 @@ export function browserOperations(
     const failedAttemptIds = pendingAttempts.all(browserId);
     cache.forget(failPending.all(reason, now, browserId));
     markDisconnected.run(reason, now, browserId);
+    deleteSubscription.run(browserId);
     return { kind: 'disconnected', failedAttemptIds };
   }
 
@@ -108,9 +115,9 @@ export function browserOperations(
   const touchAll = db.transaction((browserIds: string[], now: number) => {
     for (const id of browserIds) touch.run(now, id);
   });
-  const reap = db.transaction((seenBefore: number, now: number): ReapedBrowser[] => {
+  const reap = db.transaction((seenBefore: number, pushSeenBefore: number, now: number): ReapedBrowser[] => {
     const reaped: ReapedBrowser[] = [];
-    for (const browserId of staleBrowsers.all(seenBefore)) {
+    for (const browserId of staleBrowsers.all(seenBefore, pushSeenBefore)) {
       const result = disconnect(browserId, 'browser_stale', now);
       if (result.kind === 'disconnected') reaped.push({ browserId, failedAttemptIds: result.failedAttemptIds });
     }
@@ -144,8 +151,8 @@ export function browserOperations(
     async touchBrowsers({ browserIds, now }) {
       if (browserIds.length > 0) touchAll.immediate(browserIds, now);
     },
-    async reapStaleBrowsers({ seenBefore, now }) {
-      return reap.immediate(seenBefore, now);
+    async reapStaleBrowsers({ seenBefore, now, pushSeenBefore }) {
+      return reap.immediate(seenBefore, Math.min(pushSeenBefore ?? seenBefore, seenBefore), now);
     },
   };
 }

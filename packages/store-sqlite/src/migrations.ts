@@ -420,6 +420,59 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX webhook_endpoints_by_project ON webhook_endpoints (project_id, created_at, id);
   `,
+  // 14: Web Push. The deployment's one VAPID key pair; a push subscription per browser, deleted
+  // with its browser; and on attempts, the time a push service accepted a message of it, 'push'
+  // as a path and 'push_rejected' as a reason. SQLite cannot change a CHECK constraint in place,
+  // so attempts are copied into a new table (in rowid order, as step 4 did) with the same indexes.
+  `
+  CREATE TABLE vapid_keys (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    public_key TEXT NOT NULL,
+    private_key TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE push_subscriptions (
+    browser_id TEXT PRIMARY KEY REFERENCES browsers (id) ON DELETE CASCADE,
+    endpoint TEXT NOT NULL,
+    p256dh TEXT NOT NULL,
+    auth TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    expires_at INTEGER
+  );
+  CREATE TABLE attempts_next (
+    id TEXT PRIMARY KEY,
+    notification_id TEXT NOT NULL,
+    browser_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('accepted', 'sent', 'delivered', 'expired', 'failed')),
+    final INTEGER NOT NULL CHECK (final IN (0, 1)),
+    accepted_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    delivered_at INTEGER,
+    failed_at INTEGER,
+    expired_at INTEGER,
+    reason TEXT CHECK (reason IN ('browser_disconnected', 'browser_stale', 'ttl_expired', 'push_rejected')),
+    displayed_at INTEGER,
+    clicked_at INTEGER,
+    dismissed_at INTEGER,
+    expires_at INTEGER,
+    sent_via TEXT CHECK (sent_via IN ('stream', 'poll', 'push')),
+    push_accepted_at INTEGER
+  );
+  INSERT INTO attempts_next
+    (id, notification_id, browser_id, seq, status, final, accepted_at, sent_at, delivered_at, failed_at,
+     expired_at, reason, displayed_at, clicked_at, dismissed_at, expires_at, sent_via)
+  SELECT id, notification_id, browser_id, seq, status, final, accepted_at, sent_at, delivered_at, failed_at,
+         expired_at, reason, displayed_at, clicked_at, dismissed_at, expires_at, sent_via
+    FROM attempts ORDER BY rowid;
+  DROP TABLE attempts;
+  ALTER TABLE attempts_next RENAME TO attempts;
+  CREATE UNIQUE INDEX attempts_by_browser_seq ON attempts (browser_id, seq);
+  CREATE INDEX attempts_by_notification ON attempts (notification_id);
+  CREATE INDEX attempts_pending_by_browser ON attempts (browser_id, seq) WHERE final = 0;
+  CREATE INDEX attempts_pending_by_expiry ON attempts (expires_at) WHERE final = 0;
+  `,
 ];
 
 /**

@@ -213,6 +213,7 @@ export const NOTIFICATION_WITH_ATTEMPTS_COLUMNS = [
   'n.request_id',
   'n.idempotency_key',
   'a.sent_via',
+  'a.push_accepted_at',
 ].join(', ');
 
 /** A raw row selected with {@link NOTIFICATION_WITH_ATTEMPTS_COLUMNS}. */
@@ -254,6 +255,7 @@ export function notificationFromRawRows(rows: RawNotificationRow[]): Notificatio
       acceptedAt: row[18] as number,
       sentAt: row[19] as number | null,
       sentVia: (row[30] ?? null) as AttemptPath | null,
+      pushAcceptedAt: (row[31] ?? null) as number | null,
       deliveredAt: row[20] as number | null,
       failedAt: row[21] as number | null,
       expiredAt: row[22] as number | null,

@@ -216,9 +216,10 @@ describe('migration 4: attempts without foreign keys', () => {
     expect(await store.listDeliveries({ browserId: 'brw_a', now: T0 })).toMatchObject([{ attemptId: 'att_y', seq: 1 }]);
     const check = new Database(file.path, { readonly: true });
     try {
-      // Every row kept as it was; a later step adds the path an attempt went out by, null for these.
+      // Every row kept as it was; later steps add the path an attempt went out by and the time a
+      // push service accepted it, null for these.
       expect(check.prepare('SELECT * FROM attempts ORDER BY rowid').all()).toEqual(
-        (before as Record<string, unknown>[]).map((row) => ({ ...row, sent_via: null })),
+        (before as Record<string, unknown>[]).map((row) => ({ ...row, sent_via: null, push_accepted_at: null })),
       );
       expect(check.prepare("SELECT count(*) FROM pragma_foreign_key_list('attempts')").pluck().get()).toBe(0);
       expect(
@@ -367,6 +368,49 @@ describe('migration 11: notifications record where they came from', () => {
       idempotencyKey: null,
     });
     expect(found?.attempts.map((attempt) => attempt.id)).toEqual(['att_1']);
+  });
+});
+
+describe('migration 14: Web Push', () => {
+  it('keeps every attempt with its path, and lets attempts go out by push or fail as rejected', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 13));
+    raw.exec(`
+      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
+      INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${T0});
+      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
+        VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 3);
+      INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)
+        VALUES ('ntf_01jdv5cz00k2a7d3m9qx4w8t6e', 'proj_1', 'live', 'r', 'old', 60, ${T0}, ${T0 + 60_000});
+      INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, sent_at, sent_via, expires_at)
+        VALUES ('att_b', 'ntf_01jdv5cz00k2a7d3m9qx4w8t6e', 'brw_1', 1, 'sent', 0, ${T0}, ${T0 + 1}, 'poll', ${T0 + 60_000}),
+               ('att_a', 'ntf_01jdv5cz00k2a7d3m9qx4w8t6e', 'brw_1', 2, 'accepted', 0, ${T0}, NULL, NULL, ${T0 + 60_000}),
+               ('att_c', 'ntf_01jdv5cz00k2a7d3m9qx4w8t6e', 'brw_1', 3, 'accepted', 0, ${T0}, NULL, NULL, ${T0 + 60_000});
+    `);
+    raw.close();
+
+    const store = open();
+    await store.markAttemptPushed({ attemptId: 'att_a', now: T0 + 10 });
+    await store.failAttempt({ attemptId: 'att_c', reason: 'push_rejected', now: T0 + 20 });
+    const found = await store.getNotification({ projectId: 'proj_1', id: 'ntf_01jdv5cz00k2a7d3m9qx4w8t6e' });
+    expect(
+      found?.attempts.map(({ id, status, sentVia, pushAcceptedAt, reason }) => ({
+        id,
+        status,
+        sentVia,
+        pushAcceptedAt,
+        reason,
+      })),
+    ).toEqual([
+      { id: 'att_b', status: 'sent', sentVia: 'poll', pushAcceptedAt: null, reason: null },
+      { id: 'att_a', status: 'sent', sentVia: 'push', pushAcceptedAt: T0 + 10, reason: null },
+      { id: 'att_c', status: 'failed', sentVia: null, pushAcceptedAt: null, reason: 'push_rejected' },
+    ]);
+    expect(await store.listDeliveries({ browserId: 'brw_1', now: T0 })).toMatchObject([
+      { attemptId: 'att_b' },
+      { attemptId: 'att_a' },
+    ]);
   });
 });
 

@@ -17,6 +17,7 @@ import { createSendGroupCommit, notificationOperations } from './notifications.j
 import { openDatabase } from './open-database.js';
 import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { projectAdminOperations } from './project-admin.js';
+import { pushOperations } from './push.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 
@@ -55,6 +56,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
     ...browserOperations(db, cache, insertJobs),
     ...deliveryOperations(db, groupCommit, cache, insertJobs),
+    ...pushOperations(db, cache),
     ...jobOperations(db, insertJobs),
     onJobsEnqueued: wakeups.subscribe,
     ...maintenanceOperations(db, cache),
@@ -158,6 +160,17 @@ export const STORE_DURABILITY = {
   disconnectBrowser: 'durable',
   touchBrowsers: 'redoable',
   reapStaleBrowsers: 'durable',
+  getVapidKeys: 'read',
+  ensureVapidKeys: 'durable',
+  rotateVapidKeys: 'durable',
+  putPushSubscription: 'durable',
+  getPushSubscription: 'read',
+  deletePushSubscription: 'durable',
+  listPushSubscribedBrowsers: 'read',
+  // Redoable: a record of pushing lost to a power cut leaves the attempt to be pushed again, as
+  // a lost record of sending on a stream does.
+  markAttemptPushed: 'redoable',
+  failAttempt: 'durable',
   expireAttempts: 'durable',
   purgeExpired: 'redoable',
   enqueueJobs: 'durable',

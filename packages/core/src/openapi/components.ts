@@ -9,6 +9,7 @@ import {
   fieldErrorSchema,
   notificationObjectSchema,
   problemSchema,
+  pushSubscriptionObjectSchema,
   readyEventSchema,
   receiptBatchSchema,
 } from '../object-schemas.js';
@@ -18,6 +19,8 @@ import {
   disconnectBodySchema,
   eventsBodySchema,
   notificationBodySchema,
+  pushSubscriptionBodySchema,
+  pushUnsubscribeBodySchema,
   receiptSchema,
 } from '../schemas.js';
 import type { JsonSchema, OpenApiHeader, OpenApiParameter } from './types.js';
@@ -42,6 +45,9 @@ export function componentSchemas(options: { maxConnectTokenTtlSeconds: number })
     Receipt: receiptSchema,
     Events: eventsBodySchema,
     Disconnect: disconnectBodySchema,
+    PushSubscriptionPut: pushSubscriptionBodySchema,
+    PushSubscriptionDelete: pushUnsubscribeBodySchema,
+    PushSubscription: pushSubscriptionObjectSchema,
     Notification: notificationObjectSchema,
     Attempt: attemptObjectSchema,
     ConnectToken: connectTokenObjectSchema,

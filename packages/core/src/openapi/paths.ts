@@ -216,8 +216,8 @@ const disconnectBrowser: OpenApiOperation = {
   operationId: 'disconnectBrowser',
   summary: 'Disconnect a browser',
   description:
-    'The browser ends for good: its open streams close and its attempts that are not final become `failed` ' +
-    '(`browser_disconnected`). The secret may be sent as JSON, as text/plain JSON, or bare as text/plain, so ' +
+    'The browser ends for good: its open streams close, its Web Push subscription is removed, and its attempts ' +
+    'that are not final become `failed` (`browser_disconnected`). The secret may be sent as JSON, as text/plain JSON, or bare as text/plain, so ' +
     'that `navigator.sendBeacon(url, secret)` works. Disconnecting again is also 204.',
   tags: ['Browsers'],
   security: noAuth,
@@ -239,6 +239,65 @@ const disconnectBrowser: OpenApiOperation = {
         'UNAUTHORIZED',
         'PROJECT_SUSPENDED',
         'PAYLOAD_TOO_LARGE',
+        'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
+      ],
+      false,
+    ),
+  },
+};
+
+const putPushSubscription: OpenApiOperation = {
+  operationId: 'putPushSubscription',
+  summary: 'Save a browser’s Web Push subscription',
+  description:
+    'The browser’s `PushSubscription` (`endpoint`, `keys`, `expiration_time`), made with the server’s ' +
+    '`vapid_public_key`, with the browser secret. Replaces the subscription the browser had. The endpoint must be ' +
+    'an `https:` URL on a push service the server allows. Notifications then reach the browser by Web Push when ' +
+    'no open tab confirmed them within a few seconds. The answer never repeats the keys or the endpoint’s path.',
+  tags: ['Browsers'],
+  security: noAuth,
+  parameters: [idParameter('The browser id (`brw_…`).')],
+  requestBody: { required: true, content: { 'application/json': { schema: schemaRef('PushSubscriptionPut') } } },
+  responses: {
+    '200': jsonResponse('The subscription, saved.', 'PushSubscription', commonHeaders(false)),
+    ...problemResponses(
+      [
+        'VALIDATION_FAILED',
+        'UNAUTHORIZED',
+        'PROJECT_SUSPENDED',
+        'BROWSER_DISCONNECTED',
+        'PUSH_NOT_CONFIGURED',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'PUSH_ENDPOINT_NOT_ALLOWED',
+        'RATE_LIMITED',
+        'SERVICE_UNAVAILABLE',
+      ],
+      false,
+    ),
+  },
+};
+
+const deletePushSubscription: OpenApiOperation = {
+  operationId: 'deletePushSubscription',
+  summary: 'Remove a browser’s Web Push subscription',
+  description:
+    'The browser receives no more Web Push messages. It stays connected while it has open streams (and is ' +
+    'disconnected as stale once it has none). Also 204 when it had no subscription.',
+  tags: ['Browsers'],
+  security: noAuth,
+  parameters: [idParameter('The browser id (`brw_…`).')],
+  requestBody: { required: true, content: jsonOrText('PushSubscriptionDelete') },
+  responses: {
+    '204': { description: 'Removed, or there was none.', headers: commonHeaders(false) },
+    ...problemResponses(
+      [
+        'VALIDATION_FAILED',
+        'UNAUTHORIZED',
+        'PROJECT_SUSPENDED',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',
         'SERVICE_UNAVAILABLE',
       ],
@@ -272,6 +331,7 @@ export function documentPaths(): OpenApiDocument['paths'] {
     '/v1/connect/{token}': { get: openStream, post: connectBrowser },
     '/v1/events': { post: postEvents },
     '/v1/browsers/{id}/disconnect': { post: disconnectBrowser },
+    '/v1/browsers/{id}/push-subscription': { put: putPushSubscription, delete: deletePushSubscription },
     '/v1/openapi.json': { get: getOpenApiDocument },
   };
 }

@@ -13,6 +13,8 @@ const WHEN: Record<ErrorCode, string> = {
   NOT_FOUND: 'the id is unknown, or belongs to another project',
   METHOD_NOT_ALLOWED: 'the path does not have this method (`Allow` lists those it has)',
   NO_CONNECTED_BROWSER: 'the recipient has no connected browser (live and test)',
+  BROWSER_DISCONNECTED: 'the browser is disconnected (by request, as stale, or after its push subscription was gone)',
+  PUSH_NOT_CONFIGURED: 'this server sends no Web Push: it has no VAPID subject configured',
   IDEMPOTENCY_IN_PROGRESS: 'a request with the same Idempotency-Key is still running; retry after `Retry-After`',
   PROJECT_LIMIT_REACHED: 'an 11th project in an account (admin API)',
   KEY_LIMIT_REACHED: 'an 11th active key in a project (admin API)',
@@ -20,6 +22,8 @@ const WHEN: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: 'the body is over 32 KiB',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not sent with an accepted media type',
   IDEMPOTENCY_MISMATCH: 'the Idempotency-Key was used with another body or another mode',
+  PUSH_ENDPOINT_NOT_ALLOWED:
+    "the push subscription's endpoint is not an `https:` URL on a push service this server allows",
   RATE_LIMITED: 'a rate limit is exceeded; nothing was done; retry after `Retry-After`',
   INTERNAL_ERROR: 'something unexpected happened; it is logged with the request id',
   SERVICE_UNAVAILABLE:

@@ -58,7 +58,7 @@ export interface OpenApiDocument {
     variables?: Record<string, { default: string; description?: string }>;
   }[];
   tags: { name: string; description: string }[];
-  paths: Record<string, Partial<Record<'get' | 'post', OpenApiOperation>>>;
+  paths: Record<string, Partial<Record<'get' | 'post' | 'put' | 'delete', OpenApiOperation>>>;
   components: {
     schemas: Record<string, JsonSchema>;
     headers: Record<string, OpenApiHeader>;

@@ -3,6 +3,7 @@ import type {
   ApiKeyLookup,
   ApiKeyRecord,
   AttemptPath,
+  AttemptReason,
   AttemptRecord,
   BrowserLookup,
   BrowserRecord,
@@ -14,9 +15,11 @@ import type {
   NotificationRecord,
   NotificationWithAttempts,
   ProjectRecord,
+  PushSubscriptionRecord,
   Receipt,
   UsageBreakdownDay,
   UsageDay,
+  VapidKeyRecord,
 } from '../types.js';
 import type { ClaimedJob, JobRecord, JobStatus, JobsOf, NewJob } from './jobs.js';
 
@@ -165,6 +168,7 @@ export function acceptedAttempt(
     acceptedAt: notification.createdAt,
     sentAt: null,
     sentVia: null,
+    pushAcceptedAt: null,
     deliveredAt: null,
     failedAt: null,
     expiredAt: null,
@@ -200,6 +204,13 @@ export interface ReapedBrowser {
 export type DisconnectBrowserResult =
   | { kind: 'disconnected'; failedAttemptIds: string[] }
   | { kind: 'already-disconnected' }
+  | { kind: 'not-found' };
+
+/** Outcome of {@link Store.putPushSubscription}. */
+export type PutPushSubscriptionResult =
+  | { kind: 'saved'; subscription: PushSubscriptionRecord }
+  /** The browser was disconnected (by request, as stale, or after its subscription was gone). */
+  | { kind: 'browser-disconnected' }
   | { kind: 'not-found' };
 
 /**
@@ -426,9 +437,48 @@ export interface Store {
   touchBrowsers(input: { browserIds: string[]; now: number }): Promise<void>;
   /**
    * Disconnects (reason `browser_stale`) connected browsers last seen before `seenBefore`, and
-   * returns each with the attempts that failed with it.
+   * returns each with the attempts that failed with it. A browser with a push subscription is
+   * kept while it was seen since `pushSeenBefore` (default `seenBefore`): Web Push reaches it
+   * without a stream. A disconnection deletes the browser's push subscription.
    */
-  reapStaleBrowsers(input: { seenBefore: number; now: number }): Promise<ReapedBrowser[]>;
+  reapStaleBrowsers(input: { seenBefore: number; now: number; pushSeenBefore?: number }): Promise<ReapedBrowser[]>;
+
+  // Web Push (docs/web-push.md).
+
+  /** The deployment's VAPID key pair, or null before one was stored. */
+  getVapidKeys(): Promise<VapidKeyRecord | null>;
+  /**
+   * Stores `keys` unless a pair is stored already, and returns the stored pair: instances starting
+   * together all end with the one pair that was stored first.
+   */
+  ensureVapidKeys(input: { publicKey: string; privateKey: string; now: number }): Promise<VapidKeyRecord>;
+  /** Replaces the stored pair (or stores the first); returns the new one. */
+  rotateVapidKeys(input: { publicKey: string; privateKey: string; now: number }): Promise<VapidKeyRecord>;
+  /**
+   * Saves a connected browser's push subscription, replacing the one it had: `createdAt` stays
+   * while the endpoint is the same. Also records the browser as seen at `now`.
+   */
+  putPushSubscription(input: {
+    browserId: string;
+    endpoint: string;
+    p256dh: string;
+    auth: string;
+    expiresAt: number | null;
+    now: number;
+  }): Promise<PutPushSubscriptionResult>;
+  getPushSubscription(browserId: string): Promise<PushSubscriptionRecord | null>;
+  /** Deletes a browser's push subscription; false when it had none. */
+  deletePushSubscription(input: { browserId: string }): Promise<boolean>;
+  /** The connected browsers of a recipient that have a push subscription. */
+  listPushSubscribedBrowsers(input: { projectId: string; recipient: string }): Promise<string[]>;
+  /**
+   * Records that the push service accepted a message of an attempt: `pushAcceptedAt` (the first
+   * time), `sentVia` `push`, `sentAt` if not yet, and `sent` if it was `accepted`; the status of
+   * a final attempt stays. Idempotent. False when the attempt is unknown.
+   */
+  markAttemptPushed(input: { attemptId: string; now: number }): Promise<boolean>;
+  /** Moves an attempt that is not final to `failed` with the reason; false when it was final or unknown. */
+  failAttempt(input: { attemptId: string; reason: AttemptReason; now: number }): Promise<boolean>;
   /** Moves attempts that are not final and whose notification expired to `expired`. */
   expireAttempts(input: { now: number }): Promise<EndedAttempt[]>;
   /**

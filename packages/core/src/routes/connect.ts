@@ -40,6 +40,11 @@ async function registerBrowser(
   return { browser, secret };
 }
 
+/** The key a browser subscribes to Web Push with; null when this server sends none. */
+function vapidPublicKeyOf(services: Services): Promise<string | null> {
+  return services.vapidPublicKey === null ? Promise.resolve(null) : services.vapidPublicKey();
+}
+
 /** A browser a token may resume: the same project and recipient. */
 function belongsToToken(browser: BrowserRecord, token: ConnectTokenLookup): boolean {
   return browser.projectId === token.projectId && browser.recipient === token.recipient;
@@ -73,6 +78,7 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
   if (!browser) ({ browser, secret } = await registerBrowser(ctx, services, token));
 
   const { streams, options } = services;
+  const vapidPublicKey = await vapidPublicKeyOf(services);
   const stream = new BrowserStream({
     browserId: browser.id,
     projectId: browser.projectId,
@@ -89,6 +95,7 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
       recipient: browser.recipient,
       heartbeat_ms: options.heartbeatMs,
       resumed: secret === null,
+      vapid_public_key: vapidPublicKey,
     },
     retryMs,
     secret === null && position ? position.sequence : 0,
@@ -165,6 +172,7 @@ async function registered(ctx: RouteContext, services: Services, token: ConnectT
       browser_secret: secret,
       recipient: browser.recipient,
       stream_url: streamUrl(ctx, browser.id),
+      vapid_public_key: await vapidPublicKeyOf(services),
     }),
   );
 }

@@ -5,6 +5,7 @@ import { createConnectTokenRoute } from './connect-tokens.js';
 import { disconnectBrowser, postEvents } from './events.js';
 import { readNotification, sendNotification } from './notifications.js';
 import { createOpenApiRoute } from './openapi.js';
+import { deletePushSubscription, putPushSubscription } from './push-subscription.js';
 
 /** Every route of the API. */
 export function createRoutes(options: ResolvedOptions): Route[] {
@@ -43,6 +44,13 @@ export function createRoutes(options: ResolvedOptions): Route[] {
       pattern: /^\/v1\/browsers\/([^/]+)\/disconnect$/,
       params: ['id'],
       methods: { POST: disconnectBrowser },
+      cors: 'browser',
+    },
+    {
+      path: '/v1/browsers/{id}/push-subscription',
+      pattern: /^\/v1\/browsers\/([^/]+)\/push-subscription$/,
+      params: ['id'],
+      methods: { PUT: putPushSubscription, DELETE: deletePushSubscription },
       cors: 'browser',
     },
     {

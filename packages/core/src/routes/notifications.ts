@@ -6,10 +6,11 @@ import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
 import { notificationJson, serializeNotification } from '../objects.js';
 import type { HubMessage } from '../ports/hub.js';
-import type { IdempotencyInput, StoredResponse } from '../ports/store.js';
+import type { IdempotencyInput, JobsOf, StoredResponse } from '../ports/store.js';
+import { pushJobsForSend } from '../push/jobs.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
-import type { ApiKeyRecord, KeyMode, NotificationRecord, ProjectRecord } from '../types.js';
+import type { ApiKeyRecord, KeyMode, NotificationRecord, NotificationWithAttempts, ProjectRecord } from '../types.js';
 import { authenticate } from './authenticate.js';
 
 /**
@@ -66,12 +67,14 @@ async function recordSend(
     requestId: ctx.requestId,
     idempotencyKey: idempotency?.key ?? null,
   });
+  const pushJobs = await pushJobsOf(services, notification);
   const result = await options.store.createNotification({
     notification,
     newAttemptId: () => newId('att', ctx.now),
     idempotency,
     // Not memoized: what a send created is never handed out again as the same object.
     render: (created) => ({ status: 201, body: serializeNotification(created) }),
+    ...(pushJobs === null ? {} : { jobs: pushJobs }),
   });
   switch (result.kind) {
     case 'no-connected-browser':
@@ -93,6 +96,25 @@ async function recordSend(
     );
   }
   return jsonReply(ctx, result.response.status, result.response.body);
+}
+
+/**
+ * The push jobs of a live send whose recipient has browsers with a push subscription (read just
+ * before the send; a browser that subscribes meanwhile has a tab open, which the stream reaches).
+ */
+async function pushJobsOf(
+  services: Services,
+  notification: NotificationRecord,
+): Promise<JobsOf<NotificationWithAttempts> | null> {
+  const { push, store } = services.options;
+  if (push === null || notification.mode !== 'live') return null;
+  const subscribed = await store.listPushSubscribedBrowsers({
+    projectId: notification.projectId,
+    recipient: notification.recipient,
+  });
+  if (subscribed.length === 0) return null;
+  const browserIds = new Set(subscribed);
+  return (created) => pushJobsForSend(created, browserIds, push.graceMs);
 }
 
 /**

@@ -36,7 +36,14 @@ function owner(maxBufferBytes = 1 << 20) {
 function newStream(streamOwner: StreamOwner) {
   const stream = new BrowserStream({ browserId: 'brw_1', projectId: 'proj_1', owner: streamOwner });
   stream.open(
-    { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
+    {
+      browser_id: 'brw_1',
+      browser_secret: null,
+      recipient: 'r',
+      heartbeat_ms: 15_000,
+      resumed: true,
+      vapid_public_key: null,
+    },
     2000,
     0,
   );
@@ -180,7 +187,14 @@ describe('BrowserStream', () => {
       owner: streamOwner,
     });
     stream.open(
-      { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
+      {
+        browser_id: 'brw_1',
+        browser_secret: null,
+        recipient: 'r',
+        heartbeat_ms: 15_000,
+        resumed: true,
+        vapid_public_key: null,
+      },
       2000,
       10,
     );
@@ -196,7 +210,14 @@ describe('BrowserStream', () => {
     const { owner: other, written: otherWritten } = owner();
     const lied = new BrowserStream({ browserId: 'brw_1', projectId: 'proj_1', owner: other });
     lied.open(
-      { browser_id: 'brw_1', browser_secret: null, recipient: 'r', heartbeat_ms: 15_000, resumed: true },
+      {
+        browser_id: 'brw_1',
+        browser_secret: null,
+        recipient: 'r',
+        heartbeat_ms: 15_000,
+        resumed: true,
+        vapid_public_key: null,
+      },
       2000,
       999,
     );

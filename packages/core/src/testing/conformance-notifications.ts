@@ -63,6 +63,7 @@ export function notificationConformance(getStore: GetStore): void {
           acceptedAt: T0,
           sentAt: null,
           sentVia: null,
+          pushAcceptedAt: null,
           deliveredAt: null,
           failedAt: null,
           expiredAt: null,

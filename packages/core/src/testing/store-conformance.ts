@@ -11,6 +11,7 @@ import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
+import { pushConformance } from './conformance-push.js';
 import { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
 
 /**
@@ -49,5 +50,6 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     projectAdminConformance(getStore);
     jobConformance(getStore);
     webhookEndpointConformance(getStore);
+    pushConformance(getStore);
   });
 }

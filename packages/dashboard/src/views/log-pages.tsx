@@ -121,10 +121,11 @@ function When(props: { at: string | null }) {
 const NOT_RECORDED = <span class="muted">not recorded (sent before this was kept)</span>;
 
 /** An attempt's path: the stream or the poll it went out by, or why there is none to show. */
-function attemptPath(mode: string, attempt: AttemptObject, path: 'stream' | 'poll' | null | undefined) {
+function attemptPath(mode: string, attempt: AttemptObject, path: 'stream' | 'poll' | 'push' | null | undefined) {
   if (mode === 'test') return 'none (test mode)';
   if (path === 'stream') return 'event stream';
   if (path === 'poll') return 'poll';
+  if (path === 'push') return 'Web Push';
   if (attempt.status === 'accepted' || attempt.sent_at === null) return <span class="muted">not sent yet</span>;
   return <span class="muted">not recorded</span>;
 }
