@@ -3,7 +3,9 @@
 // decrypts the payload (RFC 8291) with the subscription's private keys, which it alone holds as a
 // browser would, and answers as a script says (429 with Retry-After, 410, …) or with 201.
 import { createECDH, createPublicKey, randomBytes, randomUUID, verify } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
 import { listening } from './node-servers.js';
 
@@ -52,10 +54,15 @@ export interface TestPushService {
   rejected: RejectedPush[];
   /** Every request that reached the service, in order: status answered per subscription. */
   answered: { subscriptionId: string; status: number }[];
+  /** Closes it (a service that outlives one test; others close after their test). */
+  close(): Promise<void>;
 }
 
-/** Starts a push service on 127.0.0.1 port 0, closed after the test. */
-export async function startTestPushService(): Promise<TestPushService> {
+/**
+ * Starts a push service on 127.0.0.1 port 0, closed after the test; with `{ closeAfterTest:
+ * false }` it serves a whole file (started in `beforeAll`) until its `close()`.
+ */
+export async function startTestPushService(options: { closeAfterTest?: boolean } = {}): Promise<TestPushService> {
   const subscriptions = new Map<string, Subscription>();
   const received: ReceivedPush[] = [];
   const rejected: RejectedPush[] = [];
@@ -110,20 +117,29 @@ export async function startTestPushService(): Promise<TestPushService> {
     answer(201, { Location: `${url}/message/${randomUUID()}` });
   };
 
-  url = await listening(
-    createServer((req, res) => {
-      handle(req, res).catch((error: unknown) => {
-        rejected.push({ subscriptionId: '', status: 500, reason: String(error) });
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-    }),
-  );
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      rejected.push({ subscriptionId: '', status: 500, reason: String(error) });
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  if (options.closeAfterTest === false) {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  } else {
+    url = await listening(server);
+  }
 
   return {
     url,
     received,
     rejected,
     answered,
+    async close() {
+      server.closeAllConnections();
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    },
     subscribe() {
       const id = randomUUID();
       const ecdh = createECDH('prime256v1');

@@ -37,6 +37,8 @@ export interface CommandContext {
   actor: string;
   /** Records a change in the audit log, as {@link actor} at the CLI. */
   audit(entry: AuditEntry): Promise<void>;
+  /** The environment the command runs in (`TIDINGS_VAPID_SUBJECT`, …). */
+  env: NodeJS.ProcessEnv;
 }
 
 /** One operator command over the admin API. */
@@ -432,6 +434,47 @@ export const adminCommands: AdminCommand[] = [
       return {
         result: endpoint,
         text: `${webhookLine(endpoint)}\nsecret ${endpoint.secret}\nprevious secret valid until ${endpoint.previous_secret_expires_at}`,
+      };
+    },
+  },
+  {
+    name: 'vapid show',
+    synopsis: '',
+    summary: 'The Web Push VAPID public key of this database (made on first use), when it was made, and the subject',
+    options: {},
+    async run(admin, parsed, _store, context) {
+      expectPositionals(parsed, [], this.name);
+      const key = await admin.getVapidKey();
+      const subject = context.env.TIDINGS_VAPID_SUBJECT || null;
+      return {
+        result: { ...key, subject },
+        text: [
+          `public key ${key.public_key}`,
+          `created ${key.created_at}`,
+          subject === null
+            ? 'subject: given to tidings serve (--vapid-subject or $TIDINGS_VAPID_SUBJECT); Web Push is off without one'
+            : `subject ${subject} (from $TIDINGS_VAPID_SUBJECT)`,
+        ].join('\n'),
+      };
+    },
+  },
+  {
+    name: 'vapid rotate',
+    synopsis: '',
+    summary:
+      'Replace the VAPID key pair: every push subscription made with the old key stops working until its browser subscribes again',
+    options: {},
+    async run(admin, parsed) {
+      expectPositionals(parsed, [], this.name);
+      const key = await admin.rotateVapidKey();
+      return {
+        result: key,
+        text: [
+          `public key ${key.public_key}`,
+          `created ${key.created_at}`,
+          'Browsers subscribed with the old key get no Web Push until they subscribe again (the browser SDK',
+          'does on its next connect, within a minute of every server reading the new key).',
+        ].join('\n'),
       };
     },
   },

@@ -20,6 +20,7 @@ export const configKeys = [
   'maxProjectsPerAccount',
   'maxActiveKeysPerProject',
   'maxBodyBytes',
+  'push',
 ] as const satisfies readonly (keyof TidingsOptions)[];
 
 /** The options of a config file, e.g. `{ "trustProxy": 1, "limits": { "perKey": 120 } }`. */

@@ -4,7 +4,7 @@ import { migrateUsage } from './migrate-command.js';
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
   synopsis:
-    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--rate-limit-headers draft|draft-7|legacy] [--config FILE] [--redis URL | --redis-cluster HOST:PORT,…] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard]',
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--rate-limit-headers draft|draft-7|legacy] [--config FILE] [--redis URL | --redis-cluster HOST:PORT,…] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard] [--vapid-subject mailto:…|https://…] [--push-allow-hosts H,…]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default: $TIDINGS_PORT, else 8787)',
@@ -30,6 +30,15 @@ export const serveUsage = {
     '--signup POLICY  who may create a dashboard account: open, invite (an operator invites) or',
     '                 closed (default: open)',
     '--no-dashboard   do not serve the web dashboard at /dashboard',
+    '--vapid-subject mailto:ADDR|https://URL',
+    '                 turn Web Push on, with this contact for the push services (default:',
+    "                 $TIDINGS_VAPID_SUBJECT, else the config file's push.vapidSubject; off without one)",
+    '--push-allow-hosts HOST,*.DOMAIN,…',
+    '                 push services a subscription may use, replacing the list of the major',
+    "                 browsers' (fcm.googleapis.com, updates.push.services.mozilla.com, *.push.apple.com, …)",
+    '--push-allow-http, --push-allow-private',
+    '                 development and tests only: accept http: push endpoints, and send to private',
+    '                 and loopback addresses (a local push service)',
   ],
 };
 

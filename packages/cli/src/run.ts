@@ -63,7 +63,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return reportSuccess(
         io,
         await withAdmin(databasePath(parsed, io.env), (admin, store) =>
-          command.run(admin, parsed, store, cliAuditContext(store, actor)),
+          command.run(admin, parsed, store, cliAuditContext(store, actor, io.env)),
         ),
         json,
       );

@@ -1,4 +1,4 @@
-import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from '@tidings/core';
+import { type PushOptions, RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from '@tidings/core';
 import { databasePath, expectPositionals, integerFlag, parseCommand, parseWholeNumber, UsageError } from './args.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { demoSignInText, demoText } from './demo-setup.js';
@@ -24,6 +24,10 @@ const serveOptions = {
   'mail-from': { type: 'string' },
   signup: { type: 'string' },
   'no-dashboard': { type: 'boolean' },
+  'vapid-subject': { type: 'string' },
+  'push-allow-hosts': { type: 'string' },
+  'push-allow-http': { type: 'boolean' },
+  'push-allow-private': { type: 'boolean' },
 } as const;
 
 /** `--metrics HOST:PORT`, else `TIDINGS_METRICS`; off when neither is set. */
@@ -33,6 +37,43 @@ function metricsAddress(flag: string | boolean | undefined, env: NodeJS.ProcessE
 }
 
 const SIGNUP_POLICIES = ['open', 'invite', 'closed'] as const;
+
+/**
+ * Web Push from `--vapid-subject` (else `$TIDINGS_VAPID_SUBJECT`, else the config file's
+ * `push.vapidSubject`) and the `--push-*` flags over the config file's `push`; undefined (off)
+ * without a subject.
+ */
+function pushOptions(
+  values: { [name: string]: string | boolean | undefined },
+  env: NodeJS.ProcessEnv,
+  configured: PushOptions | undefined,
+): PushOptions | undefined {
+  const flag = values['vapid-subject'];
+  const vapidSubject =
+    (typeof flag === 'string' ? flag : undefined) ??
+    (env.TIDINGS_VAPID_SUBJECT || undefined) ??
+    configured?.vapidSubject;
+  const hosts = values['push-allow-hosts'];
+  const tuned = hosts !== undefined || values['push-allow-http'] === true || values['push-allow-private'] === true;
+  if (vapidSubject === undefined) {
+    if (tuned) throw new UsageError('the --push-* flags need a --vapid-subject (Web Push is off without one)', 'serve');
+    return undefined;
+  }
+  return {
+    ...configured,
+    vapidSubject,
+    ...(typeof hosts === 'string'
+      ? {
+          allowedHosts: hosts
+            .split(',')
+            .map((host) => host.trim())
+            .filter(Boolean),
+        }
+      : {}),
+    ...(values['push-allow-http'] === true ? { allowHttp: true } : {}),
+    ...(values['push-allow-private'] === true ? { allowPrivateAddresses: true } : {}),
+  };
+}
 
 /**
  * `tidings serve`: starts the server, prints `listening on URL` once it accepts connections,
@@ -87,6 +128,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     const config: ServerConfig = typeof parsed.values.config === 'string' ? await loadConfig(parsed.values.config) : {};
+    const push = pushOptions(parsed.values, io.env, config.push);
     server = await startServer({
       db,
       port,
@@ -104,16 +146,32 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       },
       tidings: {
         ...config,
+        ...(push === undefined ? {} : { push }),
         ...(trustProxy === undefined ? {} : { trustProxy }),
         ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: rateLimitHeaders as RateLimitHeaderForm }),
       },
     });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     return reportFailure(io, error, json);
   }
 
   io.stdout(`listening on ${server.url}`);
   if (server.metricsUrl) io.stdout(`metrics on ${server.metricsUrl}`);
+  if (server.pushPublicKey !== null) {
+    io.stdout(
+      `web push on: VAPID subject ${server.tidingsOptions.push?.vapidSubject}, public key ${server.pushPublicKey}`,
+    );
+  } else {
+    // A log line, as the server's other lines on stderr are.
+    io.stderr(
+      JSON.stringify({
+        level: 'info',
+        time: new Date().toISOString(),
+        message: 'web push off: no --vapid-subject; browsers are reached by their streams and polls only',
+      }),
+    );
+  }
   if (parsed.values.demo === true) {
     if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/.test(host)) {
       io.stderr(

@@ -12,7 +12,7 @@ import {
   TidingsError,
   type TidingsOptions,
 } from '@tidings/core';
-import { serveNode } from '@tidings/core/node';
+import { pushJobs, serveNode } from '@tidings/core/node';
 import {
   createAccountService,
   createSmtpMailer,
@@ -89,6 +89,10 @@ export interface RunningServer {
     /** A one-time code to sign in to the dashboard as the demo account; null without the dashboard. */
     signIn: { email: string; code: string; minutes: number } | null;
   } | null;
+  /** The Tidings options it runs with (besides the store). */
+  tidingsOptions: Omit<TidingsOptions, 'store'>;
+  /** The VAPID public key browsers subscribe with; null when Web Push is off. */
+  pushPublicKey: string | null;
   /** Stops accepting, closes open streams, waits for requests in flight, closes the store. */
   close(): Promise<void>;
 }
@@ -177,9 +181,21 @@ async function demoSignIn(tidings: Tidings, store: DashboardStore, credentials: 
   return { email: account.email, code, minutes: DEMO_SIGN_IN_MINUTES };
 }
 
+/** The `push` job kind when Web Push is on: every instance sends pushes (claims never hand a job to two). */
+function pushJobKinds(store: Store, options: Omit<TidingsOptions, 'store'>) {
+  return options.push
+    ? pushJobs({ store, ...options.push, ...(options.logger ? { logger: options.logger } : {}) })
+    : {};
+}
+
 function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidings {
   try {
-    return createTidings({ ...options, store });
+    const kinds = { ...options.jobs?.kinds, ...pushJobKinds(store, options) };
+    return createTidings({
+      ...options,
+      store,
+      ...(Object.keys(kinds).length > 0 ? { jobs: { ...options.jobs, kinds } } : {}),
+    });
   } catch (error) {
     // createTidings refuses bad configuration with a TypeError: the operator's to fix.
     if (error instanceof TypeError) throw new TidingsError('VALIDATION_FAILED', error.message);
@@ -227,6 +243,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server.listen(port, host, () => resolve(server.address() as AddressInfo));
     });
     const running: Tidings = tidings;
+    const pushPublicKey = options.tidings?.push ? (await running.admin.getVapidKey()).public_key : null;
     const signIn =
       demo && options.dashboard?.enabled !== false ? await demoSignIn(running, dashboardStore, demo.credentials) : null;
     let closing: Promise<void> | undefined;
@@ -234,6 +251,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       url: `http://${urlHost(host)}:${address.port}`,
       port: address.port,
       tidings: running,
+      tidingsOptions: options.tidings ?? {},
+      pushPublicKey,
       metricsUrl:
         options.metrics && metricsListener
           ? `http://${urlHost(options.metrics.host)}:${metricsListener.port}/metrics`

@@ -15,6 +15,7 @@ import {
 } from './objects.js';
 import type { ResolvedOptions } from './options.js';
 import type { Limiter } from './ports/limiter.js';
+import { createVapidAdmin, type VapidAdminApi } from './push/admin-vapid.js';
 import { apiKeyPrefix, generateApiKey, hashSecret } from './secrets.js';
 import { utcDay } from './time.js';
 import type { KeyMode } from './types.js';
@@ -25,7 +26,7 @@ import type { KeyMode } from './types.js';
  * (with the reads of {@link AdminViews}). Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */
-export interface AdminApi extends AdminViews, WebhookAdminApi {
+export interface AdminApi extends AdminViews, WebhookAdminApi, VapidAdminApi {
   createAccount(input: { email: string; verified?: boolean }): Promise<AccountObject>;
   verifyAccount(accountId: string): Promise<AccountObject>;
   getAccount(accountId: string): Promise<AccountObject>;
@@ -109,6 +110,7 @@ export function createAdminApi(options: ResolvedOptions, hub: WatchedHub, limite
   return {
     ...createAdminViews(options, hub, limiter),
     ...createWebhookAdmin(store, clock, { allowHttp: options.allowHttpWebhooks }),
+    ...createVapidAdmin(store, clock),
     async createAccount({ email, verified = false }) {
       if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {
         throw invalid('email', 'must be an email address');

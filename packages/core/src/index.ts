@@ -21,6 +21,7 @@ export * from './ports/logger.js';
 export * from './ports/mailer.js';
 export * from './ports/metrics.js';
 export * from './ports/store.js';
+export * from './push/admin-vapid.js';
 export * from './push/jobs.js';
 export * from './push/options.js';
 export * from './push/vapid-keys.js';

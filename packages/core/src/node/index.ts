@@ -168,6 +168,8 @@ export {
   parseRetryAfter,
   type ResolvedAddress,
 } from './outbound.js';
+export { type PushEnvelope, pushEnvelope } from './push-envelope.js';
+export { type PushJobsOptions, pushJobs } from './push-jobs.js';
 export {
   generateVapidKeys,
   MAX_PUSH_PLAINTEXT_BYTES,

@@ -40,6 +40,12 @@ export interface PushOptions {
    */
   allowHttp?: boolean;
   /**
+   * Let the `push` job kind send to private and loopback addresses (a local push service), for
+   * development and tests only: the outbound sender then no longer guards this machine's network.
+   * @default false
+   */
+  allowPrivateAddresses?: boolean;
+  /**
    * How long after a send a browser's Web Push message waits, so that an open tab confirms
    * delivery over its stream first and nothing is shown twice. @default 4000
    */
@@ -56,6 +62,7 @@ export interface ResolvedPushOptions {
   vapidSubject: string;
   allowedHosts: readonly string[];
   allowHttp: boolean;
+  allowPrivateAddresses: boolean;
   graceMs: number;
   retentionMs: number;
 }
@@ -103,6 +110,7 @@ export function resolvePushOptions(options: PushOptions): ResolvedPushOptions {
     vapidSubject: checkVapidSubject(options.vapidSubject),
     allowedHosts: checkAllowedHosts(options.allowedHosts ?? DEFAULT_PUSH_HOSTS),
     allowHttp: options.allowHttp === true,
+    allowPrivateAddresses: options.allowPrivateAddresses === true,
     graceMs,
     retentionMs,
   };

@@ -1,0 +1,128 @@
+// The `push` job kind: one Web Push message for one attempt (docs/web-push.md).
+import { JobError, type JobHandler } from '../jobs/runner.js';
+import { type Clock, systemClock } from '../ports/clock.js';
+import type { ClaimedJob } from '../ports/jobs.js';
+import { createConsoleLogger, type Logger } from '../ports/logger.js';
+import type { Store } from '../ports/store.js';
+import { PUSH_JOB_KIND, type PushJobPayload } from '../push/jobs.js';
+import { checkAllowedHosts, checkVapidSubject, DEFAULT_PUSH_HOSTS } from '../push/options.js';
+import { ensureVapidKeys } from '../push/vapid-keys.js';
+import { toDelivery } from '../stream/delivery.js';
+import { createOutboundSender, type OutboundLookup, type OutboundSender } from './outbound.js';
+import { pushEnvelope } from './push-envelope.js';
+import { pushOutcome, pushRequest, pushTopic } from './web-push.js';
+
+/** Options of {@link pushJobs}. */
+export interface PushJobsOptions {
+  store: Store;
+  /** The contact push services see: `mailto:…` or an `https:` URL (the `push.vapidSubject` of `createTidings`). */
+  vapidSubject: string;
+  /** Hosts a subscription's endpoint may be on. @default DEFAULT_PUSH_HOSTS */
+  allowedHosts?: readonly string[];
+  /** Send to `http:` endpoints: development and tests only. @default false */
+  allowHttp?: boolean;
+  /**
+   * Send to private and loopback addresses (a local push service): development and tests only,
+   * as it lets a subscription reach this machine's network. @default false
+   */
+  allowPrivateAddresses?: boolean;
+  /** The whole request's timeout. @default 15000 */
+  timeoutMs?: number;
+  /** Replaces DNS resolution (tests). */
+  lookup?: OutboundLookup;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default createConsoleLogger() */
+  logger?: Logger;
+}
+
+function payloadOf(job: ClaimedJob): PushJobPayload {
+  const payload = job.payload as Partial<PushJobPayload> | null;
+  if (
+    typeof payload?.attemptId !== 'string' ||
+    typeof payload.notificationId !== 'string' ||
+    typeof payload.browserId !== 'string'
+  ) {
+    throw new JobError('the push job has no attempt, notification and browser', { retryable: false });
+  }
+  return payload as PushJobPayload;
+}
+
+/**
+ * The handler of the `push` job kind, to give an instance's job runner:
+ * `createTidings({ store, push: { vapidSubject }, jobs: { kinds: pushJobs({ store, vapidSubject }) } })`.
+ *
+ * Each job sends one attempt to its browser's push subscription, unless the attempt is final
+ * already (an open tab confirmed it: nothing is shown twice), its notification expired, or the
+ * browser has no subscription any more. The answer decides the rest: 201 records the attempt as
+ * sent by `push`; 429 and 5xx are retried (after `Retry-After` when given) until the
+ * notification expires; 404 and 410 remove the subscription and disconnect the browser; any
+ * other refusal (413, 400, VAPID refused) fails the attempt with reason `push_rejected`.
+ */
+export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
+  const { store } = options;
+  const subject = checkVapidSubject(options.vapidSubject);
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createConsoleLogger();
+  const sender: OutboundSender = createOutboundSender({
+    allowHttp: options.allowHttp === true,
+    allowPrivateAddresses: options.allowPrivateAddresses === true,
+    allowedHosts: checkAllowedHosts(options.allowedHosts ?? DEFAULT_PUSH_HOSTS),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+  });
+
+  async function push(job: ClaimedJob): Promise<void> {
+    const { attemptId, notificationId, browserId } = payloadOf(job);
+    const found = await store.getNotification({ projectId: job.projectId, id: notificationId });
+    const attempt = found?.attempts.find((candidate) => candidate.id === attemptId);
+    // Delivered over a stream, failed, expired, or deleted with its project: nothing to send.
+    if (!found || !attempt || attempt.final) return;
+    const now = clock.now();
+    const { notification } = found;
+    const secondsLeft = Math.floor((notification.expiresAt - now) / 1000);
+    // The sweep expires the attempt; a message the browser would get too late is not sent.
+    if (secondsLeft < 1) return;
+    const subscription = await store.getPushSubscription(browserId);
+    if (!subscription) return;
+    const keys = await ensureVapidKeys(store, now);
+
+    let request: ReturnType<typeof pushRequest>;
+    try {
+      request = pushRequest({
+        subscription,
+        payload: pushEnvelope(toDelivery(notification, attempt)),
+        vapid: { publicKey: keys.publicKey, privateKey: keys.privateKey, subject },
+        ttlSeconds: secondsLeft,
+        urgency: 'normal',
+        ...(notification.tag === null ? {} : { topic: pushTopic(notification.tag) }),
+      });
+    } catch (error) {
+      await store.failAttempt({ attemptId, reason: 'push_rejected', now });
+      throw new JobError(`the push message could not be built: ${(error as Error).message}`, { retryable: false });
+    }
+
+    const outcome = pushOutcome(await sender.send(request));
+    switch (outcome.kind) {
+      case 'accepted':
+        await store.markAttemptPushed({ attemptId, now: clock.now() });
+        return;
+      case 'gone':
+        // The subscription ended (permission revoked, browser data cleared): the browser is gone.
+        await store.disconnectBrowser({ browserId, reason: 'browser_disconnected', now: clock.now() });
+        logger.info('push subscription gone; browser disconnected', {
+          task: 'push',
+          browser_id: browserId,
+          status: outcome.status,
+        });
+        return;
+      case 'retry':
+        throw new JobError(outcome.reason, outcome.retryAfterMs === null ? {} : { retryAfterMs: outcome.retryAfterMs });
+      case 'failed':
+        await store.failAttempt({ attemptId, reason: 'push_rejected', now: clock.now() });
+        throw new JobError(outcome.reason, { retryable: false });
+    }
+  }
+
+  return { [PUSH_JOB_KIND]: push };
+}
