@@ -63,15 +63,21 @@ function sameBytes(buffer: ArrayBuffer | null | undefined, bytes: Uint8Array): b
   return view.every((byte, index) => byte === bytes[index]);
 }
 
-/** Resolves once the registration has an active worker (`PushManager.subscribe` needs one). */
+/**
+ * Resolves once the registration has an active worker (`PushManager.subscribe` needs one).
+ * Judged by the registration's slots rather than the worker's `state`: the script-tag build
+ * shortens the SDK's own property names, `state` among them (tsup.config.ts).
+ */
 function activated(registration: ServiceWorkerRegistration): Promise<ServiceWorkerRegistration> {
   const worker = registration.installing ?? registration.waiting;
   if (registration.active || !worker) return Promise.resolve(registration);
   return new Promise((resolve, reject) => {
     const onChange = () => {
-      if (worker.state === 'activated') resolve(registration);
-      else if (worker.state === 'redundant') reject(new Error('The service worker failed to install'));
-      else return;
+      if (registration.active) resolve(registration);
+      // Neither active nor on its way: the worker became redundant (its install failed).
+      else if (!registration.installing && !registration.waiting) {
+        reject(new Error('The service worker failed to install'));
+      } else return;
       worker.removeEventListener('statechange', onChange);
     };
     worker.addEventListener('statechange', onChange);
