@@ -27,7 +27,12 @@ function open(indexedDB: IDBFactory): Promise<IDBDatabase> {
         db.createObjectStore(ATTEMPTS, { keyPath: 'attemptId' }).createIndex('at', 'at');
       }
     };
-    request.onsuccess = () => resolve(request.result);
+    request.onsuccess = () => {
+      // A newer version opened elsewhere (the worker or a page of a later release) must not wait
+      // for this connection, short-lived as it is.
+      request.result.onversionchange = () => request.result.close();
+      resolve(request.result);
+    };
     request.onerror = () => reject(request.error);
   });
 }
