@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { createECDH } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { createFakeServer, json, notification, problem, type RecordedRequest } from '../../test/fake-server.js';
+import { fakeBroadcastChannel, fakeLocks } from '../../test/fake-tabs.js';
 import { memoryStorage } from '../../test/memory-storage.js';
 import { connect } from '../connect.js';
 import type { TidingsError } from '../errors.js';
@@ -328,5 +329,53 @@ describe('an attempt handed to the page', () => {
     await vi.waitFor(async () => expect(await wasAttemptShown(platform.indexedDB, 'att_after')).toBe(true));
     expect(await wasAttemptShown(platform.indexedDB, 'att_before')).toBe(false);
     connection.close();
+  });
+});
+
+describe('tabs that share one connection', () => {
+  it('lets a follower tab enable push for the browser the leader holds, with the key it relayed', async () => {
+    const platform = fakePlatform();
+    Object.assign(platform.host, {
+      navigator: { ...platform.host.navigator, locks: fakeLocks() },
+      BroadcastChannel: fakeBroadcastChannel(),
+    });
+    const server = createFakeServer();
+    const puts: RecordedRequest[] = [];
+    const fetch = async (input: RequestInfo | URL, init: RequestInit = {}) => {
+      const url = new URL(String(input));
+      if (!url.pathname.endsWith('/push-subscription')) return server.fetch(input, init);
+      puts.push({
+        method: init.method ?? 'GET',
+        url,
+        headers: new Headers(init.headers),
+        body: String(init.body),
+        init,
+      });
+      return json(200, savedSubscription('brw_leader'));
+    };
+    const tab = () =>
+      connect({
+        baseUrl,
+        recipient: 'user_1',
+        getToken: async () => 'ct_tab',
+        onNotification: () => {},
+        storage: memoryStorage(),
+        fetch,
+        environment: { host: platform.host, random: () => 0.5 },
+      });
+    const leader = tab();
+    await settle();
+    const vapidKey = newVapidKey();
+    server.stream.ready('brw_leader', 'bs_leader', { vapid_public_key: vapidKey });
+    const follower = tab();
+    await vi.waitFor(() => expect(follower.browserId()).toBe('brw_leader'));
+    expect(server.connects()).toHaveLength(1); // the follower holds no stream of its own
+
+    await follower.enablePush();
+    expect(puts.map((request) => request.url.pathname)).toEqual(['/v1/browsers/brw_leader/push-subscription']);
+    expect(JSON.parse(puts[0]?.body ?? '').browser_secret).toBe('bs_leader');
+    expect(Buffer.from(platform.subscription()!.options.applicationServerKey).toString('base64url')).toBe(vapidKey);
+    follower.close();
+    leader.close();
   });
 });
