@@ -22,6 +22,7 @@ const benchmarks = [
   { name: 'ceiling', script: 'ceiling.js' },
   { name: 'postgres-usage', script: 'postgres-usage.js' },
   { name: 'hub-routing', script: 'hub-routing.js' },
+  { name: 'web-push', script: 'web-push.js' },
 ];
 
 const only = process.argv.slice(2);

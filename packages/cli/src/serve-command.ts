@@ -169,6 +169,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
         level: 'info',
         time: new Date().toISOString(),
         message: 'web push off: no --vapid-subject; browsers are reached by their streams and polls only',
+        task: 'start',
       }),
     );
   }

@@ -183,9 +183,13 @@ async function demoSignIn(tidings: Tidings, store: DashboardStore, credentials: 
 
 /** The `push` job kind when Web Push is on: every instance sends pushes (claims never hand a job to two). */
 function pushJobKinds(store: Store, options: Omit<TidingsOptions, 'store'>) {
-  return options.push
-    ? pushJobs({ store, ...options.push, ...(options.logger ? { logger: options.logger } : {}) })
-    : {};
+  if (!options.push) return {};
+  return pushJobs({
+    store,
+    ...options.push,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.hub ? { hub: options.hub } : {}),
+  });
 }
 
 function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidings {

@@ -1,6 +1,7 @@
 // The `push` job kind: one Web Push message for one attempt (docs/web-push.md).
 import { JobError, type JobHandler } from '../jobs/runner.js';
 import { type Clock, systemClock } from '../ports/clock.js';
+import type { Hub } from '../ports/hub.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
@@ -34,6 +35,11 @@ export interface PushJobsOptions {
   clock?: Clock;
   /** @default createConsoleLogger() */
   logger?: Logger;
+  /**
+   * The instance's hub, to close the open streams of a browser disconnected because its
+   * subscription is gone (else they close at their next catch-up or resume). @default none
+   */
+  hub?: Hub;
 }
 
 function payloadOf(job: ClaimedJob): PushJobPayload {
@@ -110,6 +116,7 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
       case 'gone':
         // The subscription ended (permission revoked, browser data cleared): the browser is gone.
         await store.disconnectBrowser({ browserId, reason: 'browser_disconnected', now: clock.now() });
+        await options.hub?.publish([{ type: 'close-browser', browserId }]);
         logger.info('push subscription gone; browser disconnected', {
           task: 'push',
           browser_id: browserId,

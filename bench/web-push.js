@@ -1,0 +1,262 @@
+// Web Push from one instance: how many messages per second the `push` job kind of one Tidings
+// instance hands to a push service, and how long a send takes to reach the push service.
+//
+// Subject: `createTidings` on a SQLite file store with Web Push on (grace 0, so that a job is due
+// at once) and `pushJobs` as `tidings serve` runs them (the runner's default concurrency of 4),
+// sends made through `tidings.fetch`; every message is encrypted (aes128gcm) and signed (VAPID)
+// for its browser's subscription. The push service is bench/servers/push-sink.js, a process of
+// its own that answers 201. Baseline, in the same run against the same sink: a bare loop of the
+// `web-push` library, `generateRequestDetails` + `fetch` for the same subscriptions and payload
+// size, 4 at a time.
+//
+// Run after `npm run build`: node bench/web-push.js (BENCH_PUSHES, BENCH_PUSH_RATE, BENCH_ROUNDS).
+import { createECDH, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { createTidings, newId, silentLogger } from '@tidings/core';
+import { pushEnvelope, pushJobs } from '@tidings/core/node';
+import { createSqliteStore } from '@tidings/store-sqlite';
+import webpush from 'web-push';
+import {
+  cleanup,
+  envNumber,
+  formatCount,
+  formatMs,
+  percentile,
+  report,
+  row,
+  settings,
+  sleep,
+  startServer,
+  tempDir,
+  wallNow,
+} from './lib/common.js';
+
+const PUSHES = envNumber('BENCH_PUSHES', 2000);
+const BROWSERS = 200;
+const CONCURRENCY = envNumber('BENCH_PUSH_CONCURRENCY', 4);
+const LATENCY_SENDS = envNumber('BENCH_PUSH_LATENCY_SENDS', 300);
+const LATENCY_RATE = envNumber('BENCH_PUSH_RATE', 50);
+
+/** A browser's subscription keys, as `PushSubscription.toJSON()` gives them. */
+function subscriptionKeys() {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
+}
+
+async function sink(path, init) {
+  return fetch(`${pushSink.url}${path}`, init);
+}
+
+async function sinkStats() {
+  return (await sink('/stats')).json();
+}
+
+async function waitForCount(count, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const stats = await sinkStats();
+    if (stats.count >= count) return stats;
+    if (Date.now() > deadline) throw new Error(`the push service got ${stats.count} of ${count} messages`);
+    await sleep(20);
+  }
+}
+
+/** An instance with `browsers` subscribed browsers, each the one browser of its recipient. */
+async function startInstance(label, browsers) {
+  const dir = tempDir(`push-${label}`);
+  const store = createSqliteStore({
+    path: join(dir, 'tidings.db'),
+    synchronous: process.env.BENCH_PUSH_SYNC || 'full',
+  });
+  const push = {
+    vapidSubject: 'mailto:bench@example.com',
+    allowedHosts: ['127.0.0.1'],
+    allowHttp: true,
+    allowPrivateAddresses: true,
+    graceMs: 0,
+  };
+  const tidings = createTidings({
+    store,
+    logger: silentLogger,
+    limits: { perKey: 1e9, perProject: 1e9, perAccount: 1e9, connectPerIp: 1e9, eventsPerIp: 1e9 },
+    push,
+    jobs: { kinds: pushJobs({ store, ...push, logger: silentLogger }), concurrency: CONCURRENCY },
+  });
+  const account = await tidings.admin.createAccount({ email: 'bench@example.com', verified: true });
+  const project = await tidings.admin.createProject({ accountId: account.id, name: 'bench' });
+  const key = (await tidings.admin.createKey({ projectId: project.id, mode: 'live' })).key;
+  const call = (path, init = {}) =>
+    tidings.fetch(new Request(`http://tidings.bench${path}`, init), { clientAddress: '127.0.0.1' });
+  const recipients = [];
+  for (let i = 0; i < browsers; i++) {
+    const recipient = `${label}-${i}`;
+    const token = await tidings.createConnectToken({ projectId: project.id, recipient });
+    const browser = await (await call(`/v1/connect/${token.token}`, { method: 'POST' })).json();
+    const saved = await call(`/v1/browsers/${browser.browser_id}/push-subscription`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        browser_secret: browser.browser_secret,
+        endpoint: `${pushSink.url}/push/${recipient}`,
+        keys: subscriptionKeys(),
+      }),
+    });
+    if (saved.status !== 200) throw new Error(`subscription refused: ${saved.status} ${await saved.text()}`);
+    recipients.push(recipient);
+  }
+  const send = (recipient) =>
+    call('/v1/notifications', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        recipient,
+        title: 'Your order shipped',
+        body: 'It arrives on Tuesday.',
+        url: '/orders/42',
+      }),
+    });
+  return {
+    recipients,
+    send,
+    async close() {
+      await tidings.close();
+      await store.close();
+    },
+  };
+}
+
+/** Messages per second from sends of `pushes` notifications spread over the instance's browsers. */
+async function tidingsThroughput(instance, pushes) {
+  await sink('/reset', { method: 'POST' });
+  const started = performance.now();
+  for (let i = 0; i < pushes; i++) {
+    const response = await instance.send(instance.recipients[i % instance.recipients.length]);
+    if (response.status !== 201) throw new Error(`send answered ${response.status}`);
+  }
+  await waitForCount(pushes);
+  return pushes / ((performance.now() - started) / 1000);
+}
+
+/** The same number of messages with the `web-push` library alone, `CONCURRENCY` at a time. */
+async function bareThroughput(pushes, payloadBytes) {
+  await sink('/reset', { method: 'POST' });
+  const vapid = { subject: 'mailto:bench@example.com', ...webpush.generateVAPIDKeys() };
+  const subscriptions = Array.from({ length: BROWSERS }, (_, i) => ({
+    endpoint: `${pushSink.url}/push/bare-${i}`,
+    keys: subscriptionKeys(),
+  }));
+  const payload = 'x'.repeat(payloadBytes);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < pushes) {
+        const subscription = subscriptions[next++ % subscriptions.length];
+        const details = webpush.generateRequestDetails(subscription, payload, {
+          vapidDetails: vapid,
+          TTL: 86_400,
+          contentEncoding: 'aes128gcm',
+        });
+        const response = await fetch(details.endpoint, {
+          method: 'POST',
+          headers: details.headers,
+          body: details.body,
+        });
+        await response.arrayBuffer();
+        if (response.status !== 201) throw new Error(`push service answered ${response.status}`);
+      }
+    }),
+  );
+  await waitForCount(pushes);
+  return pushes / ((performance.now() - started) / 1000);
+}
+
+/** Send → push service, at a steady rate, each send to a browser of its own (one message per path). */
+async function sendToPushLatency(instance, sends, rate) {
+  await sink('/reset', { method: 'POST' });
+  const sentAt = new Map();
+  const interval = 1000 / rate;
+  const started = performance.now();
+  for (let i = 0; i < sends; i++) {
+    const due = started + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const recipient = instance.recipients[i];
+    sentAt.set(`/push/${recipient}`, wallNow());
+    const response = await instance.send(recipient);
+    if (response.status !== 201) throw new Error(`send answered ${response.status}`);
+  }
+  const { arrivals } = await waitForCount(sends);
+  const latencies = [...sentAt].map(([path, at]) => arrivals[path] - at).sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) };
+}
+
+/** The plaintext size of the subject's messages: the envelope of the notification sent above. */
+const ENVELOPE_BYTES = Buffer.byteLength(
+  pushEnvelope({
+    attemptId: newId('att'),
+    browserId: newId('brw'),
+    seq: 1,
+    notificationId: newId('ntf'),
+    title: 'Your order shipped',
+    body: 'It arrives on Tuesday.',
+    url: '/orders/42',
+    icon: null,
+    tag: null,
+    data: null,
+    createdAt: Date.now(),
+    expiresAt: Date.now() + 86_400_000,
+  }),
+);
+
+const pushSink = await startServer('push-sink', 'bench/servers/push-sink.js', []);
+try {
+  console.log(
+    `web push: ${PUSHES} messages to ${BROWSERS} browsers, ${CONCURRENCY} at a time; ` +
+      `latency: ${LATENCY_SENDS} sends at ${LATENCY_RATE}/s; ${settings.rounds} rounds`,
+  );
+  const subject = await startInstance('tp', BROWSERS);
+  const latencyInstance = await startInstance('lat', LATENCY_SENDS);
+  try {
+    // Warm-up of both sides.
+    await tidingsThroughput(subject, 200);
+    await bareThroughput(200, ENVELOPE_BYTES);
+    const tidingsRuns = [];
+    const bareRuns = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      tidingsRuns.push(await tidingsThroughput(subject, PUSHES));
+      bareRuns.push(await bareThroughput(PUSHES, ENVELOPE_BYTES));
+    }
+    const median = (runs) => [...runs].sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)];
+    report(
+      row({
+        benchmark: 'web push messages from one instance',
+        figure: median(tidingsRuns),
+        figureText: `${formatCount(median(tidingsRuns))} pushes/s`,
+        baseline: median(bareRuns),
+        baselineText: `${formatCount(median(bareRuns))} pushes/s`,
+        baselineName: 'bare web-push + fetch loop',
+        unit: 'pushes/s',
+        target: null,
+        note: `runs ${tidingsRuns.map(formatCount).join(', ')} vs ${bareRuns.map(formatCount).join(', ')} pushes/s`,
+      }),
+    );
+    const latency = await sendToPushLatency(latencyInstance, LATENCY_SENDS, LATENCY_RATE);
+    report(
+      row({
+        benchmark: 'web push: send → push service p99 (grace 0)',
+        figure: latency.p99,
+        figureText: formatMs(latency.p99),
+        unit: 'ms',
+        target: null,
+        note: `p50 ${formatMs(latency.p50)}, p99 ${formatMs(latency.p99)}, max ${formatMs(latency.max)} over ${LATENCY_SENDS} sends`,
+      }),
+    );
+  } finally {
+    await subject.close();
+    await latencyInstance.close();
+  }
+} finally {
+  await cleanup();
+}
