@@ -1,94 +1,14 @@
 import 'fake-indexeddb/auto';
-import { createECDH } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
+import { fakePlatform, newVapidKey } from '../../test/fake-push.js';
 import { createFakeServer, json, notification, problem, type RecordedRequest } from '../../test/fake-server.js';
 import { fakeBroadcastChannel, fakeLocks } from '../../test/fake-tabs.js';
 import { memoryStorage } from '../../test/memory-storage.js';
 import { connect } from '../connect.js';
 import type { TidingsError } from '../errors.js';
-import type { TidingsHost } from '../options.js';
 import { readPushBrowser, wasAttemptShown } from './push-db.js';
 
 const baseUrl = 'https://tidings.test';
-
-const newVapidKey = () => {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return ecdh.getPublicKey().toString('base64url');
-};
-
-/** A browser's service worker container, Push API and Notification API, in memory. */
-function fakePlatform(options: { permission?: NotificationPermission; answer?: NotificationPermission } = {}) {
-  const calls: string[] = [];
-  let subscription: FakeSubscription | null = null;
-  let subscriptions = 0;
-  class FakeSubscription {
-    readonly options: { applicationServerKey: ArrayBuffer; userVisibleOnly: boolean };
-    readonly endpoint = `https://push.example.net/send/${++subscriptions}`;
-    constructor(key: Uint8Array, userVisibleOnly: boolean) {
-      this.options = { applicationServerKey: Uint8Array.from(key).buffer, userVisibleOnly };
-    }
-    toJSON() {
-      return { endpoint: this.endpoint, expirationTime: null, keys: { p256dh: 'BPublicKey', auth: 'authSecret' } };
-    }
-    async unsubscribe() {
-      calls.push(`unsubscribe ${this.endpoint}`);
-      if (subscription === this) subscription = null;
-      return true;
-    }
-  }
-  const registration = {
-    active: {},
-    installing: null,
-    waiting: null,
-    pushManager: {
-      getSubscription: async () => subscription,
-      subscribe: async (subscribeOptions: { userVisibleOnly: boolean; applicationServerKey: Uint8Array }) => {
-        subscription = new FakeSubscription(subscribeOptions.applicationServerKey, subscribeOptions.userVisibleOnly);
-        calls.push(`subscribe ${subscription.endpoint}`);
-        return subscription;
-      },
-    },
-  };
-  const NotificationApi = {
-    permission: options.permission ?? 'default',
-    requestPermission: async () => {
-      calls.push('requestPermission');
-      NotificationApi.permission = options.answer ?? 'granted';
-      return NotificationApi.permission;
-    },
-  };
-  const indexedDB = new IDBFactory();
-  const host: TidingsHost = {
-    addEventListener: () => {},
-    removeEventListener: () => {},
-    navigator: {
-      serviceWorker: {
-        register: async (url: string, registerOptions?: { scope?: string }) => {
-          calls.push(`register ${url}${registerOptions?.scope ? ` ${registerOptions.scope}` : ''}`);
-          return registration;
-        },
-        getRegistration: async (url?: string) => {
-          calls.push(`getRegistration ${url}`);
-          return registration;
-        },
-      } as unknown as ServiceWorkerContainer,
-    },
-    PushManager: class {},
-    Notification: NotificationApi as unknown as typeof Notification,
-    indexedDB,
-  };
-  return {
-    host,
-    calls,
-    indexedDB,
-    subscription: () => subscription,
-    /** A subscription made earlier with another key (before a key rotation). */
-    subscribeEarlier: (key: string) => {
-      subscription = new FakeSubscription(Buffer.from(key, 'base64url'), true);
-    },
-  };
-}
 
 const savedSubscription = (browserId: string) => ({
   object: 'push_subscription',
