@@ -51,9 +51,14 @@ function api(path: string, init: { method?: string; json?: unknown; key?: string
 }
 
 describe('three instances with Web Push', () => {
-  it('agree on one VAPID key pair', () => {
-    const keys = cluster.instances.map(
-      (instance) => /^web push on: VAPID subject \S+, public key (\S+)$/m.exec(instance.stdout())?.[1],
+  it('agree on one VAPID key pair', async () => {
+    const keys = await Promise.all(
+      cluster.instances.map(
+        async (instance) =>
+          /^web push on: VAPID subject \S+, public key (\S+)$/m.exec(
+            await instance.waitForStdout(/^web push on: .*$/m),
+          )?.[1],
+      ),
     );
     expect(keys[0]).toMatch(/^B[\w-]{86}$/);
     expect(new Set(keys).size).toBe(1);

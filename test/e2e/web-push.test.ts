@@ -120,7 +120,8 @@ const receivedBy = (subscriptionId: string) =>
 
 describe('tidings serve with Web Push', () => {
   it('says so at start, and pushes a send: decrypted envelope, valid VAPID, TTL, Urgency and Topic', async () => {
-    expect(server!.stdout()).toMatch(/^web push on: VAPID subject mailto:ops@example\.com, public key B[\w-]{86}$/m);
+    const started = await server!.waitForStdout(/^web push on: .*$/m);
+    expect(started).toMatch(/^web push on: VAPID subject mailto:ops@example\.com, public key B[\w-]{86}$/m);
     const browser = await subscribedBrowser('alice');
     const sent = await send('alice', { body: 'Body', tag: 'thread-1', ttl: 600, data: { n: 1 } });
     const [push] = await until(() => receivedBy(browser.subscription.id), {
@@ -180,6 +181,20 @@ describe('tidings serve with Web Push', () => {
     expect(receivedBy(browser.subscription.id)).toEqual([]);
     expect(await attemptOf(sent.id, browser.browserId)).toMatchObject({ status: 'delivered', via: 'stream' });
     await stream.cancel();
+  });
+
+  it('pushes nothing to a browser that removed its subscription, which stays connected meanwhile', async () => {
+    const browser = await subscribedBrowser('gina');
+    const removed = await api(`/v1/browsers/${browser.browserId}/push-subscription`, {
+      method: 'DELETE',
+      key: null,
+      json: { browser_secret: browser.secret },
+    });
+    expect(removed.status).toBe(204);
+    const sent = await send('gina');
+    await quietPeriod(GRACE_MS + 1500, 'a push that should not go out');
+    expect(receivedBy(browser.subscription.id)).toEqual([]);
+    expect(await attemptOf(sent.id, browser.browserId)).toMatchObject({ status: 'accepted', via: null });
   });
 
   it('retries after a 429 with Retry-After, and the one push that got through is recorded', async () => {

@@ -189,6 +189,7 @@ function pushJobKinds(store: Store, options: Omit<TidingsOptions, 'store'>) {
     ...options.push,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.hub ? { hub: options.hub } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
 }
 

@@ -45,6 +45,15 @@ describe('tidings vapid', () => {
   });
 });
 
+describe('first use by several processes at once', () => {
+  it('ends with one key pair', async () => {
+    const fresh = db.replace(/vapid\.db$/, 'vapid-race.db');
+    const shown = await Promise.all([1, 2, 3].map(() => tidingsJson<VapidKey>(['vapid', 'show', '--db', fresh])));
+    expect(shown[0]!.public_key).toMatch(/^B[\w-]{86}$/);
+    expect(new Set(shown.map((key) => key.public_key)).size).toBe(1);
+  });
+});
+
 describe('tidings serve and Web Push', () => {
   it('says at start whether Web Push is on, with the stored public key', async () => {
     const off = await startServe(['--db', db, '--port', '0']);

@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../ports/clock.js';
 import type { Hub } from '../ports/hub.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
+import { type Metrics, noopMetrics } from '../ports/metrics.js';
 import type { Store } from '../ports/store.js';
 import { PUSH_JOB_KIND, type PushJobPayload } from '../push/jobs.js';
 import { checkAllowedHosts, checkVapidSubject, DEFAULT_PUSH_HOSTS } from '../push/options.js';
@@ -40,6 +41,8 @@ export interface PushJobsOptions {
    * subscription is gone (else they close at their next catch-up or resume). @default none
    */
   hub?: Hub;
+  /** Counts the attempts a push ends (`failed`, `push_rejected` or `browser_disconnected`). @default noopMetrics */
+  metrics?: Metrics;
 }
 
 function payloadOf(job: ClaimedJob): PushJobPayload {
@@ -70,6 +73,14 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
   const subject = checkVapidSubject(options.vapidSubject);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createConsoleLogger();
+  const metrics = options.metrics ?? noopMetrics;
+
+  /** Fails the attempt as rejected by its push service, counted once if this call ended it. */
+  async function reject(attemptId: string, now: number): Promise<void> {
+    if (await store.failAttempt({ attemptId, reason: 'push_rejected', now })) {
+      metrics.attemptsEnded('failed', 'push_rejected', 1);
+    }
+  }
   const sender: OutboundSender = createOutboundSender({
     allowHttp: options.allowHttp === true,
     allowPrivateAddresses: options.allowPrivateAddresses === true,
@@ -104,7 +115,7 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
         ...(notification.tag === null ? {} : { topic: pushTopic(notification.tag) }),
       });
     } catch (error) {
-      await store.failAttempt({ attemptId, reason: 'push_rejected', now });
+      await reject(attemptId, now);
       throw new JobError(`the push message could not be built: ${(error as Error).message}`, { retryable: false });
     }
 
@@ -113,9 +124,16 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
       case 'accepted':
         await store.markAttemptPushed({ attemptId, now: clock.now() });
         return;
-      case 'gone':
+      case 'gone': {
         // The subscription ended (permission revoked, browser data cleared): the browser is gone.
-        await store.disconnectBrowser({ browserId, reason: 'browser_disconnected', now: clock.now() });
+        const disconnected = await store.disconnectBrowser({
+          browserId,
+          reason: 'browser_disconnected',
+          now: clock.now(),
+        });
+        if (disconnected.kind === 'disconnected' && disconnected.failedAttemptIds.length > 0) {
+          metrics.attemptsEnded('failed', 'browser_disconnected', disconnected.failedAttemptIds.length);
+        }
         await options.hub?.publish([{ type: 'close-browser', browserId }]);
         logger.info('push subscription gone; browser disconnected', {
           task: 'push',
@@ -123,10 +141,11 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
           status: outcome.status,
         });
         return;
+      }
       case 'retry':
         throw new JobError(outcome.reason, outcome.retryAfterMs === null ? {} : { retryAfterMs: outcome.retryAfterMs });
       case 'failed':
-        await store.failAttempt({ attemptId, reason: 'push_rejected', now: clock.now() });
+        await reject(attemptId, clock.now());
         throw new JobError(outcome.reason, { retryable: false });
     }
   }
