@@ -28,37 +28,45 @@ const internalProperties = new RegExp(
   ].join('|')})$`,
 );
 
+/** A script-tag build: src/global.ts sets `window.Tidings = { connect, TidingsError }`. */
+const scriptTagBuild = (name: string, withPush: boolean) => ({
+  entry: { [name]: 'src/global.ts' },
+  format: ['iife' as const],
+  // Types for `import '@tidings/browser/<name>.global.js'`: the global it defines.
+  dts: true,
+  // src/build-flags.ts: without push, the minifier drops every push branch of connect.ts.
+  define: { __TIDINGS_PUSH__: String(withPush) },
+  // Terser after esbuild: a few hundred bytes less than esbuild's own minifier, which matters
+  // in a file that must stay under 5 KB gzipped (`npm run size`).
+  minify: 'terser' as const,
+  terserOptions: {
+    ecma: 2020 as const,
+    toplevel: true,
+    compress: { passes: 3, unsafe_arrows: true, pure_getters: true },
+    // Shortens the property names that never leave the bundle: the SDK's own step, context and
+    // handler objects. Not the public API, not what is stored or posted to other tabs, not the
+    // DOM's; a name added here must be none of those.
+    // `builtins: true` because some of them (`send`, `state`, `pause`, …) are also DOM names.
+    mangle: { properties: { regex: internalProperties, builtins: true } },
+  },
+  target: 'es2020',
+  platform: 'browser' as const,
+});
+
 export default defineConfig([
   {
     // For bundlers: modern syntax, types, tree-shakable.
     entry: { index: 'src/index.ts' },
     format: ['esm'],
     dts: true,
+    define: { __TIDINGS_PUSH__: 'true' },
     target: 'es2020',
     platform: 'browser',
   },
-  {
-    // For a script tag: src/global.ts sets `window.Tidings = { connect, TidingsError }`.
-    entry: { tidings: 'src/global.ts' },
-    format: ['iife'],
-    // Types for `import '@tidings/browser/tidings.global.js'`: the global it defines.
-    dts: true,
-    // Terser after esbuild: a few hundred bytes less than esbuild's own minifier, which matters
-    // in a file that must stay under 5 KB gzipped (`npm run size`).
-    minify: 'terser',
-    terserOptions: {
-      ecma: 2020,
-      toplevel: true,
-      compress: { passes: 3, unsafe_arrows: true, pure_getters: true },
-      // Shortens the property names that never leave the bundle: the SDK's own step, context and
-      // handler objects. Not the public API, not what is stored or posted to other tabs, not the
-      // DOM's; a name added here must be none of those.
-      // `builtins: true` because some of them (`send`, `state`, `pause`, …) are also DOM names.
-      mangle: { properties: { regex: internalProperties, builtins: true } },
-    },
-    target: 'es2020',
-    platform: 'browser',
-  },
+  // tidings.global.js, within its budget (test/size.test.ts), has no Web Push; a page that wants
+  // push loads tidings-push.global.js instead, the same SDK with `enablePush()`/`disablePush()`.
+  scriptTagBuild('tidings', false),
+  scriptTagBuild('tidings-push', true),
   {
     // tidings-sw.js: the service worker a host serves for Web Push (src/push/service-worker.ts).
     entry: { 'tidings-sw': 'src/push/service-worker.ts' },

@@ -12,7 +12,7 @@ import {
   seriousAxeViolations,
   submit,
 } from './dashboard-harness.js';
-import { launchChromium } from './harness.js';
+import { launchChromium, until } from './harness.js';
 
 /**
  * The dashboard as a customer meets it: `tidings serve` as a process, a real headless Chromium,
@@ -178,6 +178,21 @@ describe('the dashboard in Chromium', () => {
     const item = live.locator(`#live-list li[data-id="${id}"]`);
     await item.waitFor({ timeout: 15_000 });
     expect(await item.textContent()).toContain('Your order shipped');
+    // The browser polls: the attempt goes out by the poll, and the view says so.
+    const polled = await fetch(`${server.url}/v1/connect/${token.token}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        browser_id: browserCredentials.browser_id,
+        browser_secret: browserCredentials.browser_secret,
+      }),
+    });
+    expect(polled.status).toBe(200);
+    await until(
+      async () => (await item.textContent()) ?? '',
+      (text) => text.includes(`${browserCredentials.browser_id}: sent via poll`),
+      'the live view shows the attempt sent via poll',
+    );
     const receipt = await fetch(`${server.url}/v1/events`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -189,7 +204,7 @@ describe('the dashboard in Chromium', () => {
     });
     expect(receipt.status).toBe(202);
     await live.locator(`#live-list li[data-id="${id}"][data-status="completed"]`).waitFor({ timeout: 15_000 });
-    expect(await item.textContent()).toContain('delivered');
+    expect(await item.textContent()).toContain('delivered via poll');
     await live.close();
 
     await page.goto(`${server.url}/dashboard/projects/${projectId}/usage`);

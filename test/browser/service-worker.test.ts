@@ -77,7 +77,8 @@ describe('tidings-sw.js', () => {
     );
     await cdp.send('ServiceWorker.enable');
     await page.goto(site.url);
-    // What enabling push leaves for the worker: the browser's credentials in the origin's IndexedDB.
+    // What enabling push leaves for the worker: the browser's credentials in the origin's IndexedDB
+    // (written as a page of the database's first version did; the worker upgrades it).
     await page.evaluate(async (baseUrl) => {
       await navigator.serviceWorker.register('/tidings-sw.js');
       await navigator.serviceWorker.ready;
@@ -88,7 +89,10 @@ describe('tidings-sw.js', () => {
         request.onsuccess = () => {
           const transaction = request.result.transaction('browsers', 'readwrite');
           transaction.objectStore('browsers').put({ browserId: 'brw_sw', browserSecret: 'bs_stored', baseUrl });
-          transaction.oncomplete = () => resolve();
+          transaction.oncomplete = () => {
+            request.result.close(); // as the SDK does, so that the worker's upgrade is not blocked
+            resolve();
+          };
           transaction.onerror = () => reject(transaction.error);
         };
       });

@@ -1,4 +1,5 @@
 import { backoffDelay } from './backoff.js';
+import { withPush } from './build-flags.js';
 import { Input, Phase, transition } from './connection-machine.js';
 import { protocolError, TidingsError } from './errors.js';
 import {
@@ -11,6 +12,7 @@ import {
   tryFetch,
 } from './http.js';
 import { type ConnectOptions, resolveOptions, type TidingsHost } from './options.js';
+import { createPushControl } from './push/push-control.js';
 import { type BrowserCredentials, createReceiptBatcher } from './receipts.js';
 import { createRecentIds } from './recent-ids.js';
 import { createSseParser } from './sse-parser.js';
@@ -111,6 +113,23 @@ export function connect(options: ConnectOptions): TidingsConnection {
     save();
   };
 
+  /**
+   * Web Push (push/push-control.ts); null in the script-tag build without it. Every use is behind
+   * `if (withPush)`, a constant the minifier folds, so that build keeps none of them.
+   */
+  const push = withPush
+    ? createPushControl({
+        baseUrl: config.baseUrl,
+        fetch: config.fetch,
+        host: environment.host,
+        storage: config.storage,
+        storageKey: key,
+        browser: () => browser,
+        now: environment.now,
+        report,
+      })
+    : null;
+
   const receipts = createReceiptBatcher({
     // One batch to `POST /v1/events`; `keepalive` lets it outlive the page.
     send: async (target, events) => {
@@ -168,6 +187,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       }
     }
     if (!fromServer) return;
+    if (withPush) push?.handed(attemptId);
     election?.post({ notification });
     // A duplicate still gets its receipt: the server sends again only what it has no receipt for.
     if (config.autoDelivered ?? true) receipt('delivered', attemptId);
@@ -178,6 +198,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
     tokenRefreshed = false;
     stalls = 0;
     save();
+    if (withPush) push?.sync();
     // A follower that takes over was open through the former leader: it reports its own opening.
     if ((status !== 'open' || lastDetail?.leader === false) && browser) {
       setStatus('open', { browserId: browser.browserId, resumed, transport: via, leader: election ? true : undefined });
@@ -199,6 +220,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       forgetBrowser(); // resumed a browser whose secret is lost: start a new one
       return retry(protocolError('Browser secret lost'));
     }
+    if (withPush) push?.answer(ready);
     const heartbeat = ready.heartbeat_ms;
     heartbeatMs = typeof heartbeat === 'number' && heartbeat > 0 ? heartbeat : defaultHeartbeatMs;
     opened(ready.resumed === true, 'sse');
@@ -324,6 +346,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       if (registered) {
         browser = registered;
         lastEventId = '';
+        if (withPush) push?.answer(body);
         opened(false, 'poll');
         return again(0);
       }
@@ -359,7 +382,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
     endSleep?.();
     stopWatching();
     receipts.flush();
-    if (reason === 'disconnected') forgetBrowser();
+    if (reason === 'disconnected') {
+      if (withPush && browser) push?.forget(browser.browserId);
+      forgetBrowser();
+    }
     if (error) {
       error.fatal = true;
       report(error);
@@ -503,14 +529,17 @@ export function connect(options: ConnectOptions): TidingsConnection {
       status?: TidingsStatus;
       detail?: TidingsStatusDetail;
       notification?: unknown;
+      vapidKey?: string | null;
     };
     const next = shared.browser ?? browser;
     const changed = next?.browserId !== browser?.browserId || shared.lastEventId !== lastEventId;
     browser = next;
     lastEventId = shared.lastEventId ?? lastEventId;
+    if (withPush && 'vapidKey' in shared) push?.answer({ vapid_public_key: shared.vapidKey });
     if (shared.notification) handleNotification(shared.notification, false);
     // Saved (with the ids seen) only on news: the leader's heartbeat repeats itself four times a second.
     if (changed || shared.notification) save();
+    if (withPush && changed) push?.sync();
     const leaderStatus = shared.status;
     if (
       (leaderStatus === 'open' || leaderStatus === 'reconnecting') &&
@@ -530,7 +559,13 @@ export function connect(options: ConnectOptions): TidingsConnection {
       locks,
       channel: new host.BroadcastChannel(name),
       environment,
-      state: () => ({ browser, lastEventId, status, detail: { ...lastDetail, error: undefined } }),
+      state: () => ({
+        browser,
+        lastEventId,
+        status,
+        detail: { ...lastDetail, error: undefined },
+        ...(withPush && { vapidKey: push?.vapidKey() }),
+      }),
       onRole: (role: TabRole) => {
         if (role === TabRole.Leader) {
           to(Input.Lead);
@@ -560,6 +595,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
       stop('disconnect');
       forgetBrowser();
       if (!gone) return;
+      if (withPush) push?.forget(gone.browserId);
       // `POST /v1/browsers/{id}/disconnect` with `navigator.sendBeacon`, which the browser delivers
       // even while the page unloads; without it (or when its queue is full), a keepalive fetch.
       const url = `${config.baseUrl}/v1/browsers/${encodeURIComponent(gone.browserId)}/disconnect`;
@@ -576,6 +612,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
   // delivered(), displayed(), clicked(), dismissed(): one receipt each.
   for (const type of ['delivered', 'displayed', 'clicked', 'dismissed'] as const) {
     connection[type] = (attemptId) => receipt(type, attemptId);
+  }
+  if (withPush && push) {
+    connection.enablePush = push.enable;
+    connection.disablePush = push.disable;
   }
   return connection;
 }

@@ -19,6 +19,16 @@ export type TidingsErrorCode =
   | 'TOKEN_FAILED'
   /** A batch of receipts could not be sent after its retries. */
   | 'RECEIPTS_FAILED'
+  /** `enablePush()`: this browser has no service workers, no Push API or no Notification API. */
+  | 'PUSH_UNSUPPORTED'
+  /** `enablePush()`: the user (or the browser) refused notifications. */
+  | 'PUSH_DENIED'
+  /** `enablePush()`: the server has Web Push off (its connect answer had no VAPID key). */
+  | 'PUSH_NOT_CONFIGURED'
+  /** `enablePush()` before the connection first opened: there is no browser to subscribe yet. */
+  | 'NOT_CONNECTED'
+  /** `enablePush()`: registering the worker, subscribing or storing for the worker failed (see `cause`). */
+  | 'PUSH_FAILED'
   | (string & {});
 
 /** Facts of a failure, as the server or the SDK reports them. */

@@ -1,19 +1,28 @@
 /**
- * The script-tag build: `<script src=".../tidings.global.js">` defines `window.Tidings`, with
- * `Tidings.connect` and `Tidings.TidingsError`.
+ * The script-tag builds: `<script src=".../tidings.global.js">` (or `tidings-push.global.js`, the
+ * same with Web Push) defines `window.Tidings`, with `Tidings.connect` and `Tidings.TidingsError`.
  * @packageDocumentation
  */
 import { connect } from './connect.js';
 import { TidingsError } from './errors.js';
+import type { ConnectOptions } from './options.js';
+import type { TidingsConnection } from './types.js';
 
-/** What the script-tag build defines as `window.Tidings`. */
+/**
+ * The handle of the script-tag builds: `enablePush` and `disablePush` are there in
+ * `tidings-push.global.js` only.
+ */
+export type TidingsScriptConnection = Omit<TidingsConnection, 'enablePush' | 'disablePush'> &
+  Partial<Pick<TidingsConnection, 'enablePush' | 'disablePush'>>;
+
+/** What the script-tag builds define as `window.Tidings`. */
 export interface TidingsGlobal {
-  connect: typeof connect;
+  connect: (options: ConnectOptions) => TidingsScriptConnection;
   TidingsError: typeof TidingsError;
 }
 
 declare global {
-  /** Defined by `@tidings/browser/tidings.global.js` (the script-tag build). */
+  /** Defined by `@tidings/browser/tidings.global.js` or `tidings-push.global.js` (the script-tag builds). */
   var Tidings: TidingsGlobal | undefined;
 }
 

@@ -11,7 +11,14 @@ export interface TidingsHost {
     addEventListener(type: string, listener: (event: Event) => void): void;
     removeEventListener(type: string, listener: (event: Event) => void): void;
   };
-  navigator?: { sendBeacon?: (url: string, data: string) => boolean; locks?: ElectionLocks };
+  navigator?: {
+    sendBeacon?: (url: string, data: string) => boolean;
+    locks?: ElectionLocks;
+    serviceWorker?: ServiceWorkerContainer;
+  };
+  /** Present where the browser has Web Push. */
+  PushManager?: unknown;
+  indexedDB?: IDBFactory;
   BroadcastChannel?: new (name: string) => ElectionChannel;
   location?: { href: string };
   Notification?: typeof Notification;

@@ -81,4 +81,45 @@ export interface TidingsConnection {
   disconnect(): void;
   /** Closes the connection without disconnecting: a later `connect()` resumes the same browser. */
   close(): void;
+  /**
+   * Turns Web Push on for this browser, so that its notifications reach it through the service
+   * worker while no tab is open. Call it from a user gesture (a click): it asks for the
+   * notification permission, and only here. Rejects with a {@link TidingsError}: `PUSH_UNSUPPORTED`,
+   * `PUSH_DENIED`, `PUSH_NOT_CONFIGURED` (the server has push off), `NOT_CONNECTED` (before the
+   * connection first opened), `PUSH_FAILED` (the browser's push API failed), or the server's code.
+   * Not in `tidings.global.js`: the script-tag build with push is `tidings-push.global.js`.
+   */
+  enablePush(options?: EnablePushOptions): Promise<TidingsPushSubscription>;
+  /**
+   * Turns Web Push off: removes the subscription from the server, unsubscribes in the browser and
+   * forgets what the service worker kept. Rejects with the server's error after doing the rest.
+   */
+  disablePush(): Promise<void>;
+}
+
+/** Options of `enablePush()`. */
+export interface EnablePushOptions {
+  /**
+   * The URL of the service worker script as your site serves it (a copy of
+   * `@tidings/browser/tidings-sw.js`, or your own worker that imports it).
+   * @default '/tidings-sw.js'
+   */
+  serviceWorker?: string;
+  /** The worker's scope. @default the directory of `serviceWorker` */
+  scope?: string;
+}
+
+/**
+ * The push subscription as the server keeps it (`PUT /v1/browsers/{id}/push-subscription`); the
+ * keys and the full endpoint URL never come back.
+ */
+export interface TidingsPushSubscription {
+  object: 'push_subscription';
+  browser_id: string;
+  /** The push service's host, e.g. `fcm.googleapis.com`. */
+  endpoint_host: string;
+  created_at: string;
+  updated_at: string;
+  /** When the push service said the subscription ends, or null. */
+  expires_at: string | null;
 }

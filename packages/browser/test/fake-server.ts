@@ -44,7 +44,11 @@ export class FakeStream {
     if (!this.closed) this.controller.enqueue(new TextEncoder().encode(text));
   }
 
-  ready(browserId: string, browserSecret: string | null, extra: { heartbeat_ms?: number; resumed?: boolean } = {}) {
+  ready(
+    browserId: string,
+    browserSecret: string | null,
+    extra: { heartbeat_ms?: number; resumed?: boolean; vapid_public_key?: string | null } = {},
+  ) {
     const data = {
       browser_id: browserId,
       browser_secret: browserSecret,

@@ -1,7 +1,7 @@
 // tidings-sw.js: the service worker a host serves (or pulls into its own with `importScripts`) so
 // that a notification reaches this browser through its push service while no tab of the site is
 // open. It shows the notification, reports its receipts, and opens or focuses the site on a click.
-import { readPushBrowser } from './push-db.js';
+import { readPushBrowser, wasAttemptShown } from './push-db.js';
 import { handleClick, handleClose, handlePush, type WorkerEnvironment } from './worker-core.js';
 
 /** The parts of `ServiceWorkerGlobalScope` used here (the DOM library has no worker types). */
@@ -33,6 +33,7 @@ const scope = globalThis as unknown as WorkerScope;
 
 const environment: WorkerEnvironment = {
   lookup: (browserId) => readPushBrowser(scope.indexedDB, browserId),
+  handledByTab: (attemptId) => wasAttemptShown(scope.indexedDB, attemptId),
   showing: async (tag) => (await scope.registration.getNotifications({ tag })).map((shown) => shown.data),
   show: (title, options) => scope.registration.showNotification(title, options),
   windows: () => scope.clients.matchAll({ type: 'window', includeUncontrolled: true }),

@@ -37,7 +37,15 @@ const envelope = (overrides: Partial<TidingsNotification> = {}, browserId = 'brw
   JSON.stringify({ tidings: 1, browser_id: browserId, notification: notification(overrides) });
 
 /** A service worker's world in memory: what it showed, posted, focused and opened. */
-function world(options: { records?: PushBrowserRecord[]; windows?: string[]; answers?: (number | 'network')[] } = {}) {
+function world(
+  options: {
+    records?: PushBrowserRecord[];
+    windows?: string[];
+    answers?: (number | 'network')[];
+    /** Attempts an open tab handed to its page; `'broken'` makes the lookup fail. */
+    handledByTab?: string[] | 'broken';
+  } = {},
+) {
   const shown: { title: string; options: { body?: string; icon?: string; tag: string; data: ShownData } }[] = [];
   const posted: {
     url: string;
@@ -48,6 +56,10 @@ function world(options: { records?: PushBrowserRecord[]; windows?: string[]; ans
   const answers = [...(options.answers ?? [])];
   const environment: WorkerEnvironment = {
     lookup: async (id) => (options.records ?? [record]).find((r) => r.browserId === id) ?? null,
+    handledByTab: async (attemptId) => {
+      if (options.handledByTab === 'broken') throw new DOMException('blocked', 'UnknownError');
+      return (options.handledByTab ?? []).includes(attemptId);
+    },
     showing: async (tag) => shown.filter((s) => s.options.tag === tag).map((s) => s.options.data),
     show: async (title, shownOptions) => {
       shown.push({ title, options: shownOptions });
@@ -118,6 +130,21 @@ describe('a push message', () => {
     await handlePush(environment, envelope());
     expect(shown).toHaveLength(1);
     expect(posted.map((p) => p.body.events.map((e) => e.type))).toEqual([['delivered', 'displayed'], ['delivered']]);
+  });
+
+  it('drops an attempt an open tab already handed to its page, reporting delivered only', async () => {
+    const { environment, shown, posted } = world({ handledByTab: ['att_1'] });
+    await handlePush(environment, envelope());
+    expect(shown).toEqual([]);
+    expect(posted.map((p) => p.body.events.map((e) => [e.type, e.attempt_id]))).toEqual([[['delivered', 'att_1']]]);
+    await handlePush(environment, envelope({ attempt_id: 'att_2' }));
+    expect(shown.map((s) => s.options.data.attempt_id)).toEqual(['att_2']);
+  });
+
+  it('still shows the notification when the record of handled attempts cannot be read', async () => {
+    const { environment, shown } = world({ handledByTab: 'broken' });
+    await handlePush(environment, envelope());
+    expect(shown).toHaveLength(1);
   });
 
   it("replaces an older notification of the customer's tag with a newer attempt", async () => {

@@ -40,6 +40,11 @@ export interface WorkerWindow {
 export interface WorkerEnvironment {
   /** The stored record of a browser, or null when this browser did not enable push here (or disabled it). */
   lookup(browserId: string): Promise<PushBrowserRecord | null>;
+  /**
+   * True when an open tab already handed this attempt to its page (it notes them in IndexedDB,
+   * push-db.ts): the stream won the race, and the message is not shown a second time.
+   */
+  handledByTab(attemptId: string): Promise<boolean>;
   /** The data of the notifications showing with this tag (`registration.getNotifications`). */
   showing(tag: string): Promise<unknown[]>;
   show(title: string, options: { body?: string; icon?: string; tag: string; data: ShownData }): Promise<void>;
@@ -113,18 +118,21 @@ async function report(
 }
 
 /**
- * A push message: show the notification (unless this attempt is already showing, as when an open
- * tab showed it from the event stream), then report `delivered` and `displayed`. A message that is
- * not Tidings' is left alone.
+ * A push message: show the notification, then report `delivered` and `displayed`. An attempt that
+ * an open tab already handed to its page, or that is already showing (a push retried), is not
+ * shown again and only reported `delivered` (idempotent, in case the tab's receipt was lost). A
+ * message that is not Tidings' is left alone.
  */
 export async function handlePush(environment: WorkerEnvironment, text: string | null): Promise<void> {
   const envelope = parseEnvelope(text);
   if (!envelope) return;
   const { notification } = envelope;
   const tag = notificationTag(notification);
-  const already = (await environment.showing(tag)).some(
-    (data) => isShownData(data) && data.attempt_id === notification.attempt_id,
-  );
+  // A database that cannot be read must not cost the user the notification: it counts as not handled.
+  const handled = await environment.handledByTab(notification.attempt_id).catch(() => false);
+  const already =
+    handled ||
+    (await environment.showing(tag)).some((data) => isShownData(data) && data.attempt_id === notification.attempt_id);
   if (already) return report(environment, envelope.browser_id, notification.attempt_id, ['delivered']);
   await environment.show(notification.title, {
     ...(notification.body ? { body: notification.body } : {}),

@@ -66,8 +66,11 @@ interface LiveSend {
   mode: string;
   created_at: string;
   status: string;
-  attempts: { id: string; browser_id: string; status: string }[];
+  attempts: { id: string; browser_id: string; status: string; via: 'stream' | 'poll' | 'push' | null }[];
 }
+
+/** The path an attempt went out by, as the log of sends words it. */
+const PATHS = { stream: 'event stream', poll: 'poll', push: 'Web Push' };
 
 function element(tag: string, text: string, className?: string): HTMLElement {
   const node = document.createElement(tag);
@@ -93,7 +96,9 @@ function showSend(list: HTMLElement, send: LiveSend): void {
   const attempts = document.createElement('div');
   attempts.className = 'muted';
   attempts.textContent =
-    send.attempts.map((attempt) => `${attempt.browser_id}: ${attempt.status}`).join(' · ') || 'no attempts';
+    send.attempts
+      .map((attempt) => `${attempt.browser_id}: ${attempt.status}${attempt.via ? ` via ${PATHS[attempt.via]}` : ''}`)
+      .join(' · ') || 'no attempts';
   item.append(head, attempts);
   if (isNew) list.prepend(item);
 }

@@ -147,6 +147,12 @@ describe('one notification’s page', () => {
     });
     expect(poll.status).toBe(200);
     expect(await pathOf(polled)).toBe('poll');
+    // The log of sends counts the attempts by status and path.
+    const logRow = async (notification: { id: string }) => {
+      const log = await (await browser.get(`/dashboard/projects/${projectId}/log`)).text();
+      return new RegExp(`notifications/${notification.id}">.*?</tr>`, 's').exec(log)?.[0] ?? '';
+    };
+    expect(await logRow(polled)).toContain('<td>1 sent via poll</td>');
 
     // Delivered before any record of sending: its path is not known.
     const early = (await send(key, { recipient: 'user_7', title: 'Early receipt' })).notification;
@@ -157,6 +163,7 @@ describe('one notification’s page', () => {
     });
     expect(receipt.status).toBe(202);
     expect(await pathOf(early)).toBe('<span class="muted">not recorded</span>');
+    expect(await logRow(early)).toContain('<td>1 delivered</td>');
   });
 
   it('says "none" for a send without an Idempotency-Key, and "not recorded" for a send stored before', async () => {
@@ -273,5 +280,46 @@ describe('usage', () => {
       expect(text, query).toContain('role="alert"');
       expect(text, query).not.toContain('<tr data-date=');
     }
+  });
+});
+
+describe('the live view', () => {
+  it("carries each attempt's path, so the page can say how it went out", async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const key = await createKey(browser, projectId, 'server');
+    const token = (await (await api('/v1/connect-tokens', key, { recipient: 'user_9' })).json()) as {
+      connect_url: string;
+    };
+    const connectUrl = new URL(token.connect_url, ORIGIN).toString();
+    const { browser_id, browser_secret } = (await (
+      await dashboard.app.request(connectUrl, { method: 'POST' })
+    ).json()) as {
+      browser_id: string;
+      browser_secret: string;
+    };
+    const { notification } = await send(key, { recipient: 'user_9', title: 'Polled' });
+    const polled = await dashboard.app.request(connectUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ browser_id, browser_secret }),
+    });
+    expect(polled.status).toBe(200);
+
+    const abort = new AbortController();
+    const stream = await dashboard.app.request(`${ORIGIN}/dashboard/projects/${projectId}/live/stream`, {
+      headers: { Cookie: browser.cookie() },
+      signal: abort.signal,
+    });
+    const reader = stream.body!.getReader();
+    let text = '';
+    while (!text.includes('event: ready')) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    await reader.cancel();
+    const update = /event: update\ndata: (.*)\n/.exec(text)?.[1];
+    expect(JSON.parse(update ?? 'null')).toMatchObject({
+      id: notification.id,
+      attempts: [{ id: notification.attempts[0]!.id, status: 'sent', via: 'poll' }],
+    });
   });
 });

@@ -29,6 +29,8 @@ function summary(item: NotificationObject) {
       id: attempt.id,
       browser_id: attempt.browser_id,
       status: attempt.status,
+      // The path it went out by: stream, poll or push (null while not sent).
+      via: attempt.via,
       // Receipts: the first send shows them as the SDK reports them.
       delivered_at: attempt.delivered_at,
       displayed_at: attempt.displayed_at,

@@ -4,10 +4,17 @@ import type { AuditEventRecord } from '../domain/dashboard-store.js';
 import { Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
+/** How an attempt went out, in the words of the notification page: by stream, poll or Web Push. */
+export const PATH_LABELS = { stream: 'event stream', poll: 'poll', push: 'Web Push' } as const;
+
+/** The attempts counted by status and path: `2 delivered via event stream, 1 delivered via Web Push`. */
 function attemptSummary(attempts: AttemptObject[]): string {
   const counts = new Map<string, number>();
-  for (const attempt of attempts) counts.set(attempt.status, (counts.get(attempt.status) ?? 0) + 1);
-  return [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'no attempts';
+  for (const attempt of attempts) {
+    const label = `${attempt.status}${attempt.via ? ` via ${PATH_LABELS[attempt.via]}` : ''}`;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  return [...counts].map(([label, n]) => `${n} ${label}`).join(', ') || 'no attempts';
 }
 
 /** The filters of the log of sends, as the query carries them. */
@@ -123,9 +130,7 @@ const NOT_RECORDED = <span class="muted">not recorded (sent before this was kept
 /** An attempt's path: the stream or the poll it went out by, or why there is none to show. */
 function attemptPath(mode: string, attempt: AttemptObject, path: 'stream' | 'poll' | 'push' | null | undefined) {
   if (mode === 'test') return 'none (test mode)';
-  if (path === 'stream') return 'event stream';
-  if (path === 'poll') return 'poll';
-  if (path === 'push') return 'Web Push';
+  if (path) return PATH_LABELS[path];
   if (attempt.status === 'accepted' || attempt.sent_at === null) return <span class="muted">not sent yet</span>;
   return <span class="muted">not recorded</span>;
 }
