@@ -5,7 +5,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
-import { startPrivateRedis } from '@tidings/test-support/redis-fixtures.js';
+import {
+  type PrivateRedisCluster,
+  startPrivateRedis,
+  startPrivateRedisCluster,
+} from '@tidings/test-support/redis-fixtures.js';
 import pg from 'pg';
 
 /**
@@ -22,8 +26,10 @@ export interface Cluster {
   instances: ServeProcess[];
   /** Runs a CLI command on the cluster's database and returns its JSON answer. */
   cli<T = Record<string, unknown>>(args: string[]): Promise<T>;
-  /** Runs a command on the private Redis (redis-cli). */
+  /** Runs a command on the private Redis (redis-cli; on a Redis Cluster, on its first node). */
   redis(args: string[]): Promise<string>;
+  /** The private Redis Cluster, when the deployment runs on one. */
+  redisCluster: PrivateRedisCluster | null;
   stop(): Promise<void>;
 }
 
@@ -77,8 +83,16 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts the whole deployment; `config` is the instances' Tidings options (a JSON config file). */
-export async function startCluster(size: number, config: Record<string, unknown>): Promise<Cluster> {
+/**
+ * Starts the whole deployment; `config` is the instances' Tidings options (a JSON config file).
+ * With `redisCluster`, the instances share a private Redis Cluster of three masters, each with
+ * that many replicas, given to them with `--redis-cluster`, instead of one redis-server.
+ */
+export async function startCluster(
+  size: number,
+  config: Record<string, unknown>,
+  options: { redisCluster?: { replicas: number } } = {},
+): Promise<Cluster> {
   const temp = await tempDir();
   const schema = `tidings_deploy_${randomBytes(6).toString('hex')}`;
   const db = `${databaseUrl}?schema=${schema}`;
@@ -100,9 +114,21 @@ export async function startCluster(size: number, config: Record<string, unknown>
   };
 
   try {
-    const privateRedis = await startPrivateRedis();
-    cleanups.push(() => privateRedis.close());
-    const redisPort = privateRedis.port;
+    let redisCluster: PrivateRedisCluster | null = null;
+    let redisArgs: string[];
+    let redisPort: number;
+    if (options.redisCluster) {
+      const started = await startPrivateRedisCluster(options.redisCluster);
+      redisCluster = started;
+      cleanups.push(() => started.close());
+      redisArgs = ['--redis-cluster', started.nodes.join(',')];
+      redisPort = Number(started.nodes[0]?.split(':')[1]);
+    } else {
+      const privateRedis = await startPrivateRedis();
+      cleanups.push(() => privateRedis.close());
+      redisArgs = ['--redis', privateRedis.url];
+      redisPort = privateRedis.port;
+    }
     const redisCli = (args: string[]) => run('redis-cli', ['-p', String(redisPort), ...args]);
 
     await tidingsJson(['migrate', '--db', db]);
@@ -112,18 +138,7 @@ export async function startCluster(size: number, config: Record<string, unknown>
     await writeFile(configFile, JSON.stringify({ publicUrl: url, ...config }));
     for (let index = 0; index < size; index++) {
       instances.push(
-        await startServe([
-          '--db',
-          db,
-          '--redis',
-          `redis://127.0.0.1:${redisPort}`,
-          '--trust-proxy',
-          '1',
-          '--port',
-          '0',
-          '--config',
-          configFile,
-        ]),
+        await startServe(['--db', db, ...redisArgs, '--trust-proxy', '1', '--port', '0', '--config', configFile]),
       );
     }
 
@@ -173,6 +188,7 @@ http {
       instances,
       cli: <T>(args: string[]) => tidingsJson<T>([...args, '--db', db]),
       redis: redisCli,
+      redisCluster,
       stop,
     };
   } catch (error) {

@@ -120,19 +120,30 @@ export async function startPrivateRedis(extraArgs: string[] = []): Promise<Priva
   };
 }
 
-/** A Redis Cluster of the test's own: three masters, no replicas, on ports of its own. */
+/** A Redis Cluster of the test's own: three masters, each with `replicas` replicas, on ports of its own. */
 export interface PrivateRedisCluster {
-  /** `host:port` of every master, as `--redis-cluster` takes them. */
+  /** `host:port` of every node, as `--redis-cluster` takes them. */
   nodes: string[];
+  /** Runs `redis-cli` against one node's port and returns what it printed. */
+  cli(port: number, args: string[]): string;
+  /** The ports of the nodes that are masters now, as `port` sees the cluster. */
+  masters(port: number): number[];
+  /** The ports of the replicas of the master on `masterPort`, as that master sees them. */
+  replicasOf(masterPort: number): number[];
+  /** Kills one node (SIGKILL: a crash, as far as the cluster and its clients can tell). */
+  kill(port: number): Promise<void>;
+  /** Polls until every live node reports `cluster_state:ok`. */
+  waitUntilOk(): Promise<void>;
   /** Stops every node and removes their directory. */
   close(): Promise<void>;
 }
 
 /**
- * Starts three `redis-server --cluster-enabled yes` processes in a temp dir, joins them with
- * `redis-cli --cluster create`, and resolves once every node reports the cluster `ok`.
+ * Starts `3 × (1 + replicas)` `redis-server --cluster-enabled yes` processes in a temp dir, joins
+ * them with `redis-cli --cluster create`, and resolves once every node reports the cluster `ok`.
  */
-export async function startPrivateRedisCluster(): Promise<PrivateRedisCluster> {
+export async function startPrivateRedisCluster(options: { replicas?: number } = {}): Promise<PrivateRedisCluster> {
+  const replicas = options.replicas ?? 0;
   const dir = mkdtempSync(join(tmpdir(), 'tidings-redis-cluster-'));
   const children: ChildProcess[] = [];
   const ports: number[] = [];
@@ -150,7 +161,7 @@ export async function startPrivateRedisCluster(): Promise<PrivateRedisCluster> {
     rmSync(dir, { recursive: true, force: true });
   }
   try {
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 3 * (1 + replicas); i++) {
       const port = await freePort();
       const busPort = await freePort();
       ports.push(port);
@@ -186,16 +197,77 @@ export async function startPrivateRedisCluster(): Promise<PrivateRedisCluster> {
     for (const port of ports) await waitFor(port, async (probe) => (await probe.sendCommand(['PING'])) === 'PONG');
     const created = spawnSync(
       'redis-cli',
-      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-yes'],
+      [
+        '--cluster',
+        'create',
+        ...ports.map((port) => `127.0.0.1:${port}`),
+        '--cluster-replicas',
+        String(replicas),
+        '--cluster-yes',
+      ],
       { encoding: 'utf8', timeout: 20_000 },
     );
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
-    for (const port of ports) {
-      await waitFor(port, async (probe) =>
-        /cluster_state:ok/.test(String(await probe.sendCommand(['CLUSTER', 'INFO']))),
-      );
+    const killed = new Set<number>();
+    const cli = (port: number, args: string[]) => {
+      const result = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', timeout: 10_000 });
+      if (result.status !== 0) throw new Error(`redis-cli -p ${port} ${args.join(' ')}: ${result.stderr}`);
+      return result.stdout;
+    };
+    // `CLUSTER NODES`: `<id> <ip:port@bus> <flags> <master id or -> …`, one node per line.
+    const nodeLines = (port: number) =>
+      cli(port, ['CLUSTER', 'NODES'])
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' '))
+        .map(([id, address, flags, master]) => ({
+          id: id ?? '',
+          port: Number(address?.split('@')[0]?.split(':')[1]),
+          flags: (flags ?? '').split(','),
+          master: master ?? '-',
+        }));
+    const waitUntilOk = async () => {
+      for (const port of ports) {
+        if (killed.has(port)) continue;
+        await waitFor(port, async (probe) =>
+          /cluster_state:ok/.test(String(await probe.sendCommand(['CLUSTER', 'INFO']))),
+        );
+      }
+    };
+    await waitUntilOk();
+    if (replicas > 0) {
+      // Replicas report the cluster ok before they have synced: wait until each master has its own.
+      for (const port of ports) {
+        await waitFor(port, async () => {
+          const nodes = nodeLines(port);
+          return nodes.filter((node) => node.flags.includes('slave')).length === 3 * replicas;
+        });
+      }
     }
-    return { nodes: ports.map((port) => `127.0.0.1:${port}`), close };
+    return {
+      nodes: ports.map((port) => `127.0.0.1:${port}`),
+      cli,
+      masters: (port) =>
+        nodeLines(port)
+          .filter((node) => node.flags.includes('master') && !node.flags.includes('fail'))
+          .map((node) => node.port),
+      replicasOf: (masterPort) => {
+        const nodes = nodeLines(masterPort);
+        const self = nodes.find((node) => node.flags.includes('myself'));
+        return nodes.filter((node) => node.master === self?.id).map((node) => node.port);
+      },
+      async kill(port) {
+        const child = children[ports.indexOf(port)];
+        killed.add(port);
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        await new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        });
+      },
+      waitUntilOk,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
