@@ -1,6 +1,7 @@
 // What the Redis hub's routing costs each instance: messages read from Redis per instance per
 // send, with 1, 2 and 4 instances, for every routing (by browser, by 16 and 256 shards) against
-// the broadcast channel, all in one run on one private redis-server.
+// the broadcast channel, all in one run on one private redis-server. BENCH_HUB_BROWSERS (100,2000),
+// BENCH_HUB_INSTANCES (1,2,4), BENCH_HUB_SENDS (2,000) and BENCH_HUB_ROUTINGS (all) change the grid.
 // Run after `npm run build`: node bench/hub-routing.js (bench/run.js runs it as `hub-routing`).
 // Prints figures only; it gates nothing (bench/README.md: benchmarks are not tests).
 import { silentLogger } from '@tidings/core';
@@ -10,13 +11,17 @@ import { cleanup, envNumber, formatMs, report, row, startRedis } from './lib/com
 // Few browsers (fewer than shards on each instance) and many.
 const BROWSER_COUNTS = (process.env.BENCH_HUB_BROWSERS ?? '100,2000').split(',').map(Number);
 const SENDS = envNumber('BENCH_HUB_SENDS', 2_000);
-const INSTANCES = [1, 2, 4];
-const ROUTINGS = [
+const INSTANCES = (process.env.BENCH_HUB_INSTANCES ?? '1,2,4').split(',').map(Number);
+const ALL_ROUTINGS = [
   { name: 'broadcast', routing: 'broadcast' },
   { name: 'by browser', routing: 'browser' },
   { name: '16 shards', routing: { shards: 16 } },
   { name: '256 shards', routing: { shards: 256 } },
 ];
+// `BENCH_HUB_ROUTINGS=broadcast,by browser` measures only those (broadcast always: it is the baseline).
+const ROUTINGS = process.env.BENCH_HUB_ROUTINGS
+  ? ALL_ROUTINGS.filter(({ name }) => name === 'broadcast' || process.env.BENCH_HUB_ROUTINGS.split(',').includes(name))
+  : ALL_ROUTINGS;
 
 function delivery(browserId, seq) {
   return {
@@ -101,11 +106,11 @@ try {
     `${SENDS} sends to random browsers from random instances, one per turn; browsers spread over the instances`,
   );
   console.log(
-    'browsers | instances | routing    | received per instance per send | channels per instance | follow all | sends',
+    'browsers | instances | routing    | received per instance per send | received by all per send | channels per instance | follow all | sends',
   );
   for (const r of results) {
     console.log(
-      `${String(r.browsers).padEnd(8)} | ${String(r.instances).padEnd(9)} | ${r.name.padEnd(10)} | ${r.perInstancePerSend.toFixed(3).padEnd(30)} | ${r.channelsPerInstance.toFixed(0).padEnd(21)} | ${formatMs(r.followMs).padEnd(10)} | ${formatMs(r.elapsedMs)}`,
+      `${String(r.browsers).padEnd(8)} | ${String(r.instances).padEnd(9)} | ${r.name.padEnd(10)} | ${r.perInstancePerSend.toFixed(3).padEnd(30)} | ${(r.perInstancePerSend * r.instances).toFixed(3).padEnd(24)} | ${r.channelsPerInstance.toFixed(0).padEnd(21)} | ${formatMs(r.followMs).padEnd(10)} | ${formatMs(r.elapsedMs)}`,
     );
   }
   for (const r of results.filter((entry) => entry.name !== 'broadcast')) {

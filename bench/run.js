@@ -3,7 +3,8 @@
 // met?) and writes it as JSON to bench/results/latest.json. Benchmarks print figures; they never
 // fail a build. Options are environment variables, listed in bench/README.md.
 //
-// Run after `npm run build`. `node bench/run.js limiter core` runs only the named benchmarks.
+// Run after `npm run build`. `node bench/run.js limiter core` runs only the named benchmarks;
+// `streams-100k` runs only when named.
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -23,6 +24,8 @@ const benchmarks = [
   { name: 'postgres-usage', script: 'postgres-usage.js' },
   { name: 'hub-routing', script: 'hub-routing.js' },
   { name: 'web-push', script: 'web-push.js' },
+  // Minutes of the whole machine (100,000 streams): run only when named.
+  { name: 'streams-100k', script: 'streams-100k.js', onlyWhenNamed: true },
 ];
 
 const only = process.argv.slice(2);
@@ -31,7 +34,8 @@ if (unknown.length > 0) {
   console.error(`unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`);
   process.exit(2);
 }
-const selected = only.length > 0 ? benchmarks.filter((b) => only.includes(b.name)) : benchmarks;
+const selected =
+  only.length > 0 ? benchmarks.filter((b) => only.includes(b.name)) : benchmarks.filter((b) => !b.onlyWhenNamed);
 
 function runOne({ name, script }) {
   return new Promise((resolve) => {

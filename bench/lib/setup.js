@@ -32,24 +32,30 @@ export function postgresBenchDb() {
  * URL) with one live key and a connect token per recipient, and `<dir>/config.json` with high
  * limits. Returns what the benchmark needs to talk to the server.
  */
-export async function prepareDatabase(dir, { recipients, postgres = null }) {
+export async function prepareDatabase(dir, { recipients, postgres = null, concurrency = 1 }) {
   const db = postgres ?? join(dir, 'tidings.db');
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ limits: highLimits }));
   const store = postgres
-    ? await createPostgresStore({ connectionString: postgres, maxConnections: 2 })
+    ? await createPostgresStore({ connectionString: postgres, maxConnections: Math.max(2, concurrency) })
     : createSqliteStore({ path: db });
   const tidings = createTidings({ store, sweepIntervalMs: 0, limits: highLimits });
   try {
     const account = await tidings.admin.createAccount({ email: 'bench@example.com', verified: true });
     const project = await tidings.admin.createProject({ accountId: account.id, name: 'bench' });
     const key = await tidings.admin.createKey({ projectId: project.id, mode: 'live', name: 'bench' });
-    const tokens = [];
-    for (let i = 0; i < recipients; i++) {
-      const recipient = `user-${i}`;
-      const minted = await tidings.createConnectToken({ projectId: project.id, recipient, ttlSeconds: 86_400 });
-      tokens.push({ recipient, token: minted.token });
-    }
+    // `concurrency` tokens are minted at a time (a hundred thousand one by one take minutes on PostgreSQL).
+    const tokens = new Array(recipients);
+    let next = 0;
+    const mint = async () => {
+      while (next < recipients) {
+        const i = next++;
+        const recipient = `user-${i}`;
+        const minted = await tidings.createConnectToken({ projectId: project.id, recipient, ttlSeconds: 86_400 });
+        tokens[i] = { recipient, token: minted.token };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, concurrency) }, mint));
     return { db, config, projectId: project.id, apiKey: key.key, tokens };
   } finally {
     await tidings.close();

@@ -8,6 +8,8 @@ import { eventPayload, notificationLike } from './baseline-object.js';
 
 const streams = new Map();
 let nextId = 0;
+// Several processes of this peer in one run (bench/streams-100k.js) number their ids apart.
+const idPrefix = process.env.BARE_ID_PREFIX ?? '';
 let nextSeq = 0;
 const heartbeatMs = Number(process.env.BARE_HEARTBEAT_MS || 0);
 
@@ -41,7 +43,7 @@ const server = http.createServer((req, res) => {
     });
     req.on('end', () => {
       const body = JSON.parse(text);
-      const id = `ntf_${String(++nextId).padStart(26, '0')}`;
+      const id = `ntf_${idPrefix}${String(++nextId).padStart(26 - idPrefix.length, '0')}`;
       for (const stream of streams.get(body.recipient) ?? []) {
         const seq = ++nextSeq;
         const payload = eventPayload(body, id, seq);

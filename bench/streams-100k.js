@@ -1,0 +1,279 @@
+// streams-100k: BENCH_100K_STREAMS (100,000) event streams, one browser per recipient, spread over
+// BENCH_100K_INSTANCES (6) `tidings serve` processes on one PostgreSQL schema and one private
+// redis-server (the routed hub), each instance under the 20,000 open files a process may hold.
+// Each instance's streams are held by a client process of its own that connects from an address
+// of its own (127.0.0.2, 127.0.0.3, …), so that no source address runs out of ephemeral ports.
+// Then BENCH_100K_RATE (1,000) sends a second, each to a random recipient, through the instances
+// in turn as behind a load balancer, for BENCH_100K_SECONDS (60). Prints: streams opened, events
+// delivered of those expected, p50/p99/max from the send's start and from its 201 to the event,
+// each instance's RSS per stream and CPU, and the sends the machine could not issue or answer.
+//
+// Peer, in the same run: the same streams and sends on as many bare `node:http` processes
+// (bench/servers/bare-node-sse.js; no store, no hub: each send goes to the process holding its
+// recipient's stream). Then the hub's work per instance at 1, 2, 4 and 6 instances holding the
+// same number of browsers, routed by browser against broadcast (bench/hub-routing.js).
+//
+// Run after `npm run build`: node bench/streams-100k.js (bench/run.js runs it as `streams-100k`).
+import { fork } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  benchDir,
+  cleanup,
+  cliBin,
+  cpuMs,
+  envNumber,
+  forkHelper,
+  formatBytes,
+  formatCount,
+  formatMs,
+  report,
+  row,
+  rssBytes,
+  sleep,
+  startRedis,
+  startServer,
+  tempDir,
+} from './lib/common.js';
+import { latencies, sendSteadily } from './lib/fanout-run.js';
+import { postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
+
+const streamClient = join(benchDir, 'lib/stream-client.js');
+const instances = Math.max(1, Math.round(envNumber('BENCH_100K_INSTANCES', 6)));
+const streamCount = Math.max(instances, Math.round(envNumber('BENCH_100K_STREAMS', 100_000)));
+const rate = envNumber('BENCH_100K_RATE', 1000);
+const seconds = envNumber('BENCH_100K_SECONDS', 60);
+const withPeer = envNumber('BENCH_100K_PEER', 1) > 0;
+const hubInstances = process.env.BENCH_100K_HUB_INSTANCES ?? '1,2,4,6';
+
+/** A random recipient for each send: the same sequence on both sides. */
+function* randomInts(seed, below) {
+  let state = seed;
+  for (;;) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    yield state % below;
+  }
+}
+
+/**
+ * Opens every stream (recipient i on server i mod N, from client i mod N), sends, and collects.
+ * `sendFor(i, recipient)` says where the i-th send goes.
+ */
+async function measure(label, servers, recipients, pathOf, sendFor) {
+  const pathsOf = servers.map(() => []);
+  const holder = new Array(recipients.length);
+  for (const [i, recipient] of recipients.entries()) {
+    holder[i] = i % servers.length;
+    pathsOf[holder[i]].push(pathOf(i, recipient));
+  }
+  const clients = servers.map(() => forkHelper(streamClient));
+  await sleep(500);
+  const rssBefore = servers.map((server) => rssBytes(server.pid));
+  const openStarted = performance.now();
+  const opened = await Promise.all(
+    servers.map((server, i) => {
+      const { hostname, port } = new URL(server.url);
+      return clients[i].request(
+        {
+          type: 'open',
+          host: hostname,
+          port: Number(port),
+          paths: pathsOf[i],
+          concurrency: 64,
+          record: true,
+          localAddress: `127.0.0.${2 + i}`,
+        },
+        'opened',
+      );
+    }),
+  );
+  const openSeconds = (performance.now() - openStarted) / 1000;
+  const ok = opened.reduce((sum, o) => sum + o.ok, 0);
+  const failed = opened.reduce((sum, o) => sum + o.failed, 0);
+  if (failed > 0)
+    console.warn(`${label}: ${failed} streams failed to open, e.g. ${opened.flatMap((o) => o.errors)[0]}`);
+  await sleep(3000);
+  const rssAfter = servers.map((server) => rssBytes(server.pid));
+  const perStream = rssAfter.map((after, i) => (after - rssBefore[i]) / Math.max(1, opened[i].ok));
+  console.log(
+    `${label}: ${formatCount(ok)} streams open on ${servers.length} processes in ${openSeconds.toFixed(1)} s; ` +
+      `RSS per stream ${perStream.map(formatBytes).join(', ')}`,
+  );
+
+  const picks = randomInts(17, recipients.length);
+  const targets = [];
+  const cpuBefore = servers.map((server) => cpuMs(server.pid));
+  const run = await sendSteadily({
+    sendFor: (i) => {
+      const recipient = picks.next().value;
+      targets[i] = recipient;
+      return sendFor(i, recipient, holder[recipient]);
+    },
+    rate,
+    seconds,
+  });
+  await sleep(3000);
+  const cpu = servers.map((server, i) => (cpuMs(server.pid) - cpuBefore[i]) / 1000);
+  const collected = await Promise.all(clients.map((client) => client.request({ type: 'collect' }, 'collected')));
+  for (const client of clients) await client.close();
+  const stats = latencies(
+    run.sends,
+    collected.flatMap(({ arrivals }) => arrivals),
+  );
+  const attempted = run.sends.length + run.failures.length;
+  if (run.failures.length > 0) console.warn(`${label}: failed sends, e.g. ${run.failures.slice(0, 3).join(' / ')}`);
+  const result = {
+    opened: ok,
+    failedStreams: failed,
+    openSeconds,
+    perStream: Math.max(...perStream),
+    perStreamMean: perStream.reduce((sum, n) => sum + n, 0) / perStream.length,
+    rssTotal: rssAfter.reduce((sum, n) => sum + n, 0),
+    sent: run.sends.length,
+    failedSends: run.failures.length,
+    issuedRate: attempted / run.issued,
+    received: stats.received,
+    expected: run.sends.length,
+    fromStart: stats.fromStart,
+    fromAnswer: stats.fromAnswer,
+    cpuSeconds: cpu.reduce((sum, n) => sum + n, 0),
+    cpuPerInstance: cpu,
+  };
+  console.log(
+    `${label}: ${formatCount(result.sent)} sends (${result.failedSends} failed, ${result.issuedRate.toFixed(0)}/s issued), ` +
+      `${formatCount(result.received)} of ${formatCount(result.expected)} events; start→event p50/p99/max ` +
+      `${formatMs(stats.fromStart.p50)}/${formatMs(stats.fromStart.p99)}/${formatMs(stats.fromStart.max)}, ` +
+      `201→event ${formatMs(stats.fromAnswer.p50)}/${formatMs(stats.fromAnswer.p99)}; server CPU ` +
+      `${result.cpuSeconds.toFixed(1)} s (${cpu.map((s) => s.toFixed(1)).join(', ')}) over ${seconds} s; ` +
+      `RSS of all ${formatBytes(result.rssTotal)}`,
+  );
+  return result;
+}
+
+async function tidingsSide(recipientCount) {
+  const dir = join(tempDir('streams-100k'), 'data');
+  mkdirSync(dir);
+  const prepareStarted = performance.now();
+  const setup = await prepareDatabase(dir, {
+    recipients: recipientCount,
+    postgres: postgresBenchDb(),
+    concurrency: 16,
+  });
+  console.log(
+    `tidings: ${formatCount(recipientCount)} connect tokens made in ${((performance.now() - prepareStarted) / 1000).toFixed(1)} s`,
+  );
+  const redisUrl = await startRedis('streams-100k-redis');
+  const servers = [];
+  for (let i = 0; i < instances; i++) {
+    servers.push(
+      await startServer(`tidings-100k-${i}`, cliBin, [
+        'serve',
+        '--db',
+        setup.db,
+        '--port',
+        '0',
+        '--config',
+        setup.config,
+        '--redis',
+        redisUrl,
+      ]),
+    );
+  }
+  const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
+  const result = await measure(
+    `${instances} × tidings serve + Redis`,
+    servers,
+    setup.tokens,
+    (_, { token }) => `/v1/connect/${token}`,
+    (i, recipient) => ({
+      url: `${servers[i % servers.length].url}/v1/notifications`,
+      headers,
+      body: JSON.stringify(sendBody(setup.tokens[recipient].recipient)),
+    }),
+  );
+  for (const server of servers) await server.stop();
+  return result;
+}
+
+async function peerSide(recipientCount) {
+  const servers = [];
+  for (let i = 0; i < instances; i++) {
+    servers.push(
+      await startServer(`bare-node-100k-${i}`, join(benchDir, 'servers/bare-node-sse.js'), [], {
+        env: { BARE_ID_PREFIX: String(i).padStart(2, '0') },
+      }),
+    );
+  }
+  const recipients = Array.from({ length: recipientCount }, (_, i) => `user-${i}`);
+  const result = await measure(
+    `${instances} × bare node:http`,
+    servers,
+    recipients,
+    (_, recipient) => `/v1/connect/${recipient}`,
+    (_, recipient, holder) => ({
+      url: `${servers[holder].url}/v1/notifications`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sendBody(recipients[recipient])),
+    }),
+  );
+  for (const server of servers) await server.stop();
+  return result;
+}
+
+try {
+  console.log(
+    `streams-100k: ${formatCount(streamCount)} streams over ${instances} instances (${formatCount(Math.ceil(streamCount / instances))} each), ` +
+      `${rate} sends/s to random recipients for ${seconds} s`,
+  );
+  const peer = withPeer ? await peerSide(streamCount) : null;
+  const subject = await tidingsSide(streamCount);
+  const complete = `${formatCount(subject.received)}/${formatCount(subject.expected)} events, ${subject.failedSends} sends failed, ${subject.failedStreams} streams failed`;
+  report(
+    row({
+      benchmark: `${formatCount(subject.opened)} streams on ${instances} instances, start→event p99`,
+      figure: subject.fromStart.p99,
+      figureText: formatMs(subject.fromStart.p99),
+      baseline: peer?.fromStart.p99,
+      baselineText: peer ? formatMs(peer.fromStart.p99) : undefined,
+      baselineName: `${instances} × bare node:http`,
+      unit: 'ms',
+      target: { on: 'figure', op: '<', value: 100, text: '100 ms' },
+      note:
+        `${complete}; p50/max ${formatMs(subject.fromStart.p50)}/${formatMs(subject.fromStart.max)}; ` +
+        `${subject.issuedRate.toFixed(0)} sends/s issued; server CPU ${subject.cpuSeconds.toFixed(1)} s` +
+        (peer
+          ? ` (bare ${peer.cpuSeconds.toFixed(1)} s, ${formatCount(peer.received)}/${formatCount(peer.expected)} events)`
+          : ''),
+    }),
+  );
+  report(
+    row({
+      benchmark: `${formatCount(subject.opened)} streams on ${instances} instances, RSS per stream (largest instance)`,
+      figure: subject.perStream,
+      figureText: formatBytes(subject.perStream),
+      baseline: peer?.perStream,
+      baselineText: peer ? formatBytes(peer.perStream) : undefined,
+      baselineName: `${instances} × bare node:http`,
+      unit: 'bytes',
+      target: { on: 'figure', op: '<=', value: 12 * 1024, text: '12 KB' },
+      note: `mean over instances ${formatBytes(subject.perStreamMean)}; all instances ${formatBytes(subject.rssTotal)}; streams opened in ${subject.openSeconds.toFixed(1)} s`,
+    }),
+  );
+  // The hub's work per instance at 1, 2, 4 and 6 instances holding as many browsers, routed
+  // against broadcast, on a private redis-server: exact counts of the messages each hub reads.
+  await new Promise((resolve, reject) => {
+    const hub = fork(join(benchDir, 'hub-routing.js'), {
+      env: {
+        ...process.env,
+        BENCH_HUB_BROWSERS: String(streamCount),
+        BENCH_HUB_INSTANCES: hubInstances,
+        BENCH_HUB_ROUTINGS: 'by browser',
+      },
+    });
+    hub.on('message', (message) => process.send?.(message)); // its rows, to bench/run.js
+    hub.once('error', reject);
+    hub.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`hub-routing.js exited with ${code}`))));
+  });
+} finally {
+  await cleanup();
+}
