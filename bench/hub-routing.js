@@ -4,6 +4,7 @@
 // BENCH_HUB_INSTANCES (1,2,4), BENCH_HUB_SENDS (2,000) and BENCH_HUB_ROUTINGS (all) change the grid.
 // Run after `npm run build`: node bench/hub-routing.js (bench/run.js runs it as `hub-routing`).
 // Prints figures only; it gates nothing (bench/README.md: benchmarks are not tests).
+import { spawnSync } from 'node:child_process';
 import { silentLogger } from '@tidings/core';
 import { createRedisHub } from '@tidings/redis';
 import { cleanup, envNumber, formatMs, report, row, startRedis } from './lib/common.js';
@@ -49,6 +50,13 @@ function* randomInts(seed, below) {
   }
 }
 
+/** Redis's `used_memory` (INFO memory), in bytes. */
+function usedMemory(url) {
+  const { port } = new URL(url);
+  const info = spawnSync('redis-cli', ['-p', port, 'INFO', 'memory'], { encoding: 'utf8' }).stdout;
+  return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+}
+
 async function measure(url, channel, routing, instances, BROWSERS) {
   const hubs = Array.from({ length: instances }, () => createRedisHub({ url, channel, routing, logger: silentLogger }));
   await Promise.all(hubs.map((hub) => hub.ready()));
@@ -60,9 +68,11 @@ async function measure(url, channel, routing, instances, BROWSERS) {
       if (message.type === 'deliver') delivered[i]++;
     });
   }
+  const memoryBefore = usedMemory(url);
   const followStarted = performance.now();
   await Promise.all(browserIds.map((id, i) => hubs[i % instances].follow(id)));
   const followMs = performance.now() - followStarted;
+  const redisBytes = usedMemory(url) - memoryBefore;
   const before = hubs.map((hub) => hub.stats().received);
   // Each send goes to one random browser and is recorded by a random instance (behind a load
   // balancer, not the one holding the stream), one send per turn.
@@ -73,11 +83,12 @@ async function measure(url, channel, routing, instances, BROWSERS) {
     const browser = browsers.next().value;
     await hubs[publishers.next().value].publish([{ type: 'deliver', delivery: delivery(browserIds[browser], seq) }]);
   }
+  // A message that never arrives is reported, not waited for: after 30 s the rest count as lost.
   const deadline = Date.now() + 30_000;
-  while (delivered.reduce((sum, n) => sum + n, 0) < SENDS) {
-    if (Date.now() > deadline) throw new Error(`only ${delivered.reduce((s, n) => s + n, 0)} of ${SENDS} delivered`);
+  while (delivered.reduce((sum, n) => sum + n, 0) < SENDS && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  const lost = SENDS - delivered.reduce((sum, n) => sum + n, 0);
   const elapsedMs = performance.now() - started;
   const received = hubs.map((hub, i) => hub.stats().received - before[i]);
   const channels = hubs.map((hub) => hub.stats().channels);
@@ -87,6 +98,8 @@ async function measure(url, channel, routing, instances, BROWSERS) {
     channelsPerInstance: channels.reduce((sum, n) => sum + n, 0) / instances,
     followMs,
     elapsedMs,
+    redisBytesPerBrowser: redisBytes / BROWSERS,
+    lost,
   };
 }
 
@@ -106,11 +119,11 @@ try {
     `${SENDS} sends to random browsers from random instances, one per turn; browsers spread over the instances`,
   );
   console.log(
-    'browsers | instances | routing    | received per instance per send | received by all per send | channels per instance | follow all | sends',
+    'browsers | instances | routing    | received per instance per send | received by all per send | channels per instance | Redis memory per browser | follow all | sends | lost',
   );
   for (const r of results) {
     console.log(
-      `${String(r.browsers).padEnd(8)} | ${String(r.instances).padEnd(9)} | ${r.name.padEnd(10)} | ${r.perInstancePerSend.toFixed(3).padEnd(30)} | ${(r.perInstancePerSend * r.instances).toFixed(3).padEnd(24)} | ${r.channelsPerInstance.toFixed(0).padEnd(21)} | ${formatMs(r.followMs).padEnd(10)} | ${formatMs(r.elapsedMs)}`,
+      `${String(r.browsers).padEnd(8)} | ${String(r.instances).padEnd(9)} | ${r.name.padEnd(10)} | ${r.perInstancePerSend.toFixed(3).padEnd(30)} | ${(r.perInstancePerSend * r.instances).toFixed(3).padEnd(24)} | ${r.channelsPerInstance.toFixed(0).padEnd(21)} | ${`${r.redisBytesPerBrowser.toFixed(0)} B`.padEnd(24)} | ${formatMs(r.followMs).padEnd(10)} | ${formatMs(r.elapsedMs).padEnd(9)} | ${r.lost}`,
     );
   }
   for (const r of results.filter((entry) => entry.name !== 'broadcast')) {
@@ -126,7 +139,7 @@ try {
         baselineText: broadcast.perInstancePerSend.toFixed(3),
         baselineName: 'broadcast',
         unit: 'messages',
-        note: `${r.channelsPerInstance.toFixed(0)} channels per instance; following ${r.browsers} browsers took ${formatMs(r.followMs)}; ${SENDS} sends ${formatMs(r.elapsedMs)} (broadcast ${formatMs(broadcast.elapsedMs)})`,
+        note: `${r.lost} of ${SENDS} not delivered within 30 s; ${r.channelsPerInstance.toFixed(0)} channels per instance; following ${r.browsers} browsers took ${formatMs(r.followMs)}; ${SENDS} sends ${formatMs(r.elapsedMs)} (broadcast ${formatMs(broadcast.elapsedMs)})`,
       }),
     );
   }

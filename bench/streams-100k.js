@@ -1,8 +1,13 @@
 // streams-100k: BENCH_100K_STREAMS (100,000) event streams, one browser per recipient, spread over
 // BENCH_100K_INSTANCES (6) `tidings serve` processes on one PostgreSQL schema and one private
 // redis-server (the routed hub), each instance under the 20,000 open files a process may hold.
-// Each instance's streams are held by a client process of its own that connects from an address
-// of its own (127.0.0.2, 127.0.0.3, …), so that no source address runs out of ephemeral ports.
+// Each instance's streams are held by a client process of its own. A connection is told apart by
+// its four addresses and ports, so the ephemeral ports of 127.0.0.1 (about 28,000) suffice for
+// each instance's port; with BENCH_100K_SOURCE_ADDRESSES=1 each client connects from an address of
+// its own (127.0.0.2, 127.0.0.3, …) instead, for runs with more streams per instance. Binding to a
+// source address makes the kernel search a free port per socket: on a loaded 2-core machine
+// 100,000 streams to bare node:http took 650 s to open that way, most of it system time in the
+// clients, and 260 s without.
 // Then BENCH_100K_RATE (1,000) sends a second, each to a random recipient, through the instances
 // in turn as behind a load balancer, for BENCH_100K_SECONDS (60). Prints: streams opened, events
 // delivered of those expected, p50/p99/max from the send's start and from its 201 to the event,
@@ -17,6 +22,7 @@
 import { fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import {
   benchDir,
   cleanup,
@@ -36,7 +42,7 @@ import {
   tempDir,
 } from './lib/common.js';
 import { latencies, sendSteadily } from './lib/fanout-run.js';
-import { postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
+import { benchPostgresUrl, postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
 
 const streamClient = join(benchDir, 'lib/stream-client.js');
 const instances = Math.max(1, Math.round(envNumber('BENCH_100K_INSTANCES', 6)));
@@ -45,6 +51,7 @@ const rate = envNumber('BENCH_100K_RATE', 1000);
 const seconds = envNumber('BENCH_100K_SECONDS', 60);
 const withPeer = envNumber('BENCH_100K_PEER', 1) > 0;
 const hubInstances = process.env.BENCH_100K_HUB_INSTANCES ?? '1,2,4,6';
+const sourceAddresses = envNumber('BENCH_100K_SOURCE_ADDRESSES', 0) > 0;
 
 /** A random recipient for each send: the same sequence on both sides. */
 function* randomInts(seed, below) {
@@ -59,7 +66,7 @@ function* randomInts(seed, below) {
  * Opens every stream (recipient i on server i mod N, from client i mod N), sends, and collects.
  * `sendFor(i, recipient)` says where the i-th send goes.
  */
-async function measure(label, servers, recipients, pathOf, sendFor) {
+async function measure(label, servers, recipients, pathOf, sendFor, counters = async () => ({})) {
   const pathsOf = servers.map(() => []);
   const holder = new Array(recipients.length);
   for (const [i, recipient] of recipients.entries()) {
@@ -81,7 +88,7 @@ async function measure(label, servers, recipients, pathOf, sendFor) {
           paths: pathsOf[i],
           concurrency: 64,
           record: true,
-          localAddress: `127.0.0.${2 + i}`,
+          ...(sourceAddresses ? { localAddress: `127.0.0.${2 + i}` } : {}),
         },
         'opened',
       );
@@ -102,6 +109,7 @@ async function measure(label, servers, recipients, pathOf, sendFor) {
 
   const picks = randomInts(17, recipients.length);
   const targets = [];
+  const countersBefore = await counters();
   const cpuBefore = servers.map((server) => cpuMs(server.pid));
   const run = await sendSteadily({
     sendFor: (i) => {
@@ -114,6 +122,10 @@ async function measure(label, servers, recipients, pathOf, sendFor) {
   });
   await sleep(3000);
   const cpu = servers.map((server, i) => (cpuMs(server.pid) - cpuBefore[i]) / 1000);
+  const countersAfter = await counters();
+  const counted = Object.fromEntries(
+    Object.entries(countersAfter).map(([name, value]) => [name, value - (countersBefore[name] ?? 0)]),
+  );
   const collected = await Promise.all(clients.map((client) => client.request({ type: 'collect' }, 'collected')));
   for (const client of clients) await client.close();
   const stats = latencies(
@@ -138,6 +150,7 @@ async function measure(label, servers, recipients, pathOf, sendFor) {
     fromAnswer: stats.fromAnswer,
     cpuSeconds: cpu.reduce((sum, n) => sum + n, 0),
     cpuPerInstance: cpu,
+    counted,
   };
   console.log(
     `${label}: ${formatCount(result.sent)} sends (${result.failedSends} failed, ${result.issuedRate.toFixed(0)}/s issued), ` +
@@ -145,7 +158,10 @@ async function measure(label, servers, recipients, pathOf, sendFor) {
       `${formatMs(stats.fromStart.p50)}/${formatMs(stats.fromStart.p99)}/${formatMs(stats.fromStart.max)}, ` +
       `201→event ${formatMs(stats.fromAnswer.p50)}/${formatMs(stats.fromAnswer.p99)}; server CPU ` +
       `${result.cpuSeconds.toFixed(1)} s (${cpu.map((s) => s.toFixed(1)).join(', ')}) over ${seconds} s; ` +
-      `RSS of all ${formatBytes(result.rssTotal)}`,
+      `RSS of all ${formatBytes(result.rssTotal)}` +
+      Object.entries(counted)
+        .map(([name, value]) => `; ${name} per send ${(value / Math.max(1, result.sent)).toFixed(2)}`)
+        .join(''),
   );
   return result;
 }
@@ -180,6 +196,19 @@ async function tidingsSide(recipientCount) {
     );
   }
   const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
+  // The store's work per send: rows written to the run's schema, and its transactions.
+  const schema = new URL(setup.db).searchParams.get('schema');
+  const stats = new pg.Client({ connectionString: benchPostgresUrl });
+  await stats.connect();
+  const counters = async () => {
+    await sleep(1500); // backends publish their table counts about once a second
+    const { rows } = await stats.query(
+      `SELECT coalesce(sum(n_tup_ins), 0)::float8 AS inserted, coalesce(sum(n_tup_upd), 0)::float8 AS updated
+         FROM pg_stat_user_tables WHERE schemaname = $1`,
+      [schema],
+    );
+    return { 'PostgreSQL rows inserted': rows[0].inserted, 'PostgreSQL rows updated': rows[0].updated };
+  };
   const result = await measure(
     `${instances} × tidings serve + Redis`,
     servers,
@@ -190,7 +219,9 @@ async function tidingsSide(recipientCount) {
       headers,
       body: JSON.stringify(sendBody(setup.tokens[recipient].recipient)),
     }),
+    counters,
   );
+  await stats.end();
   for (const server of servers) await server.stop();
   return result;
 }
