@@ -228,7 +228,7 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
       await options.audit?.({
         projectId: disabled.projectId,
         action: 'webhook.disabled',
-        detail: `${disabled.id} ${disabled.url}`,
+        detail: `${disabled.url} (${disabled.id})`,
         reason: WEBHOOK_FAILING_REASON,
       });
     } catch (error) {
