@@ -8,6 +8,7 @@ import {
   JobError,
   type JobHandler,
   type MemoryMailer,
+  noopMetrics,
   silentLogger,
   type TidingsError,
 } from '../src/index.js';
@@ -65,6 +66,7 @@ let h: Harness;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let mailer: MemoryMailer;
 let audits: WebhookAuditEntry[];
+let outcomes: string[];
 let handler: JobHandler;
 
 function kinds(options: { allowPrivateAddresses?: boolean; timeoutMs?: number } = {}) {
@@ -77,6 +79,12 @@ function kinds(options: { allowPrivateAddresses?: boolean; timeoutMs?: number } 
     logger: silentLogger,
     mailer,
     random: () => 0.5,
+    metrics: {
+      ...noopMetrics,
+      webhookRequest(outcome) {
+        outcomes.push(outcome);
+      },
+    },
     async audit(entry) {
       audits.push(entry);
     },
@@ -88,6 +96,7 @@ beforeEach(async () => {
   receiver = await startReceiver();
   mailer = createMemoryMailer();
   audits = [];
+  outcomes = [];
   handler = kinds().webhook!;
 });
 afterEach(async () => {
@@ -208,6 +217,7 @@ describe('webhook delivery', () => {
       [503, 'failed', 'HTTP 503'],
       [200, 'succeeded', null],
     ]);
+    expect(outcomes).toEqual(['failed', 'succeeded']);
   });
 
   it('waits as long as a 429’s Retry-After asks, up to 10 hours', async () => {
