@@ -200,6 +200,30 @@ describe('webhook delivery', () => {
     expect(JSON.stringify(detail)).not.toContain(created.secret!.slice(6));
   });
 
+  it('signs with both secrets during a roll’s grace, and with the new one only after it', async () => {
+    h.clock.advance(Date.now() - h.clock.now());
+    const created = await endpoint(['browser.connected']);
+    const rolled = await h.tidings.admin.rollWebhookSecret(created.id, { graceSeconds: 60 });
+    await h.connectBrowser('ann');
+    await runNext();
+    h.clock.advance(61_000);
+    await h.connectBrowser('bob');
+    await runNext();
+    const [during, after] = receiver.received;
+    expect(during!.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
+    expect(after!.headers['webhook-signature']!.toString().split(' ')).toHaveLength(1);
+    const verify = (secret: string, request: Received) =>
+      new Webhook(secret).verify(request.body, {
+        'webhook-id': request.headers['webhook-id'] as string,
+        'webhook-timestamp': request.headers['webhook-timestamp'] as string,
+        'webhook-signature': request.headers['webhook-signature'] as string,
+      });
+    expect(verify(created.secret!, during!)).toMatchObject({ type: 'browser.connected' });
+    expect(verify(rolled.secret!, during!)).toMatchObject({ type: 'browser.connected' });
+    expect(verify(rolled.secret!, after!)).toMatchObject({ type: 'browser.connected' });
+    expect(() => verify(created.secret!, after!)).toThrow();
+  });
+
   it('retries a 5xx with the same message id, after a jittered delay of the schedule, and delivers it', async () => {
     await endpoint();
     await h.connectBrowser('ann');
