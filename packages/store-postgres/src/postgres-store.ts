@@ -1,4 +1,4 @@
-import { createJobWakeups, notifyJobsAfterWrites, type Store } from '@tidings/core';
+import { createJobWakeups, notifyJobsAfterWrites, notifyWebhookJobsAfterWrites, type Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
 import { accountOperations } from './accounts.js';
@@ -17,6 +17,7 @@ import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
+import { webhookMessageOperations } from './webhook-messages.js';
 
 /**
  * A {@link Store} on PostgreSQL (node-postgres), for one instance or many sharing one
@@ -54,22 +55,29 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
   const sql = createSql(resolved.schema);
   const { insertJobs, ...jobs } = jobOperations(pool, sql);
+  const {
+    insertMessages: _insertMessages,
+    recordEvents,
+    recorded: webhookMessagesRecorded,
+    ...webhookMessages
+  } = webhookMessageOperations(pool, sql, insertJobs);
   const wakeups = createJobWakeups();
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(pool, sql),
     ...apiKeyOperations(pool, sql),
     ...webhookEndpointOperations(pool, sql),
+    ...webhookMessages,
     ...idempotencyOperations(pool, sql),
     ...notificationOperations(pool, sql, resolved.usageShards, insertJobs),
-    ...browserOperations(pool, sql, insertJobs),
-    ...deliveryOperations(pool, sql, insertJobs),
+    ...browserOperations(pool, sql, insertJobs, recordEvents),
+    ...deliveryOperations(pool, sql, insertJobs, recordEvents),
     ...jobs,
     onJobsEnqueued: wakeups.subscribe,
     ...pendingDeliveryOperations(pool, sql),
-    ...maintenanceOperations(pool, sql),
+    ...maintenanceOperations(pool, sql, recordEvents),
     ...projectAdminOperations(pool, sql),
-    ...pushOperations(pool, sql),
+    ...pushOperations(pool, sql, recordEvents),
     close() {
       // A pool handed in is the host's to end.
       closing ??= ownPool ? ownPool.end() : Promise.resolve();
@@ -77,6 +85,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
   };
   notifyJobsAfterWrites(store, wakeups);
+  notifyWebhookJobsAfterWrites(store, wakeups, webhookMessagesRecorded);
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     dashboard ??= dashboardOperations(pool, sql);
