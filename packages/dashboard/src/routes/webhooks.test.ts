@@ -31,6 +31,24 @@ async function createEndpoint(
   return { response, html, id };
 }
 
+/** Records a failed request of the message whose answer is hostile HTML; the message fails. */
+async function recordHostileAttempt(messageId: string) {
+  const recorded = await dashboard.store.recordWebhookAttempt({
+    attempt: {
+      messageId,
+      attemptedAt: dashboard.clock.now(),
+      statusCode: 500,
+      latencyMs: 42,
+      outcome: 'failed',
+      responseExcerpt: '<script>alert(1)</script>',
+      error: null,
+    },
+    status: 'failed',
+    nextAttemptAt: null,
+  });
+  expect(recorded?.message.status).toBe('failed');
+}
+
 function auditLog(browser: Browser, projectId: string) {
   return browser.get(`/dashboard/projects/${projectId}/audit`).then((response) => response.text());
 }
@@ -306,11 +324,24 @@ describe('webhook endpoints', () => {
     expect(endpoints[0]).toMatchObject({ url: 'https://example.com/hooks', status: 'enabled' });
   });
 
-  it('refuses a new endpoint to a suspended project', async () => {
+  it('refuses a new endpoint, a test event, a replay and a resend to a suspended project', async () => {
     dashboard = createTestDashboard();
     const browser = await signUpVerified(dashboard);
     const id = await createProject(browser);
+    const { id: endpointId } = await createEndpoint(browser, id);
+    const message = await dashboard.tidings.admin.sendTestWebhookEvent(endpointId);
+    await recordHostileAttempt(message.id);
     await dashboard.tidings.admin.suspendProject(id, { reason: 'abuse' });
+    const path = `/dashboard/projects/${id}/webhooks/${endpointId}`;
+    for (const target of [`${path}/test`, `${path}/replay`, `${path}/messages/${message.id}/resend`]) {
+      const refused = await browser.post(target, { since: '2026-01-01T00:00' });
+      expect(refused.status, target).toBe(403);
+      expect(await refused.text(), target).toContain('PROJECT_SUSPENDED');
+    }
+    expect(await dashboard.tidings.admin.listWebhookMessages(endpointId)).toMatchObject([{ status: 'failed' }]);
+    // Its endpoints can still be turned off.
+    expect((await browser.post(`${path}/disable`)).status).toBe(303);
+    await browser.post(`${path}/delete`);
     const response = await browser.post(`/dashboard/projects/${id}/webhooks`, {
       url: 'https://example.com/hooks',
       events: '*',
@@ -345,5 +376,126 @@ describe('webhook endpoints', () => {
     }
     // The edit form holds the values escaped in its attributes.
     expect(pages[3]).toContain('value="https://example.com/&quot;&gt;&lt;script&gt;');
+  });
+});
+
+describe('webhook messages', () => {
+  async function endpointWithProject() {
+    dashboard = createTestDashboard();
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const { id: endpointId } = await createEndpoint(browser, projectId);
+    return { browser, projectId, endpointId, path: `/dashboard/projects/${projectId}/webhooks/${endpointId}` };
+  }
+
+  it('sends a test event and lists the messages newest first, 25 a page, filtered by status', async () => {
+    const { browser, endpointId, path } = await endpointWithProject();
+    const empty = await (await browser.get(path)).text();
+    expect(empty).toContain('No messages yet.');
+    const sent = await browser.post(`${path}/test`);
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get('Location')).toBe(`${path}?tested=1#messages`);
+    const [message] = await dashboard.tidings.admin.listWebhookMessages(endpointId);
+    expect(message).toMatchObject({ event_type: 'webhook.test', status: 'pending', endpoint_id: endpointId });
+    const page = await (await browser.get(`${path}?tested=1`)).text();
+    expect(page).toContain('A webhook.test event is on its way');
+    expect(page).toContain(`data-message-id="${message!.id}" data-status="pending"`);
+
+    for (let i = 0; i < 26; i++) {
+      dashboard.clock.advance(1000);
+      await browser.post(`${path}/test`);
+    }
+    const all = await dashboard.tidings.admin.listWebhookMessages(endpointId, { limit: 100 });
+    expect(all).toHaveLength(27);
+    const first = await (await browser.get(path)).text();
+    const ids = [...first.matchAll(/data-message-id="(msg_[0-9a-z]+)"/g)].map((match) => match[1]);
+    expect(ids).toEqual(all.slice(0, 25).map((item) => item.id));
+    const next = /href="([^"]+)" rel="next"/.exec(first)?.[1]?.replaceAll('&amp;', '&') ?? '';
+    expect(next).toContain(`before=${all[24]!.id}`);
+    const second = await (await browser.get(next)).text();
+    expect([...second.matchAll(/data-message-id="(msg_[0-9a-z]+)"/g)].map((match) => match[1])).toEqual(
+      all.slice(25).map((item) => item.id),
+    );
+    expect(second).not.toContain('rel="next"');
+    const delivered = await (await browser.get(`${path}?status=delivered`)).text();
+    expect(delivered).toContain('No messages delivered.');
+    expect(delivered).toMatch(/<option value="delivered" selected="">/);
+    const pending = await (await browser.get(`${path}?status=pending`)).text();
+    expect(pending.match(/data-status="pending"/g)).toHaveLength(25);
+    // A filter or cursor of the wrong shape is ignored, not passed on.
+    expect((await browser.get(`${path}?status=bogus&before=x`)).status).toBe(200);
+  });
+
+  it('shows a message with its payload and requests, escaped, and resends it with the same id, audited', async () => {
+    const { browser, projectId, endpointId, path } = await endpointWithProject();
+    await browser.post(`${path}/test`);
+    const [message] = await dashboard.tidings.admin.listWebhookMessages(endpointId);
+    await recordHostileAttempt(message!.id);
+    const html = await (await browser.get(`${path}/messages/${message!.id}`)).text();
+    expect(html).toContain('webhook.test');
+    expect(html).toContain(`&quot;endpoint_id&quot;: &quot;${endpointId}&quot;`);
+    expect(html).toContain('<td data-field="status-code">500</td>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).not.toContain('<script>alert(1)</script>');
+
+    const resent = await browser.post(`${path}/messages/${message!.id}/resend`);
+    expect(resent.status).toBe(303);
+    expect(resent.headers.get('Location')).toBe(`${path}/messages/${message!.id}?resent=1`);
+    const after = await dashboard.tidings.admin.getWebhookMessage(message!.id);
+    expect(after).toMatchObject({ id: message!.id, status: 'pending' });
+    expect(await (await browser.get(`${path}/messages/${message!.id}?resent=1`)).text()).toContain(
+      'The message is sent again, with the same id',
+    );
+    const audit = await auditLog(browser, projectId);
+    expect(audit).toContain('Webhook message resent');
+    expect(audit).toContain(`${message!.id} (webhook.test)`);
+  });
+
+  it('replays the messages since a time, refusing a time that is not one, audited', async () => {
+    const { browser, projectId, endpointId, path } = await endpointWithProject();
+    await browser.post(`${path}/test`);
+    const [message] = await dashboard.tidings.admin.listWebhookMessages(endpointId);
+    await recordHostileAttempt(message!.id);
+    const bad = await browser.post(`${path}/replay`, { since: 'yesterday' });
+    expect(bad.status).toBe(400);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain('Enter a date and time (UTC)');
+    expect(badHtml).toContain('value="yesterday"');
+    const since = new Date(dashboard.clock.now() - 3_600_000).toISOString().slice(0, 16);
+    const replayed = await browser.post(`${path}/replay`, { since });
+    expect(replayed.status).toBe(303);
+    expect(replayed.headers.get('Location')).toBe(`${path}?replayed=1#messages`);
+    expect(await (await browser.get(`${path}?replayed=1`)).text()).toContain('1 message is sent again, in order.');
+    expect((await dashboard.tidings.admin.getWebhookMessage(message!.id)).status).toBe('pending');
+    const audit = await auditLog(browser, projectId);
+    expect(audit).toContain('Webhook messages replayed');
+    expect(audit).toContain(`1 since ${since}:00.000Z`);
+  });
+
+  it("answers 404 for another account's messages and another endpoint's, and refuses foreign origins", async () => {
+    const { browser, projectId, endpointId, path } = await endpointWithProject();
+    await browser.post(`${path}/test`);
+    const [message] = await dashboard.tidings.admin.listWebhookMessages(endpointId);
+    const { id: otherEndpoint } = await createEndpoint(browser, projectId, {
+      url: 'https://example.com/other',
+      events: '*',
+    });
+    const otherPath = `/dashboard/projects/${projectId}/webhooks/${otherEndpoint}`;
+    expect((await browser.get(`${otherPath}/messages/${message!.id}`)).status).toBe(404);
+    expect((await browser.post(`${otherPath}/messages/${message!.id}/resend`)).status).toBe(404);
+    expect((await browser.get(`${path}/messages/msg_00000000000000000000000000`)).status).toBe(404);
+
+    const eve = await signUpVerified(dashboard, 'eve@example.com');
+    expect((await eve.get(`${path}/messages/${message!.id}`)).status).toBe(404);
+    for (const target of [`${path}/test`, `${path}/replay`, `${path}/messages/${message!.id}/resend`]) {
+      expect((await eve.post(target, { since: '2026-01-01T00:00' })).status, target).toBe(404);
+      const foreign = await browser.post(target, { since: '2026-01-01T00:00' }, { Origin: 'https://evil.test' });
+      expect(foreign.status, target).toBe(403);
+    }
+    expect(await dashboard.tidings.admin.listWebhookMessages(endpointId)).toHaveLength(1);
+    expect(await dashboard.tidings.admin.listWebhookMessages(otherEndpoint)).toHaveLength(0);
+    const events = await dashboard.dashboardStore.listAuditEvents({ projectId, limit: 20 });
+    expect(events.map((event) => event.action)).not.toContain('webhook.message_resent');
+    expect(events.map((event) => event.action)).not.toContain('webhook.messages_replayed');
   });
 });

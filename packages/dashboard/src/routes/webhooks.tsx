@@ -1,11 +1,23 @@
 /** @jsxImportSource hono/jsx */
-import { MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError, type WebhookEndpointObject } from '@tidings/core';
+import { isId, MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError, type WebhookEndpointObject } from '@tidings/core';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
-import { type ParsedForm, parseForm, webhookEndpointBodySchema, webhookRollBodySchema } from '../forms.js';
+import {
+  type ParsedForm,
+  parseForm,
+  webhookEndpointBodySchema,
+  webhookReplayBodySchema,
+  webhookRollBodySchema,
+} from '../forms.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
+import {
+  type MessageFilters,
+  MessagePage,
+  MessagesSection,
+  WEBHOOK_MESSAGE_STATUSES,
+} from '../views/webhook-message-pages.js';
 import {
   EndpointCreatedPage,
   EndpointDeletePage,
@@ -17,15 +29,29 @@ import {
   WebhooksPage,
 } from '../views/webhook-pages.js';
 
+const MESSAGES_PAGE_SIZE = 25;
+
 const NOTICES: Record<string, string> = {
   updated: 'The endpoint is saved.',
   disabled: 'The endpoint is disabled: no event is sent to it until you enable it again.',
   enabled: 'The endpoint is enabled: it receives the events of changes made from now on.',
   deleted: 'The endpoint is deleted. No event is sent to it any more.',
+  tested: 'A webhook.test event is on its way to this endpoint: it shows below as soon as it is sent.',
+  resent: 'The message is sent again, with the same id, as soon as possible.',
 };
 
 function noticeOf(query: Record<string, string>): FormState {
   for (const [name, text] of Object.entries(NOTICES)) if (query[name] === '1') return { notice: text };
+  const replayed = query.replayed ?? '';
+  if (/^\d{1,7}$/.test(replayed)) {
+    const count = Number(replayed);
+    return {
+      notice:
+        count === 0
+          ? 'No message of this endpoint was created since then: nothing to replay.'
+          : `${count} ${count === 1 ? 'message is' : 'messages are'} sent again, in order.`,
+    };
+  }
   return {};
 }
 
@@ -120,9 +146,41 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     return { project, endpoint };
   }
 
-  async function endpointPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
+  /** The endpoint's page with its messages, filtered and paged as the query says; `replay` is the replay form's state. */
+  async function endpointPage(
+    c: DashboardContext,
+    state: FormState,
+    status: ContentfulStatusCode = 200,
+    replay: FormState = {},
+  ) {
     const { project, endpoint } = await ownedEndpoint(c);
-    return render(c, <EndpointPage project={project} endpoint={endpoint} state={state} />, status);
+    const rawStatus = c.req.query('status') ?? '';
+    const before = c.req.query('before') ?? '';
+    const filters: MessageFilters = {
+      status: (WEBHOOK_MESSAGE_STATUSES as readonly string[]).includes(rawStatus)
+        ? (rawStatus as MessageFilters['status'])
+        : '',
+    };
+    const items = await tidings.admin.listWebhookMessages(endpoint.id, {
+      ...(filters.status ? { status: filters.status } : {}),
+      ...(isId('msg', before) ? { before } : {}),
+      limit: MESSAGES_PAGE_SIZE + 1,
+    });
+    const messages = items.slice(0, MESSAGES_PAGE_SIZE);
+    const nextCursor = items.length > MESSAGES_PAGE_SIZE ? (messages[messages.length - 1]?.id ?? null) : null;
+    return render(
+      c,
+      <EndpointPage project={project} endpoint={endpoint} state={state}>
+        <MessagesSection
+          endpoint={endpoint}
+          messages={messages}
+          filters={filters}
+          nextCursor={nextCursor}
+          replay={replay}
+        />
+      </EndpointPage>,
+      status,
+    );
   }
 
   app.get('/projects/:id/webhooks/:endpointId', (c) => endpointPage(c, noticeOf(c.req.query())));
@@ -208,5 +266,86 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     await tidings.admin.deleteWebhookEndpoint(endpoint.id);
     await audit(c, deps, signedIn, project.id, 'webhook.deleted', webhookDetail(endpoint));
     return seeOther(c, `${base}/projects/${project.id}/webhooks?deleted=1`);
+  });
+  app.post('/projects/:id/webhooks/:endpointId/test', async (c) => {
+    const { project, endpoint } = await ownedEndpoint(c);
+    if (project.suspended) {
+      return endpointPage(c, { message: 'This project is suspended: it sends no webhooks (PROJECT_SUSPENDED).' }, 403);
+    }
+    await tidings.admin.sendTestWebhookEvent(endpoint.id);
+    return seeOther(c, `${endpointPath(base, endpoint)}?tested=1#messages`);
+  });
+
+  app.post('/projects/:id/webhooks/:endpointId/replay', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint } = await ownedEndpoint(c);
+    const form = parseForm(webhookReplayBodySchema, await c.req.parseBody());
+    if (!form.ok) return endpointPage(c, {}, 400, invalidForm(form));
+    if (project.suspended) {
+      return endpointPage(c, {}, 403, {
+        values: form.values,
+        message: 'This project is suspended: it sends no webhooks (PROJECT_SUSPENDED).',
+      });
+    }
+    try {
+      const { count } = await tidings.admin.replayWebhookMessages(endpoint.id, { since: form.data.since });
+      await audit(
+        c,
+        deps,
+        signedIn,
+        project.id,
+        'webhook.messages_replayed',
+        `${count} since ${new Date(form.data.since).toISOString()} to ${webhookDetail(endpoint)}`,
+      );
+      return seeOther(c, `${endpointPath(base, endpoint)}?replayed=${count}#messages`);
+    } catch (error) {
+      const { state, status } = refusal(error, form.values);
+      return endpointPage(c, {}, status, state);
+    }
+  });
+
+  /** The message at `:messageId` if it was sent to the endpoint at `:endpointId`; else NOT_FOUND. */
+  async function ownedMessage(c: DashboardContext) {
+    const { project, endpoint } = await ownedEndpoint(c);
+    const message = await tidings.admin.getWebhookMessage(c.req.param('messageId') ?? '').catch((error: unknown) => {
+      if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    });
+    if (!message || message.endpoint_id !== endpoint.id) {
+      throw new TidingsError('NOT_FOUND', 'No such message of this webhook endpoint');
+    }
+    return { project, endpoint, message };
+  }
+
+  app.get('/projects/:id/webhooks/:endpointId/messages/:messageId', async (c) => {
+    const { project, endpoint, message } = await ownedMessage(c);
+    const { attempts, ...rest } = message;
+    return render(
+      c,
+      <MessagePage
+        project={project}
+        endpoint={endpoint}
+        message={rest}
+        attempts={attempts}
+        state={noticeOf(c.req.query())}
+      />,
+    );
+  });
+  app.post('/projects/:id/webhooks/:endpointId/messages/:messageId/resend', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint, message } = await ownedMessage(c);
+    if (project.suspended) {
+      throw new TidingsError('PROJECT_SUSPENDED', 'This project is suspended: it sends no webhooks');
+    }
+    await tidings.admin.resendWebhookMessage(message.id);
+    await audit(
+      c,
+      deps,
+      signedIn,
+      project.id,
+      'webhook.message_resent',
+      `${message.id} (${message.event_type}) to ${webhookDetail(endpoint)}`,
+    );
+    return seeOther(c, `${endpointPath(base, endpoint)}/messages/${message.id}?resent=1`);
   });
 }

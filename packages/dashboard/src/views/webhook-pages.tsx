@@ -341,6 +341,7 @@ export function EndpointPage(props: {
       <h2>{endpoint.description ?? 'Webhook endpoint'}</h2>
       <EndpointFacts endpoint={endpoint} />
       <div class="actions endpoint-actions">
+        <ButtonForm action={`${path}/test`} label="Send a test event" />
         {endpoint.status === 'enabled' ? (
           <ButtonForm action={`${path}/disable`} label="Disable" secondary />
         ) : (
