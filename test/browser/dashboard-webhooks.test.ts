@@ -95,6 +95,7 @@ describe('dashboard webhooks in Chromium', () => {
     await submit(page, 'Create endpoint');
     secret = ((await page.textContent('#new-secret')) ?? '').trim();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    expect(await page.textContent('#copy-status')).toBe('Copy the secret with the button, or select it.');
     findings.push(...(await seriousAxeViolations(page)));
     // The script replaced this entry with the endpoint's page: a reload does not show the secret.
     endpointPath = new URL(page.url()).pathname;

@@ -195,7 +195,7 @@ function SecretReveal(props: { endpoint: WebhookEndpointObject; secret: string; 
   const ctx = usePage();
   const url = endpointPath(ctx.base, props.endpoint);
   return (
-    <section class="card reveal" data-replace-url={url}>
+    <section class="card reveal" data-replace-url={url} data-revealed="secret">
       <h2>{props.heading}</h2>
       <Notice kind="info">
         <strong>Copy it now: it will not be shown again.</strong> Your receiver checks each message’s{' '}
