@@ -448,7 +448,7 @@ describe('webhook messages', () => {
     );
     const audit = await auditLog(browser, projectId);
     expect(audit).toContain('Webhook message resent');
-    expect(audit).toContain(`${message!.id} (webhook.test)`);
+    expect(audit).toContain(`${message!.id} webhook.test (${endpointId})`);
   });
 
   it('replays the messages since a time, refusing a time that is not one, audited', async () => {
@@ -469,7 +469,7 @@ describe('webhook messages', () => {
     expect((await dashboard.tidings.admin.getWebhookMessage(message!.id)).status).toBe('pending');
     const audit = await auditLog(browser, projectId);
     expect(audit).toContain('Webhook messages replayed');
-    expect(audit).toContain(`1 since ${since}:00.000Z`);
+    expect(audit).toContain(`1 messages since ${since}:00.000Z of https://example.com/hooks (${endpointId})`);
   });
 
   it("answers 404 for another account's messages and another endpoint's, and refuses foreign origins", async () => {

@@ -295,7 +295,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         signedIn,
         project.id,
         'webhook.messages_replayed',
-        `${count} since ${new Date(form.data.since).toISOString()} to ${webhookDetail(endpoint)}`,
+        `${count} messages since ${new Date(form.data.since).toISOString()} of ${webhookDetail(endpoint)}`,
       );
       return seeOther(c, `${endpointPath(base, endpoint)}?replayed=${count}#messages`);
     } catch (error) {
@@ -344,7 +344,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       signedIn,
       project.id,
       'webhook.message_resent',
-      `${message.id} (${message.event_type}) to ${webhookDetail(endpoint)}`,
+      `${message.id} ${message.event_type} (${endpoint.id})`,
     );
     return seeOther(c, `${endpointPath(base, endpoint)}/messages/${message.id}?resent=1`);
   });
