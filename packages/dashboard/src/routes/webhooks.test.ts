@@ -461,6 +461,11 @@ describe('webhook messages', () => {
     const badHtml = await bad.text();
     expect(badHtml).toContain('Enter a date and time (UTC)');
     expect(badHtml).toContain('value="yesterday"');
+    const later = new Date(dashboard.clock.now() + 3_600_000).toISOString().slice(0, 16);
+    const none = await browser.post(`${path}/replay`, { since: later });
+    expect(none.headers.get('Location')).toBe(`${path}?replayed=0#messages`);
+    expect(await (await browser.get(`${path}?replayed=0`)).text()).toContain('nothing to replay');
+    expect((await dashboard.tidings.admin.getWebhookMessage(message!.id)).status).toBe('failed');
     const since = new Date(dashboard.clock.now() - 3_600_000).toISOString().slice(0, 16);
     const replayed = await browser.post(`${path}/replay`, { since });
     expect(replayed.status).toBe(303);

@@ -48,7 +48,7 @@ function noticeOf(query: Record<string, string>): FormState {
     return {
       notice:
         count === 0
-          ? 'No message of this endpoint was created since then: nothing to replay.'
+          ? 'No delivered or failed message of this endpoint since then: nothing to replay.'
           : `${count} ${count === 1 ? 'message is' : 'messages are'} sent again, in order.`,
     };
   }
