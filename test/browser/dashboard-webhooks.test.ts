@@ -107,7 +107,7 @@ describe('dashboard webhooks in Chromium', () => {
     expect(await page.textContent('main')).toContain(receiverUrl);
     findings.push(...(await layoutFindings(page, 'webhooks')));
     // Three pages checked with axe at two widths: longer than one page's default on a busy machine.
-  }, 120_000);
+  }, 180_000);
 
   it('sends the test event: signed with the secret, seen delivered with status 200', async () => {
     await page.goto(`${server.url}${endpointPath}`);
