@@ -54,11 +54,20 @@ export function createBrowser(app: Hono) {
   }
   return {
     get: (path: string) => request(path),
-    post: (path: string, form: Record<string, string> = {}, headers: Record<string, string> = { Origin: ORIGIN }) =>
+    /** Posts a form; a field given a list is sent once per value, as checkboxes are. */
+    post: (
+      path: string,
+      form: Record<string, string | string[]> = {},
+      headers: Record<string, string> = { Origin: ORIGIN },
+    ) =>
       request(path, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
-        body: new URLSearchParams(form).toString(),
+        body: new URLSearchParams(
+          Object.entries(form).flatMap(([name, value]) =>
+            (Array.isArray(value) ? value : [value]).map((item) => [name, item]),
+          ),
+        ).toString(),
       }),
     cookie: () => cookie,
   };

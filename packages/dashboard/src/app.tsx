@@ -21,6 +21,7 @@ import { registerOperatorRoutes } from './routes/operator.js';
 import { registerProjectDeleteRoutes } from './routes/project-delete.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerSecurityRoutes, SECOND_FACTOR_PATHS } from './routes/security.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 import { ErrorPage } from './views/error-page.js';
 import { PageContextProvider } from './views/layout.js';
 
@@ -159,6 +160,7 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   registerProjectRoutes(app, deps);
   registerHistoryRoutes(app, deps);
   registerLiveRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerOperatorRoutes(app, deps);
   registerSecurityRoutes(app, deps);
   registerAccountRoutes(app, deps);

@@ -1,4 +1,4 @@
-import { MAX_SUSPENSION_REASON_LENGTH } from '@tidings/core';
+import { MAX_SUSPENSION_REASON_LENGTH, WEBHOOK_EVENT_TYPES } from '@tidings/core';
 import { z } from 'zod';
 import { passwordWeakness } from './domain/password-strength.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './domain/passwords.js';
@@ -101,6 +101,51 @@ export const suspensionBodySchema = z.object({
     .max(MAX_SUSPENSION_REASON_LENGTH, `Use at most ${MAX_SUSPENSION_REASON_LENGTH} characters`),
 });
 
+/** The events an endpoint may ask for on its form: each type, or `*` for every one, now and later. */
+export const WEBHOOK_FORM_EVENTS = [...WEBHOOK_EVENT_TYPES, '*'] as const;
+/** POST /projects/{id}/webhooks and /projects/{id}/webhooks/{endpointId}/edit: the admin API checks the URL's scheme. */
+export const webhookEndpointBodySchema = z.object({
+  url: z
+    .string({ error: 'Enter the URL events are sent to' })
+    .trim()
+    .min(1, 'Enter the URL events are sent to')
+    .max(2048, 'Use at most 2048 characters'),
+  description: z.string().trim().max(200, 'Use at most 200 characters').optional(),
+  events: z.preprocess(
+    (value) => (typeof value === 'string' ? [value] : value),
+    z
+      .array(z.enum(WEBHOOK_FORM_EVENTS, { error: 'Choose among the events listed' }), {
+        error: 'Choose at least one event',
+      })
+      .min(1, 'Choose at least one event'),
+  ),
+});
+/** POST /projects/{id}/webhooks/{endpointId}/roll: how long the old secret still signs. */
+export const webhookRollBodySchema = z.object({
+  grace_hours: z.coerce
+    .number({ error: 'Enter a number of hours from 0 to 168' })
+    .int('Enter a whole number of hours')
+    .min(0, 'Enter a number of hours from 0 to 168')
+    .max(168, 'Enter a number of hours from 0 to 168'),
+});
+/** A `datetime-local` value (`2026-11-27T10:00`, read as UTC as every time of the dashboard is), or an ISO time. */
+const LOCAL_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/;
+/** POST /projects/{id}/webhooks/{endpointId}/replay: the time from which messages are sent again. */
+export const webhookReplayBodySchema = z.object({
+  since: z
+    .string({ error: 'Enter a date and time (UTC)' })
+    .trim()
+    .regex(LOCAL_TIME_PATTERN, 'Enter a date and time (UTC), e.g. 2026-11-27T10:00')
+    .transform((value, context) => {
+      const at = Date.parse(/(Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`);
+      if (Number.isNaN(at)) {
+        context.addIssue({ code: 'custom', message: 'Enter a date and time (UTC), e.g. 2026-11-27T10:00' });
+        return z.NEVER;
+      }
+      return at;
+    }),
+});
+
 /** A parsed form: the data, or an error per field and the values to show again (never passwords). */
 export type ParsedForm<T> =
   | { ok: true; data: T; values: Record<string, string> }
@@ -113,8 +158,17 @@ export function parseForm<T>(schema: z.ZodType<T>, body: Record<string, unknown>
     if (typeof value === 'string' && !name.includes('password')) values[name] = value;
   }
   // Empty optional fields arrive as '': they mean absent.
+  // A field sent more than once (checkboxes, with `parseBody({ all: true })`) arrives as a list.
+  for (const [name, value] of Object.entries(body)) {
+    if (Array.isArray(value)) values[name] = value.filter((item) => typeof item === 'string').join(',');
+  }
   const input = Object.fromEntries(
-    Object.entries(body).filter(([, value]) => typeof value === 'string' && value !== ''),
+    Object.entries(body)
+      .map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.filter((item) => typeof item === 'string' && item !== '') : value,
+      ])
+      .filter(([, value]) => (typeof value === 'string' && value !== '') || Array.isArray(value)),
   );
   const parsed = schema.safeParse(input);
   if (parsed.success) return { ok: true, data: parsed.data, values };

@@ -43,6 +43,11 @@ form.inline { display: inline; }
 textarea { font: inherit; padding: 0.5rem 0.65rem; border: 1px solid #9aa7a1; border-radius: 6px; background: #fff; color: var(--ink); max-width: 100%; resize: vertical; }
 textarea[aria-invalid="true"] { border-color: var(--danger); }
 .pager { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0.75rem 0 1.5rem; }
+fieldset.events { border: none; padding: 0; margin: 0 0 1rem; display: grid; gap: 0.4rem; }
+fieldset.events legend { font-weight: 600; margin-bottom: 0.4rem; padding: 0; }
+fieldset.events label { font-weight: 400; display: flex; flex-wrap: wrap; gap: 0.35rem; align-items: baseline; }
+.endpoint-url code, .excerpt { overflow-wrap: anywhere; word-break: break-all; }
+.endpoint-actions { flex-wrap: wrap; margin: 0 0 1.5rem; }
 fieldset.modes { border: none; padding: 0; margin: 0 0 1rem; display: flex; gap: 1rem; align-items: center; }
 fieldset.modes legend { float: left; margin-right: 0.5rem; }
 fieldset.modes label { font-weight: 400; display: flex; gap: 0.35rem; align-items: center; }

@@ -17,7 +17,7 @@ function selectText(element: Element): void {
   selection?.addRange(range);
 }
 
-async function copy(element: Element): Promise<void> {
+async function copy(element: Element, what: string): Promise<void> {
   const text = element.textContent?.trim() ?? '';
   // The Clipboard API exists only in secure contexts (https, localhost); a plain-http LAN install
   // falls back to selecting the text and the older copy command.
@@ -37,7 +37,7 @@ async function copy(element: Element): Promise<void> {
   } catch {
     copied = false;
   }
-  setStatus(copied ? 'Copied to the clipboard.' : 'The key is selected: press Ctrl+C (⌘C on a Mac) to copy it.');
+  setStatus(copied ? 'Copied to the clipboard.' : `The ${what} is selected: press Ctrl+C (⌘C on a Mac) to copy it.`);
 }
 
 function setUpReveal(): void {
@@ -45,13 +45,15 @@ function setUpReveal(): void {
   if (!reveal) return;
   // A reload of this entry loads the keys list, not the POST that revealed the key.
   history.replaceState(null, '', reveal.dataset.replaceUrl);
+  // What is revealed, in the status line's words: a key, unless the page names it (a secret).
+  const what = reveal.dataset.revealed ?? 'key';
   for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-copy]')) {
     const target = document.getElementById(button.dataset.copy ?? '');
     if (!target) continue;
     button.hidden = false;
-    button.addEventListener('click', () => void copy(target));
+    button.addEventListener('click', () => void copy(target, what));
   }
-  setStatus('Copy the key with the button, or select it.');
+  setStatus(`Copy the ${what} with the button, or select it.`);
   // Leaving the page wipes the key, so back/forward from the page cache cannot show it again.
   window.addEventListener('pagehide', () => {
     for (const secret of document.querySelectorAll('[data-secret]')) secret.textContent = '(hidden: shown once only)';

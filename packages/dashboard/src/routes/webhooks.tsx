@@ -1,0 +1,351 @@
+/** @jsxImportSource hono/jsx */
+import { isId, MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError, type WebhookEndpointObject } from '@tidings/core';
+import type { Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
+import {
+  type ParsedForm,
+  parseForm,
+  webhookEndpointBodySchema,
+  webhookReplayBodySchema,
+  webhookRollBodySchema,
+} from '../forms.js';
+import { render, seeOther } from '../render.js';
+import type { FormState } from '../views/auth-pages.js';
+import {
+  type MessageFilters,
+  MessagePage,
+  MessagesSection,
+  WEBHOOK_MESSAGE_STATUSES,
+} from '../views/webhook-message-pages.js';
+import {
+  EndpointCreatedPage,
+  EndpointDeletePage,
+  EndpointEditPage,
+  EndpointPage,
+  endpointPath,
+  RollSecretPage,
+  SecretRolledPage,
+  WebhooksPage,
+} from '../views/webhook-pages.js';
+
+const MESSAGES_PAGE_SIZE = 25;
+
+const NOTICES: Record<string, string> = {
+  updated: 'The endpoint is saved.',
+  disabled: 'The endpoint is disabled: no event is sent to it until you enable it again.',
+  enabled: 'The endpoint is enabled: it receives the events of changes made from now on.',
+  deleted: 'The endpoint is deleted. No event is sent to it any more.',
+  tested: 'A webhook.test event is on its way to this endpoint: it shows below as soon as it is sent.',
+  resent: 'The message is sent again, with the same id, as soon as possible.',
+};
+
+function noticeOf(query: Record<string, string>): FormState {
+  for (const [name, text] of Object.entries(NOTICES)) if (query[name] === '1') return { notice: text };
+  const replayed = query.replayed ?? '';
+  if (/^\d{1,7}$/.test(replayed)) {
+    const count = Number(replayed);
+    return {
+      notice:
+        count === 0
+          ? 'No delivered or failed message of this endpoint since then: nothing to replay.'
+          : `${count} ${count === 1 ? 'message is' : 'messages are'} sent again, in order.`,
+    };
+  }
+  return {};
+}
+
+/** An endpoint as the audit log names it: its URL and id, never its secret. */
+export function webhookDetail(endpoint: WebhookEndpointObject): string {
+  return `${endpoint.url} (${endpoint.id})`;
+}
+
+/**
+ * A refusal of the admin API as the form shows it: the message with its code, each field's error
+ * beside its field, and the HTTP status.
+ */
+function refusal(error: unknown, values: Record<string, string>): { state: FormState; status: ContentfulStatusCode } {
+  if (!(error instanceof TidingsError)) throw error;
+  const errors: Record<string, string> = {};
+  for (const field of error.errors ?? []) errors[field.path] ??= field.message;
+  return {
+    state: { values, errors, message: `${error.message} (${error.code})` },
+    status: error.status as ContentfulStatusCode,
+  };
+}
+
+/** A form's own refusal, before the admin API is asked. */
+function invalidForm(form: Extract<ParsedForm<unknown>, { ok: false }>): FormState {
+  return { ...form, message: 'Check the fields marked below. (VALIDATION_FAILED)' };
+}
+
+/**
+ * A project's webhook endpoints (docs/dashboard.md#webhooks): the list and creation (the secret
+ * shown once), and per endpoint its page, edit, disable and enable, the secret's roll (the new
+ * one shown once) and deletion. Each change goes through `tidings.admin` and is audited as the
+ * signed-in account; only the project's owner reaches them, as its keys.
+ */
+export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
+  const { options, tidings } = deps;
+  const base = options.basePath;
+
+  async function listPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
+    const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
+    const endpoints = await tidings.admin.listWebhookEndpoints(project.id);
+    return render(
+      c,
+      <WebhooksPage project={project} endpoints={endpoints} limit={MAX_WEBHOOK_ENDPOINTS_PER_PROJECT} state={state} />,
+      status,
+    );
+  }
+
+  app.get('/projects/:id/webhooks', (c) => listPage(c, noticeOf(c.req.query())));
+  app.post('/projects/:id/webhooks', async (c) => {
+    const signedIn = signedInOf(c);
+    const project = await ownedProject(deps, signedIn, c.req.param('id'));
+    const form = parseForm(webhookEndpointBodySchema, await c.req.parseBody({ all: true }));
+    if (!form.ok) return listPage(c, invalidForm(form), 400);
+    if (project.suspended) {
+      return listPage(
+        c,
+        {
+          values: form.values,
+          message: 'This project is suspended: it takes no new webhook endpoints (PROJECT_SUSPENDED).',
+        },
+        403,
+      );
+    }
+    try {
+      const created = await tidings.admin.createWebhookEndpoint({
+        projectId: project.id,
+        url: form.data.url,
+        events: form.data.events,
+        description: form.data.description ?? null,
+      });
+      // The secret goes to the page once, apart from the endpoint's record.
+      const { secret, ...endpoint } = created;
+      if (!secret) throw new Error('a created webhook endpoint came back without its secret');
+      await audit(c, deps, signedIn, project.id, 'webhook.created', webhookDetail(endpoint));
+      return render(c, <EndpointCreatedPage project={project} endpoint={endpoint} secret={secret} />);
+    } catch (error) {
+      const { state, status } = refusal(error, form.values);
+      return listPage(c, state, status);
+    }
+  });
+
+  /** The endpoint at `:endpointId` if it belongs to the owned project at `:id`; else NOT_FOUND. */
+  async function ownedEndpoint(c: DashboardContext) {
+    const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
+    const endpoint = await tidings.admin.getWebhookEndpoint(c.req.param('endpointId') ?? '').catch((error: unknown) => {
+      if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    });
+    if (!endpoint || endpoint.project_id !== project.id) {
+      throw new TidingsError('NOT_FOUND', 'No such webhook endpoint in this project');
+    }
+    return { project, endpoint };
+  }
+
+  /** The endpoint's page with its messages, filtered and paged as the query says; `replay` is the replay form's state. */
+  async function endpointPage(
+    c: DashboardContext,
+    state: FormState,
+    status: ContentfulStatusCode = 200,
+    replay: FormState = {},
+  ) {
+    const { project, endpoint } = await ownedEndpoint(c);
+    const rawStatus = c.req.query('status') ?? '';
+    const before = c.req.query('before') ?? '';
+    const filters: MessageFilters = {
+      status: (WEBHOOK_MESSAGE_STATUSES as readonly string[]).includes(rawStatus)
+        ? (rawStatus as MessageFilters['status'])
+        : '',
+    };
+    const items = await tidings.admin.listWebhookMessages(endpoint.id, {
+      ...(filters.status ? { status: filters.status } : {}),
+      ...(isId('msg', before) ? { before } : {}),
+      limit: MESSAGES_PAGE_SIZE + 1,
+    });
+    const messages = items.slice(0, MESSAGES_PAGE_SIZE);
+    const nextCursor = items.length > MESSAGES_PAGE_SIZE ? (messages[messages.length - 1]?.id ?? null) : null;
+    return render(
+      c,
+      <EndpointPage project={project} endpoint={endpoint} state={state}>
+        <MessagesSection
+          endpoint={endpoint}
+          messages={messages}
+          filters={filters}
+          nextCursor={nextCursor}
+          replay={replay}
+        />
+      </EndpointPage>,
+      status,
+    );
+  }
+
+  app.get('/projects/:id/webhooks/:endpointId', (c) => endpointPage(c, noticeOf(c.req.query())));
+
+  app.get('/projects/:id/webhooks/:endpointId/edit', async (c) => {
+    const { project, endpoint } = await ownedEndpoint(c);
+    return render(c, <EndpointEditPage project={project} endpoint={endpoint} state={{}} />);
+  });
+  app.post('/projects/:id/webhooks/:endpointId/edit', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint } = await ownedEndpoint(c);
+    const form = parseForm(webhookEndpointBodySchema, await c.req.parseBody({ all: true }));
+    if (!form.ok) {
+      return render(c, <EndpointEditPage project={project} endpoint={endpoint} state={invalidForm(form)} />, 400);
+    }
+    try {
+      const updated = await tidings.admin.updateWebhookEndpoint(endpoint.id, {
+        url: form.data.url,
+        events: form.data.events,
+        description: form.data.description ?? null,
+      });
+      await audit(c, deps, signedIn, project.id, 'webhook.updated', webhookDetail(updated));
+      return seeOther(c, `${endpointPath(base, updated)}?updated=1`);
+    } catch (error) {
+      const { state, status } = refusal(error, form.values);
+      return render(c, <EndpointEditPage project={project} endpoint={endpoint} state={state} />, status);
+    }
+  });
+
+  app.post('/projects/:id/webhooks/:endpointId/disable', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint } = await ownedEndpoint(c);
+    if (endpoint.status === 'enabled') {
+      const disabled = await tidings.admin.disableWebhookEndpoint(endpoint.id);
+      await audit(c, deps, signedIn, project.id, 'webhook.disabled', webhookDetail(disabled));
+    }
+    return seeOther(c, `${endpointPath(base, endpoint)}?disabled=1`);
+  });
+  app.post('/projects/:id/webhooks/:endpointId/enable', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint } = await ownedEndpoint(c);
+    if (endpoint.status === 'disabled') {
+      const enabled = await tidings.admin.enableWebhookEndpoint(endpoint.id);
+      await audit(c, deps, signedIn, project.id, 'webhook.enabled', webhookDetail(enabled));
+    }
+    return seeOther(c, `${endpointPath(base, endpoint)}?enabled=1`);
+  });
+
+  app.get('/projects/:id/webhooks/:endpointId/roll', async (c) => {
+    const { project, endpoint } = await ownedEndpoint(c);
+    return render(c, <RollSecretPage project={project} endpoint={endpoint} state={{}} />);
+  });
+  app.post('/projects/:id/webhooks/:endpointId/roll', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint } = await ownedEndpoint(c);
+    const form = parseForm(webhookRollBodySchema, await c.req.parseBody());
+    if (!form.ok) {
+      return render(c, <RollSecretPage project={project} endpoint={endpoint} state={invalidForm(form)} />, 400);
+    }
+    const rolled = await tidings.admin.rollWebhookSecret(endpoint.id, { graceSeconds: form.data.grace_hours * 3600 });
+    const { secret, ...after } = rolled;
+    if (!secret) throw new Error('a rolled webhook endpoint came back without its secret');
+    await audit(
+      c,
+      deps,
+      signedIn,
+      project.id,
+      'webhook.secret_rolled',
+      form.data.grace_hours === 0
+        ? `${webhookDetail(after)}, previous secret dropped at once`
+        : `${webhookDetail(after)}, previous secret valid until ${after.previous_secret_expires_at}`,
+    );
+    return render(c, <SecretRolledPage project={project} endpoint={after} secret={secret} />);
+  });
+
+  app.get('/projects/:id/webhooks/:endpointId/delete', async (c) => {
+    const { project, endpoint } = await ownedEndpoint(c);
+    return render(c, <EndpointDeletePage project={project} endpoint={endpoint} />);
+  });
+  app.post('/projects/:id/webhooks/:endpointId/delete', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint } = await ownedEndpoint(c);
+    await tidings.admin.deleteWebhookEndpoint(endpoint.id);
+    await audit(c, deps, signedIn, project.id, 'webhook.deleted', webhookDetail(endpoint));
+    return seeOther(c, `${base}/projects/${project.id}/webhooks?deleted=1`);
+  });
+  app.post('/projects/:id/webhooks/:endpointId/test', async (c) => {
+    const { project, endpoint } = await ownedEndpoint(c);
+    if (project.suspended) {
+      return endpointPage(c, { message: 'This project is suspended: it sends no webhooks (PROJECT_SUSPENDED).' }, 403);
+    }
+    await tidings.admin.sendTestWebhookEvent(endpoint.id);
+    return seeOther(c, `${endpointPath(base, endpoint)}?tested=1#messages`);
+  });
+
+  app.post('/projects/:id/webhooks/:endpointId/replay', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint } = await ownedEndpoint(c);
+    const form = parseForm(webhookReplayBodySchema, await c.req.parseBody());
+    if (!form.ok) return endpointPage(c, {}, 400, invalidForm(form));
+    if (project.suspended) {
+      return endpointPage(c, {}, 403, {
+        values: form.values,
+        message: 'This project is suspended: it sends no webhooks (PROJECT_SUSPENDED).',
+      });
+    }
+    try {
+      const { count } = await tidings.admin.replayWebhookMessages(endpoint.id, { since: form.data.since });
+      await audit(
+        c,
+        deps,
+        signedIn,
+        project.id,
+        'webhook.messages_replayed',
+        `${count} messages since ${new Date(form.data.since).toISOString()} of ${webhookDetail(endpoint)}`,
+      );
+      return seeOther(c, `${endpointPath(base, endpoint)}?replayed=${count}#messages`);
+    } catch (error) {
+      const { state, status } = refusal(error, form.values);
+      return endpointPage(c, {}, status, state);
+    }
+  });
+
+  /** The message at `:messageId` if it was sent to the endpoint at `:endpointId`; else NOT_FOUND. */
+  async function ownedMessage(c: DashboardContext) {
+    const { project, endpoint } = await ownedEndpoint(c);
+    const message = await tidings.admin.getWebhookMessage(c.req.param('messageId') ?? '').catch((error: unknown) => {
+      if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    });
+    if (!message || message.endpoint_id !== endpoint.id) {
+      throw new TidingsError('NOT_FOUND', 'No such message of this webhook endpoint');
+    }
+    return { project, endpoint, message };
+  }
+
+  app.get('/projects/:id/webhooks/:endpointId/messages/:messageId', async (c) => {
+    const { project, endpoint, message } = await ownedMessage(c);
+    const { attempts, ...rest } = message;
+    return render(
+      c,
+      <MessagePage
+        project={project}
+        endpoint={endpoint}
+        message={rest}
+        attempts={attempts}
+        state={noticeOf(c.req.query())}
+      />,
+    );
+  });
+  app.post('/projects/:id/webhooks/:endpointId/messages/:messageId/resend', async (c) => {
+    const signedIn = signedInOf(c);
+    const { project, endpoint, message } = await ownedMessage(c);
+    if (project.suspended) {
+      throw new TidingsError('PROJECT_SUSPENDED', 'This project is suspended: it sends no webhooks');
+    }
+    await tidings.admin.resendWebhookMessage(message.id);
+    await audit(
+      c,
+      deps,
+      signedIn,
+      project.id,
+      'webhook.message_resent',
+      `${message.id} ${message.event_type} (${endpoint.id})`,
+    );
+    return seeOther(c, `${endpointPath(base, endpoint)}/messages/${message.id}?resent=1`);
+  });
+}

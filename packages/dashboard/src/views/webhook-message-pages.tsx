@@ -1,0 +1,258 @@
+/** @jsxImportSource hono/jsx */
+import type {
+  ProjectObject,
+  WebhookEndpointObject,
+  WebhookMessageAttemptObject,
+  WebhookMessageObject,
+} from '@tidings/core';
+import type { FormState } from './auth-pages.js';
+import { Field, Notice, Time, usePage } from './layout.js';
+import { ProjectFrame } from './project-frame.js';
+import { ButtonForm, endpointPath } from './webhook-pages.js';
+
+/** A message's states, in the order of the status filter. */
+export const WEBHOOK_MESSAGE_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+/** One message to an endpoint, as `tidings.admin.listWebhookMessages` answers it. */
+export type WebhookMessageView = WebhookMessageObject;
+/** One request of a message to its endpoint. */
+export type WebhookMessageAttemptView = WebhookMessageAttemptObject;
+
+/** The messages list's filter and cursor, as the query carries them. */
+export interface MessageFilters {
+  status: '' | (typeof WEBHOOK_MESSAGE_STATUSES)[number];
+}
+
+const STATUS_BADGES: Record<WebhookMessageView['status'], string> = {
+  pending: 'badge',
+  delivered: 'badge status-delivered',
+  failed: 'badge status-failed',
+};
+
+function MessageStatus(props: { status: WebhookMessageView['status'] }) {
+  return <span class={STATUS_BADGES[props.status] ?? 'badge'}>{props.status}</span>;
+}
+
+/** The endpoint's messages, newest first, filtered by status and paged by cursor. */
+export function MessagesSection(props: {
+  endpoint: WebhookEndpointObject;
+  messages: WebhookMessageView[];
+  filters: MessageFilters;
+  nextCursor: string | null;
+  replay: FormState;
+}) {
+  const ctx = usePage();
+  const { endpoint, filters } = props;
+  const path = endpointPath(ctx.base, endpoint);
+  const next = (cursor: string) => {
+    const params = new URLSearchParams();
+    if (filters.status) params.set('status', filters.status);
+    params.set('before', cursor);
+    return `${path}?${params}#messages`;
+  };
+  return (
+    <>
+      <h3 id="messages">Messages</h3>
+      <p class="muted">
+        Each event sent to this endpoint, newest first, kept 30 days. Open one to see its payload and each request.
+      </p>
+      <form method="get" action={`${path}#messages`} class="row-form filters">
+        <div class="field">
+          <label for="filter-status">Status</label>
+          <select id="filter-status" name="status">
+            <option value="" selected={filters.status === ''}>
+              any
+            </option>
+            {WEBHOOK_MESSAGE_STATUSES.map((status) => (
+              <option value={status} selected={filters.status === status}>
+                {status}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" class="secondary">
+          Filter
+        </button>
+      </form>
+      {props.messages.length === 0 ? (
+        <p class="empty">No messages{filters.status ? ` ${filters.status}` : ' yet'}.</p>
+      ) : (
+        <section class="table-wrap" tabindex={0} aria-label="Messages">
+          <table>
+            <caption class="visually-hidden">Messages</caption>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Next attempt</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.messages.map((message) => (
+                <tr data-message-id={message.id} data-status={message.status}>
+                  <td>
+                    <a href={`${path}/messages/${message.id}`}>
+                      <Time at={message.created_at} />
+                    </a>
+                  </td>
+                  <td>
+                    <code>{message.event_type}</code>
+                  </td>
+                  <td>
+                    <MessageStatus status={message.status} />
+                  </td>
+                  <td class="num">{message.attempts}</td>
+                  <td>
+                    {message.next_attempt_at === null ? (
+                      <span class="muted">—</span>
+                    ) : (
+                      <Time at={message.next_attempt_at} />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+      {props.nextCursor ? (
+        <p>
+          <a href={next(props.nextCursor)} rel="next">
+            Older messages
+          </a>
+        </p>
+      ) : null}
+      <section class="card">
+        <h3>Replay</h3>
+        <p class="muted">
+          Sends again, in order and with their ids, every message of this endpoint created since a time (delivered or
+          failed): after your receiver was down or lost what it received.
+        </p>
+        {props.replay.message ? <Notice kind="error">{props.replay.message}</Notice> : null}
+        <form method="post" action={`${path}/replay`} class="row-form" novalidate>
+          <Field
+            label="Replay since (UTC)"
+            name="since"
+            type="datetime-local"
+            value={props.replay.values?.since}
+            error={props.replay.errors?.since}
+          />
+          <button type="submit" class="secondary">
+            Replay messages
+          </button>
+        </form>
+      </section>
+    </>
+  );
+}
+
+/**
+ * One message, for debugging a receiver: its event, status and times, its payload (pretty JSON,
+ * escaped), each request with its answer, and the button that sends it again.
+ */
+export function MessagePage(props: {
+  project: ProjectObject;
+  endpoint: WebhookEndpointObject;
+  message: Omit<WebhookMessageView, 'attempts'>;
+  attempts: WebhookMessageAttemptView[];
+  state: FormState;
+}) {
+  const ctx = usePage();
+  const { project, endpoint, message, state } = props;
+  const path = endpointPath(ctx.base, endpoint);
+  return (
+    <ProjectFrame project={project} tab="webhooks" title="Webhook message">
+      <p>
+        <a href={`${path}#messages`}>← Endpoint</a>
+      </p>
+      {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}
+      <h2>
+        <code>{message.event_type}</code>
+      </h2>
+      <dl class="facts">
+        <dt>Message id</dt>
+        <dd>
+          <code>{message.id}</code>
+        </dd>
+        <dt>Endpoint</dt>
+        <dd class="endpoint-url">
+          <code>{endpoint.url}</code>
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          <MessageStatus status={message.status} />
+        </dd>
+        <dt>Attempts</dt>
+        <dd>{props.attempts.length}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time at={message.created_at} />
+        </dd>
+        <dt>Next attempt</dt>
+        <dd>
+          {message.next_attempt_at === null ? <span class="muted">none</span> : <Time at={message.next_attempt_at} />}
+        </dd>
+        <dt>Delivered</dt>
+        <dd>
+          {message.delivered_at === null ? <span class="muted">not yet</span> : <Time at={message.delivered_at} />}
+        </dd>
+      </dl>
+      <div class="actions endpoint-actions">
+        <ButtonForm action={`${path}/messages/${message.id}/resend`} label="Resend" />
+      </div>
+      <h3 id="payload-title">Payload</h3>
+      <section class="payload" tabindex={0} aria-labelledby="payload-title">
+        <pre>
+          <code>{JSON.stringify(message.payload, null, 2)}</code>
+        </pre>
+      </section>
+      <h3>Requests</h3>
+      {props.attempts.length === 0 ? (
+        <p class="empty">Not sent yet.</p>
+      ) : (
+        <section class="table-wrap" tabindex={0} aria-label="Requests">
+          <table>
+            <caption class="visually-hidden">Requests</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Status code</th>
+                <th scope="col">Latency</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Response</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.attempts.map((attempt) => (
+                <tr data-outcome={attempt.outcome}>
+                  <td>
+                    <Time at={attempt.attempted_at} />
+                  </td>
+                  <td data-field="status-code">
+                    {attempt.status_code === null ? <span class="muted">none</span> : attempt.status_code}
+                  </td>
+                  <td class="num">{attempt.latency_ms} ms</td>
+                  <td>
+                    <span class={attempt.outcome === 'succeeded' ? 'badge status-delivered' : 'badge status-failed'}>
+                      {attempt.outcome}
+                    </span>
+                    {attempt.error ? <span class="muted"> {attempt.error}</span> : null}
+                  </td>
+                  <td class="excerpt">
+                    {attempt.response_excerpt === null ? (
+                      <span class="muted">none</span>
+                    ) : (
+                      <code>{attempt.response_excerpt}</code>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </ProjectFrame>
+  );
+}
