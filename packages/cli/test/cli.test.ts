@@ -232,7 +232,7 @@ describe('tidings account, project and key', () => {
     const lines = await runTidings(['key', 'list', '--project', projectId, '--db', db]);
     expect(lines.stdout).not.toMatch(/sk_(live|test)_[A-Za-z0-9]{13}/);
     expect(lines.stdout).toContain('  ci');
-  });
+  }, 60_000);
 
   it.each([
     [['account', 'verify', 'acct_unknown']],
@@ -375,7 +375,7 @@ describe('tidings audit and --actor', () => {
     const again = await runTidings(['project', 'resume', project.id, '--db', auditDb]);
     expect(again.stdout).toBe(`project ${project.id} was not suspended\n`);
     expect(await audit()).toHaveLength(entries.length);
-  });
+  }, 60_000);
 
   it('filters by --actor, --project and --limit, and prints lines without --json', async () => {
     const byAlice = await audit(['--actor', 'alice']);
@@ -536,7 +536,7 @@ describe('tidings webhook', () => {
       'webhook.created',
     ]);
     expect(JSON.stringify(entries)).not.toContain('whsec_');
-  });
+  }, 60_000);
 
   it('lists an endpoint’s messages, sends a test event, resends one and replays them, with audit entries', async () => {
     interface Message {
