@@ -80,13 +80,16 @@ describe('the test webhook receiver', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('drops every connection while down', async () => {
+  it('drops every connection while down, or answers as told', async () => {
     const receiver = await startWebhookReceiver();
     receiver.setSecret('a', SECRET);
     receiver.setDown(true);
     await expect(post(receiver.endpointUrl('a'))).rejects.toThrow();
+    receiver.setDown({ status: 503, retryAfter: '2' });
+    const unavailable = await post(receiver.endpointUrl('a'));
+    expect([unavailable.status, unavailable.headers.get('retry-after')]).toEqual([503, '2']);
     receiver.setDown(false);
     expect((await post(receiver.endpointUrl('a'))).status).toBe(204);
-    expect(receiver.requests.map((request) => request.answer)).toEqual(['dropped', 204]);
+    expect(receiver.requests.map((request) => request.answer)).toEqual(['dropped', 503, 204]);
   });
 });

@@ -60,8 +60,11 @@ export interface TestWebhookReceiver {
   setSecret(name: string, secret: string): void;
   /** The next answers to the named endpoint's requests, in order, before 204s resume. */
   script(name: string, answers: ScriptedWebhookAnswer[]): void;
-  /** While down, every request's connection is closed without an answer (a network error). */
-  setDown(down: boolean): void;
+  /**
+   * While down, every request's connection is closed without an answer (a network error), or,
+   * given an answer, every request gets it (`{ status: 503, retryAfter: '2' }`: down for now).
+   */
+  setDown(down: boolean | { status: number; retryAfter?: string }): void;
   /** Verified messages answered with a 2xx, in order of arrival (retries of one message included). */
   received: ReceivedWebhook[];
   /** Those of one endpoint. */
@@ -92,16 +95,22 @@ export async function startWebhookReceiver(options: { closeAfterTest?: boolean }
   const requests: WebhookRequest[] = [];
   const rejected: RejectedWebhook[] = [];
   const hanging = new Set<ServerResponse>();
-  let down = false;
+  let down: boolean | { status: number; retryAfter?: string } = false;
   let url = '';
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const arrivedAt = Date.now();
     const endpoint = ENDPOINT_PATH.exec(req.url ?? '')?.[1] ?? '';
     const id = header(req, 'webhook-id');
-    if (down) {
+    if (down === true) {
       requests.push({ endpoint, id, answer: 'dropped', arrivedAt });
       req.socket.destroy();
+      return;
+    }
+    if (down) {
+      requests.push({ endpoint, id, answer: down.status, arrivedAt });
+      req.resume();
+      res.writeHead(down.status, down.retryAfter === undefined ? {} : { 'Retry-After': down.retryAfter }).end();
       return;
     }
     const body = Buffer.concat(await req.toArray()).toString('utf8');
