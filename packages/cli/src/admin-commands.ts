@@ -4,6 +4,7 @@ import {
   MAX_SUSPENSION_REASON_LENGTH,
   TidingsError,
   type WebhookEndpointObject,
+  type WebhookMessageObject,
 } from '@tidings/core';
 import type { AuditEntry, DashboardStore } from '@tidings/dashboard';
 import {
@@ -438,6 +439,71 @@ export const adminCommands: AdminCommand[] = [
     },
   },
   {
+    name: 'webhook messages',
+    synopsis: 'ENDPOINT_ID [--status pending|delivered|failed] [--limit N]',
+    summary: 'The messages of a webhook endpoint, newest first (kept 30 days)',
+    options: { status: { type: 'string' }, limit: { type: 'string' } },
+    async run(admin, parsed) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const status = parsed.values.status;
+      const limit = integerFlag(parsed, 'limit', this.name, { min: 1, max: 100 });
+      const messages = await admin.listWebhookMessages(id!, {
+        ...(typeof status === 'string' ? { status: status as WebhookMessageObject['status'] } : {}),
+        ...(limit === undefined ? {} : { limit }),
+      });
+      return { result: messages, text: listText(messages, webhookMessageLine, 'no messages') };
+    },
+  },
+  {
+    name: 'webhook resend',
+    synopsis: 'MESSAGE_ID',
+    summary: 'Send a delivered or failed webhook message again, with the same id',
+    options: {},
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [id] = expectPositionals(parsed, ['MESSAGE_ID'], this.name);
+      const message = await admin.resendWebhookMessage(id!);
+      await context.audit({
+        projectId: message.project_id,
+        action: 'webhook.message_resent',
+        detail: `${message.id} ${message.event_type} (${message.endpoint_id})`,
+      });
+      return { result: message, text: `resending ${webhookMessageLine(message)}` };
+    },
+  },
+  {
+    name: 'webhook replay',
+    synopsis: 'ENDPOINT_ID --since ISO_TIME',
+    summary: 'Send again, in order, every delivered or failed message of an endpoint created since the time',
+    options: { since: { type: 'string' } },
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const sinceText = requiredString(parsed, 'since', this.name);
+      const since = Date.parse(sinceText);
+      if (Number.isNaN(since)) throw new UsageError('--since must be an ISO 8601 time', this.name);
+      const endpoint = await admin.getWebhookEndpoint(id!);
+      const replayed = await admin.replayWebhookMessages(id!, { since });
+      await context.audit({
+        projectId: endpoint.project_id,
+        action: 'webhook.messages_replayed',
+        detail: `${replayed.count} messages since ${new Date(since).toISOString()} of ${webhookDetail(endpoint)}`,
+      });
+      return { result: replayed, text: `replaying ${replayed.count} messages of ${endpoint.id}` };
+    },
+  },
+  {
+    name: 'webhook test',
+    synopsis: 'ENDPOINT_ID',
+    summary: 'Send a webhook.test event to an endpoint now, whatever the event types it wants',
+    options: {},
+    async run(admin, parsed) {
+      const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
+      const message = await admin.sendTestWebhookEvent(id!);
+      return { result: message, text: `sending ${webhookMessageLine(message)}` };
+    },
+  },
+  {
     name: 'vapid show',
     synopsis: '',
     summary: 'The Web Push VAPID public key of this database (made on first use), when it was made, and the subject',
@@ -531,6 +597,10 @@ function eventList(value: string): string[] {
 /** One endpoint on one line: never its secret. */
 function webhookLine(endpoint: WebhookEndpointObject): string {
   return `webhook_endpoint ${endpoint.id} ${endpoint.status} ${endpoint.url} [${endpoint.events.join(',')}]`;
+}
+
+function webhookMessageLine(message: WebhookMessageObject): string {
+  return `webhook_message ${message.id} ${message.status} ${message.event_type} attempts=${message.attempts} created=${message.created_at}`;
 }
 
 /** An endpoint as the audit log names it: its id and URL, never its secret. */

@@ -6,16 +6,18 @@ import { openDashboardStore, openStore, storeTarget } from './open-store.js';
  * Opens the database (a SQLite file, or a `postgres://` URL), runs `work` on the admin API of a
  * Tidings without timers (and on the dashboard's port, for its account commands), and closes
  * both, whatever happens: an operator command is one short session on the shared database.
+ * `allowHttpWebhooks` lets webhook endpoints be created at `http:` URLs (development and tests).
  */
 export async function withAdmin<T>(
   db: string,
   work: (admin: AdminApi, dashboardStore: DashboardStore) => Promise<T>,
+  options: { allowHttpWebhooks?: boolean } = {},
 ): Promise<T> {
   const target = storeTarget(db);
   const store = await openStore(target, 'admin');
   try {
     const dashboardStore = await openDashboardStore(store, target);
-    const tidings = createTidings({ store, sweepIntervalMs: 0 });
+    const tidings = createTidings({ store, sweepIntervalMs: 0, allowHttpWebhooks: options.allowHttpWebhooks === true });
     try {
       return await work(tidings.admin, dashboardStore);
     } finally {

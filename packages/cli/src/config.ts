@@ -23,8 +23,19 @@ export const configKeys = [
   'push',
 ] as const satisfies readonly (keyof TidingsOptions)[];
 
+/** How the server sends webhooks: the `webhooks` key of a config file. */
+export interface WebhooksConfig {
+  /** Send to, and accept endpoints at, `http:` URLs: development and tests only. */
+  allowHttp?: boolean;
+  /** Send to private and loopback addresses: development, tests, trusted customers only. */
+  allowPrivateAddresses?: boolean;
+}
+
+/** The keys of a config file: the Tidings options, and the server's `webhooks`. */
+export const serverConfigKeys = [...configKeys, 'webhooks'] as const;
+
 /** The options of a config file, e.g. `{ "trustProxy": 1, "limits": { "perKey": 120 } }`. */
-export type ServerConfig = Pick<TidingsOptions, (typeof configKeys)[number]>;
+export type ServerConfig = Pick<TidingsOptions, (typeof configKeys)[number]> & { webhooks?: WebhooksConfig };
 
 function configError(path: string, message: string): TidingsError {
   return new TidingsError('VALIDATION_FAILED', `config ${path}: ${message}`);
@@ -50,17 +61,29 @@ export async function loadConfig(path: string): Promise<ServerConfig> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw configError(path, 'must hold a JSON object');
   }
-  const unknown = Object.keys(parsed).filter((key) => !(configKeys as readonly string[]).includes(key));
+  const unknown = Object.keys(parsed).filter((key) => !(serverConfigKeys as readonly string[]).includes(key));
   if (unknown.length > 0) {
     const names = unknown.map((key) => `"${key}"`).join(', ');
     throw configError(
       path,
-      `unknown key${unknown.length > 1 ? 's' : ''} ${names}; known keys: ${configKeys.join(', ')}`,
+      `unknown key${unknown.length > 1 ? 's' : ''} ${names}; known keys: ${serverConfigKeys.join(', ')}`,
     );
   }
   const { limits } = parsed as { limits?: unknown };
   if (limits !== undefined && (typeof limits !== 'object' || limits === null || Array.isArray(limits))) {
     throw configError(path, '"limits" must be an object');
+  }
+  const { webhooks } = parsed as { webhooks?: unknown };
+  if (webhooks !== undefined) {
+    if (typeof webhooks !== 'object' || webhooks === null || Array.isArray(webhooks)) {
+      throw configError(path, '"webhooks" must be an object');
+    }
+    for (const [key, value] of Object.entries(webhooks)) {
+      if (key !== 'allowHttp' && key !== 'allowPrivateAddresses') {
+        throw configError(path, `"webhooks" has an unknown key "${key}"; known keys: allowHttp, allowPrivateAddresses`);
+      }
+      if (typeof value !== 'boolean') throw configError(path, `"webhooks.${key}" must be true or false`);
+    }
   }
   return parsed as ServerConfig;
 }

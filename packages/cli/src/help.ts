@@ -4,7 +4,7 @@ import { migrateUsage } from './migrate-command.js';
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
   synopsis:
-    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--rate-limit-headers draft|draft-7|legacy] [--config FILE] [--redis URL | --redis-cluster HOST:PORT,…] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard] [--vapid-subject mailto:…|https://…] [--push-allow-hosts H,…]',
+    '[--port 8787] [--host 127.0.0.1] [--trust-proxy N] [--rate-limit-headers draft|draft-7|legacy] [--config FILE] [--redis URL | --redis-cluster HOST:PORT,…] [--metrics HOST:PORT] [--demo] [--sqlite-synchronous full] [--smtp URL] [--signup open|invite|closed] [--no-dashboard] [--vapid-subject mailto:…|https://…] [--push-allow-hosts H,…] [--webhooks-allow-http] [--webhooks-allow-private]',
   summary: 'Run the Tidings server on the database',
   details: [
     '--port N         port to listen on; 0 picks a free one (default: $TIDINGS_PORT, else 8787)',
@@ -39,6 +39,11 @@ export const serveUsage = {
     '--push-allow-http, --push-allow-private',
     '                 development and tests only: accept http: push endpoints, and send to private',
     '                 and loopback addresses (a local push service)',
+    '--webhooks-allow-http, --webhooks-allow-private',
+    '                 development and tests only: accept and send to http: webhook endpoints, and',
+    '                 send webhooks to private and loopback addresses (default: off; also',
+    '                 $TIDINGS_WEBHOOKS_ALLOW_HTTP=1, $TIDINGS_WEBHOOKS_ALLOW_PRIVATE=1, or the config',
+    "                 file's webhooks.allowHttp and webhooks.allowPrivateAddresses)",
   ],
 };
 

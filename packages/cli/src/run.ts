@@ -62,8 +62,11 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     try {
       return reportSuccess(
         io,
-        await withAdmin(databasePath(parsed, io.env), (admin, store) =>
-          command.run(admin, parsed, store, cliAuditContext(store, actor, io.env)),
+        await withAdmin(
+          databasePath(parsed, io.env),
+          (admin, store) => command.run(admin, parsed, store, cliAuditContext(store, actor, io.env)),
+          // As `tidings serve --webhooks-allow-http` does, for the endpoints it will send to.
+          { allowHttpWebhooks: io.env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1' },
         ),
         json,
       );

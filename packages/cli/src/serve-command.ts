@@ -1,6 +1,6 @@
 import { type PushOptions, RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from '@tidings/core';
 import { databasePath, expectPositionals, integerFlag, parseCommand, parseWholeNumber, UsageError } from './args.js';
-import { loadConfig, type ServerConfig } from './config.js';
+import { loadConfig, type ServerConfig, type WebhooksConfig } from './config.js';
 import { demoSignInText, demoText } from './demo-setup.js';
 import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
@@ -28,7 +28,28 @@ const serveOptions = {
   'push-allow-hosts': { type: 'string' },
   'push-allow-http': { type: 'boolean' },
   'push-allow-private': { type: 'boolean' },
+  'webhooks-allow-http': { type: 'boolean' },
+  'webhooks-allow-private': { type: 'boolean' },
 } as const;
+
+/**
+ * How webhooks are sent: `--webhooks-allow-http` and `--webhooks-allow-private`, else
+ * `$TIDINGS_WEBHOOKS_ALLOW_HTTP=1` and `$TIDINGS_WEBHOOKS_ALLOW_PRIVATE=1`, else the config file's
+ * `webhooks`. Webhooks are always sent; these only loosen the outbound rules (tests only).
+ */
+function webhookOptions(
+  values: { [name: string]: string | boolean | undefined },
+  env: NodeJS.ProcessEnv,
+  configured: WebhooksConfig | undefined,
+): WebhooksConfig {
+  const allowHttp =
+    values['webhooks-allow-http'] === true || env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1' || configured?.allowHttp === true;
+  const allowPrivateAddresses =
+    values['webhooks-allow-private'] === true ||
+    env.TIDINGS_WEBHOOKS_ALLOW_PRIVATE === '1' ||
+    configured?.allowPrivateAddresses === true;
+  return { allowHttp, allowPrivateAddresses };
+}
 
 /** `--metrics HOST:PORT`, else `TIDINGS_METRICS`; off when neither is set. */
 function metricsAddress(flag: string | boolean | undefined, env: NodeJS.ProcessEnv): ListenAddress | null {
@@ -127,8 +148,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    const config: ServerConfig = typeof parsed.values.config === 'string' ? await loadConfig(parsed.values.config) : {};
+    const { webhooks: configuredWebhooks, ...config }: ServerConfig =
+      typeof parsed.values.config === 'string' ? await loadConfig(parsed.values.config) : {};
     const push = pushOptions(parsed.values, io.env, config.push);
+    const webhooks = webhookOptions(parsed.values, io.env, configuredWebhooks);
     server = await startServer({
       db,
       port,
@@ -136,6 +159,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       demo: parsed.values.demo === true,
       metrics,
       sqliteSynchronous,
+      webhooks,
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
       ...(redisCluster === undefined ? {} : { redis: { cluster: redisCluster, whenUnreachable } }),
       dashboard: {
@@ -147,6 +171,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       tidings: {
         ...config,
         ...(push === undefined ? {} : { push }),
+        // The endpoints an http: URL is sent to can be created too.
+        ...(webhooks.allowHttp ? { allowHttpWebhooks: true } : {}),
         ...(trustProxy === undefined ? {} : { trustProxy }),
         ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: rateLimitHeaders as RateLimitHeaderForm }),
       },

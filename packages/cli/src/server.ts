@@ -6,17 +6,19 @@ import {
   createConsoleMailer,
   createMemoryHub,
   createTidings,
+  type JobHandler,
   type Mailer,
   type Store,
   type Tidings,
   TidingsError,
   type TidingsOptions,
 } from '@tidings/core';
-import { pushJobs, serveNode } from '@tidings/core/node';
+import { pushJobs, serveNode, webhookJobs } from '@tidings/core/node';
 import {
   createAccountService,
   createSmtpMailer,
   type DashboardStore,
+  recordAudit,
   type SignupPolicy,
   tidingsDashboard,
 } from '@tidings/dashboard';
@@ -57,6 +59,22 @@ export interface StartServerOptions {
   sqliteSynchronous?: 'full' | 'normal';
   /** The web dashboard under `/dashboard`. @default { enabled: true } */
   dashboard?: ServerDashboardOptions;
+  /**
+   * How webhooks are sent (always, on every instance): `allowHttp` sends to `http:` URLs,
+   * `allowPrivateAddresses` to private and loopback addresses; development and tests only.
+   * @default {}
+   */
+  webhooks?: { allowHttp?: boolean; allowPrivateAddresses?: boolean };
+}
+
+/** The mailer of the dashboard (and of the mail about webhook endpoints disabled for failing). */
+function dashboardMailer(options: ServerDashboardOptions): Mailer {
+  return (
+    options.mailer ??
+    (options.smtpUrl
+      ? createSmtpMailer({ url: options.smtpUrl, ...(options.mailFrom ? { from: options.mailFrom } : {}) })
+      : createConsoleMailer())
+  );
 }
 
 /** How the standalone server runs the dashboard. */
@@ -118,11 +136,7 @@ export function createServerApp(
   if (demo) registerDemoPage(app, { tidings, demo });
   if (dashboard && dashboard.options.enabled !== false) {
     const { options } = dashboard;
-    const mailer =
-      options.mailer ??
-      (options.smtpUrl
-        ? createSmtpMailer({ url: options.smtpUrl, ...(options.mailFrom ? { from: options.mailFrom } : {}) })
-        : createConsoleMailer());
+    const mailer = dashboardMailer(options);
     app.route('/', tidingsDashboard({ tidings, store: dashboard.store, mailer, signup: options.signup ?? 'open' }));
   }
   app.route('/', tidingsHono(tidings));
@@ -193,9 +207,37 @@ function pushJobKinds(store: Store, options: Omit<TidingsOptions, 'store'>) {
   });
 }
 
-function openTidings(store: Store, options: Omit<TidingsOptions, 'store'>): Tidings {
+/**
+ * The `webhook` job kind: every instance sends webhooks (claims never hand a job to two). An
+ * endpoint disabled for failing is recorded in the audit log (actor `system`) and its project's
+ * account is told with the dashboard's mailer.
+ */
+function webhookJobKinds(
+  store: Store,
+  options: Omit<TidingsOptions, 'store'>,
+  webhooks: NonNullable<StartServerOptions['webhooks']>,
+  dashboard: { store: DashboardStore; mailer: Mailer },
+) {
+  return webhookJobs({
+    store,
+    allowHttp: webhooks.allowHttp === true,
+    allowPrivateAddresses: webhooks.allowPrivateAddresses === true,
+    mailer: dashboard.mailer,
+    async audit(entry) {
+      await recordAudit(dashboard.store, Date.now(), { source: 'cli', name: 'system' }, entry);
+    },
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+}
+
+function openTidings(
+  store: Store,
+  options: Omit<TidingsOptions, 'store'>,
+  webhookKinds: Record<string, JobHandler> = {},
+): Tidings {
   try {
-    const kinds = { ...options.jobs?.kinds, ...pushJobKinds(store, options) };
+    const kinds = { ...options.jobs?.kinds, ...pushJobKinds(store, options), ...webhookKinds };
     return createTidings({
       ...options,
       store,
@@ -229,14 +271,22 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     // One hub for the API and the dashboard's live view, which listens to it.
     const hub = redis?.hub ?? ownHub;
-    tidings = openTidings(store, {
+    const dashboardStore = await openDashboardStore(store, target);
+    const tidingsOptions: Omit<TidingsOptions, 'store'> = {
       hub,
       ...options.tidings,
       ...(redis && { limiter: redis.limiter }),
       ...(metrics ? { metrics } : {}),
-    });
+    };
+    tidings = openTidings(
+      store,
+      tidingsOptions,
+      webhookJobKinds(store, tidingsOptions, options.webhooks ?? {}, {
+        store: dashboardStore,
+        mailer: dashboardMailer(options.dashboard ?? {}),
+      }),
+    );
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
-    const dashboardStore = await openDashboardStore(store, target);
     const app = createServerApp(tidings, demo?.credentials ?? null, {
       store: dashboardStore,
       options: options.dashboard ?? {},

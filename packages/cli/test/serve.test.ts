@@ -1,4 +1,6 @@
 import { stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   assertBuilt,
@@ -45,6 +47,13 @@ function notify(url: string, key: string): Promise<Response> {
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ recipient: 'nobody-yet', title: 'Hi' }),
   });
+}
+
+async function tidingsJsonWith<T>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
+  const result = await runTidings([...args, '--json'], env);
+  if (result.code !== 0)
+    throw new Error(`tidings ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
 }
 
 async function code(response: Response): Promise<string> {
@@ -128,6 +137,63 @@ describe('tidings serve', () => {
     ]);
     // Another forwarded address is another client: the proxy hop is believed.
     expect(await from('198.51.100.2')).toBe(401);
+  });
+
+  it('sends webhooks: to a local http: endpoint only with --webhooks-allow-http and --webhooks-allow-private', async () => {
+    const received: { id: string; type: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        received.push({ id: String(req.headers['webhook-id']), type: JSON.parse(body).type });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const db = join(dir, 'webhooks.db');
+      const { projectId, key } = await liveKey(db);
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const refused = await runTidings([
+        'webhook',
+        'create',
+        '--project',
+        projectId,
+        '--url',
+        url,
+        '--events',
+        '*',
+        '--db',
+        db,
+      ]);
+      expect(refused.code).not.toBe(0);
+      const endpoint = await tidingsJsonWith<{ id: string }>(
+        ['webhook', 'create', '--project', projectId, '--url', url, '--events', 'browser.connected', '--db', db],
+        { TIDINGS_WEBHOOKS_ALLOW_HTTP: '1' },
+      );
+      const server = await serve(['--db', db, '--port', '0', '--webhooks-allow-http', '--webhooks-allow-private']);
+      const token = await conformingFetch(`${server.url}/v1/connect-tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ recipient: 'ann' }),
+      });
+      expect(token.status).toBe(201);
+      const { token: value } = (await token.json()) as { token: string };
+      expect((await conformingFetch(`${server.url}/v1/connect/${value}`, { method: 'POST' })).status).toBe(201);
+      const deadline = Date.now() + 10_000;
+      while (received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(received).toEqual([{ id: expect.stringMatching(/^msg_/), type: 'browser.connected' }]);
+      const messages = await tidingsJsonWith<{ id: string; status: string }[]>(
+        ['webhook', 'messages', endpoint.id, '--db', db],
+        {},
+      );
+      expect(messages).toMatchObject([{ id: received[0]!.id, status: 'delivered' }]);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('writes the rate limit headers in the form --rate-limit-headers names, and refuses another', async () => {

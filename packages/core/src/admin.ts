@@ -1,4 +1,5 @@
 import { type AdminViews, createAdminViews } from './admin-views.js';
+import { createWebhookMessagesAdmin, type WebhookMessagesAdminApi } from './admin-webhook-messages.js';
 import { createWebhookAdmin, type WebhookAdminApi } from './admin-webhooks.js';
 import { TidingsError } from './errors.js';
 import type { WatchedHub } from './hub/watched-hub.js';
@@ -26,7 +27,7 @@ import type { KeyMode } from './types.js';
  * (with the reads of {@link AdminViews}). Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */
-export interface AdminApi extends AdminViews, WebhookAdminApi, VapidAdminApi {
+export interface AdminApi extends AdminViews, WebhookAdminApi, WebhookMessagesAdminApi, VapidAdminApi {
   createAccount(input: { email: string; verified?: boolean }): Promise<AccountObject>;
   verifyAccount(accountId: string): Promise<AccountObject>;
   getAccount(accountId: string): Promise<AccountObject>;
@@ -110,6 +111,7 @@ export function createAdminApi(options: ResolvedOptions, hub: WatchedHub, limite
   return {
     ...createAdminViews(options, hub, limiter),
     ...createWebhookAdmin(store, clock, { allowHttp: options.allowHttpWebhooks }),
+    ...createWebhookMessagesAdmin(store, clock),
     ...createVapidAdmin(store, clock),
     async createAccount({ email, verified = false }) {
       if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {

@@ -1,5 +1,6 @@
 export * from './admin.js';
 export * from './admin-views.js';
+export * from './admin-webhook-messages.js';
 export * from './admin-webhooks.js';
 export * from './errors.js';
 export * from './hub/memory-hub.js';
@@ -29,4 +30,5 @@ export * from './secrets.js';
 export * from './tidings.js';
 export * from './time.js';
 export type * from './types.js';
+export * from './webhooks/events.js';
 export * from './webhooks/signature.js';

@@ -1,8 +1,16 @@
-import type { BrowserRecord, DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store } from '@tidings/core';
+import type {
+  BrowserRecord,
+  DisconnectBrowserResult,
+  DisconnectReason,
+  ReapedBrowser,
+  Store,
+  WebhookChange,
+} from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
 import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
 import { commitWith, run, type Sql, transaction } from './db.js';
 import type { InsertJobs } from './jobs.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type BrowserOperations = Pick<
   Store,
@@ -27,7 +35,12 @@ interface ConnectTokenRow extends JoinedProjectRow {
  * lock from raising the browser's sequence until it commits, so the later statement, on a fresh
  * snapshot, sees every attempt a send committed before, and no send adds one after.
  */
-export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs): BrowserOperations {
+export function browserOperations(
+  pool: Pool,
+  sql: Sql,
+  insertJobs: InsertJobs,
+  recordEvents: RecordWebhookEvents,
+): BrowserOperations {
   const { t, statement } = sql;
   const insertToken = statement(
     'insert_token',
@@ -66,7 +79,7 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
     'disconnect_browser',
     `UPDATE ${t('browsers')} SET connected = false, disconnect_reason = $2, disconnected_at = $3
       WHERE id = $1 AND connected
-     RETURNING id`,
+     RETURNING id, recipient`,
   );
   const browserExists = statement('browser_exists', `SELECT 1 FROM ${t('browsers')} WHERE id = $1`);
   const failPending = statement(
@@ -76,7 +89,7 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
      )
      UPDATE ${t('attempts')} AS a SET status = 'failed', final = true, reason = $2, failed_at = $3
        FROM pending WHERE a.id = pending.id AND NOT a.final
-     RETURNING a.id, a.browser_id, a.seq`,
+     RETURNING a.id, a.browser_id, a.seq, a.notification_id`,
     { planEachRun: true },
   );
   // Best effort by design: a browser whose row a send holds this instant is skipped, not
@@ -95,7 +108,7 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
   const markStale = statement(
     'mark_stale',
     `WITH stale AS (
-       SELECT id, last_seen_at FROM ${t('browsers')}
+       SELECT id, recipient, last_seen_at FROM ${t('browsers')}
         WHERE connected AND last_seen_at < $1
           -- A browser with a push subscription is reached without a stream: stale only once it
           -- was not seen for the (longer) retention of push.
@@ -107,7 +120,7 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
        UPDATE ${t('browsers')} AS b SET connected = false, disconnect_reason = 'browser_stale', disconnected_at = $2
          FROM stale WHERE b.id = stale.id
      )
-     SELECT id FROM stale ORDER BY last_seen_at, id`,
+     SELECT id, recipient FROM stale ORDER BY last_seen_at, id`,
     { planEachRun: true },
   );
 
@@ -123,14 +136,18 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
     reason: DisconnectReason,
     now: number,
   ): Promise<DisconnectBrowserResult> {
-    const marked = await run(client, markDisconnected, [browserId, reason, now]);
-    if (marked.length === 0) {
+    const [marked] = await run<{ recipient: string }>(client, markDisconnected, [browserId, reason, now]);
+    if (!marked) {
       const exists = await run(client, browserExists, [browserId]);
       return { kind: exists.length > 0 ? 'already-disconnected' : 'not-found' };
     }
-    const failed = await run<{ id: string; seq: number }>(client, failPending, [[browserId], reason, now]);
+    const failed = await run<FailedRow>(client, failPending, [[browserId], reason, now]);
+    failed.sort((a, b) => a.seq - b.seq);
     await run(client, deleteSubscriptions, [[browserId]]);
-    return { kind: 'disconnected', failedAttemptIds: failed.sort((a, b) => a.seq - b.seq).map((row) => row.id) };
+    const changes = failed.map(attemptEnded);
+    changes.push({ kind: 'browser-disconnected', browserId, recipient: marked.recipient, at: now, reason });
+    await recordEvents(client, changes, now);
+    return { kind: 'disconnected', failedAttemptIds: failed.map((row) => row.id) };
   }
 
   return {
@@ -149,9 +166,10 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
     },
     async registerBrowser({ id, projectId, recipient, secretHash, now, jobs }) {
       const values = [id, projectId, recipient, secretHash, now];
-      if (!jobs) return (await run<BrowserRecord>(pool, insertBrowser, values))[0]!;
       return transaction(pool, async (client) => {
         const browser = (await run<BrowserRecord>(client, insertBrowser, values))[0]!;
+        await recordEvents(client, [{ kind: 'browser-connected', browserId: id, recipient, at: now }], now);
+        if (!jobs) return browser;
         return commitWith(client, insertJobs(client, jobs(browser), now), browser);
       });
     },
@@ -184,22 +202,42 @@ export function browserOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs):
     async reapStaleBrowsers({ seenBefore, now, pushSeenBefore }) {
       const pushBefore = Math.min(pushSeenBefore ?? seenBefore, seenBefore);
       return transaction(pool, async (client) => {
-        const stale = (await run<{ id: string }>(client, markStale, [seenBefore, now, pushBefore])).map(
-          (row) => row.id,
-        );
+        const staleRows = await run<{ id: string; recipient: string }>(client, markStale, [
+          seenBefore,
+          now,
+          pushBefore,
+        ]);
+        const stale = staleRows.map((row) => row.id);
         if (stale.length === 0) return [];
         await run(client, deleteSubscriptions, [stale]);
-        const failed = await run<{ id: string; browser_id: string; seq: number }>(client, failPending, [
-          stale,
-          'browser_stale',
-          now,
-        ]);
+        const failed = await run<FailedRow>(client, failPending, [stale, 'browser_stale', now]);
         // Each browser with its failed attempts in its own order, the browsers oldest seen first.
         const reaped = new Map<string, ReapedBrowser>(stale.map((id) => [id, { browserId: id, failedAttemptIds: [] }]));
-        for (const row of failed.sort((a, b) => a.seq - b.seq))
+        const failedOf = new Map<string, FailedRow[]>(stale.map((id) => [id, []]));
+        for (const row of failed.sort((a, b) => a.seq - b.seq)) {
           reaped.get(row.browser_id)!.failedAttemptIds.push(row.id);
+          failedOf.get(row.browser_id)!.push(row);
+        }
+        const changes: WebhookChange[] = [];
+        for (const { id, recipient } of staleRows) {
+          changes.push(...failedOf.get(id)!.map(attemptEnded));
+          changes.push({ kind: 'browser-disconnected', browserId: id, recipient, at: now, reason: 'browser_stale' });
+        }
+        await recordEvents(client, changes, now);
         return [...reaped.values()];
       });
     },
   };
+}
+
+/** An attempt a disconnection failed. */
+interface FailedRow {
+  id: string;
+  browser_id: string;
+  seq: number;
+  notification_id: string;
+}
+
+function attemptEnded(row: FailedRow): WebhookChange {
+  return { kind: 'attempt', attemptId: row.id, notificationId: row.notification_id, ended: true };
 }

@@ -1,7 +1,8 @@
-import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store } from '@tidings/core';
+import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store, WebhookChange } from '@tidings/core';
 import type { Pool } from 'pg';
 import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
 import type { InsertJobs } from './jobs.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type DeliveryOperations = Pick<Store, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
 
@@ -12,7 +13,12 @@ interface AttemptReceipts {
 }
 
 /** What a browser's stream or poll receives, and what the browser reports back. */
-export function deliveryOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs): DeliveryOperations {
+export function deliveryOperations(
+  pool: Pool,
+  sql: Sql,
+  insertJobs: InsertJobs,
+  recordEvents: RecordWebhookEvents,
+): DeliveryOperations {
   const { t, statement } = sql;
   // `NOT final` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
@@ -46,7 +52,9 @@ export function deliveryOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs)
        SELECT * FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[])
          AS r(id, delivered, displayed, clicked, dismissed)
      ), own AS (
-       SELECT a.id, a.final AS was_final FROM ${t('attempts')} AS a JOIN receipt ON receipt.id = a.id
+       SELECT a.id, a.final AS was_final, a.displayed_at AS was_displayed, a.clicked_at AS was_clicked,
+              a.dismissed_at AS was_dismissed
+         FROM ${t('attempts')} AS a JOIN receipt ON receipt.id = a.id
         WHERE a.browser_id = $1 ORDER BY a.id FOR NO KEY UPDATE OF a
      )
      UPDATE ${t('attempts')} AS a SET
@@ -59,7 +67,10 @@ export function deliveryOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs)
        dismissed_at = coalesce(a.dismissed_at, r.dismissed)
        FROM own JOIN receipt AS r ON r.id = own.id
       WHERE a.id = own.id
-     RETURNING a.id, r.delivered IS NOT NULL AND NOT own.was_final AS delivered`,
+     RETURNING a.id, a.notification_id, r.delivered IS NOT NULL AND NOT own.was_final AS delivered,
+       (r.delivered IS NOT NULL AND NOT own.was_final) OR (r.displayed IS NOT NULL AND own.was_displayed IS NULL)
+         OR (r.clicked IS NOT NULL AND own.was_clicked IS NULL)
+         OR (r.dismissed IS NOT NULL AND own.was_dismissed IS NULL) AS changed`,
     { planEachRun: true },
   );
 
@@ -71,34 +82,47 @@ export function deliveryOperations(pool: Pool, sql: Sql, insertJobs: InsertJobs)
       if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds, via]);
     },
     async applyReceipts({ browserId, receipts, now, jobs }) {
-      if (!jobs) return apply(pool, browserId, receipts);
-      // With the jobs computed from what changed, in the same transaction.
+      if (receipts.length === 0 && !jobs) return { named: 0, deliveredAttemptIds: [] };
+      // With the webhook events and the jobs computed from what changed, in the same transaction.
       return transaction(pool, async (client) => {
-        const applied = await apply(client, browserId, receipts);
+        const { applied, changes } = await apply(client, browserId, receipts);
+        await recordEvents(client, changes, now);
+        if (!jobs) return applied;
         return commitWith(client, insertJobs(client, jobs(applied), now), applied);
       });
     },
   };
 
-  async function apply(db: Queryable, browserId: string, receipts: Receipt[]): Promise<AppliedReceipts> {
-    if (receipts.length === 0) return { named: 0, deliveredAttemptIds: [] };
+  async function apply(
+    db: Queryable,
+    browserId: string,
+    receipts: Receipt[],
+  ): Promise<{ applied: AppliedReceipts; changes: WebhookChange[] }> {
+    if (receipts.length === 0) return { applied: { named: 0, deliveredAttemptIds: [] }, changes: [] };
     const byAttempt = groupReceipts(receipts);
     const ids = [...byAttempt.keys()];
     const column = (type: ReceiptType) => ids.map((id) => byAttempt.get(id)!.times[type] ?? null);
-    const own = await run<{ id: string; delivered: boolean }>(db, applyBatch, [
-      browserId,
-      ids,
-      column('delivered'),
-      column('displayed'),
-      column('clicked'),
-      column('dismissed'),
-    ]);
+    const own = await run<{ id: string; notification_id: string; delivered: boolean; changed: boolean }>(
+      db,
+      applyBatch,
+      [browserId, ids, column('delivered'), column('displayed'), column('clicked'), column('dismissed')],
+    );
     const delivered = new Set(own.filter((row) => row.delivered).map((row) => row.id));
-    return {
+    const changed = new Map(own.filter((row) => row.changed).map((row) => [row.id, row]));
+    const applied = {
       named: own.reduce((named, row) => named + byAttempt.get(row.id)!.count, 0),
       // In the order the receipts named them.
       deliveredAttemptIds: ids.filter((id) => delivered.has(id)),
     };
+    const changes: WebhookChange[] = ids
+      .filter((id) => changed.has(id))
+      .map((id) => ({
+        kind: 'attempt',
+        attemptId: id,
+        notificationId: changed.get(id)!.notification_id,
+        ended: delivered.has(id),
+      }));
+    return { applied, changes };
   }
 }
 

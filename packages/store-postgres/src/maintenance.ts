@@ -1,6 +1,7 @@
-import type { EndedAttempt, Store } from '@tidings/core';
+import { type EndedAttempt, type Store, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
 import type { Pool } from 'pg';
-import { run, type Sql } from './db.js';
+import { run, type Sql, transaction } from './db.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type MaintenanceOperations = Pick<Store, 'expireAttempts' | 'purgeExpired'>;
 
@@ -8,7 +9,7 @@ type MaintenanceOperations = Pick<Store, 'expireAttempts' | 'purgeExpired'>;
  * The periodic sweeps. Every instance runs them; SKIP LOCKED lets sweeps running at once each
  * take other rows, so none waits for another and no attempt is ended twice.
  */
-export function maintenanceOperations(pool: Pool, sql: Sql): MaintenanceOperations {
+export function maintenanceOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhookEvents): MaintenanceOperations {
   const { t, statement } = sql;
   // Reads through the partial index of pending attempts by expiry: the sweep costs what has
   // expired, not what is pending. The row lock re-checks `NOT final` on the latest version, so an
@@ -27,13 +28,33 @@ export function maintenanceOperations(pool: Pool, sql: Sql): MaintenanceOperatio
   const purge = statement(
     'purge_expired',
     `WITH tokens AS (DELETE FROM ${t('connect_tokens')} WHERE expires_at <= $1),
-          jobs AS (DELETE FROM ${t('jobs')} WHERE status IN ('done', 'failed') AND keep_until <= $1)
+          jobs AS (DELETE FROM ${t('jobs')} WHERE status IN ('done', 'failed') AND keep_until <= $1),
+          messages AS (DELETE FROM ${t('webhook_messages')} WHERE created_at <= $2)
      DELETE FROM ${t('idempotency_keys')} WHERE expires_at <= $1`,
   );
 
   return {
     async expireAttempts({ now }) {
-      const rows = await run<EndedAttempt & { notificationId: string }>(pool, expire, [now]);
+      const rows = await transaction(pool, async (client) => {
+        const expired = await run<EndedAttempt & { notificationId: string }>(client, expire, [now]);
+        expired.sort(
+          (a, b) =>
+            compare(a.notificationId, b.notificationId) ||
+            compare(a.browserId, b.browserId) ||
+            compare(a.attemptId, b.attemptId),
+        );
+        await recordEvents(
+          client,
+          expired.map((row) => ({
+            kind: 'attempt',
+            attemptId: row.attemptId,
+            notificationId: row.notificationId,
+            ended: true,
+          })),
+          now,
+        );
+        return expired;
+      });
       rows.sort(
         (a, b) =>
           compare(a.notificationId, b.notificationId) ||
@@ -43,7 +64,7 @@ export function maintenanceOperations(pool: Pool, sql: Sql): MaintenanceOperatio
       return rows.map(({ attemptId, browserId }) => ({ attemptId, browserId }));
     },
     async purgeExpired({ now }) {
-      await run(pool, purge, [now]);
+      await run(pool, purge, [now, now - WEBHOOK_MESSAGE_RETENTION_MS]);
     },
   };
 }

@@ -336,6 +336,43 @@ export const migrations: readonly string[] = [
     ADD CONSTRAINT attempts_reason_check
       CHECK (reason IN ('browser_disconnected', 'browser_stale', 'ttl_expired', 'push_rejected'));
   `,
+  // 11: webhook delivery (docs/webhooks.md). Since when an endpoint fails (a nullable column: no
+  // row is rewritten); one message per endpoint and event, deleted with its endpoint (and so
+  // with its project), its body kept as the text sent, `seq` the order of creation (ids made in
+  // one millisecond do not sort in it); and each request of a message. Messages
+  // are purged 30 days after their creation.
+  `
+  ALTER TABLE {schema}.webhook_endpoints ADD COLUMN failing_since bigint;
+  CREATE TABLE {schema}.webhook_messages (
+    seq bigserial NOT NULL,
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id) ON DELETE CASCADE,
+    endpoint_id text COLLATE "C" NOT NULL REFERENCES {schema}.webhook_endpoints (id) ON DELETE CASCADE,
+    event_type text NOT NULL,
+    payload text NOT NULL,
+    order_key text COLLATE "C" NOT NULL,
+    status text NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts integer NOT NULL,
+    created_at bigint NOT NULL,
+    next_attempt_at bigint,
+    last_attempt_at bigint,
+    delivered_at bigint
+  );
+  CREATE INDEX webhook_messages_by_endpoint ON {schema}.webhook_messages (endpoint_id, seq);
+  CREATE INDEX webhook_messages_by_project ON {schema}.webhook_messages (project_id);
+  CREATE INDEX webhook_messages_by_creation ON {schema}.webhook_messages (created_at);
+  CREATE TABLE {schema}.webhook_message_attempts (
+    message_id text COLLATE "C" NOT NULL REFERENCES {schema}.webhook_messages (id) ON DELETE CASCADE,
+    n integer NOT NULL,
+    attempted_at bigint NOT NULL,
+    status_code integer,
+    latency_ms integer NOT NULL,
+    outcome text NOT NULL CHECK (outcome IN ('succeeded', 'failed', 'timeout', 'network', 'refused')),
+    response_excerpt text,
+    error text,
+    PRIMARY KEY (message_id, n)
+  );
+  `,
 ];
 
 /** What {@link migrate} found and did. */

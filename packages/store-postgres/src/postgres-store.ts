@@ -17,6 +17,7 @@ import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
+import { webhookMessageOperations } from './webhook-messages.js';
 
 /**
  * A {@link Store} on PostgreSQL (node-postgres), for one instance or many sharing one
@@ -54,22 +55,28 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
   const sql = createSql(resolved.schema);
   const { insertJobs, ...jobs } = jobOperations(pool, sql);
+  const {
+    insertMessages: _insertMessages,
+    recordEvents,
+    ...webhookMessages
+  } = webhookMessageOperations(pool, sql, insertJobs);
   const wakeups = createJobWakeups();
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(pool, sql),
     ...apiKeyOperations(pool, sql),
     ...webhookEndpointOperations(pool, sql),
+    ...webhookMessages,
     ...idempotencyOperations(pool, sql),
     ...notificationOperations(pool, sql, resolved.usageShards, insertJobs),
-    ...browserOperations(pool, sql, insertJobs),
-    ...deliveryOperations(pool, sql, insertJobs),
+    ...browserOperations(pool, sql, insertJobs, recordEvents),
+    ...deliveryOperations(pool, sql, insertJobs, recordEvents),
     ...jobs,
     onJobsEnqueued: wakeups.subscribe,
     ...pendingDeliveryOperations(pool, sql),
-    ...maintenanceOperations(pool, sql),
+    ...maintenanceOperations(pool, sql, recordEvents),
     ...projectAdminOperations(pool, sql),
-    ...pushOperations(pool, sql),
+    ...pushOperations(pool, sql, recordEvents),
     close() {
       // A pool handed in is the host's to end.
       closing ??= ownPool ? ownPool.end() : Promise.resolve();

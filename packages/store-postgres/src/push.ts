@@ -1,6 +1,7 @@
 import type { PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
 import type { Pool } from 'pg';
 import { run, type Sql, transaction } from './db.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type PushOperations = Pick<
   Store,
@@ -22,7 +23,7 @@ const SUBSCRIPTION =
   's.created_at AS "createdAt", s.updated_at AS "updatedAt", s.expires_at AS "expiresAt"';
 
 /** Web Push: the deployment's VAPID keys, the browsers' subscriptions, and what a push did to an attempt. */
-export function pushOperations(pool: Pool, sql: Sql): PushOperations {
+export function pushOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhookEvents): PushOperations {
   const { t, statement } = sql;
   const selectVapid = statement('select_vapid', `SELECT ${VAPID} FROM ${t('vapid_keys')} WHERE id = 1`);
   // The first pair committed stays: an insert racing with another waits for its commit and then
@@ -83,13 +84,17 @@ export function pushOperations(pool: Pool, sql: Sql): PushOperations {
        sent_via = CASE WHEN final AND sent_via IS NOT NULL THEN sent_via ELSE 'push' END,
        status = CASE WHEN status = 'accepted' AND NOT final THEN 'sent' ELSE status END
      WHERE id = $1
-     RETURNING id`,
+     RETURNING id, notification_id`,
+  );
+  const lockAttempt = statement(
+    'lock_attempt_for_push',
+    `SELECT push_accepted_at FROM ${t('attempts')} WHERE id = $1 FOR NO KEY UPDATE`,
   );
   const failOne = statement(
     'fail_attempt',
     `UPDATE ${t('attempts')} SET status = 'failed', final = true, reason = $2, failed_at = $3
       WHERE id = $1 AND NOT final
-     RETURNING id`,
+     RETURNING id, notification_id`,
   );
 
   return {
@@ -131,10 +136,32 @@ export function pushOperations(pool: Pool, sql: Sql): PushOperations {
       return (await run<{ id: string }>(pool, subscribedBrowsers, [projectId, recipient])).map((row) => row.id);
     },
     async markAttemptPushed({ attemptId, now }) {
-      return (await run(pool, markPushed, [attemptId, now])).length > 0;
+      return transaction(pool, async (client) => {
+        // The first acceptance changes the attempt (its push_accepted_at): that one is an event.
+        const [before] = await run<{ push_accepted_at: number | null }>(client, lockAttempt, [attemptId]);
+        if (!before) return false;
+        const [row] = await run<{ notification_id: string }>(client, markPushed, [attemptId, now]);
+        if (row && before.push_accepted_at === null) {
+          await recordEvents(
+            client,
+            [{ kind: 'attempt', attemptId, notificationId: row.notification_id, ended: false }],
+            now,
+          );
+        }
+        return row !== undefined;
+      });
     },
     async failAttempt({ attemptId, reason, now }) {
-      return (await run(pool, failOne, [attemptId, reason, now])).length > 0;
+      return transaction(pool, async (client) => {
+        const [row] = await run<{ notification_id: string }>(client, failOne, [attemptId, reason, now]);
+        if (!row) return false;
+        await recordEvents(
+          client,
+          [{ kind: 'attempt', attemptId, notificationId: row.notification_id, ended: true }],
+          now,
+        );
+        return true;
+      });
     },
   };
 }

@@ -14,10 +14,10 @@ type WebhookEndpointOperations = Pick<
 >;
 
 /** A webhook endpoint's columns as its record. */
-const ENDPOINT =
+export const ENDPOINT =
   'id, project_id AS "projectId", url, description, events, status, disabled_reason AS "disabledReason", ' +
   'secret, previous_secret AS "previousSecret", previous_secret_expires_at AS "previousSecretExpiresAt", ' +
-  'created_at AS "createdAt", updated_at AS "updatedAt"';
+  'created_at AS "createdAt", updated_at AS "updatedAt", failing_since AS "failingSince"';
 
 /** Webhook endpoints; the project's row lock serializes the creations of one project. */
 export function webhookEndpointOperations(pool: Pool, sql: Sql): WebhookEndpointOperations {
@@ -52,7 +52,8 @@ export function webhookEndpointOperations(pool: Pool, sql: Sql): WebhookEndpoint
   );
   const setStatus = statement(
     'set_webhook_endpoint_status',
-    `UPDATE ${t('webhook_endpoints')} SET status = $2, disabled_reason = $3, updated_at = $4
+    `UPDATE ${t('webhook_endpoints')} SET status = $2, disabled_reason = $3, updated_at = $4,
+            failing_since = CASE WHEN $2 = 'enabled' THEN NULL ELSE failing_since END
       WHERE id = $1 RETURNING ${ENDPOINT}`,
   );
   const remove = statement(

@@ -1,4 +1,4 @@
-import type { DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store } from '@tidings/core';
+import type { DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store, WebhookChange } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
@@ -9,6 +9,7 @@ import {
   type JoinedProjectRow,
   joinedProject,
 } from './rows.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type BrowserOperations = Pick<
   Store,
@@ -32,6 +33,7 @@ export function browserOperations(
   db: Database.Database,
   cache: NotificationCache,
   insertJobs: InsertJobs,
+  recordEvents: RecordWebhookEvents,
 ): BrowserOperations {
   const ensureRecipient = db.prepare<[string, string, number]>(
     'INSERT INTO recipients (project_id, recipient, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
@@ -54,19 +56,19 @@ export function browserOperations(
        FROM browsers AS b JOIN projects AS p ON p.id = b.project_id
       WHERE b.id = ?`,
   );
-  const selectConnected = db.prepare<[string], number>('SELECT connected FROM browsers WHERE id = ?').pluck();
+  const selectConnected = db.prepare<[string], { connected: number; recipient: string }>(
+    'SELECT connected, recipient FROM browsers WHERE id = ?',
+  );
   const markDisconnected = db.prepare<[string, number, string]>(
     'UPDATE browsers SET connected = 0, disconnect_reason = ?, disconnected_at = ? WHERE id = ?',
   );
   const pendingAttempts = db
     .prepare<[string], string>('SELECT id FROM attempts WHERE browser_id = ? AND final = 0 ORDER BY seq')
     .pluck();
-  const failPending = db
-    .prepare<[string, number, string], string>(
-      `UPDATE attempts SET status = 'failed', final = 1, reason = ?, failed_at = ? WHERE browser_id = ? AND final = 0
-       RETURNING notification_id`,
-    )
-    .pluck();
+  const failPending = db.prepare<[string, number, string], { id: string; notification_id: string }>(
+    `UPDATE attempts SET status = 'failed', final = 1, reason = ?, failed_at = ? WHERE browser_id = ? AND final = 0
+     RETURNING id, notification_id`,
+  );
   const touch = db.prepare<[number, string]>(
     'UPDATE browsers SET last_seen_at = max(last_seen_at, ?) WHERE id = ? AND connected = 1',
   );
@@ -84,13 +86,23 @@ export function browserOperations(
 
   /** The disconnection itself; callers run it inside their write transaction. */
   function disconnect(browserId: string, reason: DisconnectReason, now: number): DisconnectBrowserResult {
-    const connected = selectConnected.get(browserId);
-    if (connected === undefined) return { kind: 'not-found' };
-    if (connected === 0) return { kind: 'already-disconnected' };
+    const found = selectConnected.get(browserId);
+    if (found === undefined) return { kind: 'not-found' };
+    if (found.connected === 0) return { kind: 'already-disconnected' };
     const failedAttemptIds = pendingAttempts.all(browserId);
-    cache.forget(failPending.all(reason, now, browserId));
+    const failed = failPending.all(reason, now, browserId);
+    const notificationOf = new Map(failed.map((row) => [row.id, row.notification_id]));
+    cache.forget(failed.map((row) => row.notification_id));
     markDisconnected.run(reason, now, browserId);
     deleteSubscription.run(browserId);
+    const changes: WebhookChange[] = failedAttemptIds.map((attemptId) => ({
+      kind: 'attempt',
+      attemptId,
+      notificationId: notificationOf.get(attemptId)!,
+      ended: true,
+    }));
+    changes.push({ kind: 'browser-disconnected', browserId, recipient: found.recipient, at: now, reason });
+    recordEvents(changes, now);
     return { kind: 'disconnected', failedAttemptIds };
   }
 
@@ -104,6 +116,10 @@ export function browserOperations(
     ensureRecipient.run(input.projectId, input.recipient, input.now);
     const row = insertBrowser.get(input.id, input.projectId, input.recipient, input.secretHash, input.now, input.now)!;
     const browser = browserFromRow(row);
+    recordEvents(
+      [{ kind: 'browser-connected', browserId: browser.id, recipient: browser.recipient, at: input.now }],
+      input.now,
+    );
     if (input.jobs) insertJobs(input.jobs(browser), input.now);
     return browser;
   });

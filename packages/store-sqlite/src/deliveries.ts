@@ -1,9 +1,10 @@
-import type { AppliedReceipts, Delivery, ReceiptType, Store } from '@tidings/core';
+import type { AppliedReceipts, Delivery, ReceiptType, Store, WebhookChange } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
 import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type ApplyReceiptsInput = Parameters<Store['applyReceipts']>[0];
 
@@ -50,6 +51,7 @@ export function deliveryOperations(
   groupCommit: GroupCommit<unknown>,
   cache: NotificationCache,
   insertJobs: InsertJobs,
+  recordEvents: RecordWebhookEvents,
 ): DeliveryOperations {
   // `final = 0` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
@@ -114,13 +116,19 @@ export function deliveryOperations(
     const { browserId, receipts } = input;
     let named = 0;
     const deliveredAttemptIds: string[] = [];
+    const changes: WebhookChange[] = [];
     for (const receipt of receipts) {
       if (!isOwnAttempt.get(receipt.attemptId, browserId)) continue;
       named++;
       const changed = apply[receipt.type].all({ at: receipt.at, id: receipt.attemptId });
       if (changed.length > 0 && receipt.type === 'delivered') deliveredAttemptIds.push(receipt.attemptId);
+      if (changed.length > 0) {
+        const ended = receipt.type === 'delivered';
+        changes.push({ kind: 'attempt', attemptId: receipt.attemptId, notificationId: changed[0]!, ended });
+      }
       cache.forget(changed);
     }
+    recordEvents(changes, input.now);
     const applied = { named, deliveredAttemptIds };
     if (input.jobs) insertJobs(input.jobs(applied), input.now);
     return applied;

@@ -1,6 +1,7 @@
-import type { EndedAttempt, Store } from '@tidings/core';
+import { type EndedAttempt, type Store, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type MaintenanceOperations = Pick<Store, 'expireAttempts' | 'purgeExpired'>;
 
@@ -11,7 +12,11 @@ interface PendingRow {
 }
 
 /** The periodic sweeps: attempts past their notification's expiry, and expired records and finished jobs. */
-export function maintenanceOperations(db: Database.Database, cache: NotificationCache): MaintenanceOperations {
+export function maintenanceOperations(
+  db: Database.Database,
+  cache: NotificationCache,
+  recordEvents: RecordWebhookEvents,
+): MaintenanceOperations {
   // Reads through the partial index of pending attempts by expiry, so the sweep costs what has
   // expired, not what is pending or what the store has ever held.
   const selectExpired = db.prepare<[number], PendingRow>(
@@ -25,17 +30,28 @@ export function maintenanceOperations(db: Database.Database, cache: Notification
   const purgeIdempotency = db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?');
   const purgeTokens = db.prepare<[number]>('DELETE FROM connect_tokens WHERE expires_at <= ?');
   const purgeJobs = db.prepare<[number]>("DELETE FROM jobs WHERE status IN ('done', 'failed') AND keep_until <= ?");
+  const purgeWebhookMessages = db.prepare<[number]>('DELETE FROM webhook_messages WHERE created_at <= ?');
 
   const expireAll = db.transaction((now: number): EndedAttempt[] => {
     const rows = selectExpired.all(now);
     for (const row of rows) expire.run(now, row.attempt_id);
     cache.forget(rows.map((row) => row.notification_id));
+    recordEvents(
+      rows.map((row) => ({
+        kind: 'attempt',
+        attemptId: row.attempt_id,
+        notificationId: row.notification_id,
+        ended: true,
+      })),
+      now,
+    );
     return rows.map((row) => ({ attemptId: row.attempt_id, browserId: row.browser_id }));
   });
   const purge = db.transaction((now: number) => {
     purgeIdempotency.run(now);
     purgeTokens.run(now);
     purgeJobs.run(now);
+    purgeWebhookMessages.run(now - WEBHOOK_MESSAGE_RETENTION_MS);
   });
 
   return {

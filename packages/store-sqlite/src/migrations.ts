@@ -473,6 +473,41 @@ export const migrations: readonly string[] = [
   CREATE INDEX attempts_pending_by_browser ON attempts (browser_id, seq) WHERE final = 0;
   CREATE INDEX attempts_pending_by_expiry ON attempts (expires_at) WHERE final = 0;
   `,
+  // 15: webhook delivery (docs/webhooks.md). Since when an endpoint fails; one message per
+  // endpoint and event, deleted with its endpoint (and so with its project), `seq` the order of
+  // their creation (ids made in one millisecond do not sort in it), and each request of a message. Messages are purged 30 days after their creation.
+  `
+  ALTER TABLE webhook_endpoints ADD COLUMN failing_since INTEGER;
+  CREATE TABLE webhook_messages (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+    endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+    event_type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    order_key TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    next_attempt_at INTEGER,
+    last_attempt_at INTEGER,
+    delivered_at INTEGER
+  );
+  CREATE INDEX webhook_messages_by_endpoint ON webhook_messages (endpoint_id, seq);
+  CREATE INDEX webhook_messages_by_project ON webhook_messages (project_id);
+  CREATE INDEX webhook_messages_by_creation ON webhook_messages (created_at);
+  CREATE TABLE webhook_message_attempts (
+    message_id TEXT NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    attempted_at INTEGER NOT NULL,
+    status_code INTEGER,
+    latency_ms INTEGER NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('succeeded', 'failed', 'timeout', 'network', 'refused')),
+    response_excerpt TEXT,
+    error TEXT,
+    PRIMARY KEY (message_id, n)
+  );
+  `,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
+import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type PushOperations = Pick<
   Store,
@@ -50,7 +51,11 @@ function subscriptionFromRow(row: SubscriptionRow): PushSubscriptionRecord {
 }
 
 /** Web Push: the deployment's VAPID keys, the browsers' subscriptions, and what a push did to an attempt. */
-export function pushOperations(db: Database.Database, cache: NotificationCache): PushOperations {
+export function pushOperations(
+  db: Database.Database,
+  cache: NotificationCache,
+  recordEvents: RecordWebhookEvents,
+): PushOperations {
   const selectVapid = db.prepare<[], VapidRow>(
     'SELECT public_key, private_key, created_at FROM vapid_keys WHERE id = 1',
   );
@@ -98,6 +103,9 @@ export function pushOperations(db: Database.Database, cache: NotificationCache):
        RETURNING notification_id`,
     )
     .pluck();
+  const pushAcceptedAt = db
+    .prepare<[string], number | null>('SELECT push_accepted_at FROM attempts WHERE id = ?')
+    .pluck();
   const failOne = db
     .prepare<[string, number, string], string>(
       `UPDATE attempts SET status = 'failed', final = 1, reason = ?, failed_at = ? WHERE id = ? AND final = 0
@@ -105,6 +113,23 @@ export function pushOperations(db: Database.Database, cache: NotificationCache):
     )
     .pluck();
 
+  // The first acceptance changes the attempt (its push_accepted_at): that one is an event.
+  const pushed = db.transaction((attemptId: string, now: number) => {
+    const before = pushAcceptedAt.get(attemptId);
+    const changed = markPushed.all(now, now, attemptId);
+    cache.forget(changed);
+    if (changed.length > 0 && before === null) {
+      recordEvents([{ kind: 'attempt', attemptId, notificationId: changed[0]!, ended: false }], now);
+    }
+    return changed.length > 0;
+  });
+  const fail = db.transaction((attemptId: string, reason: string, now: number) => {
+    const changed = failOne.all(reason, now, attemptId);
+    cache.forget(changed);
+    if (changed.length > 0)
+      recordEvents([{ kind: 'attempt', attemptId, notificationId: changed[0]!, ended: true }], now);
+    return changed.length > 0;
+  });
   const ensure = db.transaction((publicKey: string, privateKey: string, now: number) => {
     insertVapid.run(publicKey, privateKey, now);
     return vapidFromRow(selectVapid.get()!);
@@ -155,14 +180,10 @@ export function pushOperations(db: Database.Database, cache: NotificationCache):
       return subscribedBrowsers.all(projectId, recipient);
     },
     async markAttemptPushed({ attemptId, now }) {
-      const changed = markPushed.all(now, now, attemptId);
-      cache.forget(changed);
-      return changed.length > 0;
+      return pushed.immediate(attemptId, now);
     },
     async failAttempt({ attemptId, reason, now }) {
-      const changed = failOne.all(reason, now, attemptId);
-      cache.forget(changed);
-      return changed.length > 0;
+      return fail.immediate(attemptId, reason, now);
     },
   };
 }

@@ -414,6 +414,41 @@ describe('migration 14: Web Push', () => {
   });
 });
 
+describe('migration 15: webhook delivery', () => {
+  it('keeps the endpoints made before, not failing, and records their messages', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 14));
+    raw.exec(`
+      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
+      INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${T0});
+      INSERT INTO webhook_endpoints (id, project_id, url, events, status, secret, created_at, updated_at)
+        VALUES ('whe_1', 'proj_1', 'https://example.com/hook', '["*"]', 'enabled', 'whsec_x', ${T0}, ${T0});
+    `);
+    raw.close();
+
+    const store = open();
+    expect(await store.getWebhookEndpoint('whe_1')).toMatchObject({ failingSince: null, status: 'enabled' });
+    const [message] = await store.enqueueWebhookMessages({
+      messages: [
+        {
+          id: 'msg_1',
+          projectId: 'proj_1',
+          endpointId: 'whe_1',
+          eventType: 'webhook.test',
+          payload: { type: 'webhook.test' },
+          orderKey: 'msg_1',
+          createdAt: T0 + 1,
+        },
+      ],
+      now: T0 + 1,
+    });
+    expect(message).toMatchObject({ id: 'msg_1', status: 'pending', attempts: 0, nextAttemptAt: T0 + 1 });
+    expect(await store.listJobs({ projectId: 'proj_1', limit: 10 })).toMatchObject([
+      { kind: 'webhook', key: 'webhook:whe_1:msg_1', payload: { messageId: 'msg_1' } },
+    ]);
+  });
+});
+
 describe('createSqliteStore options', () => {
   it('opens with synchronous FULL by default, NORMAL with synchronous: normal', () => {
     const pragma = (options: Omit<SqliteStoreOptions, 'path'>) => {

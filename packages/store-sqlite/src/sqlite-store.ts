@@ -20,6 +20,7 @@ import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
+import { webhookEventRecorder, webhookMessageInserter, webhookMessageOperations } from './webhook-messages.js';
 
 /**
  * A {@link Store} on an embedded SQLite file (better-sqlite3). Every multi-step write is one
@@ -46,20 +47,23 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
   const insertJobs = jobInserter(db);
+  const insertMessages = webhookMessageInserter(db, insertJobs);
+  const recordEvents = webhookEventRecorder(db, insertMessages);
   const wakeups = createJobWakeups();
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(db),
     ...apiKeyOperations(db, groupRead),
     ...webhookEndpointOperations(db),
+    ...webhookMessageOperations(db, insertMessages, insertJobs),
     ...idempotencyOperations(db),
     ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
-    ...browserOperations(db, cache, insertJobs),
-    ...deliveryOperations(db, groupCommit, cache, insertJobs),
-    ...pushOperations(db, cache),
+    ...browserOperations(db, cache, insertJobs, recordEvents),
+    ...deliveryOperations(db, groupCommit, cache, insertJobs, recordEvents),
+    ...pushOperations(db, cache, recordEvents),
     ...jobOperations(db, insertJobs),
     onJobsEnqueued: wakeups.subscribe,
-    ...maintenanceOperations(db, cache),
+    ...maintenanceOperations(db, cache, recordEvents),
     ...projectAdminOperations(db, cache),
     close() {
       closing ??= (async () => {
@@ -143,6 +147,12 @@ export const STORE_DURABILITY = {
   setWebhookEndpointStatus: 'durable',
   deleteWebhookEndpoint: 'durable',
   rollWebhookSecret: 'durable',
+  enqueueWebhookMessages: 'durable',
+  getWebhookMessage: 'read',
+  listWebhookMessages: 'read',
+  recordWebhookAttempt: 'durable',
+  resendWebhookMessages: 'durable',
+  disableFailingWebhookEndpoint: 'durable',
   getUsage: 'read',
   getUsageBreakdown: 'read',
   findIdempotentResponse: 'read',

@@ -12,7 +12,8 @@ type WebhookEndpointOperations = Pick<
   | 'rollWebhookSecret'
 >;
 
-interface WebhookEndpointRow {
+/** A row of `webhook_endpoints`. */
+export interface WebhookEndpointRow {
   id: string;
   project_id: string;
   url: string;
@@ -25,9 +26,11 @@ interface WebhookEndpointRow {
   previous_secret_expires_at: number | null;
   created_at: number;
   updated_at: number;
+  failing_since: number | null;
 }
 
-function endpointFromRow(row: WebhookEndpointRow): WebhookEndpointRecord {
+/** The record of a row of `webhook_endpoints`. */
+export function endpointFromRow(row: WebhookEndpointRow): WebhookEndpointRecord {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -41,6 +44,7 @@ function endpointFromRow(row: WebhookEndpointRow): WebhookEndpointRecord {
     previousSecretExpiresAt: row.previous_secret_expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    failingSince: row.failing_since,
   };
 }
 
@@ -79,7 +83,8 @@ export function webhookEndpointOperations(db: Database.Database): WebhookEndpoin
       WHERE id = @id RETURNING *`,
   );
   const setStatus = db.prepare<Record<string, unknown>, WebhookEndpointRow>(
-    `UPDATE webhook_endpoints SET status = @status, disabled_reason = @reason, updated_at = @now
+    `UPDATE webhook_endpoints SET status = @status, disabled_reason = @reason, updated_at = @now,
+            failing_since = CASE WHEN @status = 'enabled' THEN NULL ELSE failing_since END
       WHERE id = @id RETURNING *`,
   );
   const remove = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');

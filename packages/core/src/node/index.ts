@@ -184,3 +184,18 @@ export {
   type VapidIdentity,
   type VapidKeys,
 } from './web-push.js';
+export {
+  excerptOf,
+  signingSecrets,
+  WEBHOOK_DISABLE_AFTER_MS,
+  WEBHOOK_FAILING_REASON,
+  WEBHOOK_MAX_RETRY_AFTER_MS,
+  WEBHOOK_RESPONSE_EXCERPT_BYTES,
+  WEBHOOK_RETRY_SCHEDULE_MS,
+  WEBHOOK_TIMEOUT_MS,
+  type WebhookAuditEntry,
+  type WebhookJobsOptions,
+  webhookAttemptOf,
+  webhookJobs,
+  webhookRetryDelay,
+} from './webhook-jobs.js';

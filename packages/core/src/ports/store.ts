@@ -86,6 +86,11 @@ export interface WebhookEndpointRecord {
   previousSecretExpiresAt: number | null;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Since when every request to the endpoint has failed (the first failure after its last
+   * success), or null: an endpoint failing for 3 days is disabled.
+   */
+  failingSince: number | null;
 }
 
 /** Outcome of {@link Store.createWebhookEndpoint}. */
@@ -93,6 +98,87 @@ export type CreateWebhookEndpointResult =
   | { kind: 'created'; endpoint: WebhookEndpointRecord }
   | { kind: 'project-not-found' }
   | { kind: 'limit-reached' };
+
+/** Where a webhook message is: waiting for its next request, answered 2xx, or given up. */
+export type WebhookMessageStatus = 'pending' | 'delivered' | 'failed';
+
+/** How one request of a webhook message ended. */
+export type WebhookAttemptOutcome = 'succeeded' | 'failed' | 'timeout' | 'network' | 'refused';
+
+/**
+ * One event for one endpoint (docs/webhooks.md): its id is the `webhook-id` of every request
+ * that carries it, retries, resends and replays included.
+ */
+export interface WebhookMessageRecord {
+  /** `msg_…`: sorts by creation time. */
+  id: string;
+  projectId: string;
+  endpointId: string;
+  eventType: string;
+  /** The body sent: `{ type, timestamp, data }`. */
+  payload: unknown;
+  /** What orders the endpoint's messages: a notification's id, a browser's id, or the message's own. */
+  orderKey: string;
+  status: WebhookMessageStatus;
+  /** Requests made so far. */
+  attempts: number;
+  createdAt: number;
+  /** When the next request is due; null once delivered or failed. */
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  deliveredAt: number | null;
+}
+
+/** A message to record: pending, due at its creation. */
+export type NewWebhookMessage = Pick<
+  WebhookMessageRecord,
+  'id' | 'projectId' | 'endpointId' | 'eventType' | 'payload' | 'orderKey' | 'createdAt'
+>;
+
+/** One request of a webhook message. */
+export interface WebhookMessageAttemptRecord {
+  messageId: string;
+  attemptedAt: number;
+  /** The answer's status, or null when none came (timeout, network error, refused address). */
+  statusCode: number | null;
+  latencyMs: number;
+  outcome: WebhookAttemptOutcome;
+  /** The start of the answer's body, at most 1 KiB. */
+  responseExcerpt: string | null;
+  error: string | null;
+}
+
+/** A message with its requests, oldest first. */
+export interface WebhookMessageWithAttempts {
+  message: WebhookMessageRecord;
+  attempts: WebhookMessageAttemptRecord[];
+}
+
+/** Input of {@link Store.listWebhookMessages}. */
+export interface ListWebhookMessagesInput {
+  endpointId: string;
+  status: WebhookMessageStatus | null;
+  /** Only messages created at or after this time. */
+  since: number | null;
+  /** Only messages whose id sorts before this one (the previous page's last id). */
+  before: string | null;
+  limit: number;
+}
+
+/** Input of {@link Store.recordWebhookAttempt}. */
+export interface RecordWebhookAttemptInput {
+  attempt: WebhookMessageAttemptRecord;
+  /** The message's status after this request. */
+  status: WebhookMessageStatus;
+  /** When the next request is due, for a message still pending. */
+  nextAttemptAt: number | null;
+}
+
+/** Outcome of {@link Store.recordWebhookAttempt}: the message and its endpoint after the request. */
+export interface RecordedWebhookAttempt {
+  message: WebhookMessageRecord;
+  endpoint: WebhookEndpointRecord | null;
+}
 
 /** Outcome of {@link Store.findIdempotentResponse}. */
 export type IdempotencyLookup =
@@ -317,7 +403,10 @@ export interface Store {
     events?: string[];
     now: number;
   }): Promise<WebhookEndpointRecord | null>;
-  /** Enables or disables an endpoint; the reason is kept only while disabled. Null when unknown. */
+  /**
+   * Enables or disables an endpoint; the reason is kept only while disabled, and enabling clears
+   * `failingSince`. Null when unknown.
+   */
   setWebhookEndpointStatus(input: {
     id: string;
     status: WebhookEndpointStatus;
@@ -334,6 +423,40 @@ export interface Store {
     id: string;
     secret: string;
     previousExpiresAt: number;
+    now: number;
+  }): Promise<WebhookEndpointRecord | null>;
+  // Webhook messages (docs/webhooks.md). The writes above that change an attempt or a browser
+  // record the events of the change for the enabled endpoints of its project that want them, in
+  // their own transaction: one message and one `webhook` job per endpoint and event
+  // (`webhookMessagesOf` and `webhookJobOf` of the core make them).
+
+  /** Records messages (the `webhook.test` event) with their jobs, in one transaction. */
+  enqueueWebhookMessages(input: { messages: NewWebhookMessage[]; now: number }): Promise<WebhookMessageRecord[]>;
+  getWebhookMessage(id: string): Promise<WebhookMessageWithAttempts | null>;
+  /** A page of an endpoint's messages, newest first. */
+  listWebhookMessages(input: ListWebhookMessagesInput): Promise<WebhookMessageRecord[]>;
+  /**
+   * In one transaction: records a request of a message, the message's new status, and the
+   * endpoint's `failingSince` (set at the first failure, cleared by a success). Null when the
+   * message is unknown (purged, or deleted with its endpoint).
+   */
+  recordWebhookAttempt(input: RecordWebhookAttemptInput): Promise<RecordedWebhookAttempt | null>;
+  /**
+   * Makes messages pending again, due at `now`, each with a new `webhook` job, in the order
+   * they were created: the given ids, or every message of `endpointId` created at or after
+   * `since` that is not pending. Returns the messages made pending.
+   */
+  resendWebhookMessages(
+    input: { ids: string[]; now: number } | { endpointId: string; since: number; now: number },
+  ): Promise<WebhookMessageRecord[]>;
+  /**
+   * Disables an endpoint with `reason` if it is enabled and has been failing since at most
+   * `failingSince`; the endpoint when this call disabled it, else null.
+   */
+  disableFailingWebhookEndpoint(input: {
+    id: string;
+    failingSince: number;
+    reason: string;
     now: number;
   }): Promise<WebhookEndpointRecord | null>;
   /** Usage per UTC day, oldest first, for days in [fromDay, toDay] (`YYYY-MM-DD`). */
@@ -482,8 +605,9 @@ export interface Store {
   /** Moves attempts that are not final and whose notification expired to `expired`. */
   expireAttempts(input: { now: number }): Promise<EndedAttempt[]>;
   /**
-   * Deletes idempotency records and connect tokens past their expiry, and finished jobs (done or
-   * failed) past their `keepUntil`.
+   * Deletes idempotency records and connect tokens past their expiry, finished jobs (done or
+   * failed) past their `keepUntil`, and webhook messages (with their requests) created more than
+   * `WEBHOOK_MESSAGE_RETENTION_MS` (30 days) before `now`.
    */
   purgeExpired(input: { now: number }): Promise<void>;
 

@@ -41,6 +41,7 @@ export function webhookEndpointConformance(getStore: GetStore): void {
         previousSecretExpiresAt: null,
         createdAt: T0,
         updatedAt: T0,
+        failingSince: null,
       };
       expect(result.endpoint).toEqual(endpoint);
       expect(result.endpoint.id).toMatch(/^whe_/);

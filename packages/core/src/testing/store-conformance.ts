@@ -13,6 +13,7 @@ import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
 import { pushConformance } from './conformance-push.js';
 import { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
+import { webhookMessageConformance } from './conformance-webhook-messages.js';
 
 /**
  * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store
@@ -50,6 +51,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     projectAdminConformance(getStore);
     jobConformance(getStore);
     webhookEndpointConformance(getStore);
+    webhookMessageConformance(getStore);
     pushConformance(getStore);
   });
 }

@@ -248,6 +248,8 @@ export type AuditAction =
   | 'webhook.enabled'
   | 'webhook.deleted'
   | 'webhook.secret_rolled'
+  | 'webhook.message_resent'
+  | 'webhook.messages_replayed'
   | 'account.created'
   | 'account.verified'
   | 'account.operator_granted'

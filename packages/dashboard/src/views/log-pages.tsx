@@ -304,6 +304,8 @@ const ACTIONS: Record<AuditEventRecord['action'], string> = {
   'webhook.enabled': 'Webhook endpoint enabled',
   'webhook.deleted': 'Webhook endpoint deleted',
   'webhook.secret_rolled': 'Webhook secret rolled',
+  'webhook.message_resent': 'Webhook message resent',
+  'webhook.messages_replayed': 'Webhook messages replayed',
   'account.created': 'Account created',
   'account.verified': 'Account verified',
   'account.operator_granted': 'Made an operator',
