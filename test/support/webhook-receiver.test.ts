@@ -3,8 +3,6 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { startWebhookReceiver } from './webhook-receiver.js';
 
-/** A message id as Tidings makes them (`msg_` and the 26 characters of any id). */
-const messageId = () => `msg_${newId('job').slice('job_'.length)}`;
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const body = JSON.stringify({
   type: 'webhook.test',
@@ -13,7 +11,7 @@ const body = JSON.stringify({
 });
 
 function post(url: string, init: { id?: string; secret?: string; payload?: string; signal?: AbortSignal } = {}) {
-  const id = init.id ?? messageId();
+  const id = init.id ?? newId('msg');
   const payload = init.payload ?? body;
   const now = new Date();
   return fetch(url, {
@@ -35,7 +33,7 @@ describe('the test webhook receiver', () => {
   it('records a message that verifies and answers 204', async () => {
     const receiver = await startWebhookReceiver();
     receiver.setSecret('a', SECRET);
-    const response = await post(receiver.endpointUrl('a'), { id: messageId() });
+    const response = await post(receiver.endpointUrl('a'), { id: newId('msg') });
     expect(response.status).toBe(204);
     expect(receiver.receivedBy('a')).toEqual([
       expect.objectContaining({ endpoint: 'a', type: 'webhook.test', signatures: 1, data: JSON.parse(body).data }),

@@ -47,7 +47,7 @@ export interface RejectedWebhook {
 
 /** What the script answers instead of 204. */
 export type ScriptedWebhookAnswer =
-  | { status: number; retryAfter?: string; location?: string; body?: string }
+  | { status: number; retryAfter?: string; location?: string; body?: string; delayMs?: number }
   /** No answer at all: the request hangs until the sender gives up and closes it. */
   | { hang: true };
 
@@ -58,7 +58,10 @@ export interface TestWebhookReceiver {
   endpointUrl(name: string): string;
   /** The secret that verifies the named endpoint's messages (from the endpoint's creation). */
   setSecret(name: string, secret: string): void;
-  /** The next answers to the named endpoint's requests, in order, before 204s resume. */
+  /**
+   * The next answers to the named endpoint's requests, in order, before 204s resume; a 2xx in
+   * the script takes delivery (after its `delayMs`, if any: a slow receiver).
+   */
   script(name: string, answers: ScriptedWebhookAnswer[]): void;
   /**
    * While down, every request's connection is closed without an answer (a network error), or,
@@ -141,6 +144,7 @@ export async function startWebhookReceiver(options: { closeAfterTest?: boolean }
     if (issues.length > 0) return reject(400, issues.join('; '));
 
     const next = scripts.get(endpoint)?.shift();
+    if (next && 'delayMs' in next && next.delayMs) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
     if (next && 'hang' in next) {
       requests.push({ endpoint, id, answer: 'hang', arrivedAt });
       hanging.add(res);

@@ -12,7 +12,7 @@ import { recipientSchema } from '../schemas.js';
 const time = z.iso.datetime();
 
 /** `webhook-id`, the message id: `msg_` and 26 Crockford base32 characters. */
-export const WEBHOOK_MESSAGE_ID_PATTERN = /^msg_[0-9a-hjkmnp-tv-z]{26}$/;
+export const WEBHOOK_MESSAGE_ID_PATTERN = idPattern('msg');
 
 const browserId = z.string().regex(idPattern('brw')).describe("The browser's id (`brw_…`).");
 
