@@ -537,4 +537,65 @@ describe('tidings webhook', () => {
     ]);
     expect(JSON.stringify(entries)).not.toContain('whsec_');
   });
+
+  it('lists an endpoint’s messages, sends a test event, resends one and replays them, with audit entries', async () => {
+    interface Message {
+      id: string;
+      event_type: string;
+      status: string;
+      endpoint_id: string;
+    }
+    const projectId = await project(await verifiedAccount('messages@example.com'), 'Messages');
+    const created = await tidingsJson<Endpoint>([
+      'webhook',
+      'create',
+      '--project',
+      projectId,
+      '--url',
+      'https://example.com/hooks',
+      '--events',
+      '*',
+      '--db',
+      db,
+    ]);
+    expect(await tidingsJson(['webhook', 'messages', created.id, '--db', db])).toEqual([]);
+    const test = await tidingsJson<Message>(['webhook', 'test', created.id, '--db', db]);
+    expect(test).toMatchObject({ event_type: 'webhook.test', status: 'pending', endpoint_id: created.id });
+    const listed = await runTidings(['webhook', 'messages', created.id, '--status', 'pending', '--db', db]);
+    expect(listed.stdout).toContain(`webhook_message ${test.id} pending webhook.test attempts=0`);
+    expect(await tidingsJson(['webhook', 'messages', created.id, '--status', 'delivered', '--db', db])).toEqual([]);
+
+    // A pending message is on its way already: resending answers it as it is.
+    const resent = await tidingsJson<Message>(['webhook', 'resend', test.id, '--actor', 'dana', '--db', db]);
+    expect(resent).toMatchObject({ id: test.id, status: 'pending' });
+    const replayed = await tidingsJson<{ count: number }>([
+      'webhook',
+      'replay',
+      created.id,
+      '--since',
+      '2020-01-01T00:00:00Z',
+      '--actor',
+      'dana',
+      '--db',
+      db,
+    ]);
+    expect(replayed).toEqual({ count: 0 });
+    expect((await failingJson(['webhook', 'resend', 'msg_unknown'])).code).toBe('NOT_FOUND');
+    expect((await failingJson(['webhook', 'messages', 'whe_unknown'])).code).toBe('NOT_FOUND');
+    const badSince = await runTidings(['webhook', 'replay', created.id, '--since', 'yesterday', '--db', db]);
+    expect(badSince.code).not.toBe(0);
+    expect(badSince.stderr).toContain('--since must be an ISO 8601 time');
+
+    const entries = await tidingsJson<{ action: string; actor: string }[]>([
+      'audit',
+      '--project',
+      projectId,
+      '--db',
+      db,
+    ]);
+    expect(entries.slice(0, 2).map((entry) => [entry.action, entry.actor])).toEqual([
+      ['webhook.messages_replayed', 'dana'],
+      ['webhook.message_resent', 'dana'],
+    ]);
+  }, 60_000);
 });

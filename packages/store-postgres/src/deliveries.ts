@@ -1,6 +1,6 @@
 import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store, WebhookChange } from '@tidings/core';
 import type { Pool } from 'pg';
-import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
+import { commitWith, type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 import type { InsertJobs } from './jobs.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
@@ -46,8 +46,7 @@ export function deliveryOperations(
   // times are written once; a delivered receipt ends only an attempt that is not final, and
   // proves it was sent even when the batched record of sending has not landed yet. The row lock
   // reads the latest `final`, so of two batches racing on one attempt only one delivers it.
-  const applyBatch = statement(
-    'apply_receipts',
+  const applyBatchSql = (guard: string) =>
     `WITH receipt AS (
        SELECT * FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[])
          AS r(id, delivered, displayed, clicked, dismissed)
@@ -55,7 +54,7 @@ export function deliveryOperations(
        SELECT a.id, a.final AS was_final, a.displayed_at AS was_displayed, a.clicked_at AS was_clicked,
               a.dismissed_at AS was_dismissed
          FROM ${t('attempts')} AS a JOIN receipt ON receipt.id = a.id
-        WHERE a.browser_id = $1 ORDER BY a.id FOR NO KEY UPDATE OF a
+        WHERE a.browser_id = $1${guard} ORDER BY a.id FOR NO KEY UPDATE OF a
      )
      UPDATE ${t('attempts')} AS a SET
        status = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN 'delivered' ELSE a.status END,
@@ -70,7 +69,17 @@ export function deliveryOperations(
      RETURNING a.id, a.notification_id, r.delivered IS NOT NULL AND NOT own.was_final AS delivered,
        (r.delivered IS NOT NULL AND NOT own.was_final) OR (r.displayed IS NOT NULL AND own.was_displayed IS NULL)
          OR (r.clicked IS NOT NULL AND own.was_clicked IS NULL)
-         OR (r.dismissed IS NOT NULL AND own.was_dismissed IS NULL) AS changed`,
+         OR (r.dismissed IS NOT NULL AND own.was_dismissed IS NULL) AS changed`;
+  const applyBatch = statement('apply_receipts', applyBatchSql(''), { planEachRun: true });
+  // The same, applied only while the browser's project has no enabled webhook endpoint: a
+  // project without one pays one statement, outside a transaction, as before webhooks. With
+  // one, it changes nothing and the batch runs again with its events, in a transaction.
+  const applyBatchUnhooked = statement(
+    'apply_receipts_unhooked',
+    applyBatchSql(`
+          AND NOT EXISTS (
+            SELECT 1 FROM ${t('webhook_endpoints')} AS e JOIN ${t('browsers')} AS b ON b.project_id = e.project_id
+             WHERE b.id = $1 AND e.status = 'enabled')`),
     { planEachRun: true },
   );
 
@@ -83,9 +92,15 @@ export function deliveryOperations(
     },
     async applyReceipts({ browserId, receipts, now, jobs }) {
       if (receipts.length === 0 && !jobs) return { named: 0, deliveredAttemptIds: [] };
+      if (!jobs) {
+        // A receipt of no attempt of the browser, or a project with an endpoint, is answered by
+        // no row: the batch then runs again below, where both are told apart.
+        const { applied } = await apply(pool, browserId, receipts, applyBatchUnhooked);
+        if (applied.named > 0) return applied;
+      }
       // With the webhook events and the jobs computed from what changed, in the same transaction.
       return transaction(pool, async (client) => {
-        const { applied, changes } = await apply(client, browserId, receipts);
+        const { applied, changes } = await apply(client, browserId, receipts, applyBatch);
         await recordEvents(client, changes, now);
         if (!jobs) return applied;
         return commitWith(client, insertJobs(client, jobs(applied), now), applied);
@@ -97,16 +112,20 @@ export function deliveryOperations(
     db: Queryable,
     browserId: string,
     receipts: Receipt[],
+    batch: Statement,
   ): Promise<{ applied: AppliedReceipts; changes: WebhookChange[] }> {
     if (receipts.length === 0) return { applied: { named: 0, deliveredAttemptIds: [] }, changes: [] };
     const byAttempt = groupReceipts(receipts);
     const ids = [...byAttempt.keys()];
     const column = (type: ReceiptType) => ids.map((id) => byAttempt.get(id)!.times[type] ?? null);
-    const own = await run<{ id: string; notification_id: string; delivered: boolean; changed: boolean }>(
-      db,
-      applyBatch,
-      [browserId, ids, column('delivered'), column('displayed'), column('clicked'), column('dismissed')],
-    );
+    const own = await run<{ id: string; notification_id: string; delivered: boolean; changed: boolean }>(db, batch, [
+      browserId,
+      ids,
+      column('delivered'),
+      column('displayed'),
+      column('clicked'),
+      column('dismissed'),
+    ]);
     const delivered = new Set(own.filter((row) => row.delivered).map((row) => row.id));
     const changed = new Map(own.filter((row) => row.changed).map((row) => [row.id, row]));
     const applied = {

@@ -5,3 +5,9 @@ export { idTimeFloor, newId } from '../../../core/src/ids.js';
 export { createJobWakeups, notifyJobsAfterWrites } from '../../../core/src/jobs/wakeups.js';
 export { acceptedAttempt } from '../../../core/src/ports/store.js';
 export { utcDay } from '../../../core/src/time.js';
+export {
+  anyEndpointWants,
+  WEBHOOK_MESSAGE_RETENTION_MS,
+  webhookJobOf,
+  webhookMessagesOf,
+} from '../../../core/src/webhooks/events.js';
