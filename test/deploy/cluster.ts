@@ -77,8 +77,15 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts the whole deployment; `config` is the instances' Tidings options (a JSON config file). */
-export async function startCluster(size: number, config: Record<string, unknown>): Promise<Cluster> {
+/**
+ * Starts the whole deployment; `config` is the instances' Tidings options (a JSON config file),
+ * `serveArgs` more flags of every `tidings serve`.
+ */
+export async function startCluster(
+  size: number,
+  config: Record<string, unknown>,
+  options: { serveArgs?: string[] } = {},
+): Promise<Cluster> {
   const temp = await tempDir();
   const schema = `tidings_deploy_${randomBytes(6).toString('hex')}`;
   const db = `${databaseUrl}?schema=${schema}`;
@@ -123,6 +130,7 @@ export async function startCluster(size: number, config: Record<string, unknown>
           '0',
           '--config',
           configFile,
+          ...(options.serveArgs ?? []),
         ]),
       );
     }
