@@ -23,6 +23,7 @@ const benchmarks = [
   { name: 'postgres-usage', script: 'postgres-usage.js' },
   { name: 'hub-routing', script: 'hub-routing.js' },
   { name: 'web-push', script: 'web-push.js' },
+  { name: 'webhooks', script: 'webhooks.js' },
 ];
 
 const only = process.argv.slice(2);
