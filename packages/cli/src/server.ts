@@ -228,6 +228,7 @@ function webhookJobKinds(
     },
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
 }
 

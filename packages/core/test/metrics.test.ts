@@ -13,6 +13,7 @@ function recordingMetrics() {
     streamClosed: [],
     limiterRefused: [],
     storeOperation: [],
+    webhookRequest: [],
   };
   const metrics: Metrics = {
     requestHandled: (...args) => calls.requestHandled.push(args),
@@ -22,6 +23,7 @@ function recordingMetrics() {
     streamClosed: (...args) => calls.streamClosed.push(args),
     limiterRefused: (...args) => calls.limiterRefused.push(args),
     storeOperation: (...args) => calls.storeOperation.push(args),
+    webhookRequest: (...args) => calls.webhookRequest.push(args),
   };
   return { metrics, calls };
 }

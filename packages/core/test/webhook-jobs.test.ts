@@ -8,6 +8,7 @@ import {
   JobError,
   type JobHandler,
   type MemoryMailer,
+  noopMetrics,
   silentLogger,
   type TidingsError,
 } from '../src/index.js';
@@ -65,6 +66,7 @@ let h: Harness;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let mailer: MemoryMailer;
 let audits: WebhookAuditEntry[];
+let outcomes: string[];
 let handler: JobHandler;
 
 function kinds(options: { allowPrivateAddresses?: boolean; timeoutMs?: number } = {}) {
@@ -77,6 +79,12 @@ function kinds(options: { allowPrivateAddresses?: boolean; timeoutMs?: number } 
     logger: silentLogger,
     mailer,
     random: () => 0.5,
+    metrics: {
+      ...noopMetrics,
+      webhookRequest(outcome) {
+        outcomes.push(outcome);
+      },
+    },
     async audit(entry) {
       audits.push(entry);
     },
@@ -88,6 +96,7 @@ beforeEach(async () => {
   receiver = await startReceiver();
   mailer = createMemoryMailer();
   audits = [];
+  outcomes = [];
   handler = kinds().webhook!;
 });
 afterEach(async () => {
@@ -191,6 +200,30 @@ describe('webhook delivery', () => {
     expect(JSON.stringify(detail)).not.toContain(created.secret!.slice(6));
   });
 
+  it('signs with both secrets during a roll’s grace, and with the new one only after it', async () => {
+    h.clock.advance(Date.now() - h.clock.now());
+    const created = await endpoint(['browser.connected']);
+    const rolled = await h.tidings.admin.rollWebhookSecret(created.id, { graceSeconds: 60 });
+    await h.connectBrowser('ann');
+    await runNext();
+    h.clock.advance(61_000);
+    await h.connectBrowser('bob');
+    await runNext();
+    const [during, after] = receiver.received;
+    expect(during!.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
+    expect(after!.headers['webhook-signature']!.toString().split(' ')).toHaveLength(1);
+    const verify = (secret: string, request: Received) =>
+      new Webhook(secret).verify(request.body, {
+        'webhook-id': request.headers['webhook-id'] as string,
+        'webhook-timestamp': request.headers['webhook-timestamp'] as string,
+        'webhook-signature': request.headers['webhook-signature'] as string,
+      });
+    expect(verify(created.secret!, during!)).toMatchObject({ type: 'browser.connected' });
+    expect(verify(rolled.secret!, during!)).toMatchObject({ type: 'browser.connected' });
+    expect(verify(rolled.secret!, after!)).toMatchObject({ type: 'browser.connected' });
+    expect(() => verify(created.secret!, after!)).toThrow();
+  });
+
   it('retries a 5xx with the same message id, after a jittered delay of the schedule, and delivers it', async () => {
     await endpoint();
     await h.connectBrowser('ann');
@@ -208,6 +241,7 @@ describe('webhook delivery', () => {
       [503, 'failed', 'HTTP 503'],
       [200, 'succeeded', null],
     ]);
+    expect(outcomes).toEqual(['failed', 'succeeded']);
   });
 
   it('waits as long as a 429’s Retry-After asks, up to 10 hours', async () => {

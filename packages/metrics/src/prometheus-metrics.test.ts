@@ -40,7 +40,11 @@ describe('createPrometheusMetrics', () => {
     const metrics = createPrometheusMetrics({ registry, prefix: 'notify_', defaultMetrics: false });
     metrics.limiterRefused('key');
     metrics.attemptsEnded('failed', 'browser_stale', 4);
+    metrics.webhookRequest('timeout', 15_000);
+    metrics.webhookRequest('succeeded', 20);
     const scrape = parseExposition(await registry.metrics());
+    expect(total(scrape, 'notify_webhook_request_duration_seconds', { outcome: 'timeout' })).toBe(1);
+    expect(total(scrape, 'notify_webhook_request_duration_seconds', { outcome: 'succeeded' })).toBe(1);
     expect(total(scrape, 'notify_limiter_refusals_total', { scope: 'key' })).toBe(1);
     expect(total(scrape, 'notify_attempts_ended_total', { status: 'failed', reason: 'browser_stale' })).toBe(4);
     expect(scrape.types.has('nodejs_eventloop_lag_seconds')).toBe(false);

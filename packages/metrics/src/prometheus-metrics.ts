@@ -1,4 +1,11 @@
-import type { AttemptReason, EndedAttemptStatus, KeyMode, Metrics, StoreOperationOutcome } from '@tidings/core';
+import type {
+  AttemptReason,
+  EndedAttemptStatus,
+  KeyMode,
+  Metrics,
+  StoreOperationOutcome,
+  WebhookAttemptOutcome,
+} from '@tidings/core';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Options of {@link createPrometheusMetrics}. */
@@ -92,6 +99,14 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     registers,
   });
 
+  const webhookRequests = new Histogram({
+    name: `${prefix}webhook_request_duration_seconds`,
+    help: 'Requests of webhook messages to their endpoints, by outcome, and their duration.',
+    labelNames: ['outcome'] as const,
+    buckets,
+    registers,
+  });
+
   return {
     registry,
     requestHandled(method: string, route: string, status: number, durationMs: number) {
@@ -116,6 +131,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
     storeOperation(operation: string, durationMs: number, outcome: StoreOperationOutcome) {
       storeDuration.observe({ operation, outcome }, durationMs / 1000);
+    },
+    webhookRequest(outcome: WebhookAttemptOutcome, durationMs: number) {
+      webhookRequests.observe({ outcome }, durationMs / 1000);
     },
   };
 }

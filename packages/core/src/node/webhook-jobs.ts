@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../ports/clock.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
 import type { Mailer } from '../ports/mailer.js';
+import { type Metrics, noopMetrics } from '../ports/metrics.js';
 import type {
   Store,
   WebhookAttemptOutcome,
@@ -72,6 +73,8 @@ export interface WebhookJobsOptions {
   clock?: Clock;
   /** @default createConsoleLogger() */
   logger?: Logger;
+  /** Counts each request by its outcome, with its duration. @default noopMetrics */
+  metrics?: Metrics;
   /** Tells the project's account that its endpoint was disabled. @default none */
   mailer?: Mailer;
   /** Records an endpoint disabled for failing in the audit log (actor `system`). @default none */
@@ -198,6 +201,7 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createConsoleLogger();
   const random = options.random ?? Math.random;
+  const metrics = options.metrics ?? noopMetrics;
   const sender: OutboundSender =
     options.sender ??
     createOutboundSender({
@@ -307,6 +311,7 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
       body,
     });
     const { retryAfterMs, ...attempt } = webhookAttemptOf(message.id, now, result);
+    metrics.webhookRequest(attempt.outcome, attempt.latencyMs);
     const succeeded = attempt.outcome === 'succeeded';
     const delay = succeeded ? null : webhookRetryDelay(job.attempts, retryAfterMs, random);
     const finishedAt = clock.now();

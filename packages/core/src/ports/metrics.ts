@@ -1,4 +1,5 @@
 import type { AttemptReason, KeyMode } from '../types.js';
+import type { WebhookAttemptOutcome } from './store.js';
 
 /** A final attempt status as the metrics count it: `accepted` is final at once in test mode. */
 export type EndedAttemptStatus = 'accepted' | 'delivered' | 'expired' | 'failed';
@@ -30,6 +31,8 @@ export interface Metrics {
   limiterRefused(scope: string): void;
   /** One store operation (the method's name) and how long its promise took. */
   storeOperation(operation: string, durationMs: number, outcome: StoreOperationOutcome): void;
+  /** One request of a webhook message, by how it ended, and how long it took. */
+  webhookRequest(outcome: WebhookAttemptOutcome, durationMs: number): void;
 }
 
 /** Drops everything: the default, with which the core does not time anything either. */
@@ -41,4 +44,5 @@ export const noopMetrics: Metrics = Object.freeze({
   streamClosed() {},
   limiterRefused() {},
   storeOperation() {},
+  webhookRequest() {},
 });
