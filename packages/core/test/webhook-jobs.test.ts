@@ -364,6 +364,29 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it('wakes a runner at once when a write records a message, without waiting for its poll', async () => {
+    await endpoint(['browser.connected']);
+    const runner = createJobRunner({
+      store: h.store,
+      kinds: webhookJobs({ store: h.store, allowHttp: true, allowPrivateAddresses: true, logger: silentLogger }),
+      logger: silentLogger,
+      pollMs: 60_000,
+    });
+    runner.start();
+    try {
+      // The runner's first claim found nothing; only a wake-up brings it back within the test.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await h.connectBrowser('ann');
+      const deadline = Date.now() + 5000;
+      while (receiver.received.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('delivers every message exactly once with two runners on one store', async () => {
     await endpoint(['browser.connected']);
     const runnerKinds = webhookJobs({

@@ -1,4 +1,4 @@
-import { createJobWakeups, notifyJobsAfterWrites, type Store } from '@tidings/core';
+import { createJobWakeups, notifyJobsAfterWrites, notifyWebhookJobsAfterWrites, type Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
 import { accountOperations } from './accounts.js';
@@ -58,6 +58,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const {
     insertMessages: _insertMessages,
     recordEvents,
+    recorded: webhookMessagesRecorded,
     ...webhookMessages
   } = webhookMessageOperations(pool, sql, insertJobs);
   const wakeups = createJobWakeups();
@@ -84,6 +85,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
   };
   notifyJobsAfterWrites(store, wakeups);
+  notifyWebhookJobsAfterWrites(store, wakeups, webhookMessagesRecorded);
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     dashboard ??= dashboardOperations(pool, sql);

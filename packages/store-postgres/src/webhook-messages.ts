@@ -67,7 +67,12 @@ export function webhookMessageOperations(
   pool: Pool,
   sql: Sql,
   insertJobs: InsertJobs,
-): WebhookMessageOperations & { insertMessages: InsertWebhookMessages; recordEvents: RecordWebhookEvents } {
+): WebhookMessageOperations & {
+  insertMessages: InsertWebhookMessages;
+  recordEvents: RecordWebhookEvents;
+  /** How many messages were recorded so far (inserted; maybe not yet committed), for the runner's wake-ups. */
+  recorded(): number;
+} {
   const { t, statement } = sql;
   const insert = statement(
     'insert_webhook_messages',
@@ -174,8 +179,10 @@ export function webhookMessageOperations(
       RETURNING ${ENDPOINT}`,
   );
 
+  let recorded = 0;
   const insertMessages: InsertWebhookMessages = async (db, messages, now) => {
     if (messages.length === 0) return [];
+    recorded += messages.length;
     const rows = await run<MessageRow>(db, insert, [
       messages.map((message) => message.id),
       messages.map((message) => message.projectId),
@@ -270,6 +277,7 @@ export function webhookMessageOperations(
   return {
     insertMessages,
     recordEvents,
+    recorded: () => recorded,
     async enqueueWebhookMessages({ messages, now }) {
       return transaction(pool, (client) => insertMessages(client, messages, now));
     },

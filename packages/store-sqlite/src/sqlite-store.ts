@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { createJobWakeups, notifyJobsAfterWrites, type Store } from '@tidings/core';
+import { createJobWakeups, notifyJobsAfterWrites, notifyWebhookJobsAfterWrites, type Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { accountOperations } from './accounts.js';
@@ -79,6 +79,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   if (walSync) flushAfter(store, DURABLE_WRITES, walSync);
   // After the flush: a runner hears of a job only once it is on disk.
   notifyJobsAfterWrites(store, wakeups);
+  notifyWebhookJobsAfterWrites(store, wakeups, insertMessages.recorded);
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     if (!dashboard) {

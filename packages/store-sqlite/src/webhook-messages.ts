@@ -82,8 +82,16 @@ function attemptFromRow(row: AttemptRow): WebhookMessageAttemptRecord {
   };
 }
 
-/** Inserts messages and their jobs inside the caller's write transaction. */
-export type InsertWebhookMessages = (messages: readonly NewWebhookMessage[], now: number) => WebhookMessageRecord[];
+/**
+ * Inserts messages and their jobs inside the caller's write transaction; `recorded` counts the
+ * messages inserted so far (for the runner's wake-ups).
+ */
+export type InsertWebhookMessages = ((
+  messages: readonly NewWebhookMessage[],
+  now: number,
+) => WebhookMessageRecord[]) & {
+  recorded(): number;
+};
 
 /** The statement that records messages with their `webhook` jobs. */
 export function webhookMessageInserter(db: Database.Database, insertJobs: InsertJobs): InsertWebhookMessages {
@@ -92,8 +100,10 @@ export function webhookMessageInserter(db: Database.Database, insertJobs: Insert
        (id, project_id, endpoint_id, event_type, payload, order_key, status, attempts, created_at, next_attempt_at)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) RETURNING *`,
   );
-  return (messages, now) => {
+  let recorded = 0;
+  const insertMessages = (messages: readonly NewWebhookMessage[], now: number) => {
     if (messages.length === 0) return [];
+    recorded += messages.length;
     const records = messages.map((message) =>
       messageFromRow(
         insert.get(
@@ -114,6 +124,7 @@ export function webhookMessageInserter(db: Database.Database, insertJobs: Insert
     );
     return records;
   };
+  return Object.assign(insertMessages, { recorded: () => recorded });
 }
 
 /**

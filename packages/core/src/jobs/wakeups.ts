@@ -1,5 +1,6 @@
 import type { NewJob } from '../ports/jobs.js';
 import type { Store } from '../ports/store.js';
+import { WEBHOOK_JOB_KIND } from '../webhooks/events.js';
 
 /** The listeners of a store's `onJobsEnqueued` (the Store port), for a store to keep. */
 export interface JobWakeups {
@@ -74,5 +75,40 @@ export function notifyJobsAfterWrites(store: Store, wakeups: JobWakeups): void {
     // A write without jobs (every send of a host without webhooks) goes straight through.
     const wrapped: Write = (input) => (input.jobs ? withJobs(input, input.jobs) : write(input));
     (store as unknown as Record<string, unknown>)[name] = wrapped;
+  }
+}
+
+/** The writes of the Store port that may record webhook messages, with a `webhook` job each. */
+const WEBHOOK_WRITES = [
+  'applyReceipts',
+  'registerBrowser',
+  'disconnectBrowser',
+  'reapStaleBrowsers',
+  'markAttemptPushed',
+  'failAttempt',
+  'expireAttempts',
+  'enqueueWebhookMessages',
+  'resendWebhookMessages',
+] as const;
+
+/**
+ * Makes the writes of `store` that may record webhook messages tell `wakeups` of the `webhook`
+ * kind once they resolved, when a message was recorded since they started: `recorded` counts the
+ * messages the store has recorded (it rises inside the write's transaction); a resend tells
+ * whenever it answers messages. Apply it outermost,
+ * as {@link notifyJobsAfterWrites}. A write running beside one that recorded may tell too, early:
+ * a runner then claims and finds nothing yet, and is told again when that write resolves.
+ */
+export function notifyWebhookJobsAfterWrites(store: Store, wakeups: JobWakeups, recorded: () => number): void {
+  for (const name of WEBHOOK_WRITES) {
+    const write = (store[name] as (input: unknown) => Promise<unknown>).bind(store);
+    (store as unknown as Record<string, unknown>)[name] = async (input: unknown) => {
+      const before = recorded();
+      const result = await write(input);
+      // A resend records no message: it makes messages pending again, each with a job.
+      const resent = name === 'resendWebhookMessages' && Array.isArray(result) && result.length > 0;
+      if (resent || recorded() !== before) wakeups.notify([WEBHOOK_JOB_KIND]);
+      return result;
+    };
   }
 }

@@ -2,7 +2,11 @@
 // bundles its worker with `@tidings/core` pointed here, so that it does not depend on the rest.
 
 export { idTimeFloor, newId } from '../../../core/src/ids.js';
-export { createJobWakeups, notifyJobsAfterWrites } from '../../../core/src/jobs/wakeups.js';
+export {
+  createJobWakeups,
+  notifyJobsAfterWrites,
+  notifyWebhookJobsAfterWrites,
+} from '../../../core/src/jobs/wakeups.js';
 export { acceptedAttempt } from '../../../core/src/ports/store.js';
 export { utcDay } from '../../../core/src/time.js';
 export {
