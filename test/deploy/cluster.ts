@@ -84,14 +84,15 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts the whole deployment; `config` is the instances' Tidings options (a JSON config file).
- * With `redisCluster`, the instances share a private Redis Cluster of three masters, each with
- * that many replicas, given to them with `--redis-cluster`, instead of one redis-server.
+ * Starts the whole deployment; `config` is the instances' Tidings options (a JSON config file),
+ * `serveArgs` more flags of every `tidings serve`. With `redisCluster`, the instances share a
+ * private Redis Cluster of three masters, each with that many replicas, given to them with
+ * `--redis-cluster`, instead of one redis-server.
  */
 export async function startCluster(
   size: number,
   config: Record<string, unknown>,
-  options: { redisCluster?: { replicas: number } } = {},
+  options: { redisCluster?: { replicas: number }; serveArgs?: string[] } = {},
 ): Promise<Cluster> {
   const temp = await tempDir();
   const schema = `tidings_deploy_${randomBytes(6).toString('hex')}`;
@@ -138,7 +139,18 @@ export async function startCluster(
     await writeFile(configFile, JSON.stringify({ publicUrl: url, ...config }));
     for (let index = 0; index < size; index++) {
       instances.push(
-        await startServe(['--db', db, ...redisArgs, '--trust-proxy', '1', '--port', '0', '--config', configFile]),
+        await startServe([
+          '--db',
+          db,
+          ...redisArgs,
+          '--trust-proxy',
+          '1',
+          '--port',
+          '0',
+          '--config',
+          configFile,
+          ...(options.serveArgs ?? []),
+        ]),
       );
     }
 

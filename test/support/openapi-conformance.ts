@@ -37,6 +37,8 @@ export interface ConformanceChecker {
   check(answer: ObservedAnswer): string[];
   /** Every way the data of an event-stream event departs from the document's schema of it. */
   checkEvent(event: string, data: string): string[];
+  /** Every way a webhook request (its headers and body) departs from the document's `webhooks`. */
+  checkWebhook(headers: Record<string, string | string[] | undefined>, body: string): string[];
 }
 
 /** Closes every object schema that names its properties and says nothing of others. */
@@ -180,7 +182,35 @@ export function createConformanceChecker(
     }
   }
 
-  return { check, checkEvent };
+  function checkWebhook(headers: Record<string, string | string[] | undefined>, body: string): string[] {
+    let payload: { type?: unknown };
+    try {
+      payload = JSON.parse(body);
+    } catch {
+      return ['webhook: the body is not JSON'];
+    }
+    const type = String(payload.type);
+    const operation = closed.webhooks[type]?.post;
+    if (!operation) return [`webhook ${type}: not a documented webhook`];
+    const what = `webhook ${type}`;
+    const issues: string[] = [];
+    for (const parameter of operation.parameters ?? []) {
+      const name = (parameter as { $ref: string }).$ref.split('/').pop()!;
+      const { name: headerName, required } = closed.components.parameters[name]!;
+      const value = headers[headerName.toLowerCase()];
+      if (typeof value !== 'string') {
+        if (required) issues.push(`${what}: required header ${headerName} is missing`);
+        continue;
+      }
+      issues.push(
+        ...errorsOf(validator(['components', 'parameters', name, 'schema']), value, `${what}: header ${headerName}`),
+      );
+    }
+    const schemaTokens = ['webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema'];
+    return [...issues, ...errorsOf(validator(schemaTokens), payload, `${what}: body`)];
+  }
+
+  return { check, checkEvent, checkWebhook };
 }
 
 let shared: ConformanceChecker | undefined;

@@ -13,6 +13,18 @@ describe('the API reference page', () => {
     for (const name of Object.keys(document.components.schemas)) expect(html).toContain(`id="schema-${name}"`);
   });
 
+  it('has a section for every webhook, with its signed headers', () => {
+    expect(Object.keys(document.webhooks)).toContain('notification.attempt.updated');
+    for (const [type, { post }] of Object.entries(document.webhooks)) {
+      const start = html.indexOf(`<section class="operation" id="${post.operationId}">`);
+      expect(start, type).toBeGreaterThan(-1);
+      const section = html.slice(start, html.indexOf('</section>', start));
+      expect(section).toContain(`<code class="path">${type}</code>`);
+      expect(section).toContain('<code>webhook-signature</code> <span class="req">required</span>');
+    }
+    expect(html).toContain(`<a href="#${document.webhooks['browser.connected']!.post.operationId}">`);
+  });
+
   it('lists the error codes of each status and the fields of each object with their rules', () => {
     expect(html).toContain('<code class="code">IDEMPOTENCY_MISMATCH</code>');
     expect(html).toContain('<code>title</code> <span class="req">required</span>');

@@ -154,26 +154,36 @@ function operationSection(
   method: string,
   path: string,
   operation: OpenApiOperation,
+  webhook = false,
 ): string {
-  const auth =
-    operation.security && operation.security.length > 0
+  const auth = webhook
+    ? 'Sent by Tidings to your endpoint, signed: verify <code>webhook-signature</code> with the endpoint’s secret'
+    : operation.security && operation.security.length > 0
       ? 'API key: <code>Authorization: Bearer sk_live_…</code> or <code>sk_test_…</code>'
       : 'no API key';
   return `<section class="operation" id="${escapeHtml(operation.operationId)}">
 <h3><span class="method ${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</span> <code class="path">${escapeHtml(path)}</code></h3>
 <p class="summary">${prose(operation.summary)}</p>
 <p>${prose(operation.description)}</p>
-<p class="auth">Authentication: ${auth}</p>
+<p class="auth">${webhook ? '' : 'Authentication: '}${auth}</p>
 ${parametersSection(document, operation)}${requestBodySection(operation)}${responsesSection(document, operation)}
 </section>`;
 }
 
-type Entry = { method: string; path: string; operation: OpenApiOperation };
+/** An operation of the API, or a webhook (its `path` is the event type). */
+type Entry = { method: string; path: string; operation: OpenApiOperation; webhook: boolean };
 
 function operationsOf(document: OpenApiDocument): Entry[] {
-  return Object.entries(document.paths).flatMap(([path, operations]) =>
-    Object.entries(operations).map(([method, operation]) => ({ method, path, operation: operation! })),
+  const paths = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, operation]) => ({ method, path, operation: operation!, webhook: false })),
   );
+  const webhooks = Object.entries(document.webhooks ?? {}).map(([type, { post }]) => ({
+    method: 'post',
+    path: type,
+    operation: post,
+    webhook: true,
+  }));
+  return [...paths, ...webhooks];
 }
 
 /** The stylesheet of the page: the only one, allowed by its hash. */
@@ -232,7 +242,7 @@ export function apiReferenceHtml(document: OpenApiDocument, documentUrl: string)
     .map((tag) => {
       const operations = entries
         .filter((entry) => entry.operation.tags.includes(tag.name))
-        .map((entry) => operationSection(document, entry.method, entry.path, entry.operation));
+        .map((entry) => operationSection(document, entry.method, entry.path, entry.operation, entry.webhook));
       return `<h2>${escapeHtml(tag.name)}</h2><p>${prose(tag.description)}</p>${operations.join('')}`;
     })
     .join('');

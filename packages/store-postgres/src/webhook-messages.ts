@@ -99,6 +99,14 @@ export function webhookMessageOperations(
        ) AS e ON true`,
     { planEachRun: true },
   );
+  // Taken before the notifications are read: of two transactions that end the last attempts of
+  // one notification at once, the second waits for the first to commit and then reads every
+  // attempt final, so exactly one of them reports `notification.completed`.
+  const lockNotifications = statement(
+    'lock_webhook_notifications',
+    `SELECT id FROM ${t('notifications')} WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`,
+    { planEachRun: true },
+  );
   const selectNotifications = statement(
     'select_webhook_notifications',
     `SELECT ${NOTIFICATION}, ${ATTEMPTS_JSON.replace('{attempts}', t('attempts'))} AS attempts
@@ -237,6 +245,8 @@ export function webhookMessageOperations(
       for (const change of list) if (change.kind === 'attempt') toRead.add(change.notificationId);
     const notifications = new Map<string, NotificationWithAttempts>();
     if (toRead.size > 0) {
+      await run(db, lockNotifications, [[...toRead]]);
+      // A statement of its own after the lock, so that it reads what the transaction waited for.
       const found = await run<NotificationRecord & { attempts: AttemptRecord[] }>(db, selectNotifications, [
         [...toRead],
       ]);

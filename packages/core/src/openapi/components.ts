@@ -23,6 +23,14 @@ import {
   pushUnsubscribeBodySchema,
   receiptSchema,
 } from '../schemas.js';
+import {
+  attemptUpdatedEventSchema,
+  browserConnectedEventSchema,
+  browserDisconnectedEventSchema,
+  notificationCompletedEventSchema,
+  WEBHOOK_MESSAGE_ID_PATTERN,
+  webhookTestEventSchema,
+} from '../webhooks/event-schemas.js';
 import type { JsonSchema, OpenApiHeader, OpenApiParameter } from './types.js';
 
 /** Where a component schema is referenced from. */
@@ -58,6 +66,11 @@ export function componentSchemas(options: { maxConnectTokenTtlSeconds: number })
     ReceiptBatch: receiptBatchSchema,
     Problem: problemSchema,
     FieldError: fieldErrorSchema,
+    WebhookAttemptUpdated: attemptUpdatedEventSchema,
+    WebhookNotificationCompleted: notificationCompletedEventSchema,
+    WebhookBrowserConnected: browserConnectedEventSchema,
+    WebhookBrowserDisconnected: browserDisconnectedEventSchema,
+    WebhookTest: webhookTestEventSchema,
   };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
   // `input`: what a client sends, and objects left open unless declared strict.
@@ -154,6 +167,34 @@ export function componentParameters(): Record<string, OpenApiParameter> {
       in: 'query',
       description: 'The resume position as a query parameter, for clients that cannot set headers.',
       schema: headerSchema(z.string()),
+    },
+    WebhookId: {
+      name: 'webhook-id',
+      in: 'header',
+      required: true,
+      description:
+        'The message id: the same on every retry, resend and replay of the message, so that a receiver can ' +
+        'skip one it already processed.',
+      schema: headerSchema(z.string().regex(WEBHOOK_MESSAGE_ID_PATTERN)),
+    },
+    WebhookTimestamp: {
+      name: 'webhook-timestamp',
+      in: 'header',
+      required: true,
+      description:
+        'When this request was signed, in whole seconds since the Unix epoch. Refuse a message whose ' +
+        'timestamp is far from your clock (the Standard Webhooks libraries allow 5 minutes).',
+      schema: headerSchema(z.string().regex(/^[0-9]{1,12}$/)),
+    },
+    WebhookSignature: {
+      name: 'webhook-signature',
+      in: 'header',
+      required: true,
+      description:
+        'Space-separated signatures `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed ' +
+        "with the bytes of the endpoint's secret (after `whsec_`). One per secret that signs: while a secret is " +
+        'rolled, the new and the previous one both sign; accept the message when one matches.',
+      schema: headerSchema(z.string().regex(/^v1,[A-Za-z0-9+/]+={0,2}(?: v1,[A-Za-z0-9+/]+={0,2})*$/)),
     },
     ConnectToken: {
       name: 'token',

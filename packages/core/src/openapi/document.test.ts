@@ -3,11 +3,13 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '../admin-webhooks.js';
 import { type ErrorCode, errorCodes } from '../errors.js';
 import { resolveOptions } from '../options.js';
 import type { Store } from '../ports/store.js';
 import { createRoutes } from '../routes/index.js';
 import { eventsBodySchema, notificationBodySchema } from '../schemas.js';
+import { webhookEventSchemas } from '../webhooks/event-schemas.js';
 import { buildOpenApiDocument } from './document.js';
 
 const document = buildOpenApiDocument();
@@ -93,6 +95,66 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['Request-Id', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed']),
     );
     expect(send.responses['429']!.headers!['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfterRequired' });
+  });
+
+  it('documents one webhook per event type an endpoint may ask for, and the test message', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES, 'webhook.test'].sort());
+    for (const [type, { post }] of Object.entries(document.webhooks)) {
+      expect(post.parameters, type).toEqual([
+        { $ref: '#/components/parameters/WebhookId' },
+        { $ref: '#/components/parameters/WebhookTimestamp' },
+        { $ref: '#/components/parameters/WebhookSignature' },
+      ]);
+      const ref = (post.requestBody!.content['application/json']!.schema as { $ref: string }).$ref;
+      const schema = document.components.schemas[ref.split('/').pop()!] as {
+        properties: { type: unknown; data: unknown };
+      };
+      expect(schema.properties.type, type).toEqual({ type: 'string', const: type });
+      // The body of each type comes from the zod schema of event-schemas.ts.
+      const { $schema: _dialect, ...generated } = z.toJSONSchema(
+        webhookEventSchemas[type as keyof typeof webhookEventSchemas],
+        { io: 'input', unrepresentable: 'any', reused: 'inline' },
+      ) as Record<string, unknown>;
+      expect(Object.keys(schema.properties)).toEqual(Object.keys(generated.properties as object));
+    }
+    const updated = document.components.schemas.WebhookAttemptUpdated as {
+      properties: { data: { properties: { attempt: unknown } } };
+    };
+    expect(updated.properties.data.properties.attempt).toEqual({ $ref: '#/components/schemas/Attempt' });
+    expect(document.components.schemas.WebhookNotificationCompleted).toMatchObject({
+      properties: { data: { $ref: '#/components/schemas/Notification' } },
+    });
+  });
+
+  it('holds webhook bodies that the schemas accept, and refuses others', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema(structuredClone(document) as unknown as Record<string, unknown>, 'urn:tidings:document');
+    const validate = (type: string, body: unknown) =>
+      ajv.validate(
+        {
+          $ref: `urn:tidings:document#/webhooks/${type.replaceAll('/', '~1')}/post/requestBody/content/application~1json/schema`,
+        },
+        body,
+      );
+    const at = '2026-11-27T10:00:00.000Z';
+    const browserId = 'brw_01jdv5cz00k2a7d3m9qx4w8t6e';
+    expect(
+      validate('browser.disconnected', {
+        type: 'browser.disconnected',
+        timestamp: at,
+        data: { browser_id: browserId, recipient: 'alice', disconnected_at: at, reason: 'stale' },
+      }),
+    ).toBe(true);
+    expect(
+      validate('browser.disconnected', {
+        type: 'browser.connected',
+        timestamp: at,
+        data: { browser_id: browserId, recipient: 'alice', disconnected_at: at, reason: 'stale' },
+      }),
+    ).toBe(false);
+    expect(validate('webhook.test', { type: 'webhook.test', timestamp: at, data: { endpoint_id: 'whe_x' } })).toBe(
+      false,
+    );
   });
 
   it('is what docs/openapi.json holds (the build writes it; commit it when it changes)', () => {

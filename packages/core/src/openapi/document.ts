@@ -1,6 +1,7 @@
 import { componentHeaders, componentParameters, componentSchemas } from './components.js';
 import { documentPaths } from './paths.js';
 import type { OpenApiDocument } from './types.js';
+import { documentWebhooks } from './webhooks.js';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiDocumentOptions {
@@ -58,8 +59,15 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
           'What a page calls, with a connect token or its browser secret. CORS for any origin, without credentials.',
       },
       { name: 'Reference', description: 'This document.' },
+      {
+        name: 'Webhooks',
+        description:
+          'What Tidings sends to the webhook endpoints a project registers (admin API, `tidings webhook create`): ' +
+          'signed Standard Webhooks messages of delivery events.',
+      },
     ],
     paths: documentPaths(),
+    webhooks: documentWebhooks(),
     components: {
       schemas: componentSchemas({ maxConnectTokenTtlSeconds }),
       headers: componentHeaders(),

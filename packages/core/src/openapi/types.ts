@@ -59,6 +59,8 @@ export interface OpenApiDocument {
   }[];
   tags: { name: string; description: string }[];
   paths: Record<string, Partial<Record<'get' | 'post' | 'put' | 'delete', OpenApiOperation>>>;
+  /** What the server sends to the project's webhook endpoints, by event type. */
+  webhooks: Record<string, { post: OpenApiOperation }>;
   components: {
     schemas: Record<string, JsonSchema>;
     headers: Record<string, OpenApiHeader>;
