@@ -3,7 +3,7 @@
 // so that 10 000 streams cost the client little: no http.Agent, no per-response objects.
 //
 // Messages from the parent:
-//   { type: 'open', host, port, paths, concurrency, record, readyOn }  → { type: 'opened', ok, failed, errors, ms }
+//   { type: 'open', host, port, paths, concurrency, record, readyOn, localAddresses }  → { type: 'opened', ok, failed, errors, ms }
 //   { type: 'collect' }                                       → { type: 'collected', events, ended, arrivals }
 //   { type: 'close' }                                         → exits
 // `arrivals` is [notificationId, wallClockMs][] when `record` is set (one per stream that got it).
@@ -113,7 +113,7 @@ class StreamReader {
   }
 }
 
-function open({ host, port, paths, concurrency, readyOn }) {
+function open({ host, port, paths, concurrency, readyOn, localAddresses = [] }) {
   const started = now();
   let next = 0;
   let inFlight = 0;
@@ -134,7 +134,9 @@ function open({ host, port, paths, concurrency, readyOn }) {
         const path = paths[next++];
         inFlight++;
         let settled = false;
-        const socket = net.connect({ host, port });
+        // Spread over several source addresses, each with ephemeral ports of its own, when asked.
+        const localAddress = localAddresses.length > 0 ? localAddresses[next % localAddresses.length] : undefined;
+        const socket = net.connect({ host, port, ...(localAddress ? { localAddress } : {}) });
         const fail = (reason) => {
           if (!settled) {
             settled = true;
