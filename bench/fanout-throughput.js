@@ -12,7 +12,8 @@
 //
 // The two servers alternate over BENCH_ROUNDS (3) rounds, each turn on a fresh server (and, for
 // Tidings, a fresh copy of the prepared database); the median of the rounds counts, every round
-// is printed. Both write heartbeats every BENCH_THROUGHPUT_HEARTBEAT_MS (15 s, Tidings' default).
+// is printed. Both write heartbeats every BENCH_THROUGHPUT_HEARTBEAT_MS (10 minutes: a few a
+// second over 18,000 streams, so that CPU-seconds count events, not heartbeats).
 //
 // BENCH_THROUGHPUT_PROFILE=1 starts the subject with --cpu-prof (in BENCH_CPU_PROF, or a temp
 // dir) and prints the functions with the most self time during its measured sends
@@ -50,7 +51,10 @@ const recipients = Math.max(1, Math.round(envNumber('BENCH_HEADROOM_STREAMS', 18
 const streamCount = recipients * browsersPerRecipient;
 const rate = envNumber('BENCH_THROUGHPUT_RATE', 1000);
 const seconds = envNumber('BENCH_THROUGHPUT_SECONDS', 5);
-const heartbeatMs = envNumber('BENCH_THROUGHPUT_HEARTBEAT_MS', 15_000);
+// Heartbeats are not events: one every 10 minutes per stream by default (spread, on both
+// servers), so that the figure counts the events' cost and not a number of heartbeats that grows
+// with how long a loaded machine makes a turn last.
+const heartbeatMs = envNumber('BENCH_THROUGHPUT_HEARTBEAT_MS', 600_000);
 const rounds = settings.rounds;
 const profile = ['1', 'all'].includes(process.env.BENCH_THROUGHPUT_PROFILE ?? '');
 /** BENCH_THROUGHPUT_PROFILE=all profiles bare node:http too, to set the two side by side. */
@@ -64,8 +68,53 @@ const clientAddresses = (process.env.BENCH_CLIENT_ADDRESSES ?? '')
   .split(',')
   .map((address) => address.trim())
   .filter((address) => address !== '');
+/**
+ * Another build of the CLI's `bin.js` (BENCH_THROUGHPUT_OTHER_CLI, e.g. an earlier commit's built
+ * into a directory of its own), measured as a third server in the same rounds: a change measured
+ * against what it changed under the same load.
+ */
+const otherCli = process.env.BENCH_THROUGHPUT_OTHER_CLI ?? '';
+const OTHER = 'tidings serve (other build)';
 const SUBJECT = 'tidings serve';
 const BARE = 'bare node:http';
+
+/** CPU milliseconds by thread of a process so far: `name (tid)` → ms (from /proc/<pid>/task). */
+function threadCpuMs(pid) {
+  const threads = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(`${name} (${tid})`, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return threads;
+}
+
+/** The threads that used the most CPU between two readings, as text. */
+function busiestThreads(before, after, total) {
+  return [...after]
+    .map(([name, ms]) => [name, ms - (before.get(name) ?? 0)])
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)} s (${((100 * ms) / total).toFixed(0)}%)`)
+    .join(', ');
+}
+
+/** Stops a server with SIGTERM, waiting up to a minute before `stop` kills it. */
+async function stopSlowly(server) {
+  const { child } = server;
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(60_000)]);
+  }
+  await server.stop();
+}
 
 /** Sends, collects and reads the server's CPU time around the measured sends. */
 async function measureThroughput({ label, server, client, sendFor }) {
@@ -81,11 +130,13 @@ async function measureThroughput({ label, server, client, sendFor }) {
     await client.request({ type: 'collect' }, 'collected');
   }
   const cpuBefore = cpuMs(server.pid);
+  const threadsBefore = threadCpuMs(server.pid);
   const started = performance.now();
   const startedWall = wallNow();
   const run = await sendSteadily({ sendFor, rate, seconds, localAddress: clientAddresses[0] });
   await sleep(1000);
   const cpu = (cpuMs(server.pid) - cpuBefore) / 1000;
+  const threads = busiestThreads(threadsBefore, threadCpuMs(server.pid), cpu * 1000);
   const elapsed = (performance.now() - started) / 1000;
   const endedWall = wallNow();
   const rss = rssBytes(server.pid);
@@ -114,6 +165,7 @@ async function measureThroughput({ label, server, client, sendFor }) {
       `(${((100 * cpu) / elapsed).toFixed(0)}% of a core) → ${formatCount(result.perCpuSecond)} events per CPU-second; ` +
       `start→event p50/p99/max ${formatMs(stats.fromStart.p50)}/${formatMs(stats.fromStart.p99)}/${formatMs(stats.fromStart.max)}; RSS ${formatBytes(rss)}`,
   );
+  console.log(`    CPU by thread: ${threads}`);
   return result;
 }
 
@@ -161,6 +213,25 @@ try {
         ),
       paths: setup.tokens.flatMap(({ token }) => Array(browsersPerRecipient).fill(`/v1/connect/${token}`)),
     },
+    ...(otherCli
+      ? [
+          {
+            name: OTHER,
+            profile: null,
+            start: (round) =>
+              startServer(`tidings-serve-other-${round}`, otherCli, [
+                'serve',
+                '--db',
+                freshDb(),
+                '--port',
+                '0',
+                '--config',
+                config,
+              ]),
+            paths: setup.tokens.flatMap(({ token }) => Array(browsersPerRecipient).fill(`/v1/connect/${token}`)),
+          },
+        ]
+      : []),
     {
       name: BARE,
       profile: profileBare ? 'bare-node-sse-throughput' : null,
@@ -186,7 +257,8 @@ try {
         result.opened = open.opened.ok;
         // The server closes the connections first, so that their TIME_WAIT is on its side: on
         // the client's, 18,000 of them would hold the ephemeral ports the next turn opens from.
-        await server.stop();
+        // Closing them takes a loaded machine seconds, and a profile is written after that.
+        await stopSlowly(server);
         await open.client.close();
       } finally {
         await server.stop();
@@ -242,6 +314,23 @@ try {
       note: `median of ${rounds} rounds; tidings: ${detail(subject)}; bare node:http: ${detail(bare)}`,
     }),
   );
+  if (otherCli) {
+    const other = results.get(OTHER);
+    const perCpuOther = med(other, (r) => r.perCpuSecond);
+    report(
+      row({
+        benchmark: `fan-out events per CPU-second, other build (${streamsText})`,
+        figure: perCpuOther,
+        figureText: formatCount(perCpuOther),
+        baseline: perCpu.bare,
+        baselineText: formatCount(perCpu.bare),
+        baselineName: BARE,
+        unit: 'events per CPU-second',
+        target: null,
+        note: `${otherCli}; this build against it: ${(perCpu.subject / perCpuOther).toFixed(2)}×; median of ${rounds} rounds: ${detail(other)}`,
+      }),
+    );
+  }
   const p99 = { subject: med(subject, (r) => r.fromStart.p99), bare: med(bare, (r) => r.fromStart.p99) };
   report(
     row({
