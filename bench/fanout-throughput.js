@@ -246,7 +246,11 @@ try {
 
   const results = new Map(peers.map((peer) => [peer.name, []]));
   for (let round = 1; round <= rounds; round++) {
-    for (const peer of peers) {
+    // The two Tidings builds take turns going first (the other build first in odd rounds with
+    // BENCH_THROUGHPUT_OTHER_FIRST=1): on a machine whose load moves, the order is a bias.
+    const otherFirst = otherCli !== '' && (round % 2 === 1) === (process.env.BENCH_THROUGHPUT_OTHER_FIRST === '1');
+    const order = otherFirst ? [peers[1], peers[0], ...peers.slice(2)] : peers;
+    for (const peer of order) {
       const spawnedWall = wallNow();
       const server = await peer.start(round);
       let result;
