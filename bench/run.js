@@ -18,6 +18,7 @@ const benchmarks = [
   { name: 'metrics', script: 'metrics-cost.js' },
   { name: 'fanout', script: 'fanout.js' },
   { name: 'headroom', script: 'headroom.js' },
+  { name: 'fanout-throughput', script: 'fanout-throughput.js' },
   { name: 'fanout-instances', script: 'fanout-instances.js' },
   { name: 'stalls', script: 'stalls.js' },
   { name: 'ceiling', script: 'ceiling.js' },

@@ -88,7 +88,7 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
           paths: pathsOf[i],
           concurrency: 64,
           record: true,
-          ...(sourceAddresses ? { localAddress: `127.0.0.${2 + i}` } : {}),
+          ...(sourceAddresses ? { localAddresses: [`127.0.0.${2 + i}`] } : {}),
         },
         'opened',
       );

@@ -43,8 +43,8 @@ function post(agent, url, headers, body) {
  * (Tidings and the Node peers); with it, any 2xx counts (Nchan's publisher answers 201 or 202
  * with its own text).
  */
-export async function sendSteadily({ sendFor, rate, seconds }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+export async function sendSteadily({ sendFor, rate, seconds, localAddress }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32, ...(localAddress ? { localAddress } : {}) });
   const sends = [];
   const failures = [];
   const total = Math.round(rate * seconds);
@@ -117,13 +117,13 @@ export function serverRss(server) {
  * Opens the streams of `paths` on a server from a fresh client process and measures the server's
  * RSS before and after. Returns the client (to send and collect with) and the figures.
  */
-export async function openStreams({ label, server, paths, readyOn }) {
+export async function openStreams({ label, server, paths, readyOn, localAddresses }) {
   const { hostname, port } = new URL(server.url);
   const client = forkHelper(streamClient);
   await sleep(500);
   const rssBefore = serverRss(server);
   const opened = await client.request(
-    { type: 'open', host: hostname, port: Number(port), paths, concurrency: 64, record: true, readyOn },
+    { type: 'open', host: hostname, port: Number(port), paths, concurrency: 64, record: true, readyOn, localAddresses },
     'opened',
   );
   if (opened.failed > 0) console.warn(`${label}: ${opened.failed} streams failed to open: ${opened.errors.join(', ')}`);

@@ -3,14 +3,12 @@
 // so that 10 000 streams cost the client little: no http.Agent, no per-response objects.
 //
 // Messages from the parent:
-//   { type: 'open', host, port, paths, concurrency, record, readyOn, localAddress }  → { type: 'opened', ok, failed, errors, ms }
+//   { type: 'open', host, port, paths, concurrency, record, readyOn, localAddresses }  → { type: 'opened', ok, failed, errors, ms }
 //   { type: 'collect' }                                       → { type: 'collected', events, ended, arrivals }
 //   { type: 'close' }                                         → exits
 // `arrivals` is [notificationId, wallClockMs][] when `record` is set (one per stream that got it).
 // A stream counts as open at its `ready` event, or at its 200 head when `readyOn` is 'head' (for
-// servers, such as Nchan, that send no event of their own when a stream opens). `localAddress`
-// (e.g. 127.0.0.5) is the address the sockets connect from: each source address has its own
-// ephemeral ports, so that clients on several addresses can open more streams than one could.
+// servers, such as Nchan, that send no event of their own when a stream opens).
 import net from 'node:net';
 
 const now = () => performance.timeOrigin + performance.now();
@@ -115,7 +113,7 @@ class StreamReader {
   }
 }
 
-function open({ host, port, paths, concurrency, readyOn, localAddress }) {
+function open({ host, port, paths, concurrency, readyOn, localAddresses = [] }) {
   const started = now();
   let next = 0;
   let inFlight = 0;
@@ -136,7 +134,9 @@ function open({ host, port, paths, concurrency, readyOn, localAddress }) {
         const path = paths[next++];
         inFlight++;
         let settled = false;
-        const socket = net.connect(localAddress ? { host, port, localAddress } : { host, port });
+        // Spread over several source addresses, each with ephemeral ports of its own, when asked.
+        const localAddress = localAddresses.length > 0 ? localAddresses[next % localAddresses.length] : undefined;
+        const socket = net.connect({ host, port, ...(localAddress ? { localAddress } : {}) });
         const fail = (reason) => {
           if (!settled) {
             settled = true;

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isoTime, notificationObject, serializeNotification } from './objects.js';
-import { deliveryPayload, deliveryPayloadJson, toDelivery } from './stream/delivery.js';
+import { deliveryEventBytes, deliveryPayload, deliveryPayloadJson, toDelivery } from './stream/delivery.js';
+import { sseEventId } from './stream/sse.js';
 
 describe('isoTime', () => {
   it('formats as Date#toISOString does, whatever values came before (recent ones are reused)', () => {
@@ -99,6 +100,39 @@ describe('deliveryPayloadJson', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('deliveryEventBytes', () => {
+  it('encodes exactly the notification event of the delivery, whatever delivery came before', () => {
+    const decoder = new TextDecoder();
+    fc.assert(
+      fc.property(notificationArbitrary, notificationArbitrary, (first, second) => {
+        // The deliveries of two sends interleaved: each event is its own send's.
+        const deliveries = [...first.attempts, ...second.attempts].flatMap((attempt, i) => [
+          toDelivery(i < first.attempts.length ? first.notification : second.notification, attempt),
+          toDelivery(first.notification, first.attempts[0] ?? attempt),
+        ]);
+        for (const delivery of deliveries) {
+          const expected = `id: ${sseEventId(delivery.browserId, delivery.seq)}\nevent: notification\ndata: ${JSON.stringify(deliveryPayload(delivery))}\n\n`;
+          expect(decoder.decode(deliveryEventBytes(delivery.browserId, delivery))).toBe(expected);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('does not reuse the shared part for a delivery of the same send whose fields differ', () => {
+    fc.assert(
+      fc.property(notificationArbitrary, ({ notification, attempts }) => {
+        fc.pre(attempts.length > 0);
+        const delivery = toDelivery(notification, attempts[0]!);
+        const other = { ...delivery, title: `${delivery.title}!`, data: { changed: true } };
+        expect(deliveryPayloadJson(delivery)).toBe(JSON.stringify(deliveryPayload(delivery)));
+        expect(deliveryPayloadJson(other)).toBe(JSON.stringify(deliveryPayload(other)));
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -82,3 +82,107 @@ describe('group commit: afterCommit', () => {
     expect(durableSettled).toBe(true);
   });
 });
+
+describe('group commit: writes asked for during a flush', () => {
+  /** A group commit whose flushes wait for `release(i)`, counting groups and flushes. */
+  function controlledCommit() {
+    const releases: (() => void)[] = [];
+    const rowsAtFlush: number[] = [];
+    let groups = 0;
+    const commit = createGroupCommit(db, {
+      begin: () => {
+        groups++;
+        return null;
+      },
+      end: () => {},
+      afterCommit: () => {
+        rowsAtFlush.push(count());
+        return new Promise<void>((resolve) => {
+          releases.push(resolve);
+        });
+      },
+    });
+    return { commit, releases, rowsAtFlush, groups: () => groups };
+  }
+  const count = () => db.prepare('SELECT count(*) FROM t').pluck().get() as number;
+  const insert = (v: number) => () => db.prepare('INSERT INTO t VALUES (?)').run(v);
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('holds them, uncommitted and unanswered, and commits them as one group once the flush is done', async () => {
+    const { commit, releases, rowsAtFlush, groups } = controlledCommit();
+    const settled: number[] = [];
+    const first = commit.run(insert(1)).then(() => settled.push(1));
+    await turn();
+    expect(count()).toBe(1);
+    expect(releases).toHaveLength(1);
+
+    // Three writes in three turns while the first group's flush runs.
+    const later = [2, 3, 4].map((v) => commit.run(insert(v)).then(() => settled.push(v)));
+    await turn();
+    await turn();
+    await turn();
+    expect(count()).toBe(1);
+    expect(groups()).toBe(1);
+    expect(settled).toEqual([]);
+
+    releases[0]!();
+    await first;
+    await turn();
+    // Committed together, in one transaction, then flushed once; none answered before that flush.
+    expect(count()).toBe(4);
+    expect(groups()).toBe(2);
+    expect(rowsAtFlush).toEqual([1, 4]);
+    expect(settled).toEqual([1]);
+
+    releases[1]!();
+    await Promise.all(later);
+    expect(settled).toEqual([1, 2, 3, 4]);
+  });
+
+  it('commits held writes of a group whose flush failed with the next group, and rejects only the failed group', async () => {
+    const failures: (() => void)[] = [];
+    let flushes = 0;
+    const commit = createGroupCommit(db, {
+      begin: () => null,
+      end: () => {},
+      afterCommit: () => {
+        flushes++;
+        if (flushes === 1) {
+          return new Promise<void>((_, reject) => {
+            failures.push(() => reject(new Error('flush failed')));
+          });
+        }
+        return Promise.resolve();
+      },
+    });
+    const first = commit.run(insert(1));
+    await turn();
+    const held = commit.run(insert(2));
+    await turn();
+    failures[0]!();
+    await expect(first).rejects.toThrow('flush failed');
+    await expect(held).resolves.toBeDefined();
+    expect(flushes).toBe(2);
+  });
+
+  it('lets writes that need no flush wait with the rest, and commits everything held when flushed before closing', async () => {
+    const { commit, releases } = controlledCommit();
+    const first = commit.run(insert(1));
+    await turn();
+    let bookkeeping = false;
+    const sent = commit.run(insert(2), { durable: false }).then(() => {
+      bookkeeping = true;
+    });
+    const durable = commit.run(insert(3));
+    await turn();
+    expect(count()).toBe(1);
+    expect(bookkeeping).toBe(false);
+
+    commit.flush();
+    expect(count()).toBe(3);
+    await sent;
+    expect(bookkeeping).toBe(true);
+    for (const release of releases) release();
+    await Promise.all([first, durable]);
+  });
+});

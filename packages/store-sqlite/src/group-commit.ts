@@ -13,6 +13,12 @@ import { createTurnQueue } from './turn-queue.js';
  * write again, such as a browser's last sequence number, is read once and written once, at the
  * end of the group.
  *
+ * While the flush of a group runs (`afterCommit`), the writes asked for meanwhile are held, not
+ * committed in a transaction per turn: once the flush is done they are committed together, as
+ * the next group, and flushed together. A write's promise still settles only after a flush that
+ * began after its commit, so nothing is answered, or handed on, before it is on disk; what the
+ * hold saves is a transaction (its commit writing the shared pages again) per turn of the flush.
+ *
  * A group runs its writes one after the other without savepoints. Should one throw, the whole
  * transaction is rolled back and the group runs again with each write in a savepoint of its own,
  * so that only the failing one fails; a write must therefore change the shared state only once
@@ -27,7 +33,7 @@ export interface GroupCommit<G> {
    * its own would only queue the sends behind it.
    */
   run<T>(work: (group: G) => T, options?: { durable?: boolean }): Promise<T>;
-  /** Runs the queued group now (before closing the database). */
+  /** Commits the queued group, and any writes held during a flush, now (before closing the database). */
   flush(): void;
 }
 
@@ -95,7 +101,11 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
     hooks.end(group);
   });
 
-  const queue = createTurnQueue((jobs: Job<G>[]) => {
+  /** True while a group's flush runs: the writes asked for meanwhile wait in `held`. */
+  let flushing = false;
+  let held: Job<G>[] = [];
+
+  const commitGroup = (jobs: Job<G>[]): void => {
     try {
       try {
         together.immediate(jobs);
@@ -110,14 +120,45 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
     }
     const { afterCommit } = hooks;
     const durable = jobs.filter((job) => job.durable);
-    if (!afterCommit || durable.length === 0) return settle(jobs);
+    if (!afterCommit || durable.length === 0) {
+      settle(jobs);
+      return;
+    }
     if (durable.length < jobs.length) settle(jobs.filter((job) => !job.durable));
-    afterCommit().then(
-      () => settle(durable),
-      (error: unknown) => {
-        for (const job of durable) job.reject(error);
-      },
-    );
+    flushing = true;
+    let flushed: Promise<void>;
+    try {
+      flushed = afterCommit();
+    } catch (error) {
+      flushed = Promise.reject(error);
+    }
+    flushed
+      .then(
+        () => settle(durable),
+        (error: unknown) => {
+          for (const job of durable) job.reject(error);
+        },
+      )
+      .finally(() => {
+        flushing = false;
+        commitHeld();
+      });
+  };
+
+  /** Commits the writes held during a flush as one group. */
+  const commitHeld = (): void => {
+    if (held.length === 0) return;
+    const jobs = held;
+    held = [];
+    commitGroup(jobs);
+  };
+
+  const queue = createTurnQueue((jobs: Job<G>[]) => {
+    if (flushing) {
+      for (const job of jobs) held.push(job);
+      return;
+    }
+    commitGroup(jobs);
   });
 
   return {
@@ -133,6 +174,10 @@ export function createGroupCommit<G>(db: Database.Database, hooks: GroupHooks<G>
         });
       });
     },
-    flush: queue.flush,
+    flush() {
+      // Before closing: what is held and what is queued are committed now, flush or not.
+      queue.flush();
+      commitHeld();
+    },
   };
 }

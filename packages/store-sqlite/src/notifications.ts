@@ -24,12 +24,22 @@ type NotificationOperations = Pick<Store, 'createNotification' | 'getNotificatio
  * step each browser's sequence and count usage with statements of its own.
  */
 export interface SendGroup {
-  /** Connected browsers by project and recipient, read once a group: sends do not change them. */
-  browsers: Map<string, string[]>;
+  /**
+   * Connected browsers by project and recipient, with the last sequence number each had when
+   * read: read once a group, in one query, since sends do not change them (the group's own steps
+   * are in `lastSeq`).
+   */
+  browsers: Map<string, ConnectedBrowsers>;
   /** The last sequence number of each browser the group sent to, written at the end of the group. */
   lastSeq: Map<string, number>;
   /** Live usage of the group by project and UTC day, added at the end of the group. */
   usage: Map<string, { projectId: string; day: string; notifications: number; attempts: number }>;
+}
+
+/** A recipient's connected browsers, and each one's last sequence number, in the same order. */
+export interface ConnectedBrowsers {
+  ids: string[];
+  lastSeqs: number[];
 }
 
 /** The group commit of sends: its state, and what it writes at the end of each group. */
@@ -63,12 +73,16 @@ export function notificationOperations(
   insertJobs: InsertJobs,
 ): NotificationOperations {
   const connectedBrowsers = db
-    .prepare<[string, string], string>(
-      `SELECT id FROM browsers
+    .prepare<[string, string], [string, number]>(
+      `SELECT id, last_seq FROM browsers
         WHERE project_id = ? AND recipient = ? AND connected = 1
         ORDER BY created_at, id`,
     )
-    .pluck();
+    .raw();
+  const readConnected = (projectId: string, recipient: string): ConnectedBrowsers => {
+    const rows = connectedBrowsers.all(projectId, recipient);
+    return { ids: rows.map((row) => row[0]), lastSeqs: rows.map((row) => row[1]) };
+  };
   const insertNotification = db.prepare<
     [
       string,
@@ -94,7 +108,6 @@ export function notificationOperations(
         api_key_id, request_id, idempotency_key)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const lastSeq = db.prepare<[string], number>('SELECT last_seq FROM browsers WHERE id = ?').pluck();
   const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(
     `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
      VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`,
@@ -148,11 +161,12 @@ export function notificationOperations(
       }
     }
     const recipientKey = `${notification.projectId}\n${notification.recipient}`;
-    let browserIds = group.browsers.get(recipientKey);
-    if (browserIds === undefined) {
-      browserIds = connectedBrowsers.all(notification.projectId, notification.recipient);
-      group.browsers.set(recipientKey, browserIds);
+    let connected = group.browsers.get(recipientKey);
+    if (connected === undefined) {
+      connected = readConnected(notification.projectId, notification.recipient);
+      group.browsers.set(recipientKey, connected);
     }
+    const { ids: browserIds, lastSeqs } = connected;
     if (browserIds.length === 0) return { kind: 'no-connected-browser' };
 
     insertNotification.run(
@@ -173,8 +187,8 @@ export function notificationOperations(
       notification.requestId,
       notification.idempotencyKey,
     );
-    const attempts = browserIds.map((browserId): AttemptRecord => {
-      const seq = (group.lastSeq.get(browserId) ?? lastSeq.get(browserId)!) + 1;
+    const attempts = browserIds.map((browserId, i): AttemptRecord => {
+      const seq = (group.lastSeq.get(browserId) ?? lastSeqs[i]!) + 1;
       const attempt = acceptedAttempt(notification, input.newAttemptId(), browserId, seq);
       insertAttempt.run(
         attempt.id,

@@ -17,6 +17,8 @@ export function openDatabase(options: ResolvedSqliteStoreOptions): Database.Data
     // survives a crash of the process only (see the `synchronous` option).
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
+    // A negative cache_size is in KiB rather than pages.
+    db.pragma(`cache_size = -${options.cacheSizeKb}`);
     migrate(db);
     return db;
   } catch (error) {

@@ -30,6 +30,14 @@ export interface SqliteStoreOptions {
    * See bench/README.md for what each costs. @default 'full'
    */
   synchronous?: 'full' | 'normal';
+  /**
+   * The most memory SQLite's page cache of this connection may hold, in KiB (it grows only as
+   * pages are read). Each send inserts an attempt per browser into indexes ordered by browser,
+   * at places spread over the whole index: with SQLite's own default (2 MiB), most of those
+   * pages have left the cache by the next send to the browser and are read again from the
+   * operating system. @default 32768
+   */
+  cacheSizeKb?: number;
 }
 
 /** {@link SqliteStoreOptions} with every default applied. */
@@ -43,6 +51,7 @@ export function resolveSqliteStoreOptions(options: SqliteStoreOptions): Resolved
     notificationCacheSize = 4096,
     checkpointIntervalMs = 200,
     synchronous = 'full',
+    cacheSizeKb = 32_768,
   } = options;
   if (typeof path !== 'string' || path.length === 0) {
     throw new TypeError("createSqliteStore: `path` must be a file path or ':memory:'");
@@ -59,5 +68,8 @@ export function resolveSqliteStoreOptions(options: SqliteStoreOptions): Resolved
   if (synchronous !== 'full' && synchronous !== 'normal') {
     throw new TypeError("createSqliteStore: `synchronous` must be 'full' or 'normal'");
   }
-  return { path, busyTimeoutMs, notificationCacheSize, checkpointIntervalMs, synchronous };
+  if (!Number.isInteger(cacheSizeKb) || cacheSizeKb < 0) {
+    throw new TypeError('createSqliteStore: `cacheSizeKb` must be a whole number of KiB, 0 or more');
+  }
+  return { path, busyTimeoutMs, notificationCacheSize, checkpointIntervalMs, synchronous, cacheSizeKb };
 }

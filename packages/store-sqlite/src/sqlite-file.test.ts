@@ -467,6 +467,21 @@ describe('createSqliteStore options', () => {
     expect(() => createSqliteStore({ path: ':memory:', synchronous: 'off' })).toThrow(/synchronous/);
   });
 
+  it('holds a page cache of cacheSizeKb, 32 MiB by default', () => {
+    const cacheSize = (options: Omit<SqliteStoreOptions, 'path'>) => {
+      const db = openDatabase(resolveSqliteStoreOptions({ path: file.path, ...options }));
+      try {
+        return db.pragma('cache_size', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    // Negative: KiB rather than pages.
+    expect(cacheSize({})).toBe(-32_768);
+    expect(cacheSize({ cacheSizeKb: 2000 })).toBe(-2000);
+    expect(() => createSqliteStore({ path: ':memory:', cacheSizeKb: -1 })).toThrow(/cacheSizeKb/);
+  });
+
   it('refuses a bad configuration at construction', () => {
     expect(() => createSqliteStore({ path: '' })).toThrow(TypeError);
     expect(() => createSqliteStore({ path: ':memory:', busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);

@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { readyEventSchema } from '../object-schemas.js';
 import type { EventSink, EventSinkListener } from '../ports/event-sink.js';
 import type { Delivery } from '../types.js';
-import { deliveryPayloadJson } from './delivery.js';
+import { deliveryEventBytes } from './delivery.js';
 import type { RingMember } from './heartbeat-ring.js';
-import { SSE_HEARTBEAT, sseEvent, sseEventId, sseEventOfJson, sseRetry } from './sse.js';
+import { SSE_HEARTBEAT, sseEvent, sseEventId, sseRetry } from './sse.js';
 
 /**
  * The `ready` event's data. `browser_secret` is present only when the stream registered the
@@ -252,12 +252,7 @@ export class BrowserStream implements EventSinkListener, RingMember {
   }
 
   #queue(delivery: Delivery, live: boolean): void {
-    const bytes = sseEventOfJson(
-      'notification',
-      sseEventId(this.browserId, delivery.seq),
-      deliveryPayloadJson(delivery),
-    );
-    this.#push(delivery.attemptId, bytes, live);
+    this.#push(delivery.attemptId, deliveryEventBytes(this.browserId, delivery), live);
   }
 
   #push(attemptId: string | null, bytes: Uint8Array, live: boolean): void {
