@@ -13,6 +13,8 @@ export interface OperationResults {
   connectBrowser: { status: number; browserId?: string };
   connectBrowserPoll: { status: number; pending?: number };
   postEvents: { status: number; accepted?: number };
+  putPushSubscription: { status: number; code?: string };
+  deletePushSubscription: { status: number };
   disconnectBrowser: { status: number };
   getOpenApiDocument: { status: number; openapi?: string };
 }
@@ -62,6 +64,22 @@ export async function runEveryOperation(baseUrl: string, liveKey: string): Promi
   const stream = await client.GET('/v1/connect/{token}', { params: { path: { token } }, parseAs: 'stream' });
   await stream.response.body?.cancel();
 
+  // Web Push is off on this server (no VAPID subject): saving a subscription is refused with its
+  // problem document, and removing one that was never saved succeeds.
+  const pushSaved = await client.PUT('/v1/browsers/{id}/push-subscription', {
+    params: { path: { id: browser?.browser_id ?? '' } },
+    body: {
+      browser_secret: browser?.browser_secret ?? '',
+      endpoint: 'https://fcm.googleapis.com/fcm/send/generated-client',
+      keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
+      expiration_time: null,
+    },
+  });
+  const pushRemoved = await client.DELETE('/v1/browsers/{id}/push-subscription', {
+    params: { path: { id: browser?.browser_id ?? '' } },
+    body: { browser_secret: browser?.browser_secret ?? '' },
+  });
+
   const disconnected = await client.POST('/v1/browsers/{id}/disconnect', {
     params: { path: { id: browser?.browser_id ?? '' } },
     body: { browser_secret: browser?.browser_secret ?? '' },
@@ -82,6 +100,8 @@ export async function runEveryOperation(baseUrl: string, liveKey: string): Promi
     connectBrowser: { status: registered.response.status, browserId: browser?.browser_id },
     connectBrowserPoll: { status: polled.response.status, pending: pending.length },
     postEvents: { status: events.response.status, accepted: events.data?.accepted },
+    putPushSubscription: { status: pushSaved.response.status, code: pushSaved.error?.code },
+    deletePushSubscription: { status: pushRemoved.response.status },
     disconnectBrowser: { status: disconnected.response.status },
     getOpenApiDocument: { status: document.response.status, openapi: (document.data as { openapi?: string })?.openapi },
   };

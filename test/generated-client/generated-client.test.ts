@@ -67,6 +67,8 @@ describe('a client generated from docs/openapi.json', () => {
     expect(results.connectBrowser).toMatchObject({ status: 201, browserId: expect.stringMatching(/^brw_/) });
     expect(results.createNotification).toMatchObject({ status: 201, id: expect.stringMatching(/^ntf_/), attempts: 1 });
     expect(results.createNotificationProblem).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(results.putPushSubscription).toEqual({ status: 409, code: 'PUSH_NOT_CONFIGURED' });
+    expect(results.deletePushSubscription).toEqual({ status: 204 });
     expect(results.createNotificationProblem.errors).toBeGreaterThan(0);
     expect(results.getNotification).toMatchObject({ status: 200, status_: 'pending' });
     expect(results.getNotificationMissing).toMatchObject({ status: 404, code: 'NOT_FOUND' });
