@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { AttemptObject, NotificationDetail, NotificationObject, ProjectObject } from '@tidings/core';
 import type { AuditEventRecord } from '../domain/dashboard-store.js';
+import { DataTable } from './data-table.js';
 import { Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
@@ -73,41 +74,26 @@ export function LogPage(props: {
       {props.items.length === 0 ? (
         <p class="empty">No notifications{filters.recipient || filters.mode ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <section class="table-wrap" tabindex={0} aria-label="Notifications">
-          <table>
-            <caption class="visually-hidden">Notifications</caption>
-            <thead>
-              <tr>
-                <th scope="col">Sent</th>
-                <th scope="col">Recipient</th>
-                <th scope="col">Title</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.items.map((item) => (
-                <tr data-notification-id={item.id}>
-                  <td>
-                    <Time at={item.created_at} />
-                  </td>
-                  <td>
-                    <code>{item.recipient}</code>
-                  </td>
-                  <td>
-                    <a href={`${root}/notifications/${item.id}`}>{item.title}</a>
-                  </td>
-                  <td>
-                    <span class={`badge ${item.mode}`}>{item.mode}</span>
-                  </td>
-                  <td>{item.status}</td>
-                  <td>{attemptSummary(item.attempts)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable label="Notifications" columns={['Sent', 'Recipient', 'Title', 'Mode', 'Status', 'Attempts']}>
+          {props.items.map((item) => (
+            <tr data-notification-id={item.id}>
+              <td>
+                <Time at={item.created_at} />
+              </td>
+              <td>
+                <code>{item.recipient}</code>
+              </td>
+              <td>
+                <a href={`${root}/notifications/${item.id}`}>{item.title}</a>
+              </td>
+              <td>
+                <span class={`badge ${item.mode}`}>{item.mode}</span>
+              </td>
+              <td>{item.status}</td>
+              <td>{attemptSummary(item.attempts)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {props.nextCursor ? (
         <p>
@@ -329,38 +315,24 @@ export function AuditPage(props: { project: ProjectObject; events: AuditEventRec
       {props.events.length === 0 ? (
         <p class="empty">Nothing recorded yet.</p>
       ) : (
-        <section class="table-wrap" tabindex={0} aria-label="Audit log">
-          <table>
-            <caption class="visually-hidden">Audit log</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col">Detail</th>
-                <th scope="col">By</th>
-                <th scope="col">From</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.events.map((event) => (
-                <tr data-action={event.action}>
-                  <td>
-                    <Time at={event.createdAt} />
-                  </td>
-                  <td>{ACTIONS[event.action]}</td>
-                  <td>
-                    {event.detail}
-                    {event.reason ? <span class="muted"> — reason: {event.reason}</span> : null}
-                  </td>
-                  <td>{event.source === 'cli' ? `${event.actorName ?? 'unknown'} (CLI)` : event.actorEmail}</td>
-                  <td>
-                    <code>{event.ip ?? '—'}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable label="Audit log" columns={['When', 'What', 'Detail', 'By', 'From']}>
+          {props.events.map((event) => (
+            <tr data-action={event.action}>
+              <td>
+                <Time at={event.createdAt} />
+              </td>
+              <td>{ACTIONS[event.action]}</td>
+              <td>
+                {event.detail}
+                {event.reason ? <span class="muted"> — reason: {event.reason}</span> : null}
+              </td>
+              <td>{event.source === 'cli' ? `${event.actorName ?? 'unknown'} (CLI)` : event.actorEmail}</td>
+              <td>
+                <code>{event.ip ?? '—'}</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </ProjectFrame>
   );

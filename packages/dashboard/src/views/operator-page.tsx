@@ -3,6 +3,7 @@ import { MAX_SUSPENSION_REASON_LENGTH, type ProjectObject } from '@tidings/core'
 import type { DashboardAccount, InvitationRecord } from '../domain/dashboard-store.js';
 import type { SignupPolicy } from '../options.js';
 import type { FormState } from './auth-pages.js';
+import { DataTable } from './data-table.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
 /** Where the operators' page is, with a search and a page of each list; defaults are left out. */
@@ -220,44 +221,31 @@ export function OperatorPage(props: {
       {props.accounts.length === 0 ? (
         <p class="empty">{query.q === '' ? 'No accounts yet.' : 'No account matches.'}</p>
       ) : (
-        <section class="table-wrap" tabindex={0} aria-label="Accounts">
-          <table>
-            <caption class="visually-hidden">Accounts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Created</th>
-                <th scope="col">Email verified</th>
-                <th scope="col">Role</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.accounts.map(({ account, operator }) => (
-                <tr data-account-id={account.id}>
-                  <td>
-                    {account.email} <code class="muted">{account.id}</code>
-                  </td>
-                  <td>
-                    <Time at={account.createdAt} />
-                  </td>
-                  <td>
-                    {account.verified ? (
-                      'yes'
-                    ) : (
-                      <form method="post" action={`${ctx.base}/operator/accounts/${account.id}/verify`} class="inline">
-                        no{' '}
-                        <button type="submit" class="secondary small">
-                          Verify by hand<span class="visually-hidden"> {account.email}</span>
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                  <td>{operator ? 'operator' : 'customer'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable label="Accounts" columns={['Email', 'Created', 'Email verified', 'Role']}>
+          {props.accounts.map(({ account, operator }) => (
+            <tr data-account-id={account.id}>
+              <td>
+                {account.email} <code class="muted">{account.id}</code>
+              </td>
+              <td>
+                <Time at={account.createdAt} />
+              </td>
+              <td>
+                {account.verified ? (
+                  'yes'
+                ) : (
+                  <form method="post" action={`${ctx.base}/operator/accounts/${account.id}/verify`} class="inline">
+                    no{' '}
+                    <button type="submit" class="secondary small">
+                      Verify by hand<span class="visually-hidden"> {account.email}</span>
+                    </button>
+                  </form>
+                )}
+              </td>
+              <td>{operator ? 'operator' : 'customer'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Pager
         label="Accounts"

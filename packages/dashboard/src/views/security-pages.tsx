@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { PasskeyRecord } from '../domain/dashboard-store.js';
 import type { FormState } from './auth-pages.js';
+import { DataTable } from './data-table.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
 function Messages(props: { state: FormState }) {
@@ -49,31 +50,19 @@ function PasskeyTable(props: { passkeys: PasskeyRecord[] }) {
     return <p class="empty">No passkeys yet: signing in takes your password alone.</p>;
   }
   return (
-    <section class="table-wrap" tabindex={0} aria-label="Passkeys">
-      <table>
-        <caption class="visually-hidden">Passkeys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Added</th>
-            <th scope="col">Last used</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.passkeys.map((passkey) => (
-            <tr data-passkey={passkey.name}>
-              <td>{passkey.name}</td>
-              <td>
-                <Time at={passkey.createdAt} />
-              </td>
-              <td>
-                <Time at={passkey.lastUsedAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+    <DataTable label="Passkeys" columns={['Name', 'Added', 'Last used']}>
+      {props.passkeys.map((passkey) => (
+        <tr data-passkey={passkey.name}>
+          <td>{passkey.name}</td>
+          <td>
+            <Time at={passkey.createdAt} />
+          </td>
+          <td>
+            <Time at={passkey.lastUsedAt} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

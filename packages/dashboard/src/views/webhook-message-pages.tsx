@@ -6,6 +6,7 @@ import type {
   WebhookMessageObject,
 } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
+import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 import { ButtonForm, endpointPath } from './webhook-pages.js';
@@ -77,45 +78,31 @@ export function MessagesSection(props: {
       {props.messages.length === 0 ? (
         <p class="empty">No messages{filters.status ? ` ${filters.status}` : ' yet'}.</p>
       ) : (
-        <section class="table-wrap" tabindex={0} aria-label="Messages">
-          <table>
-            <caption class="visually-hidden">Messages</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Next attempt</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.messages.map((message) => (
-                <tr data-message-id={message.id} data-status={message.status}>
-                  <td>
-                    <a href={`${path}/messages/${message.id}`}>
-                      <Time at={message.created_at} />
-                    </a>
-                  </td>
-                  <td>
-                    <code>{message.event_type}</code>
-                  </td>
-                  <td>
-                    <MessageStatus status={message.status} />
-                  </td>
-                  <td class="num">{message.attempts}</td>
-                  <td>
-                    {message.next_attempt_at === null ? (
-                      <span class="muted">—</span>
-                    ) : (
-                      <Time at={message.next_attempt_at} />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable label="Messages" columns={['Created', 'Event', 'Status', 'Attempts', 'Next attempt']}>
+          {props.messages.map((message) => (
+            <tr data-message-id={message.id} data-status={message.status}>
+              <td>
+                <a href={`${path}/messages/${message.id}`}>
+                  <Time at={message.created_at} />
+                </a>
+              </td>
+              <td>
+                <code>{message.event_type}</code>
+              </td>
+              <td>
+                <MessageStatus status={message.status} />
+              </td>
+              <td class="num">{message.attempts}</td>
+              <td>
+                {message.next_attempt_at === null ? (
+                  <span class="muted">—</span>
+                ) : (
+                  <Time at={message.next_attempt_at} />
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {props.nextCursor ? (
         <p>
@@ -212,46 +199,32 @@ export function MessagePage(props: {
       {props.attempts.length === 0 ? (
         <p class="empty">Not sent yet.</p>
       ) : (
-        <section class="table-wrap" tabindex={0} aria-label="Requests">
-          <table>
-            <caption class="visually-hidden">Requests</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Status code</th>
-                <th scope="col">Latency</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Response</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.attempts.map((attempt) => (
-                <tr data-outcome={attempt.outcome}>
-                  <td>
-                    <Time at={attempt.attempted_at} />
-                  </td>
-                  <td data-field="status-code">
-                    {attempt.status_code === null ? <span class="muted">none</span> : attempt.status_code}
-                  </td>
-                  <td class="num">{attempt.latency_ms} ms</td>
-                  <td>
-                    <span class={attempt.outcome === 'succeeded' ? 'badge status-delivered' : 'badge status-failed'}>
-                      {attempt.outcome}
-                    </span>
-                    {attempt.error ? <span class="muted"> {attempt.error}</span> : null}
-                  </td>
-                  <td class="excerpt">
-                    {attempt.response_excerpt === null ? (
-                      <span class="muted">none</span>
-                    ) : (
-                      <code>{attempt.response_excerpt}</code>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable label="Requests" columns={['Time', 'Status code', 'Latency', 'Outcome', 'Response']}>
+          {props.attempts.map((attempt) => (
+            <tr data-outcome={attempt.outcome}>
+              <td>
+                <Time at={attempt.attempted_at} />
+              </td>
+              <td data-field="status-code">
+                {attempt.status_code === null ? <span class="muted">none</span> : attempt.status_code}
+              </td>
+              <td class="num">{attempt.latency_ms} ms</td>
+              <td>
+                <span class={attempt.outcome === 'succeeded' ? 'badge status-delivered' : 'badge status-failed'}>
+                  {attempt.outcome}
+                </span>
+                {attempt.error ? <span class="muted"> {attempt.error}</span> : null}
+              </td>
+              <td class="excerpt">
+                {attempt.response_excerpt === null ? (
+                  <span class="muted">none</span>
+                ) : (
+                  <code>{attempt.response_excerpt}</code>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </ProjectFrame>
   );

@@ -3,6 +3,7 @@ import type { ProjectObject, WebhookEndpointObject } from '@tidings/core';
 import type { Child } from 'hono/jsx';
 import { WEBHOOK_FORM_EVENTS } from '../forms.js';
 import type { FormState } from './auth-pages.js';
+import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
@@ -49,41 +50,27 @@ function EndpointTable(props: { endpoints: WebhookEndpointObject[] }) {
   const ctx = usePage();
   if (props.endpoints.length === 0) return <p class="empty">No webhook endpoints yet.</p>;
   return (
-    <section class="table-wrap" tabindex={0} aria-label="Webhook endpoints">
-      <table>
-        <caption class="visually-hidden">Webhook endpoints</caption>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Description</th>
-            <th scope="col">Events</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.endpoints.map((endpoint) => (
-            <tr data-endpoint-id={endpoint.id}>
-              <td class="endpoint-url">
-                <a href={endpointPath(ctx.base, endpoint)}>
-                  <code>{endpoint.url}</code>
-                </a>
-              </td>
-              <td>{endpoint.description ?? <span class="muted">none</span>}</td>
-              <td>
-                <EventList events={endpoint.events} />
-              </td>
-              <td>
-                <EndpointStatus endpoint={endpoint} />
-              </td>
-              <td>
-                <Time at={endpoint.created_at} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+    <DataTable label="Webhook endpoints" columns={['URL', 'Description', 'Events', 'Status', 'Created']}>
+      {props.endpoints.map((endpoint) => (
+        <tr data-endpoint-id={endpoint.id}>
+          <td class="endpoint-url">
+            <a href={endpointPath(ctx.base, endpoint)}>
+              <code>{endpoint.url}</code>
+            </a>
+          </td>
+          <td>{endpoint.description ?? <span class="muted">none</span>}</td>
+          <td>
+            <EventList events={endpoint.events} />
+          </td>
+          <td>
+            <EndpointStatus endpoint={endpoint} />
+          </td>
+          <td>
+            <Time at={endpoint.created_at} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
