@@ -30,6 +30,7 @@ import {
   tempDir,
   wallNow,
 } from './lib/common.js';
+import { sinkClient } from './lib/sink.js';
 
 const PUSHES = envNumber('BENCH_PUSHES', 2000);
 const BROWSERS = 200;
@@ -44,23 +45,7 @@ function subscriptionKeys() {
   return { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
 }
 
-async function sink(path, init) {
-  return fetch(`${pushSink.url}${path}`, init);
-}
-
-async function sinkStats() {
-  return (await sink('/stats')).json();
-}
-
-async function waitForCount(count, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const stats = await sinkStats();
-    if (stats.count >= count) return stats;
-    if (Date.now() > deadline) throw new Error(`the push service got ${stats.count} of ${count} messages`);
-    await sleep(20);
-  }
-}
+const { request: sink, waitForCount } = sinkClient(() => pushSink.url, 'the push service', 120_000);
 
 /** An instance with `browsers` subscribed browsers, each the one browser of its recipient. */
 async function startInstance(label, browsers) {

@@ -36,6 +36,7 @@ import {
   tempDir,
   wallNow,
 } from './lib/common.js';
+import { sinkClient } from './lib/sink.js';
 
 const RECEIPTS = envNumber('BENCH_WEBHOOK_RECEIPTS', 500);
 const LATENCY_RECEIPTS = envNumber('BENCH_WEBHOOK_LATENCY_RECEIPTS', 300);
@@ -44,23 +45,7 @@ const RATE = envNumber('BENCH_WEBHOOK_RATE', 20);
 const CONCURRENCY = 4;
 const SEND_CONCURRENCY = 16;
 
-async function sink(path, init) {
-  return fetch(`${webhookSink.url}${path}`, init);
-}
-
-async function sinkStats() {
-  return (await sink('/stats')).json();
-}
-
-async function waitForCount(count, timeoutMs = 300_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const stats = await sinkStats();
-    if (stats.count >= count) return stats;
-    if (Date.now() > deadline) throw new Error(`the receiver got ${stats.count} of ${count} messages`);
-    await sleep(20);
-  }
-}
+const { request: sink, waitForCount } = sinkClient(() => webhookSink.url, 'the receiver', 300_000);
 
 /** Runs `tidings ...args --json` to completion and parses its answer. */
 function tidingsJson(args) {
