@@ -492,4 +492,14 @@ describe('tidings serve without --webhooks-allow-private and --webhooks-allow-ht
       ),
     ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' } satisfies Partial<TidingsError>);
   });
+
+  it('never writes a signing secret to its output, after every message it signed above', () => {
+    const processes = [server, ...others].filter((process) => process !== undefined);
+    expect(processes.length).toBeGreaterThan(0);
+    for (const process of processes) {
+      const output = process.stdout() + process.stderr();
+      expect(output).toContain('listening on');
+      expect(output).not.toContain('whsec_');
+    }
+  });
 });
