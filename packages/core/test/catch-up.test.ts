@@ -8,7 +8,7 @@ import { createHarness, type Harness } from './harness.js';
 /** An in-process hub that can be told to lose messages, and to report that it lost some. */
 function lossyHub() {
   const inner = createMemoryHub();
-  const onMissed = new Set<() => void>();
+  const onMissed = new Set<(browserIds?: readonly string[]) => void>();
   let losing = false;
   const hub: Hub = {
     publish: (messages: readonly HubMessage[]) => (losing ? Promise.resolve() : inner.publish(messages)),
@@ -29,8 +29,9 @@ function lossyHub() {
     lose(value: boolean) {
       losing = value;
     },
-    reportMissed() {
-      for (const missed of onMissed) missed();
+    /** Every stream's browsers without a list, as after a reconnect; only those listed with one. */
+    reportMissed(browserIds?: readonly string[]) {
+      for (const missed of onMissed) missed(browserIds);
     },
     /** Carries messages as a second copy would: a duplicate reaches the same streams. */
     repeat: (messages: readonly HubMessage[]) => inner.publish(messages),
@@ -94,6 +95,70 @@ describe('catching streams up from the store', () => {
     await two.stream.next('notification');
     expect(titles(one.stream)).toEqual(['for one']);
     expect(titles(two.stream)).toEqual(['for two']);
+  });
+
+  it('catches up only the browsers the hub names, when it names some', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 0 } });
+    const one = await openStream('one');
+    const two = await openStream('two');
+    const asked: string[][] = [];
+    const list = h.store.listPendingDeliveries.bind(h.store);
+    h.store.listPendingDeliveries = (input) => {
+      asked.push([...input.browserIds]);
+      return list(input);
+    };
+    lossy.lose(true);
+    await h.send({ recipient: 'one', title: 'for one' });
+    await h.send({ recipient: 'two', title: 'for two' });
+    // As a Redis hub does when it receives a browser's messages only after its stream read the store.
+    lossy.reportMissed([one.browserId]);
+    await one.stream.next('notification');
+    expect(titles(one.stream)).toEqual(['for one']);
+    await quietPeriod(100, 'a catch-up of a stream the hub did not name');
+    expect(titles(two.stream)).toEqual([]);
+    expect(asked).toEqual([[one.browserId]]);
+    // Without a list: every stream.
+    lossy.reportMissed();
+    await two.stream.next('notification');
+    expect(titles(two.stream)).toEqual(['for two']);
+    expect(titles(one.stream)).toEqual(['for one']);
+  });
+
+  it('catches up a named browser whose stream was still reading its backlog, once the backlog is in', async () => {
+    const lossy = lossyHub();
+    h = await createHarness({ extra: { hub: lossy.hub, catchUpIntervalMs: 0 } });
+    const token = (await h.tidings.createConnectToken({ projectId: h.project.id, recipient: 'r' })).token;
+    // The backlog is read, then held back: what is sent meanwhile is not in it.
+    let reading: ((browserId: string) => void) | null = null;
+    const backlogRead = new Promise<string>((resolve) => {
+      reading = resolve;
+    });
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const listDeliveries = h.store.listDeliveries.bind(h.store);
+    h.store.listDeliveries = async (input) => {
+      const backlog = await listDeliveries(input);
+      reading?.(input.browserId);
+      await released;
+      return backlog;
+    };
+    const opening = h.request(`/v1/connect/${token}`);
+    const browserId = await backlogRead;
+    lossy.lose(true);
+    await h.send({ recipient: 'r', title: 'after the backlog read' });
+    lossy.lose(false);
+    // The hub names the browser while its stream is still opening: the catch-up passes over it.
+    lossy.reportMissed([browserId]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    const stream = readEvents(await opening);
+    await stream.next('ready');
+    await stream.next('notification');
+    expect(titles(stream)).toEqual(['after the backlog read']);
+    stream.cancel();
   });
 
   it('writes an attempt once when the hub carries it twice and a catch-up lists it too', async () => {

@@ -216,17 +216,21 @@ describe('createRedisHub on the shared Redis', () => {
  * (recognised by the name it gives itself), as a slow network would: its SUBSCRIBE then reaches
  * Redis only when released, while the publishing connection goes straight through.
  */
-async function subscriberHoldingProxy() {
-  const target = new URL(SHARED_REDIS_URL);
+async function subscriberHoldingProxy(url = SHARED_REDIS_URL) {
+  const target = new URL(url);
   let holding = false;
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
+  const subscribers = new Set<Socket>();
   const server = createServer((downstream) => {
     const upstream = connect(Number(target.port || 6379), target.hostname);
     sockets.add(downstream).add(upstream);
     let subscriber = false;
     downstream.on('data', (chunk: Buffer) => {
-      if (chunk.includes('tidings-hub-sub:')) subscriber = true;
+      if (chunk.includes('tidings-hub-sub:')) {
+        subscriber = true;
+        subscribers.add(downstream);
+      }
       if (subscriber && holding) held.push(() => upstream.write(chunk));
       else upstream.write(chunk);
     });
@@ -248,6 +252,12 @@ async function subscriberHoldingProxy() {
     release() {
       holding = false;
       for (const write of held.splice(0)) write();
+    },
+    /** Breaks the subscribing connections, dropping what they held back. */
+    dropSubscriber() {
+      held.length = 0;
+      for (const socket of subscribers) socket.destroy();
+      subscribers.clear();
     },
     async close() {
       for (const socket of sockets) socket.destroy();
@@ -304,6 +314,121 @@ describe('createRedisHub following a browser', () => {
     await b.follow('brw_unanswered');
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     proxy.release();
+    await b.close();
+    await proxy.close();
+  });
+});
+
+describe('createRedisHub when Redis confirms a subscription late', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis.close();
+  });
+
+  /** A hub whose follows give up waiting after 50 ms, recording each `onMissed` and when it came. */
+  async function lateHub(routing?: RedisHubRouting) {
+    const hub = createRedisHub({
+      url: redis.url,
+      channel: `${prefix}${channels++}`,
+      routing,
+      logger: silentLogger,
+      subscribeTimeoutMs: 50,
+    });
+    await hub.ready();
+    const missed: Array<{ at: number; browserIds: readonly string[] | undefined }> = [];
+    hub.subscribe(
+      () => {},
+      (browserIds) => missed.push({ at: Date.now(), browserIds }),
+    );
+    return { hub, missed };
+  }
+
+  /** Holds every client's commands on the private Redis for `ms`, sent on a connection of its own. */
+  async function pause(ms: number): Promise<{ endsAt: number; done: Promise<void> }> {
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    await admin.sendCommand(['CLIENT', 'PAUSE', String(ms), 'ALL']);
+    return { endsAt: Date.now() + ms, done: admin.close().then(() => undefined) };
+  }
+
+  it('reports exactly the browser whose follow resolved before Redis confirmed its subscription', async () => {
+    const { hub, missed } = await lateHub();
+    await hub.follow('brw_in_time');
+    const paused = await pause(1_000);
+    await hub.follow('brw_late');
+    const followedAt = Date.now();
+    // Resolved by the timeout, while Redis still held the SUBSCRIBE: nothing reported yet.
+    expect(followedAt).toBeLessThan(paused.endsAt - 300);
+    expect(missed).toEqual([]);
+    await until(() => missed.length > 0, { timeoutMs: 5_000, what: 'the late confirmation' });
+    expect(missed.map((entry) => entry.browserIds)).toEqual([['brw_late']]);
+    expect(missed[0]!.at).toBeGreaterThanOrEqual(paused.endsAt - 100);
+    await quietPeriod(100, 'another report');
+    expect(missed).toHaveLength(1);
+    await paused.done;
+    await hub.close();
+  });
+
+  it('does not report a follow that Redis confirmed in time', async () => {
+    const { hub, missed } = await lateHub();
+    await hub.follow('brw_prompt');
+    await hub.follow('brw_prompt_too');
+    await quietPeriod(150, 'a report of a follow confirmed in time');
+    expect(missed).toEqual([]);
+    await hub.close();
+  });
+
+  it('by shards: reports the browsers followed on a shard confirmed late, not those of a shard subscribed before', async () => {
+    const routing = { shards: 4 };
+    const { hub, missed } = await lateHub(routing);
+    const shardOf = (browserId: string) => redisHubChannel('c', routing, browserId);
+    const ids = Array.from({ length: 40 }, (_, i) => `brw_shard_${i}`);
+    const first = ids[0]!;
+    await hub.follow(first);
+    const sameShard = ids.filter((id) => id !== first && shardOf(id) === shardOf(first));
+    const otherShards = ids.filter((id) => shardOf(id) !== shardOf(first));
+    expect(sameShard.length).toBeGreaterThan(0);
+    expect(otherShards.length).toBeGreaterThan(0);
+    const paused = await pause(1_000);
+    await Promise.all([...sameShard, ...otherShards].map((id) => hub.follow(id)));
+    expect(Date.now()).toBeLessThan(paused.endsAt - 300);
+    await until(() => missed.length > 0, { timeoutMs: 5_000, what: 'the late confirmations' });
+    await quietPeriod(100, 'another report');
+    const reported = missed.flatMap((entry) => entry.browserIds ?? ['(every stream)']);
+    expect(reported.sort()).toEqual([...otherShards].sort());
+    await paused.done;
+    await hub.close();
+  });
+
+  it('reports every stream once a subscription that failed after its follow resolved is back', async () => {
+    const proxy = await subscriberHoldingProxy(redis.url);
+    const channel = `${prefix}${channels++}`;
+    const a = createRedisHub({ url: redis.url, channel, logger: silentLogger });
+    const b = createRedisHub({ url: proxy.url, channel, logger: silentLogger, subscribeTimeoutMs: 50 });
+    await Promise.all([a.ready(), b.ready()]);
+    const onB = await record(b, []);
+    const reports: Array<readonly string[] | undefined> = [];
+    b.subscribe(
+      () => {},
+      (browserIds) => reports.push(browserIds),
+    );
+    proxy.hold();
+    await b.follow('brw_failed');
+    // The SUBSCRIBE never reached Redis: the connection breaks, and the subscription fails.
+    proxy.dropSubscriber();
+    proxy.release();
+    await until(() => reports.includes(undefined), { timeoutMs: 10_000, what: 'the report after the break' });
+    await until(
+      async () => {
+        await a.publish([closeBrowser('brw_failed')]);
+        return onB.received.includes('brw_failed');
+      },
+      { timeoutMs: 10_000, what: 'a publish once the subscription is back' },
+    );
+    await a.close();
     await b.close();
     await proxy.close();
   });

@@ -41,7 +41,9 @@ export interface RedisHubOptions {
   publishTimeoutMs?: number;
   /**
    * A `follow` resolves after this long even when Redis has not confirmed the subscription, so
-   * that a stream does not wait on a Redis that stalls; the catch-up covers what it may miss.
+   * that a stream does not wait on a Redis that stalls. When Redis confirms it later, the hub
+   * reports the browsers followed on that channel as possibly missed (`onMissed`), and the core
+   * catches their streams up from the store at once.
    * @default 1000
    */
   subscribeTimeoutMs?: number;
@@ -107,7 +109,10 @@ export function redisHubChannel(channel: string, routing: RedisHubRouting, brows
  * process, and the other instances' through a PUBLISH on the channel of each browser (see
  * {@link RedisHubRouting}): one for all the publishes of a turn on a channel, up to 64 messages.
  * An instance subscribes to a browser's channel when the browser's first stream opens here
- * (`follow` resolves once Redis confirmed it) and unsubscribes when the last one ends.
+ * (`follow` resolves once Redis confirmed it, or after `subscribeTimeoutMs`) and unsubscribes
+ * when the last one ends. A subscription that Redis confirms after its follows resolved is
+ * reported through `onMissed` with the browsers followed on its channel: what was published
+ * between their streams' reads of the store and the subscription did not reach them.
  *
  * Redis pub/sub is at most once: a message published while a subscriber reconnects, or dropped
  * when a subscriber passes its output-buffer limit, is gone. Nothing depends on it alone: each
@@ -136,7 +141,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   const logger = options.logger ?? createConsoleLogger();
   const instanceId = randomBytes(8).toString('hex');
   const listeners = new Set<(message: HubMessage) => void>();
-  const missedListeners = new Set<() => void>();
+  const missedListeners = new Set<(browserIds?: readonly string[]) => void>();
   /** Follows per browser: its messages reach this instance's listeners while it has any. */
   const followed = new Map<string, number>();
   /** The channels this instance needs, with the follows that need each, and their subscription. */
@@ -187,22 +192,79 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
    * Subscribes; resolves once Redis confirmed it, or failed, or after `subscribeTimeoutMs`,
    * whichever comes first. A subscription asked for while the connection is down goes out once
    * it is back (node-redis queues it, and the reconnect below asks for every needed channel).
+   * One that Redis confirms after the timeout reports the browsers followed on its channels.
    */
   function subscribeTo(names: string[]): Promise<void> {
     // After the first connection: a cluster client refuses commands until it knows the slots.
     const confirmed = transport.ready
-      .then(() => (closed ? undefined : transport.subscribe(names, receive)))
+      .then(async () => {
+        if (closed) return false;
+        await transport.subscribe(names, receive);
+        return true;
+      })
       .catch(() => {
-        // The connection broke: the reconnect below subscribes again, then reports missed messages.
+        // The connection broke: the reconnect below subscribes again, then reports missed
+        // messages for every stream, those of this subscription's browsers included.
+        return false;
       });
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, subscribeTimeoutMs);
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        resolve();
+      }, subscribeTimeoutMs);
       timer.unref?.();
-      confirmed.then(() => {
+      void confirmed.then((subscribed) => {
         clearTimeout(timer);
         resolve();
+        if (timedOut && subscribed) confirmedLate(names);
       });
     });
+  }
+
+  /** Browsers followed here whose channel is one of these. */
+  function followedOn(names: readonly string[]): string[] {
+    if (routing === 'browser') {
+      const browserPrefix = `${channel}:browser:`;
+      const browserIds: string[] = [];
+      for (const name of names) {
+        if (!name.startsWith(browserPrefix)) continue;
+        const browserId = name.slice(browserPrefix.length);
+        if (followed.has(browserId)) browserIds.push(browserId);
+      }
+      return browserIds;
+    }
+    const wanted = new Set(names);
+    return [...followed.keys()].filter((browserId) => wanted.has(channelOf(browserId)));
+  }
+
+  /** Browsers whose subscription was confirmed late, reported together once per turn. */
+  let late: Set<string> | null = null;
+
+  /**
+   * Redis confirmed a subscription after the follows waiting on it had resolved: their streams
+   * read the store meanwhile, and what was published between that read and the subscription
+   * reached neither. Their browsers are reported, so that the core catches just them up at once
+   * instead of at its next periodic catch-up.
+   */
+  function confirmedLate(names: readonly string[]): void {
+    if (closed) return;
+    const browserIds = followedOn(names.filter((name) => channels.has(name)));
+    if (browserIds.length === 0) return;
+    if (late === null) {
+      late = new Set();
+      setImmediate(() => {
+        const reported = [...(late ?? [])];
+        late = null;
+        if (closed || reported.length === 0) return;
+        logger.info('hub subscriptions confirmed late: catching their streams up from the store', {
+          channel,
+          browsers: reported.length,
+        });
+        for (const missed of missedListeners) missed(reported);
+      });
+    }
+    for (const browserId of browserIds) late.add(browserId);
   }
 
   function unsubscribeFrom(names: string[]): void {

@@ -51,17 +51,20 @@ export interface Hub {
   /**
    * Receives the messages of the browsers this process follows and those of the whole
    * deployment, published by any process; returns the unsubscribe function. `onMissed` is
-   * called when messages may have been lost (the hub's connection came back after a break):
-   * the subscriber then re-reads what it holds from the store.
+   * called when messages may have been lost, and the subscriber then re-reads from the store
+   * what its streams should hold: without browsers, those of every stream (the hub's connection
+   * came back after a break); with a list, those of these browsers only (a `follow` that
+   * resolved before the hub received the browser's messages, which it now does).
    */
-  subscribe(listener: (message: HubMessage) => void, onMissed?: () => void): () => void;
+  subscribe(listener: (message: HubMessage) => void, onMissed?: (browserIds?: readonly string[]) => void): () => void;
   /**
    * Starts receiving a browser's messages in this process. Counted: each call is matched by one
    * `unfollow`, and the browser is followed while any call is not. Resolves once the hub
    * receives them (a Redis hub: once Redis confirmed the subscription), so that a stream that
    * reads its backlog from the store after it misses nothing published in between; it resolves
-   * anyway, without that promise, when the transport is out of reach or slow (the catch-up then
-   * covers what it misses), and never rejects.
+   * anyway, without that promise, when the transport is out of reach or slow, and never
+   * rejects. What the stream may miss then is covered by the catch-up: a hub that receives the
+   * browser's messages later reports the browser through `onMissed`.
    */
   follow?(browserId: string): Promise<void>;
   /** Ends one `follow` of the browser; after the last one this process no longer receives its messages. */

@@ -260,6 +260,20 @@ describe('BrowserStream', () => {
     expect(written.flat()).toEqual(['att_1', 'att_2']);
     expect(sink.ended).toBe(true);
   });
+
+  it('asks its owner for the catch-up it was passed over for while it read its backlog, once it is in', () => {
+    const owed: BrowserStream[] = [];
+    const { owner: streamOwner } = owner();
+    streamOwner.caughtUpWhileOpening = (passed) => owed.push(passed);
+    const stream = newStream(streamOwner);
+    stream.passedOverWhileOpening();
+    expect(owed).toEqual([]);
+    stream.replay([]);
+    expect(owed).toEqual([stream]);
+    const other = newStream(streamOwner);
+    other.replay([]);
+    expect(owed).toEqual([stream]);
+  });
 });
 
 describe('BrowserStream on a sink with backpressure', () => {

@@ -23,6 +23,11 @@ export interface StreamOwner {
   written(attemptIds: string[]): void;
   /** Called once when a stream ends, whatever ended it. */
   ended(stream: BrowserStream): void;
+  /**
+   * Called when a stream that a catch-up passed over while it read its backlog has queued it:
+   * the catch-up is to be done now, since the backlog may have been read too early for it.
+   */
+  caughtUpWhileOpening?(stream: BrowserStream): void;
 }
 
 /** What a stream is. */
@@ -65,6 +70,8 @@ export class BrowserStream implements EventSinkListener, RingMember {
   #state = NOT_ENDED;
   /** While the backlog is read from the store, live deliveries wait here. */
   #held: Delivery[] | null = [];
+  /** A catch-up passed over the stream while it read its backlog: it is owed one once open. */
+  #owedCatchUp = false;
   /**
    * What this stream wrote, by the browser's sequence, which the store numbers without gaps: every
    * attempt up to `#floor` was written here (or was final when the backlog was read), except the
@@ -136,6 +143,10 @@ export class BrowserStream implements EventSinkListener, RingMember {
     }
     for (const delivery of held) if (this.#claim(delivery.seq)) this.#queue(delivery, true);
     this.#afterQueue();
+    if (this.#owedCatchUp && this.#state !== ENDED) {
+      this.#owedCatchUp = false;
+      this.#owner.caughtUpWhileOpening?.(this);
+    }
   }
 
   /**
@@ -159,6 +170,15 @@ export class BrowserStream implements EventSinkListener, RingMember {
   /** True while the backlog is being read: a catch-up has nothing to add yet. */
   get opening(): boolean {
     return this.#held !== null;
+  }
+
+  /**
+   * A catch-up passes over the stream while it reads its backlog; the read may have begun before
+   * what the catch-up is for (the hub receiving the browser's messages only now), so the owner is
+   * asked for another once the backlog is queued ({@link StreamOwner.caughtUpWhileOpening}).
+   */
+  passedOverWhileOpening(): void {
+    if (this.#held !== null) this.#owedCatchUp = true;
   }
 
   /**

@@ -100,7 +100,11 @@ export class CatchUp {
     const after = new Map<string, number>();
     for (const browserId of browserIds) {
       for (const stream of streamsOf(browserId)) {
-        if (stream.opening) continue;
+        if (stream.opening) {
+          // Caught up once its backlog is in: the registry asks again for its browser.
+          stream.passedOverWhileOpening();
+          continue;
+        }
         begun.set(stream, stream.beginCatchUp());
         after.set(browserId, Math.min(after.get(browserId) ?? Number.POSITIVE_INFINITY, stream.catchUpAfter));
       }

@@ -29,8 +29,9 @@ export interface StreamRegistryDeps {
  * The open streams of this process, by browser. It follows the browser of every open stream on
  * the hub, receives their messages and routes each to the streams it concerns; a heartbeat ring writes each stream's heartbeats, spread over the
  * interval, and the sweeper records that their browsers are still there. What the hub may have
- * lost, the catch-up reads from the store: for a stream whose sequence shows a gap, for every
- * stream when the hub says it missed messages, and for every stream each `catchUpIntervalMs`.
+ * lost, the catch-up reads from the store: for a stream whose sequence shows a gap, for the
+ * streams of the browsers the hub says it may have missed messages of (every stream when it
+ * names none), and for every stream each `catchUpIntervalMs`.
  */
 export class StreamRegistry implements StreamOwner {
   readonly #byBrowser = new StreamsByBrowser();
@@ -81,7 +82,10 @@ export class StreamRegistry implements StreamOwner {
     });
     this.#unsubscribe = deps.hub.subscribe(
       (message) => this.#route(message),
-      () => void this.#catchUp.all(),
+      (browserIds) => {
+        if (browserIds === undefined) void this.#catchUp.all();
+        else for (const browserId of browserIds) void this.#catchUp.browser(browserId);
+      },
     );
   }
 
@@ -97,6 +101,11 @@ export class StreamRegistry implements StreamOwner {
   /** A stream ended: it is forgotten. */
   ended(stream: BrowserStream): void {
     this.remove(stream);
+  }
+
+  /** A catch-up passed over the stream while it opened: its browser is caught up now. */
+  caughtUpWhileOpening(stream: BrowserStream): void {
+    void this.#catchUp.browser(stream.browserId);
   }
 
   /** Records attempts written by a stream as sent (batched). */
