@@ -19,8 +19,8 @@
 // same number of browsers, routed by browser against broadcast (bench/hub-routing.js).
 //
 // Run after `npm run build`: node bench/streams-100k.js (bench/run.js runs it as `streams-100k`).
-import { fork } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execFileSync, fork, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import {
@@ -28,6 +28,7 @@ import {
   cleanup,
   cliBin,
   cpuMs,
+  cpuMsOfCommand,
   envNumber,
   forkHelper,
   formatBytes,
@@ -40,6 +41,7 @@ import {
   startRedis,
   startServer,
   tempDir,
+  wallNow,
 } from './lib/common.js';
 import { latencies, sendSteadily } from './lib/fanout-run.js';
 import { benchPostgresUrl, postgresBenchDb, prepareDatabase, sendBody } from './lib/setup.js';
@@ -52,6 +54,8 @@ const seconds = envNumber('BENCH_100K_SECONDS', 60);
 const withPeer = envNumber('BENCH_100K_PEER', 1) > 0;
 const hubInstances = process.env.BENCH_100K_HUB_INSTANCES ?? '1,2,4,6';
 const sourceAddresses = envNumber('BENCH_100K_SOURCE_ADDRESSES', 0) > 0;
+/** BENCH_100K_PROFILE=1 runs the first instance with --cpu-prof and prints its top self time during the sends. */
+const profile = process.env.BENCH_100K_PROFILE === '1';
 
 /** A random recipient for each send: the same sequence on both sides. */
 function* randomInts(seed, below) {
@@ -111,6 +115,9 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
   const targets = [];
   const countersBefore = await counters();
   const cpuBefore = servers.map((server) => cpuMs(server.pid));
+  const startedWall = wallNow();
+  // What the load itself costs the machine: the stream clients and this process, the sender.
+  const loadCpuBefore = clients.reduce((sum, client) => sum + cpuMs(client.pid), 0) + cpuMs(process.pid);
   const run = await sendSteadily({
     sendFor: (i) => {
       const recipient = picks.next().value;
@@ -120,8 +127,11 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
     rate,
     seconds,
   });
+  const endedWall = wallNow();
   await sleep(3000);
   const cpu = servers.map((server, i) => (cpuMs(server.pid) - cpuBefore[i]) / 1000);
+  const loadCpu =
+    (clients.reduce((sum, client) => sum + cpuMs(client.pid), 0) + cpuMs(process.pid) - loadCpuBefore) / 1000;
   const countersAfter = await counters();
   const counted = Object.fromEntries(
     Object.entries(countersAfter).map(([name, value]) => [name, value - (countersBefore[name] ?? 0)]),
@@ -150,6 +160,9 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
     fromAnswer: stats.fromAnswer,
     cpuSeconds: cpu.reduce((sum, n) => sum + n, 0),
     cpuPerInstance: cpu,
+    loadCpuSeconds: loadCpu,
+    startedWall,
+    endedWall,
     counted,
   };
   console.log(
@@ -158,7 +171,7 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
       `${formatMs(stats.fromStart.p50)}/${formatMs(stats.fromStart.p99)}/${formatMs(stats.fromStart.max)}, ` +
       `201→event ${formatMs(stats.fromAnswer.p50)}/${formatMs(stats.fromAnswer.p99)}; server CPU ` +
       `${result.cpuSeconds.toFixed(1)} s (${cpu.map((s) => s.toFixed(1)).join(', ')}) over ${seconds} s; ` +
-      `RSS of all ${formatBytes(result.rssTotal)}` +
+      `clients and sender CPU ${loadCpu.toFixed(1)} s; RSS of all ${formatBytes(result.rssTotal)}` +
       Object.entries(counted)
         .map(([name, value]) => `; ${name} per send ${(value / Math.max(1, result.sent)).toFixed(2)}`)
         .join(''),
@@ -179,20 +192,26 @@ async function tidingsSide(recipientCount) {
     `tidings: ${formatCount(recipientCount)} connect tokens made in ${((performance.now() - prepareStarted) / 1000).toFixed(1)} s`,
   );
   const redisUrl = await startRedis('streams-100k-redis');
+  const redisPid = Number(
+    /process_id:(\d+)/.exec(
+      spawnSync('redis-cli', ['-p', new URL(redisUrl).port, 'INFO', 'server'], { encoding: 'utf8' }).stdout,
+    )?.[1],
+  );
   const servers = [];
+  const profileDir = profile ? tempDir('streams-100k-prof') : '';
+  let profiledSpawnedWall = 0;
   for (let i = 0; i < instances; i++) {
+    const profiled = profile && i === 0;
+    if (profiled) profiledSpawnedWall = wallNow();
     servers.push(
-      await startServer(`tidings-100k-${i}`, cliBin, [
-        'serve',
-        '--db',
-        setup.db,
-        '--port',
-        '0',
-        '--config',
-        setup.config,
-        '--redis',
-        redisUrl,
-      ]),
+      await startServer(
+        `tidings-100k-${i}`,
+        cliBin,
+        ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, '--redis', redisUrl],
+        profiled
+          ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=instance-0.cpuprofile'] }
+          : {},
+      ),
     );
   }
   const headers = { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' };
@@ -207,7 +226,13 @@ async function tidingsSide(recipientCount) {
          FROM pg_stat_user_tables WHERE schemaname = $1`,
       [schema],
     );
-    return { 'PostgreSQL rows inserted': rows[0].inserted, 'PostgreSQL rows updated': rows[0].updated };
+    return {
+      'PostgreSQL rows inserted': rows[0].inserted,
+      'PostgreSQL rows updated': rows[0].updated,
+      // Every process of the PostgreSQL server (the bench's schema is its only load here).
+      'PostgreSQL CPU ms': cpuMsOfCommand('postgres'),
+      'Redis CPU ms': cpuMs(redisPid),
+    };
   };
   const result = await measure(
     `${instances} × tidings serve + Redis`,
@@ -222,7 +247,31 @@ async function tidingsSide(recipientCount) {
     counters,
   );
   await stats.end();
+  if (profile) {
+    // A profile is written when the process exits on its own: SIGTERM, then its shutdown.
+    const { child } = servers[0];
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(120_000)]);
+  }
   for (const server of servers) await server.stop();
+  if (profile) {
+    const file = join(profileDir, 'instance-0.cpuprofile');
+    if (existsSync(file)) {
+      // The profile's clock starts about when the process does.
+      const from = (result.startedWall - profiledSpawnedWall) / 1000;
+      const to = (result.endedWall - profiledSpawnedWall) / 1000;
+      console.log(
+        execFileSync(
+          process.execPath,
+          [join(benchDir, 'profile-summary.js'), file, '30', '--from', from.toFixed(1), '--to', to.toFixed(1)],
+          { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+        ),
+      );
+    } else {
+      console.warn(`no profile written in ${profileDir}`);
+    }
+  }
   return result;
 }
 

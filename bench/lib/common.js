@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: options from the environment, child processes that are
 // always killed, temp dirs, RSS, number formatting and result reporting to bench/run.js.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -187,6 +187,24 @@ export function cpuMs(pid) {
   // the 14th and 15th fields of the line, the 12th and 13th after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
+/**
+ * CPU milliseconds (user + system) of every process whose command name is `name`, e.g. all of a
+ * PostgreSQL server's processes ('postgres'); processes that end between two readings drop out,
+ * so the figure is a floor.
+ */
+export function cpuMsOfCommand(name) {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) total += cpuMs(entry);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }
 
 /** Clock ticks per second of /proc times (USER_HZ), 100 on Linux. */
