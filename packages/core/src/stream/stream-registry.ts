@@ -25,6 +25,9 @@ export interface StreamRegistryDeps {
   catchUpIntervalMs: number;
 }
 
+/** How long the records of attempts written to streams gather before they are stored. */
+export const SENT_RECORD_DELAY_MS = 20;
+
 /**
  * The open streams of this process, by browser. It follows the browser of every open stream on
  * the hub, receives their messages and routes each to the streams it concerns; a heartbeat ring writes each stream's heartbeats, spread over the
@@ -53,8 +56,12 @@ export class StreamRegistry implements StreamOwner {
   readonly #closingProjects = new Set<string>();
 
   constructor(private readonly deps: StreamRegistryDeps) {
+    // 20 ms: at a few hundred events a second an instance records several attempts per statement
+    // rather than one (each statement is a round trip to PostgreSQL, or an UPDATE in SQLite's
+    // group), and the record still lands before the browser SDK's receipts, gathered for 50 ms,
+    // so that an attempt reads `sent` by `stream` before it reads `delivered`.
     this.#sent = new BatchedWrites({
-      delayMs: 5,
+      delayMs: SENT_RECORD_DELAY_MS,
       chunkSize: WRITE_CHUNK,
       write: (attemptIds) => deps.store.markAttemptsSent({ attemptIds, now: deps.clock.now(), via: 'stream' }),
       // The attempts stay `accepted`; they are written again on the browser's next resume.
