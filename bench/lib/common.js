@@ -190,21 +190,30 @@ export function cpuMs(pid) {
 }
 
 /**
- * CPU milliseconds (user + system) of every process whose command name is `name`, e.g. all of a
- * PostgreSQL server's processes ('postgres'); processes that end between two readings drop out,
- * so the figure is a floor.
+ * CPU milliseconds (user + system) of a server made of processes named `name`, e.g. PostgreSQL's
+ * ('postgres'): every such process's own, plus, for the first of them (whose parent has another
+ * name), what its children that ended used (cutime + cstime): a backend that exits between two
+ * readings is still counted, through its parent.
  */
 export function cpuMsOfCommand(name) {
   let total = 0;
+  const stats = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) total += cpuMs(entry);
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      stats.set(entry, stat.slice(stat.lastIndexOf(')') + 2).split(' '));
     } catch {
       // The process ended meanwhile.
     }
   }
-  return total;
+  for (const fields of stats.values()) {
+    // After the command name: ppid is the 2nd field, utime/stime the 12th/13th, cutime/cstime the 14th/15th.
+    total += Number(fields[11]) + Number(fields[12]);
+    if (!stats.has(fields[1])) total += Number(fields[13]) + Number(fields[14]);
+  }
+  return (total * 1000) / ticksPerSecond;
 }
 
 /** Clock ticks per second of /proc times (USER_HZ), 100 on Linux. */
