@@ -404,7 +404,7 @@ describe('sequence numbers', () => {
 
   // Each browser's attempts are numbered from its last_seq inside the send's write transaction,
   // so they must run 1..last_seq without a repeat or a gap, whatever groups, rollbacks and
-  // connections the sends went through.
+  // connections the sends went through. No index refuses a repeat since schema step 16: this does.
   it('run 1..last_seq for every browser when two connections interleave sends, failures, registrations and disconnects', async () => {
     const stores = [open(), open()];
     const { project } = await seed(stores[0]!);
