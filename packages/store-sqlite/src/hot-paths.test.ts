@@ -7,6 +7,7 @@ import {
   type Store,
 } from '@tidings/core';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from './sqlite-store.js';
 import { seedKey, sendLive } from './test-support/seed.js';
@@ -380,5 +381,111 @@ describe('group commit of sends', () => {
     expect(
       (await reopened.getNotification({ projectId: project.id, id: sent.notification.id }))?.attempts,
     ).toHaveLength(1);
+  });
+});
+
+describe('sequence numbers', () => {
+  type Op =
+    | { kind: 'send'; store: number; recipient: number; mode: 'live' | 'test' }
+    | { kind: 'fail'; store: number; recipient: number }
+    | { kind: 'register'; store: number; recipient: number }
+    | { kind: 'disconnect'; store: number; pick: number };
+  const store = fc.nat(1);
+  const recipient = fc.nat(2);
+  const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
+    {
+      arbitrary: fc.record({ kind: fc.constant('send'), store, recipient, mode: fc.constantFrom('live', 'test') }),
+      weight: 6,
+    },
+    { arbitrary: fc.record({ kind: fc.constant('fail'), store, recipient }), weight: 1 },
+    { arbitrary: fc.record({ kind: fc.constant('register'), store, recipient }), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constant('disconnect'), store, pick: fc.nat(50) }), weight: 1 },
+  );
+
+  // Each browser's attempts are numbered from its last_seq inside the send's write transaction,
+  // so they must run 1..last_seq without a repeat or a gap, whatever groups, rollbacks and
+  // connections the sends went through. No index refuses a repeat since schema step 16: this does.
+  it('run 1..last_seq for every browser when two connections interleave sends, failures, registrations and disconnects', async () => {
+    const stores = [open(), open()];
+    const { project } = await seed(stores[0]!);
+    // An attempt id already taken: a send that reuses it fails, and its group is run again with
+    // each send in a savepoint of its own.
+    const taken = newId('att', T0);
+    created(await send(stores[0]!, project, taken));
+    const sendTo = (on: Store, to: string, mode: 'live' | 'test', attemptId?: string) =>
+      on.createNotification({
+        notification: {
+          id: newId('ntf', T0),
+          projectId: project.id,
+          mode,
+          recipient: to,
+          title: 'Hello',
+          body: null,
+          url: null,
+          icon: null,
+          tag: null,
+          data: null,
+          ttl: 60,
+          createdAt: T0,
+          expiresAt: T0 + 60_000,
+          apiKeyId: null,
+          requestId: null,
+          idempotencyKey: null,
+        },
+        newAttemptId: () => attemptId ?? newId('att', T0),
+        idempotency: null,
+        render: () => ({ status: 201, body: '{}' }),
+      });
+    const check = raw();
+    const seqsOf = check.prepare('SELECT seq FROM attempts WHERE browser_id = ? ORDER BY seq').pluck();
+    const lastSeqOf = check.prepare('SELECT last_seq FROM browsers WHERE id = ?').pluck();
+    let round = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(opArbitrary, { minLength: 1, maxLength: 12 }), { maxLength: 6 }),
+          async (batches) => {
+            // Recipients and browsers of this run alone, so that a shrunk run starts from nothing.
+            round++;
+            const recipients = [0, 1, 2].map((n) => `r${round}-${n}`);
+            const browserIds: string[] = [];
+            const run = async (op: Op): Promise<unknown> => {
+              const on = stores[op.store]!;
+              switch (op.kind) {
+                case 'send':
+                  return sendTo(on, recipients[op.recipient]!, op.mode);
+                case 'fail':
+                  return sendTo(on, recipients[op.recipient]!, 'live', taken);
+                case 'register': {
+                  const id = newId('brw', T0);
+                  browserIds.push(id);
+                  return on.registerBrowser({
+                    id,
+                    projectId: project.id,
+                    recipient: recipients[op.recipient]!,
+                    secretHash: hashSecret('bs_secret'),
+                    now: T0,
+                  });
+                }
+                case 'disconnect': {
+                  const browserId = browserIds[op.pick % Math.max(1, browserIds.length)];
+                  if (browserId === undefined) return;
+                  return on.disconnectBrowser({ browserId, reason: 'browser_disconnected', now: T0 });
+                }
+              }
+            };
+            // The operations of a batch start together: each store groups its own sends of the turn.
+            for (const batch of batches) await Promise.allSettled(batch.map(run));
+            for (const id of browserIds) {
+              const lastSeq = lastSeqOf.get(id) as number;
+              expect(seqsOf.all(id)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      check.close();
+    }
   });
 });

@@ -508,6 +508,15 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (message_id, n)
   );
   `,
+  // 16: attempts lose their unique index on (browser_id, seq). No read used it: every read of a
+  // browser's attempts asks for the pending ones, through attempts_pending_by_browser. Its one
+  // other role, refusing a repeated seq, holds by construction: a send numbers its attempts from
+  // browsers.last_seq inside its IMMEDIATE transaction, under the write lock, and writes the new
+  // last_seq in the same commit. Keeping it cost every attempt an insert at a random place of a
+  // b-tree ordered by browser, and its dirty pages in every group commit.
+  `
+  DROP INDEX attempts_by_browser_seq;
+  `,
 ];
 
 /**

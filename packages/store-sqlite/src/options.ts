@@ -32,7 +32,7 @@ export interface SqliteStoreOptions {
   synchronous?: 'full' | 'normal';
   /**
    * The most memory SQLite's page cache of this connection may hold, in KiB (it grows only as
-   * pages are read). Each send inserts an attempt per browser into indexes ordered by browser,
+   * pages are read). Each send inserts an attempt per browser into an index ordered by browser,
    * at places spread over the whole index: with SQLite's own default (2 MiB), most of those
    * pages have left the cache by the next send to the browser and are read again from the
    * operating system. @default 32768

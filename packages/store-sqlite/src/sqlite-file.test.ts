@@ -228,7 +228,7 @@ describe('migration 4: attempts without foreign keys', () => {
           .pluck()
           .all(),
       ).toEqual([
-        'attempts_by_browser_seq',
+        // Step 16 drops the unique index on (browser_id, seq), which no read used.
         'attempts_by_notification',
         'attempts_pending_by_browser',
         'attempts_pending_by_expiry',
@@ -446,6 +446,62 @@ describe('migration 15: webhook delivery', () => {
     expect(await store.listJobs({ projectId: 'proj_1', limit: 10 })).toMatchObject([
       { kind: 'webhook', key: 'webhook:whe_1:msg_1', payload: { messageId: 'msg_1' } },
     ]);
+  });
+});
+
+describe('migration 16: no unique index on (browser_id, seq)', () => {
+  it('keeps every attempt, reads pending ones in stream order through an index, and goes on numbering', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 15));
+    raw.exec(`
+      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
+      INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${T0});
+      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
+        VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 3);
+      INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)
+        VALUES ('ntf_1', 'proj_1', 'live', 'r', 'old', 60, ${T0}, ${T0 + 60_000});
+      INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, delivered_at, expires_at)
+        VALUES ('att_c', 'ntf_1', 'brw_1', 1, 'delivered', 1, ${T0}, ${T0 + 1}, ${T0 + 60_000}),
+               ('att_b', 'ntf_1', 'brw_1', 3, 'accepted', 0, ${T0}, NULL, ${T0 + 60_000}),
+               ('att_a', 'ntf_1', 'brw_1', 2, 'accepted', 0, ${T0}, NULL, ${T0 + 60_000});
+    `);
+    const before = raw.prepare('SELECT * FROM attempts ORDER BY rowid').all();
+    raw.close();
+
+    const store = open();
+    expect(await store.listDeliveries({ browserId: 'brw_1', now: T0 })).toMatchObject([
+      { attemptId: 'att_a', seq: 2 },
+      { attemptId: 'att_b', seq: 3 },
+    ]);
+    const sent = await sendLive(store, 'proj_1', T0 + 2);
+    expect(sent.kind === 'created' && sent.created.attempts.map((attempt) => attempt.seq)).toEqual([4]);
+    const check = new Database(file.path, { readonly: true });
+    try {
+      expect(check.prepare('SELECT * FROM attempts ORDER BY rowid LIMIT 3').all()).toEqual(before);
+      expect(
+        check
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'attempts' ORDER BY name")
+          .pluck()
+          .all(),
+      ).toEqual([
+        'attempts_by_notification',
+        'attempts_pending_by_browser',
+        'attempts_pending_by_expiry',
+        'sqlite_autoindex_attempts_1',
+      ]);
+      // The reads of a browser's attempts go through the partial index of pending ones.
+      const plan = (sql: string) =>
+        check
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all('brw_1')
+          .map((row) => (row as { detail: string }).detail);
+      expect(plan('SELECT id FROM attempts WHERE browser_id = ? AND final = 0 ORDER BY seq')).toEqual([
+        'SEARCH attempts USING INDEX attempts_pending_by_browser (browser_id=?)',
+      ]);
+    } finally {
+      check.close();
+    }
   });
 });
 
