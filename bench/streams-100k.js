@@ -34,6 +34,7 @@ import {
   formatBytes,
   formatCount,
   formatMs,
+  machineBusyMs,
   report,
   row,
   rssBytes,
@@ -232,6 +233,8 @@ async function tidingsSide(recipientCount) {
       // Every process of the PostgreSQL server (the bench's schema is its only load here).
       'PostgreSQL CPU ms': cpuMsOfCommand('postgres'),
       'Redis CPU ms': cpuMs(redisPid),
+      // What every process of the machine spent, the bound of the figures above.
+      'machine CPU ms': machineBusyMs(),
     };
   };
   const result = await measure(

@@ -216,6 +216,16 @@ export function cpuMsOfCommand(name) {
   return (total * 1000) / ticksPerSecond;
 }
 
+/** CPU milliseconds the whole machine spent busy (every core: user, nice, system, irq, softirq, steal), from /proc/stat. */
+export function machineBusyMs() {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / ticksPerSecond;
+}
+
 /** Clock ticks per second of /proc times (USER_HZ), 100 on Linux. */
 const ticksPerSecond = 100;
 
