@@ -39,6 +39,9 @@ export async function postEvents(ctx: RouteContext, services: Services): Promise
     const at = event.at ? Math.min(Date.parse(event.at), ctx.now) : ctx.now;
     return { type: event.type, attemptId: event.attempt_id, at };
   });
+  // A stream of this instance may have written one of these attempts moments ago: its record
+  // (with `via: stream`) is stored first, which a receipt that came before it would leave unsaid.
+  await services.streams.sentRecorded(receipts.map((receipt) => receipt.attemptId));
   const applied = await options.store.applyReceipts({ browserId: lookup.browser.id, receipts, now: ctx.now });
   const delivered = applied.deliveredAttemptIds.length;
   if (delivered > 0) options.metrics.attemptsEnded('delivered', null, delivered);

@@ -25,6 +25,8 @@ export class BatchedWrites<T> {
   #pending = new Set<T>();
   #timer: ReturnType<typeof setTimeout> | null = null;
   #writing: Promise<void> = Promise.resolve();
+  /** Items handed to a write that has not finished yet. */
+  readonly #inFlight = new Set<T>();
 
   constructor(options: BatchedWritesOptions<T>) {
     this.#options = options;
@@ -38,6 +40,16 @@ export class BatchedWrites<T> {
     }
   }
 
+  /**
+   * Resolves once those of `items` that are queued or being written have been written (or their
+   * write failed): at once when none is, else after a flush of what is queued.
+   */
+  written(items: readonly T[]): Promise<void> {
+    if (items.some((item) => this.#pending.has(item))) return this.flush();
+    if (items.some((item) => this.#inFlight.has(item))) return this.#writing;
+    return Promise.resolve();
+  }
+
   /** Writes everything queued so far; resolves once it and every earlier write are done. */
   flush(): Promise<void> {
     if (this.#timer !== null) {
@@ -47,7 +59,12 @@ export class BatchedWrites<T> {
     if (this.#pending.size === 0) return this.#writing;
     const items = [...this.#pending];
     this.#pending = new Set();
-    this.#writing = this.#writing.then(() => this.#writeAll(items));
+    for (const item of items) this.#inFlight.add(item);
+    this.#writing = this.#writing
+      .then(() => this.#writeAll(items))
+      .finally(() => {
+        for (const item of items) this.#inFlight.delete(item);
+      });
     return this.#writing;
   }
 

@@ -115,6 +115,14 @@ export class StreamRegistry implements StreamOwner {
     void this.#catchUp.browser(stream.browserId);
   }
 
+  /**
+   * Resolves once the record that a stream here wrote any of these attempts is stored: a receipt
+   * for one waits for it, so the attempt reads `sent` by `stream` before it moves on.
+   */
+  sentRecorded(attemptIds: readonly string[]): Promise<void> {
+    return this.#sent.written(attemptIds);
+  }
+
   /** Records attempts written by a stream as sent (batched). */
   written(attemptIds: string[]): void {
     this.#sent.add(attemptIds);
