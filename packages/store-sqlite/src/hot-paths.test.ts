@@ -413,27 +413,10 @@ describe('sequence numbers', () => {
     const taken = newId('att', T0);
     created(await send(stores[0]!, project, taken));
     const sendTo = (on: Store, to: string, mode: 'live' | 'test', attemptId?: string) =>
-      on.createNotification({
-        notification: {
-          id: newId('ntf', T0),
-          projectId: project.id,
-          mode,
-          recipient: to,
-          title: 'Hello',
-          body: null,
-          url: null,
-          icon: null,
-          tag: null,
-          data: null,
-          ttl: 60,
-          createdAt: T0,
-          expiresAt: T0 + 60_000,
-          apiKeyId: null,
-          requestId: null,
-          idempotencyKey: null,
-        },
-        newAttemptId: () => attemptId ?? newId('att', T0),
-        idempotency: null,
+      sendLive(on, project.id, T0, {
+        recipient: to,
+        mode,
+        ...(attemptId === undefined ? {} : { attemptId }),
         render: () => ({ status: 201, body: '{}' }),
       });
     const check = raw();

@@ -346,9 +346,7 @@ describe('migration 11: notifications record where they came from', () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 10));
     raw.exec(`
-      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
-      INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${T0});
-      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      ${MIGRATION_BASE_ROWS(T0)}
       INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
         VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 1);
       INSERT INTO notifications (id, project_id, mode, recipient, title, data, ttl, created_at, expires_at)
@@ -376,9 +374,7 @@ describe('migration 14: Web Push', () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 13));
     raw.exec(`
-      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
-      INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${T0});
-      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      ${MIGRATION_BASE_ROWS(T0)}
       INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
         VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 3);
       INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)
@@ -454,9 +450,7 @@ describe('migration 16: no unique index on (browser_id, seq)', () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 15));
     raw.exec(`
-      INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
-      INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${T0});
-      INSERT INTO recipients VALUES ('proj_1', 'r', ${T0});
+      ${MIGRATION_BASE_ROWS(T0)}
       INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, last_seq)
         VALUES ('brw_1', 'proj_1', 'r', 'h', 1, ${T0}, ${T0}, 3);
       INSERT INTO notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)

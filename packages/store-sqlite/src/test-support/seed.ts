@@ -31,12 +31,15 @@ export async function seedKey(store: Store, key: string, now: number) {
   return { project: project.project, key: created.key };
 }
 
-/** A live notification of `projectId` to recipient `r` at `now`, sent as the core would send it. */
+/**
+ * A notification of `projectId` at `now` (live, to recipient `r`, unless the options say
+ * otherwise), sent as the core would send it.
+ */
 export function sendLive(
   store: Store,
   projectId: string,
   now: number,
-  options: Partial<Pick<CreateNotificationInput['notification'], 'body' | 'data'>> & {
+  options: Partial<Pick<CreateNotificationInput['notification'], 'body' | 'data' | 'recipient' | 'mode'>> & {
     attemptId?: string;
     render?: CreateNotificationInput['render'];
   } = {},
@@ -45,8 +48,8 @@ export function sendLive(
     notification: {
       id: newId('ntf', now),
       projectId,
-      mode: 'live',
-      recipient: 'r',
+      mode: options.mode ?? 'live',
+      recipient: options.recipient ?? 'r',
       title: 'Hello',
       body: options.body ?? null,
       url: null,
@@ -66,9 +69,12 @@ export function sendLive(
   });
 }
 
-/** The rows every migration test starts from: an account, its project and a recipient `r`. */
+/**
+ * The rows every migration test starts from: an account, its project and a recipient `r`. The
+ * columns are named, so the rows fit the tables at every step (later steps add columns).
+ */
 export const MIGRATION_BASE_ROWS = (now: number) => `
-  INSERT INTO accounts VALUES ('acct_1', 'a@example.com', 1, ${now});
-  INSERT INTO projects VALUES ('proj_1', 'acct_1', 'P', 0, ${now}, NULL);
+  INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${now});
+  INSERT INTO projects (id, account_id, name, suspended, created_at) VALUES ('proj_1', 'acct_1', 'P', 0, ${now});
   INSERT INTO recipients VALUES ('proj_1', 'r', ${now});
 `;
