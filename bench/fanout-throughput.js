@@ -21,7 +21,6 @@
 // comparable with those of a run without it.
 //
 // Run after `npm run build`: node bench/fanout-throughput.js
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -34,12 +33,14 @@ import {
   formatBytes,
   formatCount,
   formatMs,
+  printProfile,
   report,
   row,
   rssBytes,
   settings,
   sleep,
   startServer,
+  stopSlowly,
   tempDir,
   wallNow,
 } from './lib/common.js';
@@ -103,17 +104,6 @@ function busiestThreads(before, after, total) {
     .slice(0, 6)
     .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)} s (${((100 * ms) / total).toFixed(0)}%)`)
     .join(', ');
-}
-
-/** Stops a server with SIGTERM, waiting up to a minute before `stop` kills it. */
-async function stopSlowly(server) {
-  const { child } = server;
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(60_000)]);
-  }
-  await server.stop();
 }
 
 /** Sends, collects and reads the server's CPU time around the measured sends. */
@@ -269,22 +259,12 @@ try {
       }
       results.get(peer.name).push(result);
       if (profile && peer.profile) {
-        const file = join(profileDir, `${peer.profile}-${round}.cpuprofile`);
-        if (existsSync(file)) {
-          // The profile's clock starts about when the process does: the measured sends lie
-          // this many seconds after its start.
-          const from = (result.startedWall - spawnedWall) / 1000;
-          const to = (result.endedWall - spawnedWall) / 1000;
-          console.log(
-            execFileSync(
-              process.execPath,
-              [join(benchDir, 'profile-summary.js'), file, '25', '--from', from.toFixed(1), '--to', to.toFixed(1)],
-              { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
-            ),
-          );
-        } else {
-          console.warn(`no profile in ${profileDir}: ${readdirSync(profileDir).join(', ')}`);
-        }
+        printProfile({
+          file: join(profileDir, `${peer.profile}-${round}.cpuprofile`),
+          spawnedWall,
+          startedWall: result.startedWall,
+          endedWall: result.endedWall,
+        });
       }
     }
   }

@@ -19,8 +19,8 @@
 // same number of browsers, routed by browser against broadcast (bench/hub-routing.js).
 //
 // Run after `npm run build`: node bench/streams-100k.js (bench/run.js runs it as `streams-100k`).
-import { execFileSync, fork, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { fork, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import {
@@ -35,12 +35,14 @@ import {
   formatCount,
   formatMs,
   machineBusyMs,
+  printProfile,
   report,
   row,
   rssBytes,
   sleep,
   startRedis,
   startServer,
+  stopSlowly,
   tempDir,
   wallNow,
 } from './lib/common.js';
@@ -250,30 +252,17 @@ async function tidingsSide(recipientCount) {
     counters,
   );
   await stats.end();
-  if (profile) {
-    // A profile is written when the process exits on its own: SIGTERM, then its shutdown.
-    const { child } = servers[0];
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(120_000)]);
-  }
+  // A profile is written when the process exits on its own.
+  if (profile) await stopSlowly(servers[0], 120_000);
   for (const server of servers) await server.stop();
   if (profile) {
-    const file = join(profileDir, 'instance-0.cpuprofile');
-    if (existsSync(file)) {
-      // The profile's clock starts about when the process does.
-      const from = (result.startedWall - profiledSpawnedWall) / 1000;
-      const to = (result.endedWall - profiledSpawnedWall) / 1000;
-      console.log(
-        execFileSync(
-          process.execPath,
-          [join(benchDir, 'profile-summary.js'), file, '30', '--from', from.toFixed(1), '--to', to.toFixed(1)],
-          { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
-        ),
-      );
-    } else {
-      console.warn(`no profile written in ${profileDir}`);
-    }
+    printProfile({
+      file: join(profileDir, 'instance-0.cpuprofile'),
+      spawnedWall: profiledSpawnedWall,
+      startedWall: result.startedWall,
+      endedWall: result.endedWall,
+      top: 30,
+    });
   }
   return result;
 }

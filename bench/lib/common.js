@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: options from the environment, child processes that are
 // always killed, temp dirs, RSS, number formatting and result reporting to bench/run.js.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -224,6 +224,40 @@ export function machineBusyMs() {
     .split(/\s+/)
     .map(Number);
   return ((user + nice + system + irq + softirq + steal) * 1000) / ticksPerSecond;
+}
+
+/**
+ * Stops a server with SIGTERM, waiting up to `waitMs` for it to exit on its own (a process run
+ * with --cpu-prof writes its profile only then) before `stop` kills it.
+ */
+export async function stopSlowly(server, waitMs = 60_000) {
+  const { child } = server;
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(waitMs)]);
+  }
+  await server.stop();
+}
+
+/**
+ * Prints the top self and inclusive time (bench/profile-summary.js) of a --cpu-prof profile
+ * between two wall-clock times: its clock starts about when the process was spawned.
+ */
+export function printProfile({ file, spawnedWall, startedWall, endedWall, top = 25 }) {
+  if (!existsSync(file)) {
+    console.warn(`no profile written at ${file}`);
+    return;
+  }
+  const from = (startedWall - spawnedWall) / 1000;
+  const to = (endedWall - spawnedWall) / 1000;
+  console.log(
+    execFileSync(
+      process.execPath,
+      [join(benchDir, 'profile-summary.js'), file, String(top), '--from', from.toFixed(1), '--to', to.toFixed(1)],
+      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+    ),
+  );
 }
 
 /** Clock ticks per second of /proc times (USER_HZ), 100 on Linux. */
