@@ -59,6 +59,11 @@ const hubInstances = process.env.BENCH_100K_HUB_INSTANCES ?? '1,2,4,6';
 const sourceAddresses = envNumber('BENCH_100K_SOURCE_ADDRESSES', 0) > 0;
 /** BENCH_100K_PROFILE=1 runs the first instance with --cpu-prof and prints its top self time during the sends. */
 const profile = process.env.BENCH_100K_PROFILE === '1';
+/**
+ * BENCH_100K_STATEMENTS=1 prints PostgreSQL's statements by total time during the sends. It needs
+ * a server that loads pg_stat_statements (BENCH_POSTGRES_URL; bench/README.md shows a private one).
+ */
+const statements = process.env.BENCH_100K_STATEMENTS === '1';
 
 /** A random recipient for each send: the same sequence on both sides. */
 function* randomInts(seed, below) {
@@ -222,8 +227,12 @@ async function tidingsSide(recipientCount) {
   const schema = new URL(setup.db).searchParams.get('schema');
   const stats = new pg.Client({ connectionString: benchPostgresUrl });
   await stats.connect();
+  if (statements) await stats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  let countersRead = 0;
   const counters = async () => {
     await sleep(1500); // backends publish their table counts about once a second
+    if (statements && countersRead++ === 0) await stats.query('SELECT pg_stat_statements_reset()');
+    else if (statements) await printStatements(stats);
     const { rows } = await stats.query(
       `SELECT coalesce(sum(n_tup_ins), 0)::float8 AS inserted, coalesce(sum(n_tup_upd), 0)::float8 AS updated
          FROM pg_stat_user_tables WHERE schemaname = $1`,
@@ -265,6 +274,25 @@ async function tidingsSide(recipientCount) {
     });
   }
   return result;
+}
+
+/** PostgreSQL's statements since the reset, by total execution time. */
+async function printStatements(client) {
+  const { rows } = await client.query(
+    `SELECT calls::float8, total_exec_time::float8 AS ms, total_plan_time::float8 AS plan_ms, rows::float8,
+            shared_blks_hit::float8 AS hit, shared_blks_read::float8 AS read, wal_bytes::float8,
+            regexp_replace(query, '\\s+', ' ', 'g') AS query
+       FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`,
+  );
+  const total = rows.reduce((sum, r) => sum + r.ms + r.plan_ms, 0);
+  console.log(`PostgreSQL statements during the sends, by time (top 15: ${total.toFixed(0)} ms):`);
+  for (const r of rows) {
+    console.log(
+      `  ${(r.ms + r.plan_ms).toFixed(0).padStart(7)} ms (plan ${r.plan_ms.toFixed(0)}) ${formatCount(r.calls).padStart(8)} calls ` +
+        `${formatCount(r.rows).padStart(9)} rows ${formatCount(r.hit + r.read).padStart(10)} blocks ` +
+        `${formatBytes(r.wal_bytes).padStart(9)} WAL  ${r.query.slice(0, 150)}`,
+    );
+  }
 }
 
 async function peerSide(recipientCount) {

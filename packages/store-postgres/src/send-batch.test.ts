@@ -3,7 +3,7 @@ import { seedBrowser, seedProject, send as sendFixture, T0 } from '@tidings/core
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
-import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
+import { dropSchema, randomSchema, testDatabaseUrl, watchQueries } from './test-support/test-database.js';
 
 /** The group commit of sends, seen through the statements that reach the server. */
 describe('PostgreSQL store: sends recorded together', () => {
@@ -17,15 +17,8 @@ describe('PostgreSQL store: sends recorded together', () => {
     schema = randomSchema();
     statements = [];
     pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 10 });
-    pool.on('connect', (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        const config = args[0] as { name?: string; text?: string };
-        if (typeof config === 'object' && config !== null) {
-          statements.push(config.name ? config.name.replace(/^tidings_\w{12}_/, '') : (config.text ?? ''));
-        }
-        return query(...args);
-      };
+    watchQueries(pool, (query) => {
+      statements.push(query.name ? query.name.replace(/^tidings_\w{12}_/, '') : (query.text ?? ''));
     });
     store = await createPostgresStore({ pool, schema });
   });

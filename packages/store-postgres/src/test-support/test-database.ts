@@ -41,3 +41,22 @@ export async function createTestStore(
     },
   };
 }
+
+/** A query as a client of the pool sent it: a prepared statement's name, the text and the values. */
+export interface WatchedQuery {
+  name?: string;
+  text?: string;
+  values?: unknown[];
+}
+
+/** Calls `seen` with every query (given as a config object) that a client of the pool sends. */
+export function watchQueries(pool: pg.Pool, seen: (query: WatchedQuery) => void): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const config = args[0];
+      if (typeof config === 'object' && config !== null) seen(config as WatchedQuery);
+      return query(...args);
+    };
+  });
+}
