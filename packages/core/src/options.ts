@@ -80,8 +80,9 @@ export interface TidingsOptions {
   /**
    * How often every open stream is caught up from the store, writing what its hub did not carry
    * (a hub across processes may drop messages); streams are also caught up on a gap in their
-   * sequence and when the hub reconnects. 0: only then. @default 5000 with a `hub` that may lose
-   * messages (Redis), 0 with a lossless one such as the in-process hub
+   * sequence and when the hub reports a loss. 0: only then. @default 30000 with a `hub` that
+   * reports the losses it sees (Redis), 5000 with another that may lose messages, 0 with a
+   * lossless one such as the in-process hub
    */
   catchUpIntervalMs?: number;
   /** How long idempotency results are kept. @default 86400000 */
@@ -215,7 +216,7 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1_000),
     catchUpIntervalMs: nonNegativeInteger(
       'catchUpIntervalMs',
-      options.catchUpIntervalMs ?? (options.hub === undefined || options.hub.lossless ? 0 : 5_000),
+      options.catchUpIntervalMs ?? defaultCatchUpIntervalMs(options.hub),
     ),
     idempotencyRetentionMs: positiveInteger('idempotencyRetentionMs', options.idempotencyRetentionMs ?? 86_400_000),
     maxProjectsPerAccount: positiveInteger('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),
@@ -225,4 +226,10 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     jobs: jobsOption(options.jobs),
     push: options.push === undefined ? null : resolvePushOptions(options.push),
   };
+}
+
+/** The catch-up on a timer: none for a lossless hub, rare for one that reports its losses. */
+function defaultCatchUpIntervalMs(hub: Hub | undefined): number {
+  if (hub === undefined || hub.lossless) return 0;
+  return hub.lossesReported ? 30_000 : 5_000;
 }

@@ -276,6 +276,9 @@ describe('the periodic catch-up', () => {
     expect(resolveOptions({ store }).catchUpIntervalMs).toBe(0);
     expect(resolveOptions({ store, hub: createMemoryHub() }).catchUpIntervalMs).toBe(0);
     expect(resolveOptions({ store, hub: lossyHub().hub }).catchUpIntervalMs).toBe(5_000);
+    const reporting = { ...lossyHub().hub, lossesReported: true };
+    expect(resolveOptions({ store, hub: reporting }).catchUpIntervalMs).toBe(30_000);
+    expect(resolveOptions({ store, hub: reporting, catchUpIntervalMs: 5_000 }).catchUpIntervalMs).toBe(5_000);
     expect(resolveOptions({ store, hub: lossyHub().hub, catchUpIntervalMs: 0 }).catchUpIntervalMs).toBe(0);
   });
 });

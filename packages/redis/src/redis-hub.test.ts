@@ -54,23 +54,27 @@ for (const routing of ['browser', { shards: 4 }, 'broadcast'] satisfies RedisHub
 
 const closeBrowser = (browserId: string): HubMessage => ({ type: 'close-browser', browserId });
 
-/** Follows the browsers on a hub and records what its subscriber receives, and how often it was told it may have missed some. */
+/**
+ * Follows the browsers on a hub and records what its subscriber receives, and each time it was
+ * told it may have missed some: the browsers named, or `'all'`.
+ */
 async function record(hub: RedisHub, browserIds: readonly string[]) {
   await Promise.all(browserIds.map((browserId) => hub.follow(browserId)));
   const received: string[] = [];
-  let missed = 0;
+  const reports: Array<readonly string[] | 'all'> = [];
   hub.subscribe(
     (message) => {
       if (message.type === 'close-browser') received.push(message.browserId);
     },
-    () => {
-      missed++;
+    (browserIds) => {
+      reports.push(browserIds ?? 'all');
     },
   );
   return {
     received,
+    reports,
     get missed() {
-      return missed;
+      return reports.length;
     },
   };
 }
@@ -505,6 +509,36 @@ describe('createRedisHub when Redis goes away', () => {
     expect(stalled).toEqual(stalled.map((_, i) => `brw_stalled_${i}`));
     await a.close();
     await b!.close();
+  });
+
+  it('names the browsers of the publishes it dropped to the instances that follow them, once Redis takes publishes', async () => {
+    const channel = `${prefix}${channels++}`;
+    const a = createRedisHub({ url: redis.url, channel, publishTimeoutMs: 200, logger: silentLogger });
+    const [b, c] = await hubsOn(redis.url, 2, channel);
+    await a.ready();
+    const onB = await record(b!, ['brw_on_b']);
+    const onC = await record(c!, ['brw_on_c']);
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    // Writes, PUBLISH among them, wait for a second: the publish times out and is dropped.
+    await admin.sendCommand(['CLIENT', 'PAUSE', '1000', 'WRITE']);
+    await a.publish([closeBrowser('brw_on_b'), closeBrowser('brw_nowhere')]);
+    await until(() => onB.reports.length > 0, { timeoutMs: 5_000 });
+    await quietPeriod(700, 'a notice that timed out in the pause is published again');
+    // Named to B, which follows it (again if a notice timed out too); C follows neither.
+    expect(new Set(onB.reports.map((report) => JSON.stringify(report)))).toEqual(
+      new Set([JSON.stringify(['brw_on_b'])]),
+    );
+    expect(onC.reports).toEqual([]);
+
+    // A project's message concerns every instance: all of them catch every stream up.
+    await admin.sendCommand(['CLIENT', 'PAUSE', '1000', 'WRITE']);
+    await a.publish([{ type: 'close-project', projectId: 'prj_paused' }]);
+    await until(() => onB.reports.includes('all') && onC.reports.includes('all'), { timeoutMs: 5_000 });
+    await admin.close();
+    await a.close();
+    await b!.close();
+    await c!.close();
   });
 
   it('still reaches its own subscribers while Redis is down', async () => {

@@ -81,10 +81,25 @@ const MAX_MESSAGES_PER_PUBLISH = 64;
  */
 const MAX_PUBLISHES_IN_FLIGHT = 256;
 
-/** What goes over a channel: the publishes of one turn, and the instance they came from. */
+/**
+ * Browsers whose dropped publishes one notice names at most; past this many dropped at once,
+ * the notice asks every instance to catch every stream up instead.
+ */
+const MAX_NAMED_MISSES = 10_000;
+/** Browsers named in one PUBLISH of a notice. */
+const MISSES_PER_NOTICE = 500;
+/** How often a notice of dropped publishes is tried while Redis does not take publishes. */
+const NOTICE_RETRY_MS = 500;
+
+/**
+ * What goes over a channel: the publishes of one turn, and the instance they came from; or a
+ * notice (`missed`) that this instance dropped publishes of these browsers (`'all'`: of browsers
+ * too many to name, or of a whole project) while Redis was out of its reach.
+ */
 interface Envelope {
   from: string;
   messages: HubMessage[];
+  missed?: string[] | 'all';
 }
 
 /** FNV-1a of a browser id: the same shard on every instance, whatever its platform. */
@@ -116,10 +131,12 @@ export function redisHubChannel(channel: string, routing: RedisHubRouting, brows
  *
  * Redis pub/sub is at most once: a message published while a subscriber reconnects, or dropped
  * when a subscriber passes its output-buffer limit, is gone. Nothing depends on it alone: each
- * attempt is in the store before it is published, a publish that fails is logged and dropped
- * (the send still succeeds), and when the subscribing connection comes back the hub subscribes
- * again to every channel it needs and then reports that it may have missed messages, so that the
- * core catches its open streams up from the store.
+ * attempt is in the store before it is published, and every loss the hub can see is reported so
+ * that the core catches the streams concerned up from the store. When the subscribing connection
+ * comes back the hub subscribes again to every channel it needs and then reports that it may have
+ * missed messages. A publish that fails or is dropped (the send still succeeds) is logged, and
+ * once Redis takes publishes again the hub publishes a notice naming the dropped messages'
+ * browsers on their channels, so that the instances holding their streams report them in turn.
  */
 export function createRedisHub(options: RedisHubOptions): RedisHub {
   const channel = options.channel ?? 'tidings:hub';
@@ -185,7 +202,20 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       return;
     }
     if (envelope.from === instanceId || !Array.isArray(envelope.messages)) return;
+    if (envelope.missed !== undefined) missedElsewhere(envelope.missed);
     dispatch(envelope.messages);
+  }
+
+  /** Another instance dropped publishes: the streams here of the browsers it names catch up. */
+  function missedElsewhere(missed: string[] | 'all'): void {
+    if (missed === 'all') {
+      for (const listener of missedListeners) listener();
+      return;
+    }
+    if (!Array.isArray(missed)) return;
+    const browserIds = missed.filter((browserId) => typeof browserId === 'string' && followed.has(browserId));
+    if (browserIds.length === 0) return;
+    for (const listener of missedListeners) listener(browserIds);
   }
 
   /**
@@ -297,13 +327,90 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   });
 
   let dropping = false;
-  function dropped(error: unknown): void {
-    // Logged once per outage: the catch-up of every instance brings what was dropped.
+  function dropped(error: unknown, messages: readonly HubMessage[]): void {
+    missedOut(messages);
+    // Logged once per outage: the notice of what was dropped follows once Redis is back.
     if (dropping) return;
     dropping = true;
-    logger.warn('hub publishes are dropped while redis is out of reach; streams catch up from the store', {
+    logger.warn('hub publishes are dropped while redis is out of reach; their streams catch up from the store', {
       channel,
       error: String(error),
+    });
+  }
+
+  /** Browsers whose publishes were dropped, not yet named in a notice; `all` once too many or a project's. */
+  let unnoticed = new Set<string>();
+  let unnoticedAll = false;
+  let noticeTimer: ReturnType<typeof setTimeout> | null = null;
+
+  function missedOut(messages: readonly HubMessage[]): void {
+    for (const message of messages) {
+      const browserId = hubMessageBrowserId(message);
+      if (browserId === null) unnoticedAll = true;
+      else unnoticed.add(browserId);
+    }
+    if (unnoticed.size > MAX_NAMED_MISSES) unnoticedAll = true;
+    if (unnoticedAll) unnoticed.clear();
+    noticeTimer ??= setTimeout(sendNotice, NOTICE_RETRY_MS);
+    noticeTimer.unref?.();
+  }
+
+  /**
+   * Publishes the notice of dropped publishes once Redis takes publishes: on the channel of each
+   * browser it names (the instances holding its streams read it), or on the deployment's channel
+   * for every stream. A notice that fails is tried again; one that may have arrived although it
+   * timed out costs a catch-up too many, never a message.
+   */
+  function sendNotice(): void {
+    noticeTimer = null;
+    if (closed) return;
+    if (!transport.canPublish || inFlight >= MAX_PUBLISHES_IN_FLIGHT) {
+      noticeTimer = setTimeout(sendNotice, NOTICE_RETRY_MS);
+      noticeTimer.unref?.();
+      return;
+    }
+    const all = unnoticedAll;
+    const browserIds = [...unnoticed];
+    unnoticedAll = false;
+    unnoticed = new Set();
+    const notices: Array<{ to: string; missed: string[] | 'all'; browserIds: string[] }> = [];
+    if (all) notices.push({ to: channel, missed: 'all', browserIds: [] });
+    else {
+      const byChannel = new Map<string, string[]>();
+      for (const browserId of browserIds) {
+        const to = channelOf(browserId);
+        const list = byChannel.get(to);
+        if (list) list.push(browserId);
+        else byChannel.set(to, [browserId]);
+      }
+      for (const [to, list] of byChannel) {
+        for (let from = 0; from < list.length; from += MISSES_PER_NOTICE) {
+          const named = list.slice(from, from + MISSES_PER_NOTICE);
+          notices.push({ to, missed: named, browserIds: named });
+        }
+      }
+    }
+    inFlight++;
+    void Promise.all(
+      notices.map(async (notice) => {
+        const envelope: Envelope = { from: instanceId, messages: [], missed: notice.missed };
+        try {
+          await withTimeout(transport.publish(notice.to, JSON.stringify(envelope)), publishTimeoutMs);
+        } catch {
+          // Named again in the next notice.
+          if (notice.missed === 'all') unnoticedAll = true;
+          for (const browserId of notice.browserIds) unnoticed.add(browserId);
+          noticeTimer ??= setTimeout(sendNotice, NOTICE_RETRY_MS);
+          noticeTimer.unref?.();
+          return;
+        }
+      }),
+    ).finally(() => {
+      inFlight--;
+    });
+    logger.info('reported the hub publishes dropped while redis was out of reach to the other instances', {
+      channel,
+      browsers: all ? 'all' : browserIds.length,
     });
   }
 
@@ -321,7 +428,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       await withTimeout(transport.publish(to, JSON.stringify(envelope)), publishTimeoutMs);
       dropping = false;
     } catch (error) {
-      dropped(error);
+      dropped(error, messages);
     }
   }
 
@@ -332,9 +439,9 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     waiting = [];
     flushing = null;
     if (!transport.canPublish) {
-      dropped('not connected');
+      dropped('not connected', messages);
     } else if (inFlight >= MAX_PUBLISHES_IN_FLIGHT) {
-      dropped(`${inFlight} publishes are waiting for redis`);
+      dropped(`${inFlight} publishes are waiting for redis`, messages);
     } else {
       // By channel, each in the order published: a browser's messages keep their order. The
       // PUBLISH commands of a turn leave in one write (node-redis pipelines them).
@@ -363,6 +470,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
 
   return {
     instanceId,
+    lossesReported: true,
     publish(messages) {
       if (messages.length === 0) return Promise.resolve();
       dispatch(messages);
@@ -416,6 +524,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       // What was published before the close still goes out.
       await flushing;
       closed = true;
+      if (noticeTimer !== null) clearTimeout(noticeTimer);
       listeners.clear();
       missedListeners.clear();
       followed.clear();

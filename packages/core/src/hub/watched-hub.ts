@@ -22,6 +22,7 @@ export function watchHub(hub: Hub): WatchedHub {
     subscribe: (listener, onMissed) => hub.subscribe(listener, onMissed),
     close: () => hub.close(),
     ...(hub.lossless === undefined ? {} : { lossless: hub.lossless }),
+    ...(hub.lossesReported === undefined ? {} : { lossesReported: hub.lossesReported }),
     ...(hub.follow && hub.unfollow
       ? {
           follow: (browserId: string) => hub.follow!(browserId),

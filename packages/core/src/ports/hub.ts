@@ -75,4 +75,12 @@ export interface Hub {
    * need no catch-up on a timer (`catchUpIntervalMs` defaults to 0).
    */
   readonly lossless?: boolean;
+  /**
+   * True for a hub that reports through `onMissed` every loss it can see, those of its sending
+   * side included (the Redis hub names the browsers whose publishes it dropped to the processes
+   * that hold them). The catch-up on a timer then covers only what no hub sees, such as a process
+   * that stopped between a send's commit and its publish, and `catchUpIntervalMs` defaults to
+   * 30 s instead of 5 s.
+   */
+  readonly lossesReported?: boolean;
 }
