@@ -14,6 +14,8 @@ export interface PubSubTransport {
   readonly ready: Promise<void>;
   /** True while a publish can be sent. */
   readonly canPublish: boolean;
+  /** True while every subscribing connection is up (false from a break until it is back). */
+  readonly canReceive: boolean;
   publish(channel: string, message: string): Promise<unknown>;
   /** Resolves once Redis confirmed every subscription; rejects when the connection breaks first. */
   subscribe(channels: string[], listener: ChannelListener): Promise<void>;
@@ -50,6 +52,9 @@ export function singleNodeTransport(url: string, instanceId: string, logger: Log
     ready: Promise.all([publisher.ready, subscriber.ready]).then(() => undefined),
     get canPublish() {
       return publisher.client.isReady;
+    },
+    get canReceive() {
+      return subscriber.client.isReady;
     },
     publish: (channel, message) => publisher.client.publish(channel, message),
     subscribe: (channels, listener) => subscriber.client.subscribe(channels, listener),
@@ -89,6 +94,9 @@ export function clusterTransport(nodes: readonly string[], instanceId: string, l
     ready: owned.ready,
     get canPublish() {
       return cluster.isReady;
+    },
+    get canReceive() {
+      return cluster.isReady && !broken;
     },
     publish: (channel, message) => cluster.sPublish(channel, message),
     // One SSUBSCRIBE per channel: the channels of one call must share a slot.

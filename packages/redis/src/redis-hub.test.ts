@@ -541,6 +541,25 @@ describe('createRedisHub when Redis goes away', () => {
     await c!.close();
   });
 
+  it('reports every stream as possibly missing messages every outageReportMs while Redis is down, and not once it is back', async () => {
+    const channel = `${prefix}${channels++}`;
+    const b = createRedisHub({ url: redis.url, channel, outageReportMs: 300, logger: silentLogger });
+    await b.ready();
+    const onB = await record(b, ['brw_waiting']);
+    await quietPeriod(700, 'a report while Redis is up');
+    expect(onB.reports).toEqual([]);
+    await redis.stop();
+    await until(() => onB.reports.filter((report) => report === 'all').length >= 2, { timeoutMs: 5_000 });
+    await redis.start();
+    await until(() => b.stats().channels > 0 && onB.reports.length > 2, { timeoutMs: 10_000 });
+    await b.ready();
+    await quietPeriod(700, 'the reports of the outage to end');
+    const settled = onB.reports.length;
+    await quietPeriod(700, 'a report once Redis is back');
+    expect(onB.reports.length).toBe(settled);
+    await b.close();
+  });
+
   it('still reaches its own subscribers while Redis is down', async () => {
     const [a] = await hubsOn(redis.url, 1);
     const onA = await record(a!, ['brw_local']);

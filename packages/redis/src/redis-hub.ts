@@ -47,6 +47,13 @@ export interface RedisHubOptions {
    * @default 1000
    */
   subscribeTimeoutMs?: number;
+  /**
+   * While Redis is out of this instance's reach (a publish was dropped since the last check, or
+   * a connection is down), the hub reports every stream as possibly missing messages this often:
+   * the other instances' publishes are likely dropped too, and cannot be named until Redis is
+   * back. @default 5000
+   */
+  outageReportMs?: number;
   /** Where lost connections and dropped messages are reported. @default createConsoleLogger() */
   logger?: Logger;
 }
@@ -154,6 +161,10 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   const subscribeTimeoutMs = options.subscribeTimeoutMs ?? 1_000;
   if (!(subscribeTimeoutMs > 0 && Number.isFinite(subscribeTimeoutMs))) {
     throw new TypeError(`subscribeTimeoutMs must be a positive number, got ${subscribeTimeoutMs}`);
+  }
+  const outageReportMs = options.outageReportMs ?? 5_000;
+  if (!(outageReportMs > 0 && Number.isFinite(outageReportMs))) {
+    throw new TypeError(`outageReportMs must be a positive number, got ${outageReportMs}`);
   }
   const logger = options.logger ?? createConsoleLogger();
   const instanceId = randomBytes(8).toString('hex');
@@ -327,8 +338,10 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
   });
 
   let dropping = false;
+  let droppedSinceCheck = false;
   function dropped(error: unknown, messages: readonly HubMessage[]): void {
     missedOut(messages);
+    droppedSinceCheck = true;
     // Logged once per outage: the notice of what was dropped follows once Redis is back.
     if (dropping) return;
     dropping = true;
@@ -337,6 +350,14 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       error: String(error),
     });
   }
+
+  const outageTimer = setInterval(() => {
+    const troubled = droppedSinceCheck || !transport.canPublish || !transport.canReceive;
+    droppedSinceCheck = false;
+    if (!troubled || closed) return;
+    for (const missed of missedListeners) missed();
+  }, outageReportMs);
+  outageTimer.unref?.();
 
   /** Browsers whose publishes were dropped, not yet named in a notice; `all` once too many or a project's. */
   let unnoticed = new Set<string>();
@@ -525,6 +546,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
       await flushing;
       closed = true;
       if (noticeTimer !== null) clearTimeout(noticeTimer);
+      clearInterval(outageTimer);
       listeners.clear();
       missedListeners.clear();
       followed.clear();
