@@ -1,7 +1,7 @@
 import { fillRandomCodes, stringOfCodes } from './random.js';
 
 /** The prefixes of every kind of id. */
-export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req' | 'aud' | 'job' | 'whe' | 'msg';
+export type IdPrefix = 'acct' | 'proj' | 'key' | 'ntf' | 'att' | 'brw' | 'req' | 'aud' | 'job' | 'whe' | 'msg' | 'ins';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 

@@ -167,6 +167,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     metrics,
     heartbeatMs: options.heartbeatMs,
     maxBufferBytes: options.maxStreamBufferBytes,
+    instanceId: newId('ins', options.clock.now()),
     staleBrowserMs: options.staleBrowserMs,
     catchUpIntervalMs: options.catchUpIntervalMs,
   });

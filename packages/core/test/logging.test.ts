@@ -43,7 +43,7 @@ describe('secrets stay out of logs', () => {
     const logger: Logger = { info: record, warn: record, error: record };
     const sqlite = createSqliteStore({ path: ':memory:' });
     const store: Store = Object.assign(Object.create(sqlite) as Store, {
-      touchBrowsers: async () => {
+      releaseBrowsers: async () => {
         throw new Error('disk full');
       },
     });
@@ -58,8 +58,8 @@ describe('secrets stay out of logs', () => {
       await vi.waitFor(() => expect(lines).toHaveLength(1));
       // Ended streams are recorded together, as a task of their own rather than of a request.
       expect(lines[0]).toMatchObject({
-        message: 'recording browsers as seen failed',
-        task: 'touch-browsers',
+        message: 'recording held browsers failed',
+        task: 'hold-browsers',
         count: 1,
       });
       expect(JSON.stringify(lines)).not.toContain(token);

@@ -20,6 +20,8 @@ type BrowserOperations = Pick<
   | 'findBrowser'
   | 'disconnectBrowser'
   | 'touchBrowsers'
+  | 'holdBrowsers'
+  | 'releaseBrowsers'
   | 'reapStaleBrowsers'
 >;
 
@@ -103,13 +105,58 @@ export function browserOperations(
        FROM seen WHERE b.id = seen.id`,
     { planEachRun: true },
   );
+  // The instance's own row, then the browsers the store does not have as held by it; as the
+  // touch above, a browser a send holds this instant is skipped (taken at the next renewal,
+  // within a quarter of the stale timeout, while its last-seen time is still fresh).
+  const hold = statement(
+    'hold_browsers',
+    `WITH instance AS (
+       INSERT INTO ${t('instances')} AS i (id, seen_at) VALUES ($1, $3)
+       ON CONFLICT (id) DO UPDATE SET seen_at = greatest(i.seen_at, excluded.seen_at)
+     ), held AS (
+       SELECT id FROM ${t('browsers')}
+        WHERE id = ANY($2::text[]) AND connected AND held_by IS DISTINCT FROM $1
+        ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
+     )
+     UPDATE ${t('browsers')} AS b SET held_by = $1, last_seen_at = greatest(b.last_seen_at, $3)
+       FROM held WHERE b.id = held.id`,
+    { planEachRun: true },
+  );
+  // Not SKIP LOCKED: a browser left held by an instance without its stream would look fresh for
+  // as long as the instance lives. Locked in id order, as sends lock them, so neither deadlocks.
+  const release = statement(
+    'release_browsers',
+    `WITH released AS (
+       SELECT id FROM ${t('browsers')} WHERE id = ANY($1::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
+     )
+     UPDATE ${t('browsers')} AS b
+        SET last_seen_at = greatest(b.last_seen_at, $3),
+            held_by = CASE WHEN b.held_by = $2 THEN NULL ELSE b.held_by END
+       FROM released WHERE b.id = released.id`,
+    { planEachRun: true },
+  );
+  // An instance not seen since the stale timeout stopped without letting go of its browsers:
+  // they are held by nobody now, last seen when it was. Its row's lock orders sweepers that
+  // find it together; the second finds it gone.
+  const letGoOfGone = statement(
+    'let_go_of_gone_instances',
+    `WITH gone AS (
+       DELETE FROM ${t('instances')} WHERE seen_at < $1 RETURNING id, seen_at
+     ), held AS (
+       SELECT b.id, gone.seen_at FROM ${t('browsers')} AS b JOIN gone ON b.held_by = gone.id
+        ORDER BY b.id FOR NO KEY UPDATE OF b
+     )
+     UPDATE ${t('browsers')} AS b SET held_by = NULL, last_seen_at = greatest(b.last_seen_at, held.seen_at)
+       FROM held WHERE b.id = held.id`,
+    { planEachRun: true },
+  );
   // SKIP LOCKED: instances sweeping together each take other browsers, none waits for another.
   // The row lock re-checks the condition on the latest version: a browser touched meanwhile stays.
   const markStale = statement(
     'mark_stale',
     `WITH stale AS (
        SELECT id, recipient, last_seen_at FROM ${t('browsers')}
-        WHERE connected AND last_seen_at < $1
+        WHERE connected AND held_by IS NULL AND last_seen_at < $1
           -- A browser with a push subscription is reached without a stream: stale only once it
           -- was not seen for the (longer) retention of push.
           AND (last_seen_at < $3 OR NOT EXISTS (
@@ -199,9 +246,16 @@ export function browserOperations(
     async touchBrowsers({ browserIds, now }) {
       if (browserIds.length > 0) await run(pool, touch, [browserIds, now]);
     },
+    async holdBrowsers({ instanceId, browserIds, now }) {
+      await run(pool, hold, [instanceId, browserIds, now]);
+    },
+    async releaseBrowsers({ instanceId, browserIds, now }) {
+      if (browserIds.length > 0) await run(pool, release, [browserIds, instanceId, now]);
+    },
     async reapStaleBrowsers({ seenBefore, now, pushSeenBefore }) {
       const pushBefore = Math.min(pushSeenBefore ?? seenBefore, seenBefore);
       return transaction(pool, async (client) => {
+        await run(client, letGoOfGone, [seenBefore]);
         const staleRows = await run<{ id: string; recipient: string }>(client, markStale, [
           seenBefore,
           now,

@@ -373,6 +373,21 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (message_id, n)
   );
   `,
+  // 12: browsers held by an instance (docs/deploy.md, "Browsers held by instances"). An instance
+  // records that it holds the browsers of its open streams, and then keeps all of them fresh
+  // with its own row, instead of updating every browser's last-seen time (and its index
+  // entries) over and over. The stale sweep reads only browsers held by nobody; those of an
+  // instance not seen for the stale timeout are let go of first.
+  `
+  CREATE TABLE {schema}.instances (
+    id text COLLATE "C" PRIMARY KEY,
+    seen_at bigint NOT NULL
+  );
+  ALTER TABLE {schema}.browsers ADD COLUMN held_by text COLLATE "C";
+  DROP INDEX {schema}.browsers_connected_by_last_seen;
+  CREATE INDEX browsers_unheld_by_last_seen ON {schema}.browsers (last_seen_at, id) WHERE connected AND held_by IS NULL;
+  CREATE INDEX browsers_by_holder ON {schema}.browsers (held_by) WHERE held_by IS NOT NULL;
+  `,
 ];
 
 /** What {@link migrate} found and did. */

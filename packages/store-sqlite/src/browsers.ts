@@ -19,6 +19,8 @@ type BrowserOperations = Pick<
   | 'findBrowser'
   | 'disconnectBrowser'
   | 'touchBrowsers'
+  | 'holdBrowsers'
+  | 'releaseBrowsers'
   | 'reapStaleBrowsers'
 >;
 
@@ -72,12 +74,33 @@ export function browserOperations(
   const touch = db.prepare<[number, string]>(
     'UPDATE browsers SET last_seen_at = max(last_seen_at, ?) WHERE id = ? AND connected = 1',
   );
+  const renewInstance = db.prepare<[string, number]>(
+    `INSERT INTO instances (id, seen_at) VALUES (?, ?)
+     ON CONFLICT (id) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at)`,
+  );
+  // Writes only a browser the store does not already have as held by this instance.
+  const hold = db.prepare<[string, number, string, string]>(
+    `UPDATE browsers SET held_by = ?, last_seen_at = max(last_seen_at, ?)
+      WHERE id = ? AND connected = 1 AND held_by IS NOT ?`,
+  );
+  const release = db.prepare<[number, string, string]>(
+    `UPDATE browsers SET last_seen_at = max(last_seen_at, ?), held_by = CASE WHEN held_by = ? THEN NULL ELSE held_by END
+      WHERE id = ? AND connected = 1`,
+  );
+  const goneInstances = db.prepare<[number], { id: string; seen_at: number }>(
+    'SELECT id, seen_at FROM instances WHERE seen_at < ?',
+  );
+  // The browsers of an instance not seen for the stale timeout, last seen when it was.
+  const letGo = db.prepare<[number, string]>(
+    'UPDATE browsers SET held_by = NULL, last_seen_at = max(last_seen_at, ?) WHERE held_by = ?',
+  );
+  const forgetInstance = db.prepare<[string]>('DELETE FROM instances WHERE id = ?');
   // A browser with a push subscription is reached without a stream: it is stale only once it
-  // was not seen for the (longer) retention of push.
+  // was not seen for the (longer) retention of push. A browser held by an instance is not.
   const staleBrowsers = db
     .prepare<[number, number], string>(
       `SELECT id FROM browsers AS b
-        WHERE connected = 1 AND last_seen_at < ?
+        WHERE connected = 1 AND held_by IS NULL AND last_seen_at < ?
           AND (last_seen_at < ? OR NOT EXISTS (SELECT 1 FROM push_subscriptions AS s WHERE s.browser_id = b.id))
         ORDER BY last_seen_at, id`,
     )
@@ -131,7 +154,18 @@ export function browserOperations(
   const touchAll = db.transaction((browserIds: string[], now: number) => {
     for (const id of browserIds) touch.run(now, id);
   });
+  const holdAll = db.transaction((instanceId: string, browserIds: string[], now: number) => {
+    renewInstance.run(instanceId, now);
+    for (const id of browserIds) hold.run(instanceId, now, id, instanceId);
+  });
+  const releaseAll = db.transaction((instanceId: string, browserIds: string[], now: number) => {
+    for (const id of browserIds) release.run(now, instanceId, id);
+  });
   const reap = db.transaction((seenBefore: number, pushSeenBefore: number, now: number): ReapedBrowser[] => {
+    for (const instance of goneInstances.all(seenBefore)) {
+      letGo.run(instance.seen_at, instance.id);
+      forgetInstance.run(instance.id);
+    }
     const reaped: ReapedBrowser[] = [];
     for (const browserId of staleBrowsers.all(seenBefore, pushSeenBefore)) {
       const result = disconnect(browserId, 'browser_stale', now);
@@ -166,6 +200,12 @@ export function browserOperations(
     },
     async touchBrowsers({ browserIds, now }) {
       if (browserIds.length > 0) touchAll.immediate(browserIds, now);
+    },
+    async holdBrowsers({ instanceId, browserIds, now }) {
+      holdAll.immediate(instanceId, browserIds, now);
+    },
+    async releaseBrowsers({ instanceId, browserIds, now }) {
+      if (browserIds.length > 0) releaseAll.immediate(instanceId, browserIds, now);
     },
     async reapStaleBrowsers({ seenBefore, now, pushSeenBefore }) {
       return reap.immediate(seenBefore, Math.min(pushSeenBefore ?? seenBefore, seenBefore), now);

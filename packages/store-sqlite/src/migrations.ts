@@ -517,6 +517,21 @@ export const migrations: readonly string[] = [
   `
   DROP INDEX attempts_by_browser_seq;
   `,
+  // 17: browsers held by an instance (docs/deploy.md, "Browsers held by instances"). An instance
+  // records that it holds the browsers of its open streams, and then keeps all of them fresh
+  // with its own row, instead of writing every browser's last-seen time over and over. The
+  // stale sweep reads only browsers held by nobody; those of an instance not seen for the stale
+  // timeout are let go of first.
+  `
+  CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    seen_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  ALTER TABLE browsers ADD COLUMN held_by TEXT;
+  DROP INDEX browsers_by_last_seen;
+  CREATE INDEX browsers_unheld_by_last_seen ON browsers (last_seen_at) WHERE connected = 1 AND held_by IS NULL;
+  CREATE INDEX browsers_by_holder ON browsers (held_by) WHERE held_by IS NOT NULL;
+  `,
 ];
 
 /**

@@ -170,6 +170,10 @@ export const STORE_DURABILITY = {
   applyReceipts: 'durable',
   disconnectBrowser: 'durable',
   touchBrowsers: 'redoable',
+  // Redoable: the holder writes its browsers again at its next hold, within a quarter of the
+  // stale timeout.
+  holdBrowsers: 'redoable',
+  releaseBrowsers: 'redoable',
   reapStaleBrowsers: 'durable',
   getVapidKeys: 'read',
   ensureVapidKeys: 'durable',

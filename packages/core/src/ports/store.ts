@@ -559,10 +559,27 @@ export interface Store {
   /** Records that these browsers were seen (an open stream or a poll) at `now`. */
   touchBrowsers(input: { browserIds: string[]; now: number }): Promise<void>;
   /**
+   * Records that the instance `instanceId` holds open streams of these connected browsers, and
+   * that the instance itself was seen at `now`. A browser held by an instance counts as seen
+   * whenever its holder was last seen, so an instance keeps every browser it holds fresh with
+   * one write of its own (calling this again, with its browsers or none). Only a browser held by
+   * no instance or by another one is written: it then becomes this instance's, seen at `now`.
+   */
+  holdBrowsers(input: { instanceId: string; browserIds: string[]; now: number }): Promise<void>;
+  /**
+   * The instance no longer holds open streams of these browsers: each is seen at `now`, and one
+   * that this instance held is held by none (another instance that still has a stream of it
+   * takes it back with its next {@link holdBrowsers}).
+   */
+  releaseBrowsers(input: { instanceId: string; browserIds: string[]; now: number }): Promise<void>;
+  /**
    * Disconnects (reason `browser_stale`) connected browsers last seen before `seenBefore`, and
-   * returns each with the attempts that failed with it. A browser with a push subscription is
-   * kept while it was seen since `pushSeenBefore` (default `seenBefore`): Web Push reaches it
-   * without a stream. A disconnection deletes the browser's push subscription.
+   * returns each with the attempts that failed with it. A held browser's last sight is its
+   * holder's when that is later: it is stale only once its instance was not seen since
+   * `seenBefore` either (an instance that stopped without releasing its browsers), and its
+   * holder is then forgotten. A browser with a push subscription is kept while it was seen since
+   * `pushSeenBefore` (default `seenBefore`): Web Push reaches it without a stream. A
+   * disconnection deletes the browser's push subscription.
    */
   reapStaleBrowsers(input: { seenBefore: number; now: number; pushSeenBefore?: number }): Promise<ReapedBrowser[]>;
 

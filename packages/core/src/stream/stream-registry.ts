@@ -19,7 +19,11 @@ export interface StreamRegistryDeps {
   heartbeatMs: number;
   /** Bytes a stream may hold for a reader that does not keep up; past it the stream is cut. */
   maxBufferBytes: number;
-  /** Open streams refresh their browsers' last-seen time often enough to never look stale. */
+  /**
+   * This instance's id in the store: the browsers of its streams are held by it, and it renews
+   * its own record often enough (a quarter of `staleBrowserMs`) that none of them looks stale.
+   */
+  instanceId: string;
   staleBrowserMs: number;
   /** How often every open stream is caught up from the store; 0 for only on a gap or a hub's break. */
   catchUpIntervalMs: number;
@@ -40,8 +44,12 @@ export class StreamRegistry implements StreamOwner {
   readonly #byBrowser = new StreamsByBrowser();
   /** Attempts written to streams, to record as `sent`. */
   readonly #sent: BatchedWrites<string>;
-  /** Browsers whose stream ended, or that are open, whose last-seen time is to be recorded. */
-  readonly #seen: BatchedWrites<string>;
+  /**
+   * Browsers whose first stream here opened or whose last one ended: each is recorded as held by
+   * this instance or let go of, by what it has here when the write runs, so that the last write
+   * of a browser always says what is true after its last change.
+   */
+  readonly #holds: BatchedWrites<string>;
   readonly #unsubscribe: () => void;
   /** Its timer runs while at least one stream is open, so that an idle instance holds none. */
   readonly #heartbeats: HeartbeatRing<BrowserStream>;
@@ -69,14 +77,15 @@ export class StreamRegistry implements StreamOwner {
       onError: (error, count) =>
         deps.logger.error('recording sent attempts failed', { task: 'mark-sent', error: String(error), count }),
     });
-    this.#seen = new BatchedWrites({
+    this.#holds = new BatchedWrites({
       delayMs: 50,
       chunkSize: WRITE_CHUNK,
-      write: (browserIds) => deps.store.touchBrowsers({ browserIds, now: deps.clock.now() }),
-      // The browsers look older than they are: at worst one is reaped as stale a little early,
-      // and its page connects again.
+      write: (browserIds) => this.#writeHolds(browserIds),
+      // A browser not recorded as held looks older than it is: at worst it is reaped as stale a
+      // little early, and its page connects again. One not let go of stays fresh until this
+      // instance next renews its hold, which lets go of it then.
       onError: (error, count) =>
-        deps.logger.error('recording browsers as seen failed', { task: 'touch-browsers', error: String(error), count }),
+        deps.logger.error('recording held browsers failed', { task: 'hold-browsers', error: String(error), count }),
     });
     this.#heartbeats = new HeartbeatRing(deps.heartbeatMs);
     this.#catchUp = new CatchUp({
@@ -135,8 +144,10 @@ export class StreamRegistry implements StreamOwner {
    */
   add(stream: BrowserStream): Promise<void> {
     const before = this.#byBrowser.size;
+    const first = !this.#byBrowser.has(stream.browserId);
     this.#byBrowser.add(stream);
     if (this.#byBrowser.size === before) return FOLLOWED;
+    if (first) this.#holds.add([stream.browserId]);
     const following = this.deps.hub.follow?.(stream.browserId) ?? FOLLOWED;
     this.#perProject.set(stream.projectId, (this.#perProject.get(stream.projectId) ?? 0) + 1);
     this.#heartbeats.add(stream);
@@ -144,7 +155,7 @@ export class StreamRegistry implements StreamOwner {
     return following;
   }
 
-  /** Forgets an ended stream; its browser's last-seen time starts the stale countdown now. */
+  /** Forgets an ended stream; after its browser's last one, the stale countdown starts now. */
   remove(stream: BrowserStream): void {
     if (!this.#byBrowser.delete(stream)) return;
     this.deps.hub.unfollow?.(stream.browserId);
@@ -153,7 +164,7 @@ export class StreamRegistry implements StreamOwner {
     else this.#perProject.set(stream.projectId, left);
     this.deps.metrics.streamClosed();
     this.#heartbeats.delete(stream);
-    this.#seen.add([stream.browserId]);
+    if (!this.#byBrowser.has(stream.browserId)) this.#holds.add([stream.browserId]);
   }
 
   /** The projects that have open streams here. */
@@ -167,22 +178,34 @@ export class StreamRegistry implements StreamOwner {
   }
 
   /**
-   * Records that every browser with an open stream here was seen now, when a quarter of the
-   * stale timeout has passed since the last time: often enough that none ever looks stale, and
-   * one write for all of them.
+   * Renews this instance's record, and with it every browser it holds, when a quarter of the
+   * stale timeout has passed since the last time: often enough that none ever looks stale. The
+   * browsers of its streams are written only where the store does not have them as held here
+   * (another instance took one, or let go of it), so renewing writes one row, not one per stream.
    */
   async touchOpenBrowsers(): Promise<void> {
     const now = this.deps.clock.now();
     if (now - this.#lastTouchAt < this.deps.staleBrowserMs / 4) return;
     this.#lastTouchAt = now;
     if (this.#byBrowser.size === 0) return;
-    this.#seen.add(this.#byBrowser.browserIds());
-    await this.#seen.flush();
+    this.#holds.add(this.#byBrowser.browserIds());
+    await this.#holds.flush();
   }
 
-  /** Writes pending `sent` and last-seen records. */
+  /** Writes pending `sent` records and held browsers. */
   async flush(): Promise<void> {
-    await Promise.all([this.#sent.flush(), this.#seen.flush()]);
+    await Promise.all([this.#sent.flush(), this.#holds.flush()]);
+  }
+
+  /** Records each browser as held here while it has a stream here, else as let go of. */
+  async #writeHolds(browserIds: string[]): Promise<void> {
+    const { store, clock, instanceId } = this.deps;
+    const held: string[] = [];
+    const released: string[] = [];
+    for (const browserId of browserIds) (this.#byBrowser.has(browserId) ? held : released).push(browserId);
+    const now = clock.now();
+    if (held.length > 0) await store.holdBrowsers({ instanceId, browserIds: held, now });
+    if (released.length > 0) await store.releaseBrowsers({ instanceId, browserIds: released, now });
   }
 
   /** Closes every stream, a slice per turn, stops the timers and the hub subscription, and writes what is pending. */

@@ -47,6 +47,11 @@ export class StreamsByBrowser {
     return true;
   }
 
+  /** Whether the browser has an open stream. */
+  has(browserId: string): boolean {
+    return this.#map.has(browserId);
+  }
+
   /** The browser's open streams, as a list of its own (closing them while walking it is safe). */
   of(browserId: string): BrowserStream[] {
     const held = this.#map.get(browserId);

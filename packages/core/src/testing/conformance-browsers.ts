@@ -211,5 +211,77 @@ export function browserConformance(getStore: GetStore): void {
         { browserId: active.id, failedAttemptIds: [activeAttempt.id] },
       ]);
     });
+
+    it('keeps a browser held by an instance fresh for as long as the instance is seen, with one write of its own', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const held = await seedBrowser(store, project.id, 'user-1', T0);
+      const loose = await seedBrowser(store, project.id, 'user-1', T0);
+      const created = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 1 });
+      const attemptOf = (browserId: string) => created.attempts.find((attempt) => attempt.browserId === browserId)!.id;
+
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [held.id], now: T0 + 10 });
+      expect((await store.findBrowser(held.id))?.browser.lastSeenAt).toBe(T0 + 10);
+      // Held already: renewing the hold writes the instance, not the browser.
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [held.id], now: T0 + 50_000 });
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [], now: T0 + 100_000 });
+      expect((await store.findBrowser(held.id))?.browser.lastSeenAt).toBe(T0 + 10);
+
+      // Its own last sight is old, its holder's is not: only the loose browser is stale.
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 90_000, now: T0 + 120_000 })).toEqual([
+        { browserId: loose.id, failedAttemptIds: [attemptOf(loose.id)] },
+      ]);
+      expect((await store.findBrowser(held.id))?.browser.connected).toBe(true);
+
+      // The instance was not seen since: its browser is let go of, last seen when it was, and reaped.
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 100_000, now: T0 + 200_000 })).toEqual([]);
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 100_001, now: T0 + 200_000 })).toEqual([
+        { browserId: held.id, failedAttemptIds: [attemptOf(held.id)] },
+      ]);
+      expect((await store.findBrowser(held.id))?.browser).toMatchObject({
+        connected: false,
+        disconnectReason: 'browser_stale',
+        lastSeenAt: T0 + 100_000,
+      });
+      // A disconnected browser is not held again.
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [held.id], now: T0 + 300_000 });
+      expect((await store.findBrowser(held.id))?.browser.lastSeenAt).toBe(T0 + 100_000);
+    });
+
+    it('lets go of a browser released by its holder, and of none released by another instance', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1', T0);
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [browser.id], now: T0 + 10 });
+      // Its page moved to B (a stream on each for a while): B holds it now.
+      await store.holdBrowsers({ instanceId: 'ins_b', browserIds: [browser.id], now: T0 + 20 });
+      expect((await store.findBrowser(browser.id))?.browser.lastSeenAt).toBe(T0 + 20);
+      // A's stream ends: seen then, still B's.
+      await store.releaseBrowsers({ instanceId: 'ins_a', browserIds: [browser.id], now: T0 + 30 });
+      await store.holdBrowsers({ instanceId: 'ins_b', browserIds: [], now: T0 + 100_000 });
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 90_000, now: T0 + 100_000 })).toEqual([]);
+
+      // B's stream ends too: held by nobody, seen then, and stale once that is old.
+      await store.releaseBrowsers({ instanceId: 'ins_b', browserIds: [browser.id], now: T0 + 100_010 });
+      await store.holdBrowsers({ instanceId: 'ins_b', browserIds: [], now: T0 + 190_000 });
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 100_010, now: T0 + 190_000 })).toEqual([]);
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 100_011, now: T0 + 190_000 })).toEqual([
+        { browserId: browser.id, failedAttemptIds: [] },
+      ]);
+    });
+
+    it('takes back a browser that another instance let go of while a stream of it is still open here', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1', T0);
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [browser.id], now: T0 + 10 });
+      await store.holdBrowsers({ instanceId: 'ins_b', browserIds: [browser.id], now: T0 + 20 });
+      await store.releaseBrowsers({ instanceId: 'ins_b', browserIds: [browser.id], now: T0 + 30 });
+      // A still has a stream of it: its next renewal takes it back.
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [browser.id], now: T0 + 40_000 });
+      expect((await store.findBrowser(browser.id))?.browser.lastSeenAt).toBe(T0 + 40_000);
+      await store.holdBrowsers({ instanceId: 'ins_a', browserIds: [], now: T0 + 200_000 });
+      expect(await store.reapStaleBrowsers({ seenBefore: T0 + 150_000, now: T0 + 200_000 })).toEqual([]);
+    });
   });
 }
