@@ -1,3 +1,4 @@
+import { quietPeriod, until } from '@tidings/core/testing';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness.js';
@@ -157,6 +158,30 @@ describe('GET /v1/connect/{token}', () => {
     }
     expect((await h.send({ recipient: 'streamer', title: 'still here' })).status).toBe(201);
     await stream.next('notification');
+  });
+
+  it('a browser with two streams stays fresh while either is open, and goes stale once the last has ended', async () => {
+    const first = readEvents(await open());
+    const ready = JSON.parse((await first.next('ready')).data);
+    const second = readEvents(await open({ 'Last-Event-ID': `${ready.browser_id}.0` }));
+    expect(JSON.parse((await second.next('ready')).data)).toMatchObject({
+      browser_id: ready.browser_id,
+      resumed: true,
+    });
+    await first.cancel();
+    await until(() => h.tidings.openStreams() === 1);
+    for (let i = 0; i < 5; i++) {
+      h.clock.advance(60_000);
+      await h.tidings.sweep();
+    }
+    const sent = await (await h.send({ recipient: 'streamer', title: 'one still open' })).json();
+    await second.next('notification');
+    await second.cancel();
+    await until(() => h.tidings.openStreams() === 0);
+    await quietPeriod(200, 'the end of the last stream to be recorded');
+    h.clock.advance(120_001);
+    await h.tidings.sweep();
+    expect(await attemptOf(sent.id)).toMatchObject({ status: 'failed', reason: 'browser_stale', final: true });
   });
 
   it('suspending the project closes its streams; closing the instance closes the rest cleanly', async () => {
