@@ -7,7 +7,7 @@
 // A message that does not arrive is set against what the hubs reported: the browsers whose
 // subscription Redis confirmed after their follow had resolved (`onMissed` with a list: a real
 // deployment catches their streams up from the store at once), reports of every stream (a
-// reconnect), and warnings about dropped publishes (left to the periodic catch-up).
+// reconnect), and warnings about dropped publishes (named to the instances that hold their browsers once Redis takes publishes again).
 import { spawnSync } from 'node:child_process';
 import { silentLogger } from '@tidings/core';
 import { createRedisHub } from '@tidings/redis';
@@ -166,7 +166,7 @@ try {
     );
   }
   console.log(
-    'lost, reported late: lost messages whose browser a hub reported after its subscription was confirmed late (a deployment catches those streams up from the store at once); reported late: browsers so reported; reported all: reports of every stream (a reconnect); drop warnings: outages of the publishing side (what they dropped is left to the periodic catch-up)',
+    'lost, reported late: lost messages whose browser a hub reported after its subscription was confirmed late (a deployment catches those streams up from the store at once); reported late: browsers so reported; reported all: reports of every stream (a reconnect); drop warnings: outages of the publishing side (what they dropped is named to the instances holding its browsers once Redis is back)',
   );
   for (const r of results.filter((entry) => entry.name !== 'broadcast')) {
     const broadcast = results.find(
