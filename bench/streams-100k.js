@@ -238,9 +238,12 @@ async function tidingsSide(recipientCount) {
          FROM pg_stat_user_tables WHERE schemaname = $1`,
       [schema],
     );
+    // Connections the server accepted (each a backend process started), whatever the database.
+    const sessions = await stats.query('SELECT coalesce(sum(sessions), 0)::float8 AS sessions FROM pg_stat_database');
     return {
       'PostgreSQL rows inserted': rows[0].inserted,
       'PostgreSQL rows updated': rows[0].updated,
+      'PostgreSQL sessions opened': sessions.rows[0].sessions,
       // Every process of the PostgreSQL server (the bench's schema is its only load here).
       'PostgreSQL CPU ms': cpuMsOfCommand('postgres'),
       'Redis CPU ms': cpuMs(redisPid),
