@@ -1,12 +1,9 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   assertBuilt,
   createKeyWithCli,
   createProjectWithCli,
-  type ServeProcess,
-  startServe,
-  tempDir,
+  type ServedFile,
+  servedFile,
 } from '@tidings/test-support/cli-process.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,39 +17,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const CLIENTS = 50;
 const KILL_AFTER_ACKNOWLEDGED = 400;
 
-let temp: Awaited<ReturnType<typeof tempDir>>;
-let db: string;
-let config: string;
+let file: ServedFile;
 let liveKey: string;
-const servers: ServeProcess[] = [];
 
 beforeAll(async () => {
   assertBuilt();
-  temp = await tempDir();
-  db = join(temp.dir, 'tidings.db');
-  config = join(temp.dir, 'config.json');
   const limit = 1_000_000;
-  await writeFile(
-    config,
-    JSON.stringify({ limits: { perKey: limit, perProject: limit, perAccount: limit }, staleBrowserMs: 600_000 }),
-  );
-  const { projectId } = await createProjectWithCli(db);
-  liveKey = (await createKeyWithCli(db, projectId, 'live')).key;
+  file = await servedFile({ limits: { perKey: limit, perProject: limit, perAccount: limit }, staleBrowserMs: 600_000 });
+  const { projectId } = await createProjectWithCli(file.db);
+  liveKey = (await createKeyWithCli(file.db, projectId, 'live')).key;
 });
 
 afterAll(async () => {
-  for (const server of servers) {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-    await server.exited;
-  }
-  await temp?.remove();
+  await file?.close();
 });
 
-async function serve(): Promise<ServeProcess> {
-  const server = await startServe(['--db', db, '--port', '0', '--config', config]);
-  servers.push(server);
-  return server;
-}
+const serve = () => file.serve();
 
 function send(url: string, key: string): Promise<Response> {
   return fetch(`${url}/v1/notifications`, {
@@ -134,7 +114,7 @@ describe('a crash under load', () => {
 
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-    const check = new Database(db, { readonly: true });
+    const check = new Database(file.db, { readonly: true });
     try {
       // One notification per key: nothing sent twice, nothing lost.
       expect(new Set(ids).size).toBe(acknowledged.size);

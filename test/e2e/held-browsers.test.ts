@@ -1,13 +1,5 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { until } from '@tidings/core/testing';
-import {
-  assertBuilt,
-  createProjectWithKeys,
-  type ServeProcess,
-  startServe,
-  tempDir,
-} from '@tidings/test-support/cli-process.js';
+import { assertBuilt, createProjectWithKeys, type ServedFile, servedFile } from '@tidings/test-support/cli-process.js';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,34 +11,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 const STALE_MS = 2_000;
 
-let temp: Awaited<ReturnType<typeof tempDir>>;
-let db: string;
-let config: string;
+let file: ServedFile;
 let liveKey: string;
-const servers: ServeProcess[] = [];
 
 beforeAll(async () => {
   assertBuilt();
-  temp = await tempDir();
-  db = join(temp.dir, 'tidings.db');
-  config = join(temp.dir, 'config.json');
-  await writeFile(config, JSON.stringify({ staleBrowserMs: STALE_MS }));
-  liveKey = (await createProjectWithKeys(db)).liveKey;
+  file = await servedFile({ staleBrowserMs: STALE_MS });
+  liveKey = (await createProjectWithKeys(file.db)).liveKey;
 });
 
 afterAll(async () => {
-  for (const server of servers) {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-    await server.exited;
-  }
-  await temp?.remove();
+  await file?.close();
 });
 
-async function serve(): Promise<ServeProcess> {
-  const server = await startServe(['--db', db, '--port', '0', '--config', config]);
-  servers.push(server);
-  return server;
-}
+const serve = () => file.serve();
 
 function api(url: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${url}${path}`, {

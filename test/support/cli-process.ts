@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,41 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
     waitForStdout,
     exited,
   }));
+}
+
+/** A SQLite file and a config in a temporary directory, and the servers started on them. */
+export interface ServedFile {
+  db: string;
+  config: string;
+  /** Starts `tidings serve` on the file with the config, on a free port. */
+  serve(): Promise<ServeProcess>;
+  /** Kills every server started that still runs (SIGKILL), waits for each, and removes the directory. */
+  close(): Promise<void>;
+}
+
+/** Writes `config` next to a new database file, for `tidings serve` processes started by the test. */
+export async function servedFile(config: unknown): Promise<ServedFile> {
+  const temp = await tempDir();
+  const db = join(temp.dir, 'tidings.db');
+  const configPath = join(temp.dir, 'config.json');
+  await writeFile(configPath, JSON.stringify(config));
+  const servers: ServeProcess[] = [];
+  return {
+    db,
+    config: configPath,
+    async serve() {
+      const server = await startServe(['--db', db, '--port', '0', '--config', configPath]);
+      servers.push(server);
+      return server;
+    },
+    async close() {
+      for (const server of servers) {
+        if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+        await server.exited;
+      }
+      await temp.remove();
+    },
+  };
 }
 
 /** Creates a verified account and a project in it through the CLI. */
