@@ -189,6 +189,18 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
 
   const channelOf = (browserId: string | null) => redisHubChannel(channel, routing, browserId);
 
+  /** Items by the channel of their browser, each channel's in the order given. */
+  function byChannelOf<T>(items: readonly T[], browserOf: (item: T) => string | null): Map<string, T[]> {
+    const byChannel = new Map<string, T[]>();
+    for (const item of items) {
+      const to = channelOf(browserOf(item));
+      const list = byChannel.get(to);
+      if (list) list.push(item);
+      else byChannel.set(to, [item]);
+    }
+    return byChannel;
+  }
+
   /** Hands messages to the listeners: a browser's only while this instance follows it. */
   function dispatch(messages: readonly HubMessage[]): void {
     for (const message of messages) {
@@ -397,14 +409,7 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     const notices: Array<{ to: string; missed: string[] | 'all'; browserIds: string[] }> = [];
     if (all) notices.push({ to: channel, missed: 'all', browserIds: [] });
     else {
-      const byChannel = new Map<string, string[]>();
-      for (const browserId of browserIds) {
-        const to = channelOf(browserId);
-        const list = byChannel.get(to);
-        if (list) list.push(browserId);
-        else byChannel.set(to, [browserId]);
-      }
-      for (const [to, list] of byChannel) {
+      for (const [to, list] of byChannelOf(browserIds, (browserId) => browserId)) {
         for (let from = 0; from < list.length; from += MISSES_PER_NOTICE) {
           const named = list.slice(from, from + MISSES_PER_NOTICE);
           notices.push({ to, missed: named, browserIds: named });
@@ -466,15 +471,8 @@ export function createRedisHub(options: RedisHubOptions): RedisHub {
     } else {
       // By channel, each in the order published: a browser's messages keep their order. The
       // PUBLISH commands of a turn leave in one write (node-redis pipelines them).
-      const byChannel = new Map<string, HubMessage[]>();
-      for (const message of messages) {
-        const to = channelOf(hubMessageBrowserId(message));
-        const list = byChannel.get(to);
-        if (list) list.push(message);
-        else byChannel.set(to, [message]);
-      }
       const envelopes: Promise<void>[] = [];
-      for (const [to, list] of byChannel) {
+      for (const [to, list] of byChannelOf(messages, hubMessageBrowserId)) {
         for (let from = 0; from < list.length; from += MAX_MESSAGES_PER_PUBLISH) {
           envelopes.push(publishEnvelope(to, list.slice(from, from + MAX_MESSAGES_PER_PUBLISH)));
         }
