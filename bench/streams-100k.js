@@ -57,6 +57,11 @@ const seconds = envNumber('BENCH_100K_SECONDS', 60);
 const withPeer = envNumber('BENCH_100K_PEER', 1) > 0;
 const hubInstances = process.env.BENCH_100K_HUB_INSTANCES ?? '1,2,4,6';
 const sourceAddresses = envNumber('BENCH_100K_SOURCE_ADDRESSES', 0) > 0;
+/**
+ * BENCH_100K_NODE_FLAGS: Node.js flags for every server of both sides, e.g.
+ * `--max-semi-space-size=8` (docs/deploy.md, _Sizing_).
+ */
+const nodeFlags = (process.env.BENCH_100K_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** BENCH_100K_PROFILE=1 runs the first instance with --cpu-prof and prints its top self time during the sends. */
 const profile = process.env.BENCH_100K_PROFILE === '1';
 /**
@@ -89,24 +94,37 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
   await sleep(500);
   const rssBefore = servers.map((server) => rssBytes(server.pid));
   const openStarted = performance.now();
-  const opened = await Promise.all(
-    servers.map((server, i) => {
-      const { hostname, port } = new URL(server.url);
-      return clients[i].request(
-        {
-          type: 'open',
-          host: hostname,
-          port: Number(port),
-          paths: pathsOf[i],
-          concurrency: 64,
-          record: true,
-          ...(sourceAddresses ? { localAddresses: [`127.0.0.${2 + i}`] } : {}),
-        },
-        'opened',
-      );
-    }),
-  );
-  const openSeconds = (performance.now() - openStarted) / 1000;
+  // Each instance's streams open in two halves, with its RSS read between them: the second
+  // half's growth is what a stream costs once the process's heap has taken its working size.
+  const openHalf = (half) =>
+    Promise.all(
+      servers.map((server, i) => {
+        const { hostname, port } = new URL(server.url);
+        const middle = Math.ceil(pathsOf[i].length / 2);
+        return clients[i].request(
+          {
+            type: 'open',
+            host: hostname,
+            port: Number(port),
+            paths: half === 0 ? pathsOf[i].slice(0, middle) : pathsOf[i].slice(middle),
+            concurrency: 64,
+            record: true,
+            ...(sourceAddresses ? { localAddresses: [`127.0.0.${2 + i}`] } : {}),
+          },
+          'opened',
+        );
+      }),
+    );
+  const firstHalf = await openHalf(0);
+  await sleep(3000);
+  const rssMiddle = servers.map((server) => rssBytes(server.pid));
+  const secondHalf = await openHalf(1);
+  const openSeconds = (performance.now() - openStarted) / 1000 - 3;
+  const opened = firstHalf.map((first, i) => ({
+    ok: first.ok + secondHalf[i].ok,
+    failed: first.failed + secondHalf[i].failed,
+    errors: [...first.errors, ...secondHalf[i].errors],
+  }));
   const ok = opened.reduce((sum, o) => sum + o.ok, 0);
   const failed = opened.reduce((sum, o) => sum + o.failed, 0);
   if (failed > 0)
@@ -114,9 +132,10 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
   await sleep(3000);
   const rssAfter = servers.map((server) => rssBytes(server.pid));
   const perStream = rssAfter.map((after, i) => (after - rssBefore[i]) / Math.max(1, opened[i].ok));
+  const perStreamLater = rssAfter.map((after, i) => (after - rssMiddle[i]) / Math.max(1, secondHalf[i].ok));
   console.log(
     `${label}: ${formatCount(ok)} streams open on ${servers.length} processes in ${openSeconds.toFixed(1)} s; ` +
-      `RSS per stream ${perStream.map(formatBytes).join(', ')}`,
+      `RSS per stream ${perStream.map(formatBytes).join(', ')}; of the second half ${perStreamLater.map(formatBytes).join(', ')}`,
   );
 
   const picks = randomInts(17, recipients.length);
@@ -158,6 +177,7 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
     openSeconds,
     perStream: Math.max(...perStream),
     perStreamMean: perStream.reduce((sum, n) => sum + n, 0) / perStream.length,
+    perStreamLater: Math.max(...perStreamLater),
     rssTotal: rssAfter.reduce((sum, n) => sum + n, 0),
     sent: run.sends.length,
     failedSends: run.failures.length,
@@ -216,9 +236,14 @@ async function tidingsSide(recipientCount) {
         `tidings-100k-${i}`,
         cliBin,
         ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, '--redis', redisUrl],
-        profiled
-          ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=instance-0.cpuprofile'] }
-          : {},
+        {
+          nodeFlags: [
+            ...nodeFlags,
+            ...(profiled
+              ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=instance-0.cpuprofile']
+              : []),
+          ],
+        },
       ),
     );
   }
@@ -304,6 +329,7 @@ async function peerSide(recipientCount) {
     servers.push(
       await startServer(`bare-node-100k-${i}`, join(benchDir, 'servers/bare-node-sse.js'), [], {
         env: { BARE_ID_PREFIX: String(i).padStart(2, '0') },
+        nodeFlags,
       }),
     );
   }
@@ -326,7 +352,8 @@ async function peerSide(recipientCount) {
 try {
   console.log(
     `streams-100k: ${formatCount(streamCount)} streams over ${instances} instances (${formatCount(Math.ceil(streamCount / instances))} each), ` +
-      `${rate} sends/s to random recipients for ${seconds} s`,
+      `${rate} sends/s to random recipients for ${seconds} s` +
+      (nodeFlags.length > 0 ? `; servers run with ${nodeFlags.join(' ')}` : ''),
   );
   const peer = withPeer ? await peerSide(streamCount) : null;
   const subject = await tidingsSide(streamCount);
@@ -359,7 +386,7 @@ try {
       baselineName: `${instances} × bare node:http`,
       unit: 'bytes',
       target: { on: 'figure', op: '<=', value: 12 * 1024, text: '12 KB' },
-      note: `mean over instances ${formatBytes(subject.perStreamMean)}; all instances ${formatBytes(subject.rssTotal)}; streams opened in ${subject.openSeconds.toFixed(1)} s`,
+      note: `mean over instances ${formatBytes(subject.perStreamMean)}; the second half of the streams ${formatBytes(subject.perStreamLater)}${peer ? ` (bare ${formatBytes(peer.perStreamLater)})` : ''}; all instances ${formatBytes(subject.rssTotal)}; streams opened in ${subject.openSeconds.toFixed(1)} s`,
     }),
   );
   // The hub's work per instance at 1, 2, 4 and 6 instances holding as many browsers, routed
