@@ -39,6 +39,7 @@ import {
   report,
   row,
   rssBytes,
+  settings,
   sleep,
   startRedis,
   startServer,
@@ -62,7 +63,10 @@ const sourceAddresses = envNumber('BENCH_100K_SOURCE_ADDRESSES', 0) > 0;
  * `--max-semi-space-size=8` (docs/deploy.md, _Sizing_).
  */
 const nodeFlags = (process.env.BENCH_100K_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-/** BENCH_100K_PROFILE=1 runs the first instance with --cpu-prof and prints its top self time during the sends. */
+/**
+ * BENCH_100K_PROFILE=1 runs the first instance with --cpu-prof and prints its top self time during
+ * the sends. The profile is written to BENCH_CPU_PROF when set (and kept), else to a temp dir.
+ */
 const profile = process.env.BENCH_100K_PROFILE === '1';
 /**
  * BENCH_100K_STATEMENTS=1 prints PostgreSQL's statements by total time during the sends. It needs
@@ -229,7 +233,7 @@ async function tidingsSide(recipientCount) {
     )?.[1],
   );
   const servers = [];
-  const profileDir = profile ? tempDir('streams-100k-prof') : '';
+  const profileDir = profile ? settings.cpuProfDir || tempDir('streams-100k-prof') : '';
   let profiledSpawnedWall = 0;
   for (let i = 0; i < instances; i++) {
     const profiled = profile && i === 0;
