@@ -1,0 +1,153 @@
+import { hashSecret, newId, type Store } from '@tidings/core';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPostgresStore } from './postgres-store.js';
+import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12);
+
+/**
+ * The statements of every request that PostgreSQL would otherwise plan at each run: the key
+ * lookup and the recording of a send, each in a version for one key or browser that keeps its
+ * plan, and a version for a list.
+ */
+describe('PostgreSQL store: plans kept for one key or one browser', () => {
+  let schema: string;
+  let pool: pg.Pool;
+  let store: Store;
+
+  beforeEach(async () => {
+    schema = randomSchema();
+    // One connection: the test's own queries see the store's prepared statements.
+    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 });
+    store = await createPostgresStore({ pool, schema });
+  });
+  afterEach(async () => {
+    await store.close();
+    await pool.end();
+    await dropSchema(schema);
+  });
+
+  async function project() {
+    const account = await store.createAccount({ id: newId('acct'), email: 'k@example.com', verified: true, now: T0 });
+    const created = await store.createProject({
+      id: newId('proj'),
+      accountId: account.id,
+      name: 'K',
+      now: T0,
+      maxProjects: 10,
+    });
+    if (created.kind !== 'created') throw new Error(created.kind);
+    return created.project.id;
+  }
+
+  /** Generic plans PostgreSQL made for the store's statement of this name, on the one connection. */
+  async function genericPlans(name: string): Promise<number> {
+    const { rows } = await pool.query<{ generic_plans: string }>(
+      'SELECT generic_plans FROM pg_prepared_statements WHERE name LIKE $1',
+      [`%\\_${name}`],
+    );
+    expect(rows).toHaveLength(1);
+    return Number(rows[0]!.generic_plans);
+  }
+
+  async function keys(count: number) {
+    const projectId = await project();
+    const values: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const value = `sk_live_${String.fromCharCode(65 + i).repeat(32)}`;
+      const key = await store.createApiKey({
+        id: newId('key'),
+        projectId,
+        hash: hashSecret(value),
+        prefix: value.slice(0, 12),
+        mode: 'live',
+        name: `key ${i}`,
+        now: T0,
+        maxActive: 10,
+      });
+      if (key.kind !== 'created') throw new Error(key.kind);
+      values.push(value);
+    }
+    return values;
+  }
+
+  it('finds each key of lookups made in one turn, and none for an unknown hash', async () => {
+    const values = await keys(3);
+    const found = await Promise.all([
+      ...values.map((value) => store.findApiKeyByHash(hashSecret(value))),
+      store.findApiKeyByHash(hashSecret(values[0]!)),
+      store.findApiKeyByHash(hashSecret(`sk_live_${'Z'.repeat(32)}`)),
+    ]);
+    expect(found.map((entry) => entry?.key.name ?? null)).toEqual(['key 0', 'key 1', 'key 2', 'key 0', null]);
+  });
+
+  it('keeps the plan of the lookup of one key instead of planning it at every request', async () => {
+    const [value] = await keys(1);
+    for (let i = 0; i < 8; i++) {
+      expect((await store.findApiKeyByHash(hashSecret(value!)))?.key.name).toBe('key 0');
+    }
+    expect(await store.findApiKeyByHash(hashSecret(`sk_live_${'Y'.repeat(32)}`))).toBeNull();
+    // PostgreSQL plans a prepared statement for its first five runs, then keeps a generic plan
+    // when it costs no more than those; a statement planned at every run counts no generic plan.
+    expect(await genericPlans('select_key_by_hash')).toBeGreaterThanOrEqual(3);
+  });
+
+  const send = (projectId: string, recipient: string, index: number) =>
+    store.createNotification({
+      notification: {
+        id: newId('ntf'),
+        projectId,
+        mode: 'live',
+        recipient,
+        title: `n${index}`,
+        body: null,
+        url: null,
+        icon: null,
+        tag: null,
+        data: { index },
+        ttl: 60,
+        createdAt: T0 + index,
+        expiresAt: T0 + index + 60_000,
+        apiKeyId: null,
+        requestId: null,
+        idempotencyKey: null,
+      },
+      newAttemptId: () => newId('att'),
+      idempotency: null,
+      render: () => ({ status: 201, body: '{}' }),
+    });
+
+  it('records sends to one browser with a kept plan, and to several with the list', async () => {
+    const projectId = await project();
+    const register = (recipient: string) =>
+      store.registerBrowser({ id: newId('brw'), projectId, recipient, secretHash: hashSecret('bs'), now: T0 });
+    const alone = await register('alone');
+    const [first, second] = [await register('pair'), await register('pair')];
+    for (let i = 0; i < 8; i++) {
+      const result = await send(projectId, 'alone', i);
+      expect(result.kind === 'created' && result.created.attempts.map((a) => [a.browserId, a.seq])).toEqual([
+        [alone.id, i + 1],
+      ]);
+    }
+    expect(await genericPlans('send_record_one')).toBeGreaterThanOrEqual(3);
+    const pair = await send(projectId, 'pair', 8);
+    expect(pair.kind === 'created' && pair.created.attempts.map((a) => [a.browserId, a.seq]).sort()).toEqual(
+      [
+        [first.id, 1],
+        [second.id, 1],
+      ].sort(),
+    );
+    const deliveries = await store.listDeliveries({ browserId: alone.id, now: T0 });
+    expect(deliveries.map((delivery) => [delivery.seq, delivery.title])).toEqual(
+      Array.from({ length: 8 }, (_, i) => [i + 1, `n${i}`]),
+    );
+    // A browser gone since the read of the recipient's browsers gets no attempt, and the send
+    // records nothing.
+    await store.disconnectBrowser({ browserId: alone.id, reason: 'browser_disconnected', now: T0 + 100 });
+    expect((await send(projectId, 'alone', 9)).kind).toBe('no-connected-browser');
+    expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
+      { day: '2026-01-01', notifications: 9, attempts: 10 },
+    ]);
+  });
+});
