@@ -6,7 +6,7 @@ import {
   startPrivateRedisCluster,
   uniquePrefix,
 } from '@tidings/test-support/redis-fixtures.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   clusterCommandClient,
   connectRedisCluster,
@@ -106,6 +106,18 @@ runLimiterConformance(
 );
 
 describe('the Redis hub and limiter on a cluster', () => {
+  it('sends commands without a timer of node-redis’s own for each', async () => {
+    const timeouts = vi.spyOn(AbortSignal, 'timeout');
+    try {
+      const commands = clusterCommandClient(shared.cluster);
+      expect(await commands.sendCommand(['SPUBLISH', `${prefix}nobody`, 'x'])).toBe(0);
+      expect(await commands.sendCommand(['PING'])).toBe('PONG');
+      expect(timeouts).not.toHaveBeenCalled();
+    } finally {
+      timeouts.mockRestore();
+    }
+  });
+
   it('spreads the browsers’ channels over the masters, each SSUBSCRIBEd on the node of its slot', async () => {
     const [a, b] = await clusterHubs(2);
     const ids = Array.from({ length: 30 }, (_, i) => `brw_spread_${i}`);
