@@ -18,7 +18,8 @@ export interface RedisCommandClient {
  * the publish), that was about 3% of an instance's CPU. With no offline queue a command is
  * written at once or refused, and every command this package waits for has a timeout of its own
  * (`commandTimeoutMs`, `publishTimeoutMs`, `subscribeTimeoutMs`), so the default one is off. A
- * cluster passes its command options to the command on each node.
+ * cluster passes its command options with each command to the node of its slot; the commands it
+ * sends on its own to rediscover the topology keep node-redis's timer.
  */
 const COMMAND_OPTIONS = { timeout: 0 };
 
