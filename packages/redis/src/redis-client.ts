@@ -16,8 +16,9 @@ export interface RedisCommandClient {
  * a command waits to be written, not its answer, yet its timer still fires seconds after the
  * command was answered and builds a `DOMException`: with two commands a send (the limiter's and
  * the publish), that was about 3% of an instance's CPU. With no offline queue a command is
- * written at once or refused, and every command this package waits for has a timeout of its own
- * (`commandTimeoutMs`, `publishTimeoutMs`, `subscribeTimeoutMs`), so the default one is off. A
+ * refused while the connection is down and waits to be written only while the socket drains, and
+ * every command this package waits for has a timeout of its own (`commandTimeoutMs`,
+ * `publishTimeoutMs`, `subscribeTimeoutMs`), so the default one is off. A
  * cluster passes its command options with each command to the node of its slot; the commands it
  * sends on its own to rediscover the topology keep node-redis's timer.
  */
