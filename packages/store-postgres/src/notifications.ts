@@ -86,22 +86,10 @@ export function notificationOperations(
      SELECT id, NULL, NULL, NULL FROM ${t('browsers')}
       WHERE project_id = $1 AND recipient = $2 AND connected AND (SELECT response_status FROM claim) = ${CLAIMED}`,
   );
-  // Browsers are locked in the order of their ids, the same in every send, so sends to one
-  // recipient queue rather than deadlock. The row lock re-reads `connected` on the latest
-  // version: a browser disconnected since the read gets no attempt, and when none is left the
-  // statement writes nothing at all.
-  const record = statement(
-    'send_record',
-    `WITH target AS (
-       SELECT id FROM ${t('browsers')} WHERE id = ANY($14::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
-     ), raised AS (
-       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + 1 FROM target WHERE b.id = target.id
-       RETURNING b.id, b.last_seq AS seq
-     ), planned AS (
-       SELECT p.attempt_id, p.browser_id, p.position, raised.seq
-         FROM unnest($15::text[], $14::text[]) WITH ORDINALITY AS p(attempt_id, browser_id, position)
-         JOIN raised ON raised.id = p.browser_id
-     ), notification AS (
+  // What a recording statement does once `planned` holds the attempts it may write (each with
+  // its browser's raised sequence): the notification, the attempts and the live usage, all or
+  // nothing, and the attempts in their order.
+  const recordPlanned = `notification AS (
        INSERT INTO ${t('notifications')}
          (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
           api_key_id, request_id, idempotency_key)
@@ -117,7 +105,23 @@ export function notificationOperations(
          notifications = u.notifications + 1,
          attempts = u.attempts + excluded.attempts
      )
-     SELECT attempt_id, browser_id, seq FROM planned ORDER BY position`,
+     SELECT attempt_id, browser_id, seq FROM planned ORDER BY position`;
+  // Browsers are locked in the order of their ids, the same in every send, so sends to one
+  // recipient queue rather than deadlock. The row lock re-reads `connected` on the latest
+  // version: a browser disconnected since the read gets no attempt, and when none is left the
+  // statement writes nothing at all.
+  const record = statement(
+    'send_record',
+    `WITH target AS (
+       SELECT id FROM ${t('browsers')} WHERE id = ANY($14::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
+     ), raised AS (
+       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + 1 FROM target WHERE b.id = target.id
+       RETURNING b.id, b.last_seq AS seq
+     ), planned AS (
+       SELECT p.attempt_id, p.browser_id, p.position, raised.seq
+         FROM unnest($15::text[], $14::text[]) WITH ORDINALITY AS p(attempt_id, browser_id, position)
+         JOIN raised ON raised.id = p.browser_id
+     ), ${recordPlanned}`,
     { planEachRun: true },
   );
   // The same for a recipient with one browser, the usual case: with no list among its
@@ -127,25 +131,11 @@ export function notificationOperations(
   const recordOne = statement(
     'send_record_one',
     `WITH raised AS (
-       UPDATE ${t('browsers')} SET last_seq = last_seq + 1 WHERE id = $14 AND connected
+       UPDATE ${t('browsers')} SET last_seq = last_seq + 1 WHERE id = $14::text AND connected
        RETURNING id, last_seq AS seq
-     ), notification AS (
-       INSERT INTO ${t('notifications')}
-         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
-          api_key_id, request_id, idempotency_key)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $18, $19, $20 WHERE EXISTS (SELECT 1 FROM raised)
-     ), attempt AS (
-       INSERT INTO ${t('attempts')}
-         (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
-       SELECT $15, $1, 1, id, seq, 'accepted', $3 = 'test', $12, $13 FROM raised
-     ), usage AS (
-       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
-       SELECT $2, $16, pg_backend_pid() % $17, 1, 1 FROM raised WHERE $3 = 'live'
-       ON CONFLICT (project_id, day, shard) DO UPDATE SET
-         notifications = u.notifications + 1,
-         attempts = u.attempts + excluded.attempts
-     )
-     SELECT $15::text AS attempt_id, id AS browser_id, seq FROM raised`,
+     ), planned AS (
+       SELECT $15::text AS attempt_id, id AS browser_id, 1::int8 AS position, seq FROM raised
+     ), ${recordPlanned}`,
   );
   const storeResult = statement(
     'send_result',
