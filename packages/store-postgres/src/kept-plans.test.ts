@@ -1,10 +1,9 @@
 import { hashSecret, newId, type Store } from '@tidings/core';
+import { seedBrowser, seedProject, send, T0 } from '@tidings/core/testing';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
-
-const T0 = Date.UTC(2026, 0, 1, 12);
 
 /**
  * The statements of every request that PostgreSQL would otherwise plan at each run: the key
@@ -28,19 +27,6 @@ describe('PostgreSQL store: plans kept for one key or one browser', () => {
     await dropSchema(schema);
   });
 
-  async function project() {
-    const account = await store.createAccount({ id: newId('acct'), email: 'k@example.com', verified: true, now: T0 });
-    const created = await store.createProject({
-      id: newId('proj'),
-      accountId: account.id,
-      name: 'K',
-      now: T0,
-      maxProjects: 10,
-    });
-    if (created.kind !== 'created') throw new Error(created.kind);
-    return created.project.id;
-  }
-
   /** Generic plans PostgreSQL made for the store's statement of this name, on the one connection. */
   async function genericPlans(name: string): Promise<number> {
     const { rows } = await pool.query<{ generic_plans: string }>(
@@ -52,7 +38,7 @@ describe('PostgreSQL store: plans kept for one key or one browser', () => {
   }
 
   async function keys(count: number) {
-    const projectId = await project();
+    const projectId = (await seedProject(store)).id;
     const values: string[] = [];
     for (let i = 0; i < count; i++) {
       const value = `sk_live_${String.fromCharCode(65 + i).repeat(32)}`;
@@ -93,45 +79,20 @@ describe('PostgreSQL store: plans kept for one key or one browser', () => {
     expect(await genericPlans('select_key_by_hash')).toBeGreaterThanOrEqual(3);
   });
 
-  const send = (projectId: string, recipient: string, index: number) =>
-    store.createNotification({
-      notification: {
-        id: newId('ntf'),
-        projectId,
-        mode: 'live',
-        recipient,
-        title: `n${index}`,
-        body: null,
-        url: null,
-        icon: null,
-        tag: null,
-        data: { index },
-        ttl: 60,
-        createdAt: T0 + index,
-        expiresAt: T0 + index + 60_000,
-        apiKeyId: null,
-        requestId: null,
-        idempotencyKey: null,
-      },
-      newAttemptId: () => newId('att'),
-      idempotency: null,
-      render: () => ({ status: 201, body: '{}' }),
-    });
-
   it('records sends to one browser with a kept plan, and to several with the list', async () => {
-    const projectId = await project();
-    const register = (recipient: string) =>
-      store.registerBrowser({ id: newId('brw'), projectId, recipient, secretHash: hashSecret('bs'), now: T0 });
-    const alone = await register('alone');
-    const [first, second] = [await register('pair'), await register('pair')];
+    const projectId = (await seedProject(store)).id;
+    const alone = await seedBrowser(store, projectId, 'alone');
+    const [first, second] = [await seedBrowser(store, projectId, 'pair'), await seedBrowser(store, projectId, 'pair')];
+    const sendTo = (recipient: string, index: number) =>
+      send(store, { projectId, recipient, now: T0 + index, title: `n${index}` });
     for (let i = 0; i < 8; i++) {
-      const result = await send(projectId, 'alone', i);
+      const result = await sendTo('alone', i);
       expect(result.kind === 'created' && result.created.attempts.map((a) => [a.browserId, a.seq])).toEqual([
         [alone.id, i + 1],
       ]);
     }
     expect(await genericPlans('send_record_one')).toBeGreaterThanOrEqual(3);
-    const pair = await send(projectId, 'pair', 8);
+    const pair = await sendTo('pair', 8);
     expect(pair.kind === 'created' && pair.created.attempts.map((a) => [a.browserId, a.seq]).sort()).toEqual(
       [
         [first.id, 1],
@@ -145,7 +106,7 @@ describe('PostgreSQL store: plans kept for one key or one browser', () => {
     // A browser gone since the read of the recipient's browsers gets no attempt, and the send
     // records nothing.
     await store.disconnectBrowser({ browserId: alone.id, reason: 'browser_disconnected', now: T0 + 100 });
-    expect((await send(projectId, 'alone', 9)).kind).toBe('no-connected-browser');
+    expect((await sendTo('alone', 9)).kind).toBe('no-connected-browser');
     expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
       { day: '2026-01-01', notifications: 9, attempts: 10 },
     ]);
