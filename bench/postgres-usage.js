@@ -9,7 +9,7 @@
 import { newId } from '@tidings/core';
 import { createPostgresStore } from '@tidings/store-postgres';
 import { cleanup, formatCount, report, row, settings } from './lib/common.js';
-import { postgresBenchDb } from './lib/setup.js';
+import { notificationInput, postgresBenchDb, storeProject } from './lib/setup.js';
 
 const CONNECTIONS = 16;
 const RECIPIENTS = 64;
@@ -22,39 +22,14 @@ async function measure(usageShards, seconds) {
   });
   try {
     const now = Date.now();
-    const account = await store.createAccount({ id: newId('acct'), email: 'b@example.com', verified: true, now });
-    const created = await store.createProject({
-      id: newId('proj'),
-      accountId: account.id,
-      name: 'bench',
-      now,
-      maxProjects: 10,
-    });
-    const projectId = created.project.id;
+    const projectId = await storeProject(store, now);
     for (let i = 0; i < RECIPIENTS; i++) {
       await store.registerBrowser({ id: newId('brw'), projectId, recipient: `user-${i}`, secretHash: 'x', now });
     }
     const send = (index) =>
-      store.createNotification({
-        notification: {
-          id: newId('ntf'),
-          projectId,
-          mode: 'live',
-          recipient: `user-${index % RECIPIENTS}`,
-          title: 'Usage',
-          body: null,
-          url: null,
-          icon: null,
-          tag: null,
-          data: null,
-          ttl: 3600,
-          createdAt: now,
-          expiresAt: now + 3_600_000,
-        },
-        newAttemptId: () => newId('att'),
-        idempotency: null,
-        render: () => ({ status: 201, body: '{}' }),
-      });
+      store.createNotification(
+        notificationInput({ projectId, recipient: `user-${index % RECIPIENTS}`, title: 'Usage', at: now }),
+      );
     let next = 0;
     let done = 0;
     const end = performance.now() + seconds * 1000;

@@ -19,6 +19,7 @@ import { newId } from '@tidings/core';
 import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
 import Database from 'better-sqlite3';
 import { cleanup, envNumber, formatCount, report, row, settings, tempDir } from './lib/common.js';
+import { notificationInput, storeProject } from './lib/setup.js';
 
 const RECIPIENTS = Math.max(1, Math.round(envNumber('BENCH_SQLITE_RECIPIENTS', 1800)));
 const BROWSERS = 10;
@@ -42,15 +43,7 @@ async function measure(withoutIndex, inFlight) {
   const store = createSqliteStore({ path });
   try {
     const now = Date.now();
-    const account = await store.createAccount({ id: newId('acct'), email: 'b@example.com', verified: true, now });
-    const created = await store.createProject({
-      id: newId('proj'),
-      accountId: account.id,
-      name: 'bench',
-      now,
-      maxProjects: 10,
-    });
-    const projectId = created.project.id;
+    const projectId = await storeProject(store, now);
     // All at once: the group commit writes them in a few transactions.
     await Promise.all(
       Array.from({ length: RECIPIENTS * BROWSERS }, (_, i) =>
@@ -72,29 +65,9 @@ async function measure(withoutIndex, inFlight) {
     const timer = setInterval(markSent, 20);
     const send = async (index) => {
       const at = Date.now();
-      const result = await store.createNotification({
-        notification: {
-          id: newId('ntf', at),
-          projectId,
-          mode: 'live',
-          recipient: `user-${index % RECIPIENTS}`,
-          title: 'Attempts',
-          body: null,
-          url: null,
-          icon: null,
-          tag: null,
-          data: null,
-          ttl: 3600,
-          createdAt: at,
-          expiresAt: at + 3_600_000,
-          apiKeyId: null,
-          requestId: null,
-          idempotencyKey: null,
-        },
-        newAttemptId: () => newId('att', at),
-        idempotency: null,
-        render: () => ({ status: 201, body: '{}' }),
-      });
+      const result = await store.createNotification(
+        notificationInput({ projectId, recipient: `user-${index % RECIPIENTS}`, title: 'Attempts', at }),
+      );
       if (result.kind !== 'created') throw new Error(result.kind);
       for (const attempt of result.created.attempts) sent.push(attempt.id);
       return result.created.attempts.length;

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTidings } from '@tidings/core';
+import { createTidings, newId } from '@tidings/core';
 import { createPostgresStore } from '@tidings/store-postgres';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import pg from 'pg';
@@ -71,5 +71,46 @@ export function sendBody(recipient) {
     body: 'Order #1042 left the warehouse and should arrive on Thursday.',
     url: '/orders/1042',
     data: { orderId: 1042 },
+  };
+}
+
+/** An account and a project made with a store's own calls (for benchmarks of a store alone); the project's id. */
+export async function storeProject(store, now = Date.now()) {
+  const account = await store.createAccount({ id: newId('acct'), email: 'bench@example.com', verified: true, now });
+  const created = await store.createProject({
+    id: newId('proj'),
+    accountId: account.id,
+    name: 'bench',
+    now,
+    maxProjects: 10,
+  });
+  if (created.kind !== 'created') throw new Error(`createProject: ${created.kind}`);
+  return created.project.id;
+}
+
+/** A `createNotification` input as the pipeline makes one, live, without a key; `at` its time. */
+export function notificationInput({ projectId, recipient, title, at = Date.now() }) {
+  return {
+    notification: {
+      id: newId('ntf', at),
+      projectId,
+      mode: 'live',
+      recipient,
+      title,
+      body: null,
+      url: null,
+      icon: null,
+      tag: null,
+      data: null,
+      ttl: 3600,
+      createdAt: at,
+      expiresAt: at + 3_600_000,
+      apiKeyId: null,
+      requestId: null,
+      idempotencyKey: null,
+    },
+    newAttemptId: () => newId('att', at),
+    idempotency: null,
+    render: () => ({ status: 201, body: '{}' }),
   };
 }
