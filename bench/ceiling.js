@@ -8,7 +8,17 @@
 // Run after `npm run build`: node bench/ceiling.js (or `node bench/run.js ceiling`).
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { benchDir, cleanup, envNumber, formatCount, report, row, settings, startServer } from './lib/common.js';
+import {
+  benchDir,
+  cleanup,
+  envNumber,
+  formatCount,
+  lowerMedian,
+  report,
+  row,
+  settings,
+  startServer,
+} from './lib/common.js';
 
 const WORK_US = (process.env.BENCH_CEILING_US ?? '10,20,40,80')
   .split(',')
@@ -20,11 +30,6 @@ async function rps(url) {
   const result = await autocannon({ url, connections: settings.connections, duration });
   const good = result.statusCodeStats['200']?.count ?? 0;
   return good / ((result.finish - result.start) / 1000);
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 try {
@@ -47,9 +52,9 @@ try {
     bareRuns.push(await rps(`${bare.url}${path}`));
     for (const { us, server } of busy) busyRuns.get(us).push(await rps(`${server.url}${path}`));
   }
-  const base = median(bareRuns);
+  const base = lowerMedian(bareRuns);
   for (const us of WORK_US) {
-    const figure = median(busyRuns.get(us));
+    const figure = lowerMedian(busyRuns.get(us));
     report(
       row({
         benchmark: `ceiling: bare Hono read + ${us} µs of work`,

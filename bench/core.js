@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTidings, newId, notificationObject } from '@tidings/core';
 import { createSqliteStore } from '@tidings/store-sqlite';
-import { cleanup, formatCount, highLimits, report, row, settings, tempDir } from './lib/common.js';
+import { cleanup, formatCount, highLimits, lowerMedian, report, row, settings, tempDir } from './lib/common.js';
 import { inMemoryHttp, text } from './lib/in-memory-http.js';
 import { prepareDatabase, sendBody } from './lib/setup.js';
 
@@ -134,12 +134,6 @@ async function measureStore(dir) {
   return { sends, reads };
 }
 
-/** The median of some numbers (the lower middle one for an even count). */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
-}
-
 try {
   const root = tempDir('core');
   console.log(
@@ -154,11 +148,11 @@ try {
     cores.push(await measureTidings(join(root, `tidings-${round}`)));
     fast.push(await measureTidings(join(root, `normal-${round}`), 'normal'));
   }
-  const fastSends = median(fast.map((m) => m.sends));
-  const floor = { sends: median(floors.map((m) => m.sends)), reads: median(floors.map((m) => m.reads)) };
+  const fastSends = lowerMedian(fast.map((m) => m.sends));
+  const floor = { sends: lowerMedian(floors.map((m) => m.sends)), reads: lowerMedian(floors.map((m) => m.reads)) };
   const core = {
-    sends: median(cores.map((m) => m.sends)),
-    reads: median(cores.map((m) => m.reads)),
+    sends: lowerMedian(cores.map((m) => m.sends)),
+    reads: lowerMedian(cores.map((m) => m.reads)),
     events: Math.min(...cores.map((m) => m.events)),
     openStreams: Math.min(...cores.map((m) => m.openStreams)),
   };

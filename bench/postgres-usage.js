@@ -8,7 +8,7 @@
 // Run after `npm run build`: node bench/postgres-usage.js (BENCH_POSTGRES_URL, BENCH_DURATION).
 import { newId } from '@tidings/core';
 import { createPostgresStore } from '@tidings/store-postgres';
-import { cleanup, formatCount, report, row, settings } from './lib/common.js';
+import { cleanup, formatCount, lowerMedian, report, row, settings } from './lib/common.js';
 import { notificationInput, postgresBenchDb, storeProject } from './lib/setup.js';
 
 const CONNECTIONS = 16;
@@ -64,14 +64,13 @@ try {
     hot.push(await measure(1, seconds));
     sharded.push(await measure(16, seconds));
   }
-  const median = (runs) => [...runs].sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)];
   report(
     row({
       benchmark: 'live sends of one project (postgres, 16 usage shards)',
-      figure: median(sharded),
-      figureText: `${formatCount(median(sharded))} sends/s`,
-      baseline: median(hot),
-      baselineText: `${formatCount(median(hot))} sends/s`,
+      figure: lowerMedian(sharded),
+      figureText: `${formatCount(lowerMedian(sharded))} sends/s`,
+      baseline: lowerMedian(hot),
+      baselineText: `${formatCount(lowerMedian(hot))} sends/s`,
       baselineName: 'one usage row',
       unit: 'sends/s',
       target: null,

@@ -169,6 +169,15 @@ export function startServer(label, script, args, { env = {}, cpuProf = false, no
   });
 }
 
+/**
+ * The median of some numbers, always one of them: the lower middle one for an even count, so
+ * that a figure is a run that happened (lib/fanout-run.js's `median` averages the two instead).
+ */
+export function lowerMedian(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
 /** Resident set size of a process in bytes (VmRSS in /proc/PID/status). */
 export function rssBytes(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
