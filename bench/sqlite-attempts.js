@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { newId } from '@tidings/core';
 import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
 import Database from 'better-sqlite3';
-import { cleanup, envNumber, formatCount, report, row, settings, tempDir } from './lib/common.js';
+import { cleanup, envNumber, formatCount, lowerMedian, report, row, settings, tempDir } from './lib/common.js';
 import { notificationInput, storeProject } from './lib/setup.js';
 
 const RECIPIENTS = Math.max(1, Math.round(envNumber('BENCH_SQLITE_RECIPIENTS', 1800)));
@@ -62,7 +62,6 @@ async function measure(withoutIndex, inFlight) {
       sent = [];
       await store.markAttemptsSent({ attemptIds, now: Date.now(), via: 'stream' });
     };
-    const timer = setInterval(markSent, 20);
     const send = async (index) => {
       const at = Date.now();
       const result = await store.createNotification(
@@ -72,30 +71,32 @@ async function measure(withoutIndex, inFlight) {
       for (const attempt of result.created.attempts) sent.push(attempt.id);
       return result.created.attempts.length;
     };
-    let next = 0;
-    let attempts = 0;
-    const run = () =>
-      Promise.all(
-        Array.from({ length: inFlight }, async () => {
-          while (next < SENDS) {
-            // Not `attempts += await …`: that reads `attempts` before the await.
-            const made = await send(next++);
-            attempts += made;
-          }
-        }),
-      );
+    /** SENDS sends, `inFlight` at a time, their attempts marked sent every 20 ms; the attempts made. */
+    const pass = async () => {
+      let next = 0;
+      let attempts = 0;
+      const timer = setInterval(markSent, 20);
+      try {
+        await Promise.all(
+          Array.from({ length: inFlight }, async () => {
+            while (next < SENDS) {
+              // Not `attempts += await …`: that reads `attempts` before the await.
+              const made = await send(next++);
+              attempts += made;
+            }
+          }),
+        );
+      } finally {
+        clearInterval(timer);
+      }
+      await markSent();
+      return attempts;
+    };
     // A first pass warms the code and the page cache; the second counts.
-    await run();
-    clearInterval(timer);
-    await markSent();
-    next = 0;
-    attempts = 0;
-    const timer2 = setInterval(markSent, 20);
+    await pass();
     const cpuBefore = cpuMicros();
     const bytesBefore = written();
-    await run();
-    clearInterval(timer2);
-    await markSent();
+    const attempts = await pass();
     return {
       cpuPerAttempt: (cpuMicros() - cpuBefore) / attempts,
       bytesPerAttempt: (written() - bytesBefore) / attempts,
@@ -110,7 +111,6 @@ try {
     `sqlite attempts: ${formatCount(SENDS)} sends to ${formatCount(RECIPIENTS)} recipients × ${BROWSERS} browsers, ` +
       `${IN_FLIGHT.join(' and ')} in flight, ${settings.rounds} rounds`,
   );
-  const median = (runs) => [...runs].sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)];
   for (const inFlight of IN_FLIGHT) {
     const shipped = [];
     const without = [];
@@ -118,8 +118,8 @@ try {
       shipped.push(await measure(false, inFlight));
       without.push(await measure(true, inFlight));
     }
-    const cpu = (runs) => median(runs.map((r) => r.cpuPerAttempt));
-    const bytes = (runs) => median(runs.map((r) => r.bytesPerAttempt));
+    const cpu = (runs) => lowerMedian(runs.map((r) => r.cpuPerAttempt));
+    const bytes = (runs) => lowerMedian(runs.map((r) => r.bytesPerAttempt));
     report(
       row({
         benchmark: `sqlite store, CPU per attempt without the pending index by browser (${inFlight} in flight)`,
