@@ -77,6 +77,43 @@ export async function run<Row extends QueryResultRow = QueryResultRow>(
   return (await db.query<Row>(config)).rows;
 }
 
+/** The rows PostgreSQL's statistics must count in a table before a statement on it keeps its plan. */
+export const KEPT_PLAN_MIN_ROWS = 1_000;
+/** How often {@link keptPlanReady} reads the statistics again. */
+export const KEPT_PLAN_CHECK_MS = 60_000;
+
+/**
+ * Whether a statement that reads `table` may keep its plan, read from PostgreSQL's statistics
+ * (`pg_class.reltuples`) at the first call and then at most once per {@link KEPT_PLAN_CHECK_MS}.
+ *
+ * A kept plan is made from the table's size as it was then and used until PostgreSQL next
+ * analyzes the table. Made while the table held a few rows, it scans the whole table, and keeps
+ * scanning it as it grows, for good on a server with autovacuum off. Once the statistics count
+ * {@link KEPT_PLAN_MIN_ROWS} rows, the table has been analyzed at that size, and any plan made
+ * from then on expects at least as many rows. Until then (and should the read fail) the answer
+ * is no, and the statement is planned at every run.
+ */
+export function keptPlanReady(pool: Pool, table: string): () => Promise<boolean> {
+  let ready = false;
+  let readAt = Number.NEGATIVE_INFINITY;
+  return async () => {
+    const now = Date.now();
+    if (now - readAt < KEPT_PLAN_CHECK_MS) return ready;
+    readAt = now;
+    try {
+      const [row] = await runText<{ rows: number }>(
+        pool,
+        'SELECT reltuples::int8 AS rows FROM pg_class WHERE oid = to_regclass($1)',
+        [table],
+      );
+      ready = (row?.rows ?? -1) >= KEPT_PLAN_MIN_ROWS;
+    } catch {
+      // Asked again at the next check.
+    }
+    return ready;
+  };
+}
+
 /** Runs SQL text once, unprepared (migrations, transaction control). */
 export async function runText<Row extends QueryResultRow = QueryResultRow>(
   db: Queryable,

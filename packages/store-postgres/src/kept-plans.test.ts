@@ -1,16 +1,17 @@
 import { hashSecret, newId, type Store } from '@tidings/core';
 import { seedBrowser, seedProject, send, T0 } from '@tidings/core/testing';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { KEPT_PLAN_CHECK_MS } from './db.js';
 import { createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 
 /**
  * The statements of every request that PostgreSQL would otherwise plan at each run: the key
  * lookup and the recording of a send, each in a version for one key or browser that keeps its
- * plan, and a version for a list.
+ * plan, and a version for a list; and the recording of a group of sends, which keeps its plan.
  */
-describe('PostgreSQL store: plans kept for one key or one browser', () => {
+describe('PostgreSQL store: plans kept on the path of every send', () => {
   let schema: string;
   let pool: pg.Pool;
   let store: Store;
@@ -22,6 +23,7 @@ describe('PostgreSQL store: plans kept for one key or one browser', () => {
     store = await createPostgresStore({ pool, schema });
   });
   afterEach(async () => {
+    vi.useRealTimers();
     await store.close();
     await pool.end();
     await dropSchema(schema);
@@ -109,6 +111,72 @@ describe('PostgreSQL store: plans kept for one key or one browser', () => {
     expect((await sendTo('alone', 9)).kind).toBe('no-connected-browser');
     expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
       { day: '2026-01-01', notifications: 9, attempts: 10 },
+    ]);
+  });
+
+  it('plans a group at every run while the browsers are few, and keeps its plan once they are many', async () => {
+    const projectId = (await seedProject(store)).id;
+    const one = await seedBrowser(store, projectId, 'one');
+    const two = [await seedBrowser(store, projectId, 'two'), await seedBrowser(store, projectId, 'two')];
+    let sent = 0;
+    // Made in one turn, the three are recorded as one group (or one alone and a group of two).
+    async function round() {
+      const results = await Promise.all(
+        ['one', 'two', 'one'].map((recipient) =>
+          send(store, { projectId, recipient, now: T0 + sent, title: `n${sent++}` }),
+        ),
+      );
+      const r = sent / 3 - 1;
+      expect(
+        results.map((result) =>
+          result.kind === 'created' ? result.created.attempts.map((a) => [a.browserId, a.seq]).sort() : result.kind,
+        ),
+      ).toEqual([[[one.id, 2 * r + 1]], two.map((browser) => [browser.id, r + 1]).sort(), [[one.id, 2 * r + 2]]]);
+    }
+    const prepared = async () =>
+      (await pool.query("SELECT 1 FROM pg_prepared_statements WHERE name LIKE '%\\_group\\_send'")).rowCount;
+
+    // A plan kept now would be made for a table of three rows: a scan of the whole table.
+    for (let i = 0; i < 8; i++) await round();
+    expect(await prepared()).toBe(0);
+
+    // 20,000 more browsers, each of a recipient of its own, and the statistics that count them.
+    await pool.query(
+      `WITH r AS (
+         INSERT INTO "${schema}".recipients (project_id, recipient, created_at)
+         SELECT $1, 'filler-' || i, 0 FROM generate_series(1, 20000) AS i RETURNING recipient
+       )
+       INSERT INTO "${schema}".browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at)
+       SELECT 'brw_' || recipient, $1, recipient, 'x', true, 0, 0 FROM r`,
+      [projectId],
+    );
+    await pool.query(`ANALYZE "${schema}".browsers`);
+    // Read again after a minute.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + KEPT_PLAN_CHECK_MS);
+    const client = await pool.connect();
+    const plans: string[] = [];
+    client.on('notice', (notice) => plans.push(notice.message ?? ''));
+    try {
+      await client.query(
+        "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET client_min_messages = notice",
+      );
+    } finally {
+      client.release();
+    }
+    for (let i = 0; i < 8; i++) await round();
+    expect(await prepared()).toBe(1);
+    expect(await genericPlans('group_send')).toBeGreaterThanOrEqual(1);
+    const kept = plans.filter((plan) => plan.includes('AS i(ord, position, attempt_id)')).at(-1);
+    expect(kept).toMatch(/Index Scan using browsers_connected_by_recipient on browsers b\b/);
+    expect(kept).not.toMatch(/Seq Scan on browsers/);
+
+    const deliveries = await store.listDeliveries({ browserId: one.id, now: T0 });
+    expect(deliveries.map((delivery) => delivery.title)).toEqual(
+      Array.from({ length: sent / 3 }, (_, r) => [`n${3 * r}`, `n${3 * r + 2}`]).flat(),
+    );
+    expect(await store.getUsage({ projectId, fromDay: '2026-01-01', toDay: '2026-01-01' })).toEqual([
+      { day: '2026-01-01', notifications: sent, attempts: (4 * sent) / 3 },
     ]);
   });
 });

@@ -7,7 +7,7 @@ import type {
 } from '@tidings/core';
 import { acceptedAttempt, utcDay } from '@tidings/core';
 import type { Pool } from 'pg';
-import { commitWith, type Queryable, run, type Sql, transaction } from './db.js';
+import { commitWith, keptPlanReady, type Queryable, run, type Sql, transaction } from './db.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import type { InsertJobs } from './jobs.js';
 
@@ -122,9 +122,14 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
   // for a recipient not seen yet. The statement reads and locks the recipients' connected
   // browsers itself; should a send have more browsers than ids, it writes nothing and answers
   // one row with `short` set, and the group is recorded in two statements instead.
-  const recordAtOnce = statement(
-    'group_send',
-    `WITH ${NOTIFICATION_ROWS}, ids AS (
+  //
+  // Unlike the statements above, it keeps its plan once the browsers' table is large enough
+  // (see keptPlanReady): it reads that one table, by a recipient's index and by primary key, and
+  // joins nothing else but its own lists. PostgreSQL weighs a plan kept for lists of any length
+  // (it assumes 10 items) against those made for each group, and keeps it. Planned at every run,
+  // its parsing and planning were more than half of PostgreSQL's CPU per send at 1,000 sends a
+  // second (packages/store-postgres/README.md, _Plans_).
+  const recordAtOnceText = `WITH ${NOTIFICATION_ROWS}, ids AS (
        SELECT * FROM unnest($18::int4[], $19::int4[], $20::text[]) AS i(ord, position, attempt_id)
      ), target AS (
        SELECT b.id, b.project_id, b.recipient FROM ${t('browsers')} AS b
@@ -144,9 +149,12 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
      ), ${recordingWrites(t, 'named', '$21')}
      SELECT attempt_id, notification_id, browser_id, position::int4, seq, false AS short FROM planned
      UNION ALL
-     SELECT NULL, NULL, NULL, NULL, NULL, true FROM short WHERE short`,
-    { planEachRun: true },
-  );
+     SELECT NULL, NULL, NULL, NULL, NULL, true FROM short WHERE short`;
+  const recordAtOnce = {
+    kept: statement('group_send', recordAtOnceText),
+    planned: statement('group_send', recordAtOnceText, { planEachRun: true }),
+  };
+  const keepGroupPlan = keptPlanReady(pool, t('browsers'));
   // The results of the created sends under their keys; the claims of sends that recorded
   // nothing (no connected browser) removed, as a send alone rolls its claim back.
   const settleKeys = statement(
@@ -282,7 +290,8 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
       sends.push({ index, input, recipientKey, attemptIds: Array.from({ length: ids }, () => input.newAttemptId()) });
     }
     if (sends.length === 0) return true;
-    const rows = await run<RecordedRow>(db, recordAtOnce, [
+    const statement = (await keepGroupPlan()) ? recordAtOnce.kept : recordAtOnce.planned;
+    const rows = await run<RecordedRow>(db, statement, [
       ...notificationColumns(sends.map((send) => send.input.notification)),
       sends.flatMap((send, ord) => send.attemptIds.map(() => ord + 1)),
       sends.flatMap((send) => send.attemptIds.map((_, i) => i + 1)),
