@@ -93,16 +93,17 @@ export const KEPT_PLAN_CHECK_MS = 60_000;
  * from then on expects at least as many rows. Until then (and should the read fail) the answer
  * is no, and the statement is planned at every run.
  */
-export function keptPlanReady(pool: Pool, table: string): () => Promise<boolean> {
+export function keptPlanReady(table: string): (db: Queryable) => Promise<boolean> {
   let ready = false;
   let readAt = Number.NEGATIVE_INFINITY;
-  return async () => {
+  // On the caller's connection: a statement inside a transaction must not wait for another.
+  return async (db) => {
     const now = Date.now();
     if (now - readAt < KEPT_PLAN_CHECK_MS) return ready;
     readAt = now;
     try {
       const [row] = await runText<{ rows: number }>(
-        pool,
+        db,
         'SELECT reltuples::int8 AS rows FROM pg_class WHERE oid = to_regclass($1)',
         [table],
       );

@@ -120,10 +120,18 @@ describe('PostgreSQL store: plans kept on the path of every send', () => {
     const two = [await seedBrowser(store, projectId, 'two'), await seedBrowser(store, projectId, 'two')];
     let sent = 0;
     // Made in one turn, the three are recorded as one group (or one alone and a group of two).
+    // The last has a key, so its group is a transaction: the read of the statistics goes on
+    // that transaction's connection, the pool's only one.
     async function round() {
       const results = await Promise.all(
-        ['one', 'two', 'one'].map((recipient) =>
-          send(store, { projectId, recipient, now: T0 + sent, title: `n${sent++}` }),
+        ['one', 'two', 'one'].map((recipient, i) =>
+          send(store, {
+            projectId,
+            recipient,
+            now: T0 + sent,
+            title: `n${sent++}`,
+            idempotencyKey: i === 2 ? `key-${sent}` : null,
+          }),
         ),
       );
       const r = sent / 3 - 1;

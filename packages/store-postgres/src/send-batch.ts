@@ -154,7 +154,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
     kept: statement('group_send', recordAtOnceText),
     planned: statement('group_send', recordAtOnceText, { planEachRun: true }),
   };
-  const keepGroupPlan = keptPlanReady(pool, t('browsers'));
+  const keepGroupPlan = keptPlanReady(t('browsers'));
   // The results of the created sends under their keys; the claims of sends that recorded
   // nothing (no connected browser) removed, as a send alone rolls its claim back.
   const settleKeys = statement(
@@ -290,7 +290,7 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
       sends.push({ index, input, recipientKey, attemptIds: Array.from({ length: ids }, () => input.newAttemptId()) });
     }
     if (sends.length === 0) return true;
-    const statement = (await keepGroupPlan()) ? recordAtOnce.kept : recordAtOnce.planned;
+    const statement = (await keepGroupPlan(db)) ? recordAtOnce.kept : recordAtOnce.planned;
     const rows = await run<RecordedRow>(db, statement, [
       ...notificationColumns(sends.map((send) => send.input.notification)),
       sends.flatMap((send, ord) => send.attemptIds.map(() => ord + 1)),
