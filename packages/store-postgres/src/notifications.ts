@@ -255,9 +255,11 @@ export function notificationOperations(
   const sendTogether = batchOperations(pool, sql, usageShards, insertJobs);
   const sends = createGroup<CreateNotificationInput, CreateNotificationResult>({
     async runGroup(inputs) {
-      // Alone, a send takes its own prepared statements: the group's recording statement is
-      // planned at every run, which cost a send alone more than the round trip it saves
-      // (bench/README.md, "One statement per group of sends").
+      // Alone, a send takes its own prepared statements. While the group's recording statement
+      // is planned at every run, it cost a send alone more than the round trip it saves
+      // (bench/README.md, "One statement per group of sends"); with its plan kept, it answered
+      // no sooner and cost PostgreSQL more CPU than these two (packages/store-postgres/README.md,
+      // _Plans_).
       if (inputs.length === 1) return [await sendAlone(inputs[0]!)];
       try {
         return await sendTogether(inputs);
