@@ -90,8 +90,9 @@ export const KEPT_PLAN_CHECK_MS = 60_000;
  * analyzes the table. Made while the table held a few rows, it scans the whole table, and keeps
  * scanning it as it grows, for good on a server with autovacuum off. Once the statistics count
  * {@link KEPT_PLAN_MIN_ROWS} rows, the table has been analyzed at that size, and any plan made
- * from then on expects at least as many rows. Until then (and should the read fail) the answer
- * is no, and the statement is planned at every run.
+ * from then on is made for a table of that size or more. Until then the answer is no, and the
+ * statement is planned at every run. A read that fails leaves the answer as it was until the
+ * next check.
  */
 export function keptPlanReady(table: string): (db: Queryable) => Promise<boolean> {
   let ready = false;

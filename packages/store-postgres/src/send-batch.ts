@@ -290,8 +290,8 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
       sends.push({ index, input, recipientKey, attemptIds: Array.from({ length: ids }, () => input.newAttemptId()) });
     }
     if (sends.length === 0) return true;
-    const statement = (await keepGroupPlan(db)) ? recordAtOnce.kept : recordAtOnce.planned;
-    const rows = await run<RecordedRow>(db, statement, [
+    const recording = (await keepGroupPlan(db)) ? recordAtOnce.kept : recordAtOnce.planned;
+    const rows = await run<RecordedRow>(db, recording, [
       ...notificationColumns(sends.map((send) => send.input.notification)),
       sends.flatMap((send, ord) => send.attemptIds.map(() => ord + 1)),
       sends.flatMap((send) => send.attemptIds.map((_, i) => i + 1)),
