@@ -16,7 +16,18 @@
 import { newId } from '@tidings/core';
 import { createPostgresStore } from '@tidings/store-postgres';
 import pg from 'pg';
-import { cleanup, cpuMsOfCommand, envNumber, formatCount, lowerMedian, report, row, settings } from './lib/common.js';
+import {
+  cleanup,
+  cpuMsOfCommand,
+  envNumber,
+  formatCount,
+  lowerMedian,
+  percentile,
+  report,
+  row,
+  settings,
+  sleep,
+} from './lib/common.js';
 import { benchPostgresUrl, notificationInput, postgresBenchDb, storeProject } from './lib/setup.js';
 
 const RECIPIENTS = Math.max(1_000, Math.round(envNumber('BENCH_GROUPS_RECIPIENTS', 20_000)));
@@ -43,6 +54,7 @@ async function open(admin, analyzed) {
   if (analyzed) await admin.query(`ANALYZE ${browsers}`);
   const [{ reltuples }] = (await admin.query('SELECT reltuples FROM pg_class WHERE oid = to_regclass($1)', [browsers]))
     .rows;
+  // 1,000: the count at which the store keeps the group's plan (keptPlanReady in its db.ts).
   if (analyzed !== reltuples >= 1_000) throw new Error(`${browsers}: statistics count ${reltuples} rows`);
   return { store, projectId };
 }
@@ -64,7 +76,7 @@ async function sends({ store, projectId }, seconds) {
       );
     }
     const wait = start + tick * TICK_MS - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await sleep(wait);
   }
   await Promise.all(pending);
   return answers.sort((a, b) => a - b);
@@ -93,8 +105,8 @@ async function measure(admin, subject) {
   return {
     postgres: (cpuMsOfCommand('postgres') - postgresBefore) / answers.length,
     node: (cpu.user + cpu.system) / 1000 / answers.length,
-    p50: answers[Math.floor(answers.length / 2)],
-    p99: answers[Math.floor(answers.length * 0.99)],
+    p50: percentile(answers, 50),
+    p99: percentile(answers, 99),
     statement: await groupStatement(admin),
   };
 }

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KEPT_PLAN_CHECK_MS } from './db.js';
 import { createPostgresStore } from './postgres-store.js';
-import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
+import { dropSchema, explainPlans, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 
 /**
  * The statements of every request that PostgreSQL would otherwise plan at each run: the key
@@ -29,12 +29,18 @@ describe('PostgreSQL store: plans kept on the path of every send', () => {
     await dropSchema(schema);
   });
 
-  /** Generic plans PostgreSQL made for the store's statement of this name, on the one connection. */
-  async function genericPlans(name: string): Promise<number> {
+  /** The store's prepared statements of this name on the one connection: none, or one. */
+  async function prepared(name: string) {
     const { rows } = await pool.query<{ generic_plans: string }>(
       'SELECT generic_plans FROM pg_prepared_statements WHERE name LIKE $1',
       [`%\\_${name}`],
     );
+    return rows;
+  }
+
+  /** Generic plans PostgreSQL made for the store's statement of this name, on the one connection. */
+  async function genericPlans(name: string): Promise<number> {
+    const rows = await prepared(name);
     expect(rows).toHaveLength(1);
     return Number(rows[0]!.generic_plans);
   }
@@ -141,12 +147,10 @@ describe('PostgreSQL store: plans kept on the path of every send', () => {
         ),
       ).toEqual([[[one.id, 2 * r + 1]], two.map((browser) => [browser.id, r + 1]).sort(), [[one.id, 2 * r + 2]]]);
     }
-    const prepared = async () =>
-      (await pool.query("SELECT 1 FROM pg_prepared_statements WHERE name LIKE '%\\_group\\_send'")).rowCount;
 
     // A plan kept now would be made for a table of three rows: a scan of the whole table.
     for (let i = 0; i < 8; i++) await round();
-    expect(await prepared()).toBe(0);
+    expect(await prepared('group_send')).toHaveLength(0);
 
     // 20,000 more browsers, each of a recipient of its own, and the statistics that count them.
     await pool.query(
@@ -164,16 +168,13 @@ describe('PostgreSQL store: plans kept on the path of every send', () => {
     vi.setSystemTime(Date.now() + KEPT_PLAN_CHECK_MS);
     const client = await pool.connect();
     const plans: string[] = [];
-    client.on('notice', (notice) => plans.push(notice.message ?? ''));
     try {
-      await client.query(
-        "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET client_min_messages = notice",
-      );
+      await explainPlans(client, plans);
     } finally {
       client.release();
     }
     for (let i = 0; i < 8; i++) await round();
-    expect(await prepared()).toBe(1);
+    expect(await prepared('group_send')).toHaveLength(1);
     expect(await genericPlans('group_send')).toBeGreaterThanOrEqual(1);
     const kept = plans.filter((plan) => plan.includes('AS i(ord, position, attempt_id)')).at(-1);
     expect(kept).toMatch(/Index Scan using browsers_connected_by_recipient on browsers b\b/);

@@ -3,7 +3,7 @@ import { seedBrowser, seedProject, send as sendFixture, T0 } from '@tidings/core
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
-import { dropSchema, randomSchema, testDatabaseUrl, watchQueries } from './test-support/test-database.js';
+import { dropSchema, explainPlans, randomSchema, testDatabaseUrl, watchQueries } from './test-support/test-database.js';
 
 /** The group commit of sends, seen through the statements that reach the server. */
 describe('PostgreSQL store: sends recorded together', () => {
@@ -250,15 +250,9 @@ describe('PostgreSQL store: sends recorded together', () => {
 
   it('marks attempts sent without scanning the whole table once it has grown', async () => {
     const { projectId } = await seed();
-    // auto_explain (shipped with PostgreSQL) tells each connection the plan of every statement it runs.
     const plans: string[] = [];
     const explained = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 });
-    explained.on('connect', (client) => {
-      client.on('notice', (notice) => plans.push(notice.message ?? ''));
-      void client.query(
-        "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET client_min_messages = notice",
-      );
-    });
+    explained.on('connect', (client) => void explainPlans(client, plans));
     const watched = await createPostgresStore({ pool: explained, schema });
     try {
       // Runs while the table is small: a plan made now and kept would scan the whole table later.

@@ -60,3 +60,14 @@ export function watchQueries(pool: pg.Pool, seen: (query: WatchedQuery) => void)
     };
   });
 }
+
+/**
+ * Has auto_explain (shipped with PostgreSQL) tell this connection the plan of every statement it
+ * runs from now on, each pushed onto `plans` as the notice's text.
+ */
+export async function explainPlans(client: pg.ClientBase, plans: string[]): Promise<void> {
+  client.on('notice', (notice) => plans.push(notice.message ?? ''));
+  await client.query(
+    "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_level = notice; SET client_min_messages = notice",
+  );
+}
