@@ -67,6 +67,24 @@ export function browserOperations(
      VALUES ($1, $2, $3, $4, true, $5, $5)
      RETURNING ${BROWSER}`,
   );
+  // The same, done only while the project has no enabled webhook endpoint: a browser of such a
+  // project is registered by this one statement, outside a transaction (no `browser.connected`
+  // to record with it). With an endpoint it writes nothing, and the registration runs again in a
+  // transaction with its event. The endpoints are read by the statement's own snapshot, as the
+  // transaction's read of them would be.
+  const insertBrowserUnhooked = statement(
+    'insert_browser_unhooked',
+    `WITH unhooked AS (
+       SELECT NOT EXISTS (
+         SELECT 1 FROM ${t('webhook_endpoints')} WHERE project_id = $2::text AND status = 'enabled') AS yes
+     ), recipient AS (
+       INSERT INTO ${t('recipients')} (project_id, recipient, created_at)
+       SELECT $2::text, $3::text, $5::int8 FROM unhooked WHERE unhooked.yes ON CONFLICT DO NOTHING
+     )
+     INSERT INTO ${t('browsers')} (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at)
+     SELECT $1::text, $2::text, $3::text, $4::text, true, $5::int8, $5::int8 FROM unhooked WHERE unhooked.yes
+     RETURNING ${BROWSER}`,
+  );
   const selectBrowser = statement(
     'select_browser',
     `SELECT b.id, b.project_id AS "projectId", b.recipient, b.secret_hash AS "secretHash", b.connected,
@@ -213,6 +231,10 @@ export function browserOperations(
     },
     async registerBrowser({ id, projectId, recipient, secretHash, now, jobs }) {
       const values = [id, projectId, recipient, secretHash, now];
+      if (!jobs) {
+        const [registered] = await run<BrowserRecord>(pool, insertBrowserUnhooked, values);
+        if (registered) return registered;
+      }
       return transaction(pool, async (client) => {
         const browser = (await run<BrowserRecord>(client, insertBrowser, values))[0]!;
         await recordEvents(client, [{ kind: 'browser-connected', browserId: id, recipient, at: now }], now);

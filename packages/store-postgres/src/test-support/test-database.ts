@@ -49,13 +49,17 @@ export interface WatchedQuery {
   values?: unknown[];
 }
 
-/** Calls `seen` with every query (given as a config object) that a client of the pool sends. */
+/**
+ * Calls `seen` with every query that a client of the pool sends: a config object as it is, a
+ * query given as text alone (such as `BEGIN`) as `{ text }`.
+ */
 export function watchQueries(pool: pg.Pool, seen: (query: WatchedQuery) => void): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const config = args[0];
-      if (typeof config === 'object' && config !== null) seen(config as WatchedQuery);
+      if (typeof config === 'string') seen({ text: config });
+      else if (typeof config === 'object' && config !== null) seen(config as WatchedQuery);
       return query(...args);
     };
   });
