@@ -119,12 +119,22 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
         );
       }),
     );
+  // What opening costs: the servers' CPU and the whole machine's busy time (with the stream
+  // clients and, for Tidings, PostgreSQL and Redis), the pause between the halves left out.
+  const openCpuBefore = servers.reduce((sum, server) => sum + cpuMs(server.pid), 0);
+  const openMachineBefore = machineBusyMs();
   const firstHalf = await openHalf(0);
   const pausedAt = performance.now();
+  const pauseCpuBefore = servers.reduce((sum, server) => sum + cpuMs(server.pid), 0);
+  const pauseMachineBefore = machineBusyMs();
   await sleep(3000);
   const rssMiddle = servers.map((server) => rssBytes(server.pid));
   const resumedAt = performance.now();
+  const pauseCpu = servers.reduce((sum, server) => sum + cpuMs(server.pid), 0) - pauseCpuBefore;
+  const pauseMachine = machineBusyMs() - pauseMachineBefore;
   const secondHalf = await openHalf(1);
+  const openCpu = servers.reduce((sum, server) => sum + cpuMs(server.pid), 0) - openCpuBefore - pauseCpu;
+  const openMachine = machineBusyMs() - openMachineBefore - pauseMachine;
   // Opening time, the pause between the halves left out.
   const openSeconds = (performance.now() - openStarted - (resumedAt - pausedAt)) / 1000;
   const opened = firstHalf.map((first, i) => ({
@@ -142,7 +152,8 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
   const perStreamLater = rssAfter.map((after, i) => (after - rssMiddle[i]) / Math.max(1, secondHalf[i].ok));
   console.log(
     `${label}: ${formatCount(ok)} streams open on ${servers.length} processes in ${openSeconds.toFixed(1)} s; ` +
-      `RSS per stream ${perStream.map(formatBytes).join(', ')}; of the second half ${perStreamLater.map(formatBytes).join(', ')}`,
+      `RSS per stream ${perStream.map(formatBytes).join(', ')}; of the second half ${perStreamLater.map(formatBytes).join(', ')}; ` +
+      `CPU per stream opened: servers ${(openCpu / Math.max(1, ok)).toFixed(2)} ms, whole machine ${(openMachine / Math.max(1, ok)).toFixed(2)} ms`,
   );
 
   const picks = randomInts(17, recipients.length);
@@ -182,6 +193,8 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
     opened: ok,
     failedStreams: failed,
     openSeconds,
+    openCpuMsPerStream: openCpu / Math.max(1, ok),
+    openMachineMsPerStream: openMachine / Math.max(1, ok),
     perStream: Math.max(...perStream),
     perStreamMean: perStream.reduce((sum, n) => sum + n, 0) / perStream.length,
     perStreamLater: Math.max(...perStreamLater),
@@ -335,7 +348,8 @@ async function peerSide(recipientCount) {
   for (let i = 0; i < instances; i++) {
     servers.push(
       await startServer(`bare-node-100k-${i}`, join(benchDir, 'servers/bare-node-sse.js'), [], {
-        env: { BARE_ID_PREFIX: String(i).padStart(2, '0') },
+        // Heartbeats every 15 s like Tidings' default: the least an event stream must write.
+        env: { BARE_ID_PREFIX: String(i).padStart(2, '0'), BARE_HEARTBEAT_MS: '15000' },
         nodeFlags,
       }),
     );
@@ -393,7 +407,7 @@ try {
       baselineName: `${instances} × bare node:http`,
       unit: 'bytes',
       target: { on: 'figure', op: '<=', value: 12 * 1024, text: '12 KB' },
-      note: `mean over instances ${formatBytes(subject.perStreamMean)}; the second half of the streams ${formatBytes(subject.perStreamLater)}${peer ? ` (bare ${formatBytes(peer.perStreamLater)})` : ''}; all instances ${formatBytes(subject.rssTotal)}; streams opened in ${subject.openSeconds.toFixed(1)} s`,
+      note: `mean over instances ${formatBytes(subject.perStreamMean)}; the second half of the streams ${formatBytes(subject.perStreamLater)}${peer ? ` (bare ${formatBytes(peer.perStreamLater)})` : ''}; all instances ${formatBytes(subject.rssTotal)}; streams opened in ${subject.openSeconds.toFixed(1)} s, ${subject.openCpuMsPerStream.toFixed(2)} ms of the instances' CPU per stream (whole machine ${subject.openMachineMsPerStream.toFixed(2)} ms)${peer ? ` (bare ${peer.openCpuMsPerStream.toFixed(2)} ms, ${peer.openMachineMsPerStream.toFixed(2)} ms)` : ''}`,
     }),
   );
   // The hub's work per instance at 1, 2, 4 and 6 instances holding as many browsers, routed
