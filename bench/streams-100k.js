@@ -217,7 +217,8 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
     `${label}: ${formatCount(result.sent)} sends (${result.failedSends} failed, ${result.issuedRate.toFixed(0)}/s issued), ` +
       `${formatCount(result.received)} of ${formatCount(result.expected)} events; start→event p50/p99/max ` +
       `${formatMs(stats.fromStart.p50)}/${formatMs(stats.fromStart.p99)}/${formatMs(stats.fromStart.max)}, ` +
-      `201→event ${formatMs(stats.fromAnswer.p50)}/${formatMs(stats.fromAnswer.p99)}; server CPU ` +
+      `201→event ${formatMs(stats.fromAnswer.p50)}/${formatMs(stats.fromAnswer.p99)}, ` +
+      `start→201 ${formatMs(stats.sendLatency.p50)}/${formatMs(stats.sendLatency.p99)}; server CPU ` +
       `${result.cpuSeconds.toFixed(1)} s (${cpu.map((s) => s.toFixed(1)).join(', ')}) over ${seconds} s; ` +
       `clients and sender CPU ${loadCpu.toFixed(1)} s; RSS of all ${formatBytes(result.rssTotal)}` +
       Object.entries(counted)
