@@ -1,32 +1,21 @@
 import { newId, type Store } from '@tidings/core';
 import { seedBrowser, seedProject, T0 } from '@tidings/core/testing';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPostgresStore } from './postgres-store.js';
-import { dropSchema, randomSchema, testDatabaseUrl, watchQueries } from './test-support/test-database.js';
+import { createWatchedStore, type WatchedStore } from './test-support/test-database.js';
 
 /** A browser's registration, seen through the statements that reach the server. */
 describe('PostgreSQL store: a browser registered', () => {
-  let schema: string;
-  let pool: pg.Pool;
+  let watched: WatchedStore;
   let store: Store;
   /** The statements run, in order: a prepared one by its name, another by its text. */
   let statements: string[];
 
   beforeEach(async () => {
-    schema = randomSchema();
     statements = [];
-    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 4 });
-    watchQueries(pool, (query) => {
-      statements.push(query.name ? query.name.replace(/^tidings_\w{12}_/, '') : (query.text ?? ''));
-    });
-    store = await createPostgresStore({ pool, schema });
+    watched = await createWatchedStore((statement) => statements.push(statement), 4);
+    store = watched.store;
   });
-  afterEach(async () => {
-    await store.close();
-    await pool.end();
-    await dropSchema(schema);
-  });
+  afterEach(() => watched.close());
 
   async function createEndpoint(projectId: string): Promise<string> {
     const result = await store.createWebhookEndpoint({
@@ -77,8 +66,8 @@ describe('PostgreSQL store: a browser registered', () => {
     expect(await messageTypes(endpointId)).toEqual(['browser.connected']);
     expect((await store.findBrowser(browser.id))?.browser).toEqual(browser);
     // One browser, one recipient: the first statement left no row behind.
-    const counts = await pool.query(
-      `SELECT (SELECT count(*) FROM "${schema}".browsers)::int AS browsers, (SELECT count(*) FROM "${schema}".recipients)::int AS recipients`,
+    const counts = await watched.pool.query(
+      `SELECT (SELECT count(*) FROM "${watched.schema}".browsers)::int AS browsers, (SELECT count(*) FROM "${watched.schema}".recipients)::int AS recipients`,
     );
     expect(counts.rows[0]).toEqual({ browsers: 1, recipients: 1 });
   });

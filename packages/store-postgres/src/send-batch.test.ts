@@ -3,10 +3,11 @@ import { seedBrowser, seedProject, send as sendFixture, T0 } from '@tidings/core
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
-import { dropSchema, explainPlans, randomSchema, testDatabaseUrl, watchQueries } from './test-support/test-database.js';
+import { createWatchedStore, explainPlans, testDatabaseUrl, type WatchedStore } from './test-support/test-database.js';
 
 /** The group commit of sends, seen through the statements that reach the server. */
 describe('PostgreSQL store: sends recorded together', () => {
+  let subject: WatchedStore;
   let schema: string;
   let pool: pg.Pool;
   let store: Store;
@@ -14,19 +15,11 @@ describe('PostgreSQL store: sends recorded together', () => {
   let statements: string[];
 
   beforeEach(async () => {
-    schema = randomSchema();
     statements = [];
-    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 10 });
-    watchQueries(pool, (query) => {
-      statements.push(query.name ? query.name.replace(/^tidings_\w{12}_/, '') : (query.text ?? ''));
-    });
-    store = await createPostgresStore({ pool, schema });
+    subject = await createWatchedStore((statement) => statements.push(statement));
+    ({ schema, pool, store } = subject);
   });
-  afterEach(async () => {
-    await store.close();
-    await pool.end();
-    await dropSchema(schema);
-  });
+  afterEach(() => subject.close());
 
   /** A project with one connected browser of `user-1`. */
   async function seed() {

@@ -65,6 +65,36 @@ export function watchQueries(pool: pg.Pool, seen: (query: WatchedQuery) => void)
   });
 }
 
+/** A store on a fresh schema and on a pool of its own that tells each statement it sends. */
+export interface WatchedStore {
+  schema: string;
+  pool: pg.Pool;
+  store: Store;
+  /** Closes the store and the pool, then drops the schema. */
+  close(): Promise<void>;
+}
+
+/**
+ * A store whose statements `heard` is told of, in order: a prepared one by its name without the
+ * schema's prefix, another by its text (`BEGIN`, `COMMIT`, …).
+ */
+export async function createWatchedStore(heard: (statement: string) => void, poolMax = 10): Promise<WatchedStore> {
+  const schema = randomSchema();
+  const pool = new pg.Pool({ connectionString: testDatabaseUrl, max: poolMax });
+  watchQueries(pool, (query) => heard(query.name ? query.name.replace(/^tidings_\w{12}_/, '') : (query.text ?? '')));
+  const store = await createPostgresStore({ pool, schema });
+  return {
+    schema,
+    pool,
+    store,
+    async close() {
+      await store.close();
+      await pool.end();
+      await dropSchema(schema);
+    },
+  };
+}
+
 /**
  * Has auto_explain (shipped with PostgreSQL) tell this connection the plan of every statement it
  * runs from now on, each pushed onto `plans` as the notice's text.
