@@ -35,6 +35,7 @@ import {
   formatCount,
   formatMs,
   machineBusyMs,
+  memoryUsage,
   printProfile,
   report,
   row,
@@ -74,6 +75,17 @@ const profile = process.env.BENCH_100K_PROFILE === '1';
  */
 const statements = process.env.BENCH_100K_STATEMENTS === '1';
 
+/** The mean over instances of V8's heap per stream beside its young generation, and of the rest. */
+function heapShare(subject, peer) {
+  const mean = (result, key) =>
+    result.split.every((part) => part !== null)
+      ? formatBytes(result.split.reduce((sum, part) => sum + part[key], 0) / result.split.length)
+      : '?';
+  const side = (result) =>
+    `${mean(result, 'heap')} in V8's heap beside its young generation, ${mean(result, 'rest')} the rest`;
+  return `per stream ${side(subject)}${peer ? ` (bare ${side(peer)})` : ''}; `;
+}
+
 /** A random recipient for each send: the same sequence on both sides. */
 function* randomInts(seed, below) {
   let state = seed;
@@ -97,6 +109,7 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
   const clients = servers.map(() => forkHelper(streamClient));
   await sleep(500);
   const rssBefore = servers.map((server) => rssBytes(server.pid));
+  const memoryBefore = await Promise.all(servers.map((server) => memoryUsage(server.pid)));
   const openStarted = performance.now();
   // Each instance's streams open in two halves, with its RSS read between them: the second
   // half's growth is what a stream costs once the process's heap has taken its working size.
@@ -150,9 +163,24 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
   const rssAfter = servers.map((server) => rssBytes(server.pid));
   const perStream = rssAfter.map((after, i) => (after - rssBefore[i]) / Math.max(1, opened[i].ok));
   const perStreamLater = rssAfter.map((after, i) => (after - rssMiddle[i]) / Math.max(1, secondHalf[i].ok));
+  // The RSS per stream split: V8's heap beside its young generation (the objects streams keep,
+  // and garbage not yet collected), and the rest: what Node holds outside V8's heap (sockets,
+  // HTTP parsers, buffers) and the young generation's pages first touched while streams opened.
+  const memoryAfter = await Promise.all(servers.map((server) => memoryUsage(server.pid)));
+  const split = memoryAfter.map((after, i) => {
+    const before = memoryBefore[i];
+    if (after === null || before === null) return null;
+    const oldHeap = (m) => m.heapTotal - m.youngGeneration;
+    const heap = (oldHeap(after) - oldHeap(before)) / Math.max(1, opened[i].ok);
+    return { heap, rest: perStream[i] - heap, young: after.youngGeneration };
+  });
+  const splitText = split.every((part) => part !== null)
+    ? `; of which V8's heap beside its young generation ${split.map((part) => formatBytes(part.heap)).join(', ')}, ` +
+      `the rest ${split.map((part) => formatBytes(part.rest)).join(', ')} (young generation ${split.map((part) => formatBytes(part.young)).join(', ')})`
+    : '';
   console.log(
     `${label}: ${formatCount(ok)} streams open on ${servers.length} processes in ${openSeconds.toFixed(1)} s; ` +
-      `RSS per stream ${perStream.map(formatBytes).join(', ')}; of the second half ${perStreamLater.map(formatBytes).join(', ')}; ` +
+      `RSS per stream ${perStream.map(formatBytes).join(', ')}${splitText}; of the second half ${perStreamLater.map(formatBytes).join(', ')}; ` +
       `CPU per stream opened: servers ${(openCpu / Math.max(1, ok)).toFixed(2)} ms, whole machine ${(openMachine / Math.max(1, ok)).toFixed(2)} ms`,
   );
 
@@ -198,6 +226,7 @@ async function measure(label, servers, recipients, pathOf, sendFor, counters = a
     perStream: Math.max(...perStream),
     perStreamMean: perStream.reduce((sum, n) => sum + n, 0) / perStream.length,
     perStreamLater: Math.max(...perStreamLater),
+    split,
     rssTotal: rssAfter.reduce((sum, n) => sum + n, 0),
     sent: run.sends.length,
     failedSends: run.failures.length,
@@ -258,6 +287,7 @@ async function tidingsSide(recipientCount) {
         cliBin,
         ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, '--redis', redisUrl],
         {
+          memoryReport: true,
           nodeFlags: [
             ...nodeFlags,
             ...(profiled
@@ -352,6 +382,7 @@ async function peerSide(recipientCount) {
         // Heartbeats every 15 s like Tidings' default: the least an event stream must write.
         env: { BARE_ID_PREFIX: String(i).padStart(2, '0'), BARE_HEARTBEAT_MS: '15000' },
         nodeFlags,
+        memoryReport: true,
       }),
     );
   }
@@ -408,7 +439,7 @@ try {
       baselineName: `${instances} × bare node:http`,
       unit: 'bytes',
       target: { on: 'figure', op: '<=', value: 12 * 1024, text: '12 KB' },
-      note: `mean over instances ${formatBytes(subject.perStreamMean)}; the second half of the streams ${formatBytes(subject.perStreamLater)}${peer ? ` (bare ${formatBytes(peer.perStreamLater)})` : ''}; all instances ${formatBytes(subject.rssTotal)}; streams opened in ${subject.openSeconds.toFixed(1)} s, ${subject.openCpuMsPerStream.toFixed(2)} ms of the instances' CPU per stream (whole machine ${subject.openMachineMsPerStream.toFixed(2)} ms)${peer ? ` (bare ${peer.openCpuMsPerStream.toFixed(2)} ms, ${peer.openMachineMsPerStream.toFixed(2)} ms)` : ''}`,
+      note: `mean over instances ${formatBytes(subject.perStreamMean)}; the second half of the streams ${formatBytes(subject.perStreamLater)}${peer ? ` (bare ${formatBytes(peer.perStreamLater)})` : ''}; ${heapShare(subject, peer)}all instances ${formatBytes(subject.rssTotal)}; streams opened in ${subject.openSeconds.toFixed(1)} s, ${subject.openCpuMsPerStream.toFixed(2)} ms of the instances' CPU per stream (whole machine ${subject.openMachineMsPerStream.toFixed(2)} ms)${peer ? ` (bare ${peer.openCpuMsPerStream.toFixed(2)} ms, ${peer.openMachineMsPerStream.toFixed(2)} ms)` : ''}`,
     }),
   );
   // The hub's work per instance at 1, 2, 4 and 6 instances holding as many browsers, routed

@@ -114,10 +114,17 @@ export function tempDir(label) {
 /**
  * Starts a server process (a node script, through bash so that `ulimit -n` can be raised to the
  * hard limit) and resolves with its URL once it prints `listening on URL`. It is killed at cleanup.
- * `nodeFlags` go to node before the script.
+ * `nodeFlags` go to node before the script; `memoryReport` lets {@link memoryUsage} ask it what
+ * its memory is made of.
  */
-export function startServer(label, script, args, { env = {}, cpuProf = false, nodeFlags: flags = [] } = {}) {
+export function startServer(
+  label,
+  script,
+  args,
+  { env = {}, cpuProf = false, nodeFlags: flags = [], memoryReport = false } = {},
+) {
   const nodeFlags = [...flags];
+  if (memoryReport) nodeFlags.push('--require', join(benchDir, 'lib/memory-report.cjs'));
   if (cpuProf && settings.cpuProfDir) {
     nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
   }
@@ -184,6 +191,27 @@ export function rssBytes(pid) {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
   if (!match) throw new Error(`no VmRSS for ${pid}`);
   return Number(match[1]) * 1024;
+}
+
+/**
+ * What a server started with `memoryReport` holds: `process.memoryUsage()` and the size of V8's
+ * young generation (`youngGeneration`), read through the SIGUSR2 handler of lib/memory-report.cjs;
+ * null when it does not answer within 2 s. Only for such a server: SIGUSR2 ends any other Node
+ * process.
+ */
+export async function memoryUsage(pid) {
+  const file = join(tmpdir(), `tidings-bench-memory-${pid}.json`);
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; waited < 2000; waited += 20) {
+    await sleep(20);
+    if (existsSync(file)) {
+      const usage = JSON.parse(readFileSync(file, 'utf8'));
+      rmSync(file, { force: true });
+      return usage;
+    }
+  }
+  return null;
 }
 
 /**
