@@ -196,14 +196,14 @@ export function rssBytes(pid) {
 /**
  * What a server started with `memoryReport` holds: `process.memoryUsage()` and the size of V8's
  * young generation (`youngGeneration`), read through the SIGUSR2 handler of lib/memory-report.cjs;
- * null when it does not answer within 2 s. Only for such a server: SIGUSR2 ends any other Node
+ * null when it does not answer within 5 s (a saturated process may be slow to). Only for such a server: SIGUSR2 ends any other Node
  * process.
  */
 export async function memoryUsage(pid) {
   const file = join(tmpdir(), `tidings-bench-memory-${pid}.json`);
   rmSync(file, { force: true });
   process.kill(pid, 'SIGUSR2');
-  for (let waited = 0; waited < 2000; waited += 20) {
+  for (let waited = 0; waited < 5000; waited += 20) {
     await sleep(20);
     if (existsSync(file)) {
       const usage = JSON.parse(readFileSync(file, 'utf8'));
