@@ -1,9 +1,10 @@
 // Compares two V8 heap snapshots of one process (e.g. before and after its streams opened): the
 // live objects' self size by constructor (and by kind for strings, arrays, code and the rest),
 // the later snapshot minus the earlier, largest growth first, per stream when given their number.
-// A server writes a snapshot on a signal when started with `--heapsnapshot-signal=SIGUSR2`
-// (and `--diagnostic-dir=DIR`); snapshots hold live objects only, so the figures leave out what
-// V8 has not collected yet and its young generation's size, which RSS counts.
+// A server writes a snapshot on a signal when started with `--heapsnapshot-signal=SIGWINCH`
+// (and `--diagnostic-dir=DIR`; not SIGUSR2, which lib/memory-report.cjs answers in the
+// benches); snapshots hold live objects only, so the figures leave out what V8 has not
+// collected yet and its young generation's size, which RSS counts.
 // Usage: node bench/heap-diff.js BEFORE.heapsnapshot AFTER.heapsnapshot [STREAMS=1] [TOP=40]
 import { readFileSync } from 'node:fs';
 
