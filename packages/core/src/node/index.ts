@@ -37,7 +37,9 @@ class NodeEventSink implements EventSink {
   write(bytes: Uint8Array): boolean {
     const { response } = this;
     if (response.destroyed || response.writableEnded) return false;
-    const ready = response.write(bytes);
+    // Where the head is flushed after the write returns (Node.js 24.22 sends it with the
+    // flush of the first write), it is let go of once that write is out.
+    const ready = headPending(response) ? response.write(bytes, () => releaseHead(response)) : response.write(bytes);
     releaseHead(response);
     return ready;
   }
@@ -84,16 +86,28 @@ export const HEAD_SENT = 'HTTP/1.1 (head sent)\r\n\r\n';
 
 /**
  * Node keeps the head it wrote (`_header`) for as long as the response is open, for every open
- * stream, though once it is on the wire (`_headerSent`, after the first write) Node
- * only asks whether it is set. It is then replaced with one short string that all streams
+ * stream, though once it is on the wire (`_headerSent`, set by the first write, or by its flush
+ * on Node.js 24.22) Node only asks whether it is set. It is then replaced with one short string that all streams
  * share. Done only where both fields are what they have long been; elsewhere nothing changes
  * but the memory.
  */
 function releaseHead(response: ServerResponse): void {
-  const internal = response as unknown as { _header?: unknown; _headerSent?: unknown };
+  const internal = response as unknown as NodeHead;
   if (internal._header !== HEAD_SENT && internal._headerSent === true && typeof internal._header === 'string') {
     internal._header = HEAD_SENT;
   }
+}
+
+/** Whether Node holds a head it has not sent yet, in the fields {@link releaseHead} knows. */
+function headPending(response: ServerResponse): boolean {
+  const internal = response as unknown as NodeHead;
+  return internal._headerSent === false && typeof internal._header === 'string';
+}
+
+/** The fields in which Node keeps a response's head. */
+interface NodeHead {
+  _header?: unknown;
+  _headerSent?: unknown;
 }
 
 /**
