@@ -182,6 +182,23 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     return reportFailure(io, error, json);
   }
 
+  // The signals are handled before the first line is printed: a supervisor (or a test) that
+  // stops the server as soon as it reads a line must not find Node's default, an exit with no
+  // close, still in place.
+  const stopped = new Promise<number>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      // A second signal while closing means: stop now.
+      process.once(signal, () => resolve(1));
+      server.close().then(
+        () => resolve(0),
+        (error: unknown) => resolve(reportFailure(io, error, json)),
+      );
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
   io.stdout(`listening on ${server.url}`);
   if (server.metricsUrl) io.stdout(`metrics on ${server.metricsUrl}`);
   if (server.pushPublicKey !== null) {
@@ -227,18 +244,5 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     }
   }
 
-  return new Promise<number>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      // A second signal while closing means: stop now.
-      process.once(signal, () => resolve(1));
-      server.close().then(
-        () => resolve(0),
-        (error: unknown) => resolve(reportFailure(io, error, json)),
-      );
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  return stopped;
 }
