@@ -7,12 +7,12 @@ export default defineConfig([
     dts: true,
     // The bin build below writes into the same folder at the same time: leave its files alone.
     clean: ['!bin.js'],
-    target: 'node20',
+    target: 'node22',
   },
   {
     entry: ['src/bin.ts'],
     format: ['esm'],
-    target: 'node20',
+    target: 'node22',
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

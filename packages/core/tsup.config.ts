@@ -5,6 +5,6 @@ export default defineConfig({
   format: ['esm'],
   dts: true,
   clean: true,
-  target: 'node20',
+  target: 'node22',
   external: ['vitest', 'fast-check'],
 });

@@ -6,7 +6,7 @@ export default defineConfig([
     format: ['esm'],
     dts: true,
     clean: true,
-    target: 'node20',
+    target: 'node22',
     external: ['nodemailer', 'vitest'],
   },
   {

@@ -27,7 +27,7 @@ beforeAll(() => {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node22',
     external: ['better-sqlite3'],
     alias: { '@tidings/core': join(here, 'test-support/core-runtime.ts') },
     logLevel: 'silent',
