@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { BROWSER_TEST_SERVICES, planRun, skippedSuitesReporter } from './test/support/services.js';
-import { alias } from './vitest.shared.js';
+import { alias, browserTests } from './vitest.shared.js';
 
 /** Tests that drive Debian's Chromium through playwright-core (`npm run test:browser`). */
 export default defineConfig(async () => {
@@ -8,7 +8,7 @@ export default defineConfig(async () => {
   return {
     resolve: { alias },
     test: {
-      include: ['test/browser/**/*.test.ts'],
+      include: browserTests,
       exclude: ['**/node_modules/**', ...plan.exclude],
       // With Chromium missing every suite is left out: the summary line says so.
       passWithNoTests: plan.exclude.length > 0,

@@ -21,3 +21,23 @@ export const alias = Object.entries(compilerOptions.paths)
   // The longest first, so that `@tidings/core/testing` wins over `@tidings/core`.
   .sort(([a], [b]) => b.length - a.length)
   .map(([specifier, [target]]) => ({ find: pattern(specifier), replacement: `${root}${target.replace('*', '$1')}` }));
+
+/** The test projects, by what their tests start: `npm test -- --project NAME` runs one. */
+export const testProjects: Record<string, string[]> = {
+  /** The core's rules, the adapters, the SDKs and the dashboard, in process. */
+  unit: [
+    'packages/{core,browser,client,dashboard,metrics,adapter-hono,adapter-express}/src/**/*.test.ts',
+    'packages/{core,browser,client,dashboard,metrics}/test/**/*.test.ts',
+  ],
+  /** The stores and the Redis limiter and hub, on their real databases. */
+  stores: ['packages/{store-sqlite,store-postgres,redis}/{src,test}/**/*.test.ts'],
+  /** The `tidings` CLI and server, run as processes. */
+  cli: ['packages/cli/{src,test}/**/*.test.ts'],
+  /** The whole path as a user meets it, and the repository's own checks (docs, README, benches). */
+  e2e: ['test/{e2e,adapters,support,docs,readme,repo,generated-client,bench}/**/*.test.ts'],
+  /** Several instances behind nginx, Redis Cluster failover, webhooks and pushes across instances. */
+  deploy: ['test/deploy/**/*.test.ts'],
+};
+
+/** The browser tests, a config of their own (`npm run test:browser`). */
+export const browserTests = ['test/browser/**/*.test.ts'];
