@@ -257,7 +257,7 @@ export function notificationOperations(
     async runGroup(inputs) {
       // Alone, a send takes its own prepared statements. While the group's recording statement
       // is planned at every run, it cost a send alone more than the round trip it saves
-      // (bench/README.md, "One statement per group of sends"); with its plan kept, it answered
+      // (bench/NOTES.md, "One statement per group of sends"); with its plan kept, it answered
       // no sooner and cost PostgreSQL more CPU than these two (packages/store-postgres/README.md,
       // _Plans_).
       if (inputs.length === 1) return [await sendAlone(inputs[0]!)];

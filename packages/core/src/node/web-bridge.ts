@@ -30,7 +30,7 @@ export function toWebRequest(req: BridgedIncomingMessage, res: ServerResponse): 
  * A `Request` (its prototype is `Request.prototype`) whose method, URL, headers, body, signal and
  * whole-body reads come from the Node request; any other member builds the full `Request` once
  * and answers from it. Building a full `Request` with a signal and a streamed body for every
- * request costs several times what the core spends on a read (bench/README.md).
+ * request costs several times what the core spends on a read (bench/NOTES.md, _The Node bridge_).
  */
 class NodeRequest {
   readonly method: string;
