@@ -4,7 +4,7 @@ import { type ResolvedClientOptions, resolveClientOptions, type TidingsClientOpt
 
 /**
  * The Tidings server SDK: `new TidingsClient({ apiKey, baseUrl })`. It needs nothing but `fetch`,
- * so one build runs on Node.js 20+, Bun, Deno and edge runtimes. Throws a `TypeError` at once on
+ * so one build runs on Node.js 22+, Bun, Deno and edge runtimes. Throws a `TypeError` at once on
  * a bad option, and when a live key finds itself in a web page.
  */
 export class TidingsClient {

@@ -3,7 +3,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /** The part of `node:crypto` used here, named without depending on Node's types. */
 interface NativeCrypto {
-  /** One-shot digest (Node 20.12+, 21.7+): no Hash object per call. */
+  /** One-shot digest: no Hash object per call. */
   hash?: (algorithm: 'sha256', data: string, outputEncoding: 'hex') => string;
   createHash(algorithm: 'sha256'): { update(data: string, encoding: 'utf8'): { digest(encoding: 'hex'): string } };
 }
