@@ -78,16 +78,20 @@ function normaliseBasePath(basePath: string | undefined): string {
 /** Minimum interval between two writes of a key's last-used time (docs/api.md#authentication). */
 const LAST_USED_INTERVAL_MS = 60_000;
 
-/** The last base path normalised: a host passes the same one with every request. */
-let lastBasePathInput: string | undefined;
-let lastBasePath = '';
-
-function basePathOf(basePath: string | undefined): string {
-  if (basePath !== lastBasePathInput) {
-    lastBasePath = normaliseBasePath(basePath);
-    lastBasePathInput = basePath;
-  }
-  return lastBasePath;
+/**
+ * The base path normalised, remembering the last one: a host passes the same one with every
+ * request. One per instance, so that two instances mounted under different paths do not share it.
+ */
+function createBasePathCache(): (basePath: string | undefined) => string {
+  let lastInput: string | undefined;
+  let last = '';
+  return (basePath) => {
+    if (basePath !== lastInput) {
+      last = normaliseBasePath(basePath);
+      lastInput = basePath;
+    }
+    return last;
+  };
 }
 
 /** The headers the edge adds to every answer of a route, by its CORS kind (the request id comes on top). */
@@ -206,6 +210,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     if (typeof sweepTimer === 'object' && 'unref' in sweepTimer) sweepTimer.unref();
   }
 
+  const basePathOf = createBasePathCache();
   async function handle(request: Request, context: RequestContext, requestId: string, trace: RequestTrace | null) {
     const fullPath = pathOf(request.url);
     const basePath = basePathOf(context.basePath);
