@@ -1,12 +1,11 @@
 import {
   type AdminApi,
-  type ApiKeyObject,
   MAX_SUSPENSION_REASON_LENGTH,
   TidingsError,
   type WebhookEndpointObject,
   type WebhookMessageObject,
 } from '@tidings/core';
-import type { AuditEntry, DashboardStore } from '@tidings/dashboard';
+import type { AuditSubjects, DashboardStore } from '@tidings/dashboard';
 import {
   expectPositionals,
   integerFlag,
@@ -36,8 +35,8 @@ export interface CommandOutput {
 export interface CommandContext {
   /** Who runs it: `--actor`, else the operating system's user. */
   actor: string;
-  /** Records a change in the audit log, as {@link actor} at the CLI. */
-  audit(entry: AuditEntry): Promise<void>;
+  /** Records a change in the audit log, as {@link actor} at the CLI, in the words of the audit policy. */
+  audit<K extends keyof AuditSubjects>(operation: K, subject: AuditSubjects[K], reason?: string | null): Promise<void>;
   /** The environment the command runs in (`TIDINGS_VAPID_SUBJECT`, …). */
   env: NodeJS.ProcessEnv;
 }
@@ -86,11 +85,7 @@ export const adminCommands: AdminCommand[] = [
       const operator = parsed.values.operator === true;
       if (operator) await store.setAccountOperator({ id: account.id, operator: true });
       const state = account.verified ? 'verified' : 'unverified';
-      await context.audit({
-        projectId: null,
-        action: 'account.created',
-        detail: `${account.email} (${account.id}, ${state}${operator ? ', operator' : ''})`,
-      });
+      await context.audit('createAccount', { account, operator });
       return {
         result: { ...account, operator },
         text: `created account ${account.id} (${account.email}, ${state}${operator ? ', operator' : ''})`,
@@ -115,11 +110,7 @@ export const adminCommands: AdminCommand[] = [
       const before = await admin.getAccount(accountId);
       const account = await admin.verifyAccount(accountId);
       if (!before.verified) {
-        await context.audit({
-          projectId: null,
-          action: 'account.verified',
-          detail: `${account.email} (${account.id})`,
-        });
+        await context.audit('verifyAccount', account);
       }
       return { result: account, text: `verified account ${account.id} (${account.email})` };
     },
@@ -139,11 +130,7 @@ export const adminCommands: AdminCommand[] = [
       const operator = parsed.values.revoke !== true;
       await store.setAccountOperator({ id: account.id, operator });
       if (found.operator !== operator) {
-        await context.audit({
-          projectId: null,
-          action: operator ? 'account.operator_granted' : 'account.operator_revoked',
-          detail: `${account.email} (${account.id})`,
-        });
+        await context.audit('setAccountOperator', { account, operator });
       }
       return {
         result: { object: 'account', id: account.id, email: account.email, operator },
@@ -162,12 +149,7 @@ export const adminCommands: AdminCommand[] = [
       const account = await accountByEmail(store, requiredString(parsed, 'email', this.name));
       const minutes = integerFlag(parsed, 'minutes', this.name, { min: 1, max: 1440 }) ?? 15;
       const code = await signInCode(store, account.email, minutes);
-      // The code itself is a secret: the log names the account and how long it works.
-      await context.audit({
-        projectId: null,
-        action: 'account.sign_in_code_issued',
-        detail: `${account.email} (${account.id}, good for ${minutes} minutes)`,
-      });
+      await context.audit('issueSignInCode', { account, minutes });
       return {
         result: { object: 'sign_in_code', email: account.email, code, expires_in_minutes: minutes },
         text: `sign-in code for ${account.email}: ${code} (good for ${minutes} minutes, once; enter it at /dashboard/login/code)`,
@@ -197,7 +179,7 @@ export const adminCommands: AdminCommand[] = [
         accountId: requiredString(parsed, 'account', this.name),
         name: requiredString(parsed, 'name', this.name),
       });
-      await context.audit({ projectId: project.id, action: 'project.created', detail: project.name });
+      await context.audit('createProject', project);
       return { result: project, text: `created project ${project.id} "${project.name}" in ${project.account_id}` };
     },
   },
@@ -229,7 +211,8 @@ export const adminCommands: AdminCommand[] = [
     summary:
       "Delete a project and all it holds, at once and for good: its keys get 401 from then on (--confirm repeats the project's name)",
     options: { confirm: { type: 'string' } },
-    async run(admin, parsed) {
+    changes: true,
+    async run(admin, parsed, _store, context) {
       const [projectId] = expectPositionals(parsed, ['PROJECT_ID'], this.name);
       const confirm = requiredString(parsed, 'confirm', this.name);
       const project = await admin.getProject(projectId!);
@@ -239,6 +222,7 @@ export const adminCommands: AdminCommand[] = [
         });
       }
       const deleted = await admin.deleteProject(project.id);
+      await context.audit('deleteProject', deleted);
       return { result: deleted, text: `deleted project ${deleted.id} "${deleted.name}" and all it held` };
     },
   },
@@ -270,8 +254,7 @@ export const adminCommands: AdminCommand[] = [
         mode: mode as (typeof modes)[number],
         ...(typeof name === 'string' ? { name } : {}),
       });
-      // Never the key itself: its 12-character prefix, as the dashboard records it.
-      await context.audit({ projectId: key.project_id, action: 'key.created', detail: keyDetail(key) });
+      await context.audit('createKey', key);
       return { result: key, text: createdKeyText(key) };
     },
   },
@@ -297,7 +280,7 @@ export const adminCommands: AdminCommand[] = [
       const before = await admin.getKey(keyId!);
       const key = await admin.revokeKey(keyId!);
       if (before.status === 'active') {
-        await context.audit({ projectId: key.project_id, action: 'key.revoked', detail: keyDetail(key) });
+        await context.audit('revokeKey', key);
       }
       return { result: key, text: `revoked api_key ${key.id} (${key.mode}, ${key.prefix}…)` };
     },
@@ -322,11 +305,7 @@ export const adminCommands: AdminCommand[] = [
         events: eventList(requiredString(parsed, 'events', this.name)),
         ...(typeof description === 'string' ? { description } : {}),
       });
-      await context.audit({
-        projectId: endpoint.project_id,
-        action: 'webhook.created',
-        detail: webhookDetail(endpoint),
-      });
+      await context.audit('createWebhookEndpoint', endpoint);
       return {
         result: endpoint,
         text: `${webhookLine(endpoint)}\nsecret ${endpoint.secret}\n(shown this once only: keep it now)`,
@@ -358,11 +337,7 @@ export const adminCommands: AdminCommand[] = [
         ...(typeof events === 'string' ? { events: eventList(events) } : {}),
         ...(typeof description === 'string' ? { description } : {}),
       });
-      await context.audit({
-        projectId: endpoint.project_id,
-        action: 'webhook.updated',
-        detail: webhookDetail(endpoint),
-      });
+      await context.audit('updateWebhookEndpoint', endpoint);
       return { result: endpoint, text: `updated ${webhookLine(endpoint)}` };
     },
   },
@@ -375,11 +350,7 @@ export const adminCommands: AdminCommand[] = [
     async run(admin, parsed, _store, context) {
       const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
       const endpoint = await admin.disableWebhookEndpoint(id!);
-      await context.audit({
-        projectId: endpoint.project_id,
-        action: 'webhook.disabled',
-        detail: webhookDetail(endpoint),
-      });
+      await context.audit('disableWebhookEndpoint', endpoint);
       return { result: endpoint, text: `disabled ${webhookLine(endpoint)}` };
     },
   },
@@ -392,11 +363,7 @@ export const adminCommands: AdminCommand[] = [
     async run(admin, parsed, _store, context) {
       const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
       const endpoint = await admin.enableWebhookEndpoint(id!);
-      await context.audit({
-        projectId: endpoint.project_id,
-        action: 'webhook.enabled',
-        detail: webhookDetail(endpoint),
-      });
+      await context.audit('enableWebhookEndpoint', endpoint);
       return { result: endpoint, text: `enabled ${webhookLine(endpoint)}` };
     },
   },
@@ -409,11 +376,7 @@ export const adminCommands: AdminCommand[] = [
     async run(admin, parsed, _store, context) {
       const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
       const endpoint = await admin.deleteWebhookEndpoint(id!);
-      await context.audit({
-        projectId: endpoint.project_id,
-        action: 'webhook.deleted',
-        detail: webhookDetail(endpoint),
-      });
+      await context.audit('deleteWebhookEndpoint', endpoint);
       return { result: endpoint, text: `deleted ${webhookLine(endpoint)}` };
     },
   },
@@ -427,11 +390,7 @@ export const adminCommands: AdminCommand[] = [
       const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
       const hours = integerFlag(parsed, 'grace-hours', this.name, { min: 0, max: 168 });
       const endpoint = await admin.rollWebhookSecret(id!, hours === undefined ? {} : { graceSeconds: hours * 3600 });
-      await context.audit({
-        projectId: endpoint.project_id,
-        action: 'webhook.secret_rolled',
-        detail: webhookDetail(endpoint),
-      });
+      await context.audit('rollWebhookSecret', endpoint);
       return {
         result: endpoint,
         text: `${webhookLine(endpoint)}\nsecret ${endpoint.secret}\nprevious secret valid until ${endpoint.previous_secret_expires_at}`,
@@ -463,11 +422,7 @@ export const adminCommands: AdminCommand[] = [
     async run(admin, parsed, _store, context) {
       const [id] = expectPositionals(parsed, ['MESSAGE_ID'], this.name);
       const message = await admin.resendWebhookMessage(id!);
-      await context.audit({
-        projectId: message.project_id,
-        action: 'webhook.message_resent',
-        detail: `${message.id} ${message.event_type} (${message.endpoint_id})`,
-      });
+      await context.audit('resendWebhookMessage', message);
       return { result: message, text: `resending ${webhookMessageLine(message)}` };
     },
   },
@@ -484,11 +439,7 @@ export const adminCommands: AdminCommand[] = [
       if (Number.isNaN(since)) throw new UsageError('--since must be an ISO 8601 time', this.name);
       const endpoint = await admin.getWebhookEndpoint(id!);
       const replayed = await admin.replayWebhookMessages(id!, { since });
-      await context.audit({
-        projectId: endpoint.project_id,
-        action: 'webhook.messages_replayed',
-        detail: `${replayed.count} messages since ${new Date(since).toISOString()} of ${webhookDetail(endpoint)}`,
-      });
+      await context.audit('replayWebhookMessages', { endpoint, count: replayed.count, since });
       return { result: replayed, text: `replaying ${replayed.count} messages of ${endpoint.id}` };
     },
   },
@@ -530,9 +481,11 @@ export const adminCommands: AdminCommand[] = [
     summary:
       'Replace the VAPID key pair: every push subscription made with the old key stops working until its browser subscribes again',
     options: {},
-    async run(admin, parsed) {
+    changes: true,
+    async run(admin, parsed, _store, context) {
       expectPositionals(parsed, [], this.name);
       const key = await admin.rotateVapidKey();
+      await context.audit('rotateVapidKey', key);
       return {
         result: key,
         text: [
@@ -603,16 +556,6 @@ function webhookMessageLine(message: WebhookMessageObject): string {
   return `webhook_message ${message.id} ${message.status} ${message.event_type} attempts=${message.attempts} created=${message.created_at}`;
 }
 
-/** An endpoint as the audit log names it: its id and URL, never its secret. */
-function webhookDetail(endpoint: WebhookEndpointObject): string {
-  return `${endpoint.url} (${endpoint.id})`;
-}
-
-/** A key as the audit log names it: never its value, only its prefix. */
-function keyDetail(key: ApiKeyObject): string {
-  return `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`;
-}
-
 /** Suspends or resumes a project with `--reason`, and records the change (none when it was so already). */
 async function changeSuspension(
   admin: AdminApi,
@@ -633,12 +576,7 @@ async function changeSuspension(
       text: `project ${project.id} was ${action === 'suspend' ? 'suspended' : 'not suspended'}`,
     };
   }
-  await context.audit({
-    projectId: project.id,
-    action: action === 'suspend' ? 'project.suspended' : 'project.resumed',
-    detail: `${project.name} (operator)`,
-    reason: reason === null ? null : reason.trim(),
-  });
+  await context.audit(action === 'suspend' ? 'suspendProject' : 'resumeProject', project, reason?.trim() ?? null);
   return { result: project, text: `${past} project ${project.id}` };
 }
 

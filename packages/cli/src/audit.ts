@@ -31,16 +31,17 @@ export function actorOf(parsed: ParsedCommand, command: string): string {
 }
 
 /**
- * The audit log as the CLI writes it: the dashboard's own writer (`recordAudit`), with the
- * actor named and the source `cli`. The dashboard's module loads only when a change is recorded.
+ * The audit log as the CLI writes it: the entry the audit policy words for the operation, written
+ * by the dashboard's own writer (`recordAudit`) with the actor named and the source `cli`. The
+ * dashboard's module loads only when a change is recorded.
  */
 export function cliAuditContext(store: DashboardStore, actor: string, env: NodeJS.ProcessEnv): CommandContext {
   return {
     actor,
     env,
-    async audit(entry) {
-      const { recordAudit } = await import('@tidings/dashboard');
-      await recordAudit(store, Date.now(), { source: 'cli', name: actor }, entry);
+    async audit(operation, subject, reason) {
+      const { auditEntryOf, recordAudit } = await import('@tidings/dashboard');
+      await recordAudit(store, Date.now(), { source: 'cli', name: actor }, auditEntryOf(operation, subject, reason));
     },
   };
 }

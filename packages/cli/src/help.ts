@@ -52,7 +52,7 @@ const common = [
   '  --db DB     a SQLite file, or postgres://user@host/db?schema=NAME for PostgreSQL',
   '              (default: $TIDINGS_DB, else ./tidings.db; the schema defaults to tidings)',
   '  --json      print results, and errors as problem details, as JSON on stdout',
-  'Every command that changes something (account, project and key changes, sign-in codes) takes:',
+  'Every command that changes something (account, project, key, webhook and VAPID key changes, sign-in codes) takes:',
   '  --actor NAME  who runs it, recorded with the change in the audit log (`tidings audit`)',
   '              (default: the operating system user)',
 ];

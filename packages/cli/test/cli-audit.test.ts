@@ -199,4 +199,33 @@ describe('tidings audit and --actor', () => {
     expect(listed?.suspended).toBe(false);
     expect(await audit(['--project', project.id])).toHaveLength(1);
   });
+
+  it("records a project's deletion and a VAPID key rotation, in the words the dashboard uses", async () => {
+    const account = await tidingsJson<{ id: string }>([
+      'account',
+      'create',
+      '--email',
+      'gone@example.com',
+      '--verified',
+      '--db',
+      auditDb,
+    ]);
+    const project = await tidingsJson<{ id: string }>([
+      'project',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'Gone',
+      '--db',
+      auditDb,
+    ]);
+    await tidingsJson(['project', 'delete', project.id, '--confirm', 'Gone', '--actor', 'dave', '--db', auditDb]);
+    const rotated = await tidingsJson<{ public_key: string }>(['vapid', 'rotate', '--actor', 'dave', '--db', auditDb]);
+    const byDave = await audit(['--actor', 'dave']);
+    expect(byDave.map((entry) => [entry.action, entry.project_id, entry.detail])).toEqual([
+      ['vapid_key.rotated', null, rotated.public_key],
+      ['project.deleted', project.id, 'Gone'],
+    ]);
+  });
 });

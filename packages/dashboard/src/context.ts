@@ -2,8 +2,7 @@ import { type ProjectObject, resolveClientIp, type Tidings, TidingsError } from 
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { AccountService } from './domain/accounts.js';
-import { recordAudit } from './domain/audit.js';
-import type { AuditAction } from './domain/dashboard-store.js';
+import { type AuditEntry, recordAudit } from './domain/audit.js';
 import type { Sessions, SignedIn } from './domain/sessions.js';
 import { sessionCookieName } from './domain/sessions.js';
 import type { ResolvedDashboardOptions } from './options.js';
@@ -80,20 +79,12 @@ export async function ownedProject(deps: Deps, signedIn: SignedIn, id: string): 
  * Records one entry in the audit log (a project's, or none for an account or an invitation), as
  * the signed-in account, from the request's IP.
  */
-export async function audit(
-  c: Context,
-  deps: Deps,
-  signedIn: SignedIn,
-  projectId: string | null,
-  action: AuditAction,
-  detail: string,
-  reason: string | null = null,
-): Promise<void> {
+export async function audit(c: Context, deps: Deps, signedIn: SignedIn, entry: AuditEntry): Promise<void> {
   const actor = signedIn.account.account;
   await recordAudit(
     deps.options.store,
     deps.options.clock.now(),
     { source: 'dashboard', accountId: actor.id, email: actor.email, ip: clientIp(c, deps.options) },
-    { projectId, action, detail, reason },
+    entry,
   );
 }

@@ -1,6 +1,13 @@
 export { tidingsDashboard } from './app.js';
 export { type AccountService, type AccountServiceOptions, createAccountService } from './domain/accounts.js';
 export { type AuditActor, type AuditEntry, auditActorOf, recordAudit } from './domain/audit.js';
+export {
+  type AdminOperation,
+  AUDIT_POLICY,
+  type AuditSubjects,
+  auditEntryOf,
+  type DashboardOperation,
+} from './domain/audit-policy.js';
 export { normaliseEmail } from './domain/codes.js';
 export type {
   AuditAction,

@@ -256,7 +256,8 @@ export type AuditAction =
   | 'account.operator_revoked'
   | 'account.sign_in_code_issued'
   | 'invitation.sent'
-  | 'invitation.revoked';
+  | 'invitation.revoked'
+  | 'vapid_key.rotated';
 
 /** Where a change was made: a page of the dashboard, or the operator CLI. */
 export type AuditSource = 'dashboard' | 'cli';

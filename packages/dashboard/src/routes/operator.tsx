@@ -2,6 +2,7 @@
 import { MAX_SEARCH_QUERY_LENGTH, type ProjectObject, TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, signedInOf } from '../context.js';
+import { auditEntryOf } from '../domain/audit-policy.js';
 import { normaliseEmail } from '../domain/codes.js';
 import { invitationBodySchema, parseForm, suspensionBodySchema } from '../forms.js';
 import { render, seeOther } from '../render.js';
@@ -144,15 +145,8 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
         action === 'suspend'
           ? await tidings.admin.suspendProject(project.id, change)
           : await tidings.admin.resumeProject(project.id, change);
-      await audit(
-        c,
-        deps,
-        signedIn,
-        changed.id,
-        action === 'suspend' ? 'project.suspended' : 'project.resumed',
-        `${changed.name} (operator)`,
-        form.data.reason,
-      );
+      const entry = auditEntryOf(action === 'suspend' ? 'suspendProject' : 'resumeProject', changed, form.data.reason);
+      await audit(c, deps, signedIn, entry);
       const notice = action === 'suspend' ? 'suspended=1' : 'resumed=1';
       return seeOther(c, `${back}${back.includes('?') ? '&' : '?'}${notice}`);
     });
@@ -162,8 +156,8 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
     const signedIn = operatorOf(c);
     const account = await tidings.admin.getAccount(c.req.param('id'));
     if (!account.verified) {
-      await tidings.admin.verifyAccount(account.id);
-      await audit(c, deps, signedIn, null, 'account.verified', `${account.email} (${account.id})`);
+      const verified = await tidings.admin.verifyAccount(account.id);
+      await audit(c, deps, signedIn, auditEntryOf('verifyAccount', verified));
     }
     return seeOther(c, `${base}/operator?verified=1`);
   });
@@ -174,7 +168,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
     if (!form.ok) return page(c, form, 400);
     const origin = options.publicUrl ?? new URL(c.req.url).origin;
     await accounts.invite(form.data.email, `${origin}${base}/signup`, signedIn.account.account.email);
-    await audit(c, deps, signedIn, null, 'invitation.sent', form.data.email);
+    await audit(c, deps, signedIn, auditEntryOf('sendInvitation', { email: form.data.email }));
     return seeOther(c, `${base}/operator?invited=1`);
   });
 
@@ -196,7 +190,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
     if (!(await accounts.revokeInvitation(invitation.email))) {
       throw new TidingsError('NOT_FOUND', `No pending invitation for ${invitation.email}`);
     }
-    await audit(c, deps, signedIn, null, 'invitation.revoked', invitation.email);
+    await audit(c, deps, signedIn, auditEntryOf('revokeInvitation', { email: invitation.email }));
     return seeOther(c, `${base}/operator?invitation_revoked=1`);
   });
 }

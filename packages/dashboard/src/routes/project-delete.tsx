@@ -2,6 +2,7 @@
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
+import { auditEntryOf } from '../domain/audit-policy.js';
 import { parseForm, projectDeleteBodySchema } from '../forms.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -41,7 +42,7 @@ export function registerProjectDeleteRoutes(app: Hono<DashboardEnv>, deps: Deps)
       );
     }
     await tidings.admin.deleteProject(project.id);
-    await audit(c, deps, signedIn, project.id, 'project.deleted', project.name);
+    await audit(c, deps, signedIn, auditEntryOf('deleteProject', project));
     return seeOther(c, `${base}?deleted=1`);
   });
 }

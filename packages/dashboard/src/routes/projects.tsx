@@ -3,6 +3,7 @@ import { TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
+import { auditEntryOf } from '../domain/audit-policy.js';
 import { keyBodySchema, parseForm, projectBodySchema } from '../forms.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -61,7 +62,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         accountId: signedIn.account.account.id,
         name: form.data.name,
       });
-      await audit(c, deps, signedIn, project.id, 'project.created', project.name);
+      await audit(c, deps, signedIn, auditEntryOf('createProject', project));
       return seeOther(c, `${base}/projects/${project.id}`);
     } catch (error) {
       const { message, status } = refusal(error);
@@ -117,14 +118,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       // The full value goes to the page once, apart from the key's record.
       const { key: fullKey, ...key } = created;
       if (!fullKey) throw new Error('a created key came back without its value');
-      await audit(
-        c,
-        deps,
-        signedIn,
-        project.id,
-        'key.created',
-        `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`,
-      );
+      await audit(c, deps, signedIn, auditEntryOf('createKey', key));
       // The key on screen sends the first test notification (docs/dashboard.md#the-first-send).
       const firstSend = {
         project,
@@ -158,15 +152,8 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const signedIn = signedInOf(c);
     const { project, key } = await ownedKey(c);
     if (key.revoked_at === null) {
-      await tidings.admin.revokeKey(key.id);
-      await audit(
-        c,
-        deps,
-        signedIn,
-        project.id,
-        'key.revoked',
-        `${key.name ?? 'unnamed'} (${key.mode}, ${key.prefix}…, ${key.id})`,
-      );
+      const revoked = await tidings.admin.revokeKey(key.id);
+      await audit(c, deps, signedIn, auditEntryOf('revokeKey', revoked));
     }
     return seeOther(c, `${base}/projects/${project.id}?revoked=1`);
   });
@@ -181,7 +168,7 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const form = parseForm(projectBodySchema, await c.req.parseBody());
     if (!form.ok) return render(c, <SettingsPage project={project} state={form} />, 400);
     const renamed = await tidings.admin.renameProject(project.id, form.data.name);
-    await audit(c, deps, signedIn, project.id, 'project.renamed', `${project.name} → ${renamed.name}`);
+    await audit(c, deps, signedIn, auditEntryOf('renameProject', { before: project, after: renamed }));
     return seeOther(c, `${base}/projects/${project.id}/settings?renamed=1`);
   });
 }

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
-import { isId, MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError, type WebhookEndpointObject } from '@tidings/core';
+import { isId, MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
+import { auditEntryOf } from '../domain/audit-policy.js';
 import {
   type ParsedForm,
   parseForm,
@@ -53,11 +54,6 @@ function noticeOf(query: Record<string, string>): FormState {
     };
   }
   return {};
-}
-
-/** An endpoint as the audit log names it: its URL and id, never its secret. */
-export function webhookDetail(endpoint: WebhookEndpointObject): string {
-  return `${endpoint.url} (${endpoint.id})`;
 }
 
 /**
@@ -125,7 +121,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       // The secret goes to the page once, apart from the endpoint's record.
       const { secret, ...endpoint } = created;
       if (!secret) throw new Error('a created webhook endpoint came back without its secret');
-      await audit(c, deps, signedIn, project.id, 'webhook.created', webhookDetail(endpoint));
+      await audit(c, deps, signedIn, auditEntryOf('createWebhookEndpoint', endpoint));
       return render(c, <EndpointCreatedPage project={project} endpoint={endpoint} secret={secret} />);
     } catch (error) {
       const { state, status } = refusal(error, form.values);
@@ -202,7 +198,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         events: form.data.events,
         description: form.data.description ?? null,
       });
-      await audit(c, deps, signedIn, project.id, 'webhook.updated', webhookDetail(updated));
+      await audit(c, deps, signedIn, auditEntryOf('updateWebhookEndpoint', updated));
       return seeOther(c, `${endpointPath(base, updated)}?updated=1`);
     } catch (error) {
       const { state, status } = refusal(error, form.values);
@@ -212,19 +208,19 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   app.post('/projects/:id/webhooks/:endpointId/disable', async (c) => {
     const signedIn = signedInOf(c);
-    const { project, endpoint } = await ownedEndpoint(c);
+    const { endpoint } = await ownedEndpoint(c);
     if (endpoint.status === 'enabled') {
       const disabled = await tidings.admin.disableWebhookEndpoint(endpoint.id);
-      await audit(c, deps, signedIn, project.id, 'webhook.disabled', webhookDetail(disabled));
+      await audit(c, deps, signedIn, auditEntryOf('disableWebhookEndpoint', disabled));
     }
     return seeOther(c, `${endpointPath(base, endpoint)}?disabled=1`);
   });
   app.post('/projects/:id/webhooks/:endpointId/enable', async (c) => {
     const signedIn = signedInOf(c);
-    const { project, endpoint } = await ownedEndpoint(c);
+    const { endpoint } = await ownedEndpoint(c);
     if (endpoint.status === 'disabled') {
       const enabled = await tidings.admin.enableWebhookEndpoint(endpoint.id);
-      await audit(c, deps, signedIn, project.id, 'webhook.enabled', webhookDetail(enabled));
+      await audit(c, deps, signedIn, auditEntryOf('enableWebhookEndpoint', enabled));
     }
     return seeOther(c, `${endpointPath(base, endpoint)}?enabled=1`);
   });
@@ -243,16 +239,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const rolled = await tidings.admin.rollWebhookSecret(endpoint.id, { graceSeconds: form.data.grace_hours * 3600 });
     const { secret, ...after } = rolled;
     if (!secret) throw new Error('a rolled webhook endpoint came back without its secret');
-    await audit(
-      c,
-      deps,
-      signedIn,
-      project.id,
-      'webhook.secret_rolled',
-      form.data.grace_hours === 0
-        ? `${webhookDetail(after)}, previous secret dropped at once`
-        : `${webhookDetail(after)}, previous secret valid until ${after.previous_secret_expires_at}`,
-    );
+    await audit(c, deps, signedIn, auditEntryOf('rollWebhookSecret', after));
     return render(c, <SecretRolledPage project={project} endpoint={after} secret={secret} />);
   });
 
@@ -264,7 +251,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const signedIn = signedInOf(c);
     const { project, endpoint } = await ownedEndpoint(c);
     await tidings.admin.deleteWebhookEndpoint(endpoint.id);
-    await audit(c, deps, signedIn, project.id, 'webhook.deleted', webhookDetail(endpoint));
+    await audit(c, deps, signedIn, auditEntryOf('deleteWebhookEndpoint', endpoint));
     return seeOther(c, `${base}/projects/${project.id}/webhooks?deleted=1`);
   });
   app.post('/projects/:id/webhooks/:endpointId/test', async (c) => {
@@ -293,9 +280,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         c,
         deps,
         signedIn,
-        project.id,
-        'webhook.messages_replayed',
-        `${count} messages since ${new Date(form.data.since).toISOString()} of ${webhookDetail(endpoint)}`,
+        auditEntryOf('replayWebhookMessages', { endpoint, count, since: form.data.since }),
       );
       return seeOther(c, `${endpointPath(base, endpoint)}?replayed=${count}#messages`);
     } catch (error) {
@@ -337,15 +322,8 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     if (project.suspended) {
       throw new TidingsError('PROJECT_SUSPENDED', 'This project is suspended: it sends no webhooks');
     }
-    await tidings.admin.resendWebhookMessage(message.id);
-    await audit(
-      c,
-      deps,
-      signedIn,
-      project.id,
-      'webhook.message_resent',
-      `${message.id} ${message.event_type} (${endpoint.id})`,
-    );
+    const resent = await tidings.admin.resendWebhookMessage(message.id);
+    await audit(c, deps, signedIn, auditEntryOf('resendWebhookMessage', resent));
     return seeOther(c, `${endpointPath(base, endpoint)}/messages/${message.id}?resent=1`);
   });
 }

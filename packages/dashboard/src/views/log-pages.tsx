@@ -299,6 +299,7 @@ const ACTIONS: Record<AuditEventRecord['action'], string> = {
   'account.sign_in_code_issued': 'Sign-in code issued',
   'invitation.sent': 'Invitation sent',
   'invitation.revoked': 'Invitation revoked',
+  'vapid_key.rotated': 'Web Push keys rotated',
 };
 
 /** What an audit entry's action reads as. */
