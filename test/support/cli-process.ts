@@ -130,17 +130,13 @@ export async function servedFile(config: unknown): Promise<ServedFile> {
   };
 }
 
-/** Creates a verified account and a project in it through the CLI. */
-export async function createProjectWithCli(db: string, name = 'P'): Promise<{ accountId: string; projectId: string }> {
-  const account = await tidingsJson<{ id: string }>([
-    'account',
-    'create',
-    '--email',
-    'a@example.com',
-    '--verified',
-    '--db',
-    db,
-  ]);
+/** Creates a verified account (of `email`, one per database) and a project in it through the CLI. */
+export async function createProjectWithCli(
+  db: string,
+  name = 'P',
+  email = 'a@example.com',
+): Promise<{ accountId: string; projectId: string }> {
+  const account = await tidingsJson<{ id: string }>(['account', 'create', '--email', email, '--verified', '--db', db]);
   const project = await tidingsJson<{ id: string }>([
     'project',
     'create',

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { runTidings, tidingsJson } from '@tidings/test-support/cli-process.js';
+import { createProjectWithCli, runTidings, tidingsJson } from '@tidings/test-support/cli-process.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliDatabase } from './cli-fixtures.js';
 
@@ -155,30 +155,12 @@ describe('tidings audit and --actor', () => {
   });
 
   it('refuses an empty or too long --reason, and suspends nothing', async () => {
-    const account = await tidingsJson<{ id: string }>([
-      'account',
-      'create',
-      '--email',
-      'reason@example.com',
-      '--verified',
-      '--db',
-      auditDb,
-    ]);
-    const project = await tidingsJson<{ id: string }>([
-      'project',
-      'create',
-      '--account',
-      account.id,
-      '--name',
-      'R',
-      '--db',
-      auditDb,
-    ]);
+    const { accountId, projectId } = await createProjectWithCli(auditDb, 'R', 'reason@example.com');
     for (const reason of ['', '   ', 'x'.repeat(501)]) {
       const refused = await runTidings([
         'project',
         'suspend',
-        project.id,
+        projectId,
         '--reason',
         reason,
         '--db',
@@ -192,40 +174,22 @@ describe('tidings audit and --actor', () => {
       'project',
       'list',
       '--account',
-      account.id,
+      accountId,
       '--db',
       auditDb,
     ]);
     expect(listed?.suspended).toBe(false);
-    expect(await audit(['--project', project.id])).toHaveLength(1);
+    expect(await audit(['--project', projectId])).toHaveLength(1);
   });
 
   it("records a project's deletion and a VAPID key rotation, in the words the dashboard uses", async () => {
-    const account = await tidingsJson<{ id: string }>([
-      'account',
-      'create',
-      '--email',
-      'gone@example.com',
-      '--verified',
-      '--db',
-      auditDb,
-    ]);
-    const project = await tidingsJson<{ id: string }>([
-      'project',
-      'create',
-      '--account',
-      account.id,
-      '--name',
-      'Gone',
-      '--db',
-      auditDb,
-    ]);
-    await tidingsJson(['project', 'delete', project.id, '--confirm', 'Gone', '--actor', 'dave', '--db', auditDb]);
+    const { projectId } = await createProjectWithCli(auditDb, 'Gone', 'gone@example.com');
+    await tidingsJson(['project', 'delete', projectId, '--confirm', 'Gone', '--actor', 'dave', '--db', auditDb]);
     const rotated = await tidingsJson<{ public_key: string }>(['vapid', 'rotate', '--actor', 'dave', '--db', auditDb]);
     const byDave = await audit(['--actor', 'dave']);
     expect(byDave.map((entry) => [entry.action, entry.project_id, entry.detail])).toEqual([
       ['vapid_key.rotated', null, rotated.public_key],
-      ['project.deleted', project.id, 'Gone'],
+      ['project.deleted', projectId, 'Gone'],
     ]);
   });
 });
