@@ -23,7 +23,10 @@ export function parseRows(text) {
     ]);
 }
 
-const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, '0')}`;
+const minutes = (seconds) => {
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
+};
 
 /** The table as text: step, wall time, files and tests where counted, and the total. */
 export function formatTable(rows, totalSeconds) {

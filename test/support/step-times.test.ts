@@ -57,7 +57,7 @@ describe('stepTimesReporter', () => {
 
 describe('the CI step table', () => {
   const text = [
-    { step: 'build (11 of 13 workspaces)', seconds: 40.2, within: 'README commands' },
+    { step: 'build (11 of 13 workspaces)', seconds: 59.9, within: 'README commands' },
     { step: 'README commands', seconds: 95.04, status: 0 },
     { step: 'project unit', seconds: 61, files: 80, tests: 900, within: 'tests (npm test)' },
     { step: 'tests (npm test)', seconds: 190.5, status: 1 },
@@ -70,7 +70,7 @@ describe('the CI step table', () => {
     expect(table[0]).toMatch(/^step\s+wall time\s+m:ss\s+counted$/);
     expect(table.slice(2)).toEqual([
       expect.stringMatching(/^README commands\s+95\.0 s\s+1:35$/),
-      expect.stringMatching(/^ {2}build \(11 of 13 workspaces\)\s+40\.2 s\s+0:40$/),
+      expect.stringMatching(/^ {2}build \(11 of 13 workspaces\)\s+59\.9 s\s+1:00$/),
       expect.stringMatching(/^tests \(npm test\)\s+190\.5 s\s+3:11\s+FAILED$/),
       expect.stringMatching(/^ {2}project unit\s+61\.0 s\s+1:01\s+80 files, 900 tests$/),
       expect.stringMatching(/^total\s+300\.0 s\s+5:00$/),

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { runTidings, tidingsJson } from '@tidings/test-support/cli-process.js';
 import { describe, expect, it } from 'vitest';
+import { withAdmin } from '../src/admin-session.js';
 import { cliDatabase } from './cli-fixtures.js';
 
 const { paths, failingJson, verifiedAccount, project } = cliDatabase();
@@ -127,7 +128,11 @@ describe('tidings account, project and key', () => {
 
   it('holds at most 10 projects per account: PROJECT_LIMIT_REACHED', async () => {
     const accountId = await verifiedAccount('many@example.com');
-    for (let i = 1; i <= 10; i++) await project(accountId, `P${i}`);
+    // The ten allowed ones in one admin session on the file rather than ten CLI processes: what is
+    // tested is the CLI's answer to the eleventh.
+    await withAdmin(paths.db, async (admin) => {
+      for (let i = 1; i <= 10; i++) await admin.createProject({ accountId, name: `P${i}` });
+    });
     const problem = await failingJson(['project', 'create', '--account', accountId, '--name', 'P11']);
     expect(problem).toMatchObject({ status: 409, code: 'PROJECT_LIMIT_REACHED' });
     expect(await tidingsJson<unknown[]>(['project', 'list', '--account', accountId, '--db', paths.db])).toHaveLength(
