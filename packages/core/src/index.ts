@@ -1,3 +1,4 @@
+export * from './accepted-attempt.js';
 export * from './admin.js';
 export * from './admin-views.js';
 export * from './admin-webhook-messages.js';

@@ -1,22 +1,10 @@
-import type { AccountRecord, ProjectRecord, Store } from '@tidings/core';
+import type { AccountRecord, AccountStore, ProjectRecord } from '@tidings/core';
 import type { Pool } from 'pg';
 import { ACCOUNT, PROJECT } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
 
-type AccountOperations = Pick<
-  Store,
-  | 'createAccount'
-  | 'getAccount'
-  | 'listAccounts'
-  | 'setAccountVerified'
-  | 'createProject'
-  | 'getProject'
-  | 'listProjects'
-  | 'setProjectSuspended'
->;
-
 /** Accounts and projects. */
-export function accountOperations(pool: Pool, sql: Sql): AccountOperations {
+export function accountOperations(pool: Pool, sql: Sql): AccountStore {
   const { t, statement } = sql;
   const insertAccount = statement(
     'insert_account',

@@ -1,20 +1,15 @@
-import type { ApiKeyRecord, Store } from '@tidings/core';
+import type { ApiKeyRecord, ApiKeyStore } from '@tidings/core';
 import type { Pool } from 'pg';
 import { API_KEY, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
 import { createGroup } from './group.js';
-
-type ApiKeyOperations = Pick<
-  Store,
-  'createApiKey' | 'getApiKey' | 'listApiKeys' | 'revokeApiKey' | 'findApiKeyByHash' | 'touchApiKey'
->;
 
 /**
  * API keys. A lookup by hash is an indexed query on every request (the lookups of one turn in
  * one statement), never a cache: a key revoked or a project suspended by any instance, the CLI
  * or plain SQL is refused by every instance at its next request.
  */
-export function apiKeyOperations(pool: Pool, sql: Sql): ApiKeyOperations {
+export function apiKeyOperations(pool: Pool, sql: Sql): ApiKeyStore {
   const { t, statement } = sql;
   // The project's row lock serializes the key creations of one project, so that concurrent
   // creations cannot both count nine active keys. NO KEY UPDATE: sends and lookups do not wait.

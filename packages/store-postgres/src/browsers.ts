@@ -1,9 +1,9 @@
 import type {
   BrowserRecord,
+  BrowserStore,
   DisconnectBrowserResult,
   DisconnectReason,
   ReapedBrowser,
-  Store,
   WebhookChange,
 } from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
@@ -11,19 +11,6 @@ import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from '.
 import { commitWith, run, type Sql, transaction } from './db.js';
 import type { InsertJobs } from './jobs.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
-
-type BrowserOperations = Pick<
-  Store,
-  | 'createConnectToken'
-  | 'findConnectToken'
-  | 'registerBrowser'
-  | 'findBrowser'
-  | 'disconnectBrowser'
-  | 'touchBrowsers'
-  | 'holdBrowsers'
-  | 'releaseBrowsers'
-  | 'reapStaleBrowsers'
->;
 
 interface ConnectTokenRow extends JoinedProjectRow {
   project_id: string;
@@ -42,7 +29,7 @@ export function browserOperations(
   sql: Sql,
   insertJobs: InsertJobs,
   recordEvents: RecordWebhookEvents,
-): BrowserOperations {
+): BrowserStore {
   const { t, statement } = sql;
   const insertToken = statement(
     'insert_token',

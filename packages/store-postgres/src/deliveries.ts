@@ -1,10 +1,10 @@
-import type { AppliedReceipts, Delivery, Receipt, ReceiptType, Store, WebhookChange } from '@tidings/core';
+import type { AppliedReceipts, Delivery, DeliveryStore, Receipt, ReceiptType, WebhookChange } from '@tidings/core';
 import type { Pool } from 'pg';
 import { commitWith, type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 import type { InsertJobs } from './jobs.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
-type DeliveryOperations = Pick<Store, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
+type DeliveryOperations = Pick<DeliveryStore, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
 
 /** The receipts of one batch for one attempt: the first time of each kind, as the receipts are applied in order. */
 interface AttemptReceipts {

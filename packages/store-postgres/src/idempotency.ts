@@ -1,8 +1,6 @@
-import type { IdempotencyLookup, Store } from '@tidings/core';
+import type { IdempotencyLookup, IdempotencyStore } from '@tidings/core';
 import type { Pool } from 'pg';
 import { run, type Sql } from './db.js';
-
-type IdempotencyOperations = Pick<Store, 'findIdempotentResponse'>;
 
 /** A stored result under an idempotency key. */
 export interface IdempotencyRow {
@@ -24,7 +22,7 @@ export function idempotencyOutcome(
  * The read-only fast path of idempotency keys. A result is only ever written by the send that
  * produced it, in that send's transaction (see notifications.ts): what is read here committed.
  */
-export function idempotencyOperations(pool: Pool, sql: Sql): IdempotencyOperations {
+export function idempotencyOperations(pool: Pool, sql: Sql): IdempotencyStore {
   const { t, statement } = sql;
   const select = statement(
     'select_idempotency',

@@ -1,8 +1,9 @@
-import { type ClaimedJob, type JobRecord, type NewJob, newId, type Store } from '@tidings/core';
+import { type ClaimedJob, type JobRecord, type JobStore, type NewJob, newId } from '@tidings/core';
 import type { Pool } from 'pg';
 import { type Queryable, run, type Sql } from './db.js';
 
-type JobOperations = Pick<Store, 'enqueueJobs' | 'claimJobs' | 'completeJob' | 'retryJob' | 'failJob' | 'listJobs'>;
+/** The queue's own methods: `onJobsEnqueued` is the store's, over its wakeups. */
+type JobOperations = Omit<JobStore, 'onJobsEnqueued'>;
 
 /** The columns of a job record, of the table under `alias`. */
 function jobColumns(alias: string): string {

@@ -1,9 +1,9 @@
-import { type EndedAttempt, type Store, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
+import { type EndedAttempt, type MaintenanceStore, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
 import type { Pool } from 'pg';
 import { run, type Sql, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
-type MaintenanceOperations = Pick<Store, 'expireAttempts' | 'purgeExpired'>;
+type MaintenanceOperations = Omit<MaintenanceStore, 'close'>;
 
 /**
  * The periodic sweeps. Every instance runs them; SKIP LOCKED lets sweeps running at once each

@@ -6,9 +6,10 @@ import {
   type IdempotencyInput,
   idTimeFloor,
   type NotificationRecord,
-  type Store,
+  type NotificationStore,
   type UsageBreakdownDay,
   type UsageDay,
+  type UsageStore,
   utcDay,
 } from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
@@ -19,7 +20,7 @@ import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import type { InsertJobs } from './jobs.js';
 import { batchOperations, CLAIMED, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
 
-type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage' | 'getUsageBreakdown'>;
+type NotificationOperations = NotificationStore & UsageStore;
 
 /** A row of the claim: a stored result under the key, or (id set) a connected browser. */
 interface ClaimRow extends Partial<IdempotencyRow> {

@@ -1,8 +1,8 @@
-import type { Delivery, Store } from '@tidings/core';
+import type { Delivery, DeliveryStore } from '@tidings/core';
 import type { Pool } from 'pg';
 import { run, type Sql } from './db.js';
 
-type PendingDeliveryOperations = Pick<Store, 'listPendingDeliveries'>;
+type PendingDeliveryOperations = Pick<DeliveryStore, 'listPendingDeliveries'>;
 
 /**
  * What the open streams of many browsers should have received, read at once when an instance

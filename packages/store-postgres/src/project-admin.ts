@@ -1,17 +1,17 @@
-import type { AttemptRecord, NotificationRecord, NotificationWithAttempts, ProjectRecord, Store } from '@tidings/core';
+import type {
+  AttemptRecord,
+  NotificationRecord,
+  NotificationWithAttempts,
+  ProjectAdminStore,
+  ProjectRecord,
+} from '@tidings/core';
 import type { Pool } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION, PROJECT } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
 import { containsPattern } from './like.js';
 
 /** The operators' and owners' reads and the rename behind `tidings.admin`: every project, a page of the log of sends. */
-export function projectAdminOperations(
-  pool: Pool,
-  sql: Sql,
-): Pick<
-  Store,
-  'renameProject' | 'listAllProjects' | 'searchProjects' | 'listNotifications' | 'deleteProject' | 'deleteAccount'
-> {
+export function projectAdminOperations(pool: Pool, sql: Sql): ProjectAdminStore {
   const { t, statement } = sql;
   const renameProject = statement(
     'rename_project',

@@ -1,20 +1,7 @@
-import type { PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
+import type { PushStore, PushSubscriptionRecord, VapidKeyRecord } from '@tidings/core';
 import type { Pool } from 'pg';
 import { run, type Sql, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
-
-type PushOperations = Pick<
-  Store,
-  | 'getVapidKeys'
-  | 'ensureVapidKeys'
-  | 'rotateVapidKeys'
-  | 'putPushSubscription'
-  | 'getPushSubscription'
-  | 'deletePushSubscription'
-  | 'listPushSubscribedBrowsers'
-  | 'markAttemptPushed'
-  | 'failAttempt'
->;
 
 const VAPID = 'public_key AS "publicKey", private_key AS "privateKey", created_at AS "createdAt"';
 
@@ -23,7 +10,7 @@ const SUBSCRIPTION =
   's.created_at AS "createdAt", s.updated_at AS "updatedAt", s.expires_at AS "expiresAt"';
 
 /** Web Push: the deployment's VAPID keys, the browsers' subscriptions, and what a push did to an attempt. */
-export function pushOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhookEvents): PushOperations {
+export function pushOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhookEvents): PushStore {
   const { t, statement } = sql;
   const selectVapid = statement('select_vapid', `SELECT ${VAPID} FROM ${t('vapid_keys')} WHERE id = 1`);
   // The first pair committed stays: an insert racing with another waits for its commit and then

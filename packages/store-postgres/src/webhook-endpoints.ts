@@ -1,17 +1,6 @@
-import type { CreateWebhookEndpointResult, Store, WebhookEndpointRecord } from '@tidings/core';
+import type { CreateWebhookEndpointResult, WebhookEndpointRecord, WebhookEndpointStore } from '@tidings/core';
 import type { Pool } from 'pg';
 import { run, type Sql, transaction } from './db.js';
-
-type WebhookEndpointOperations = Pick<
-  Store,
-  | 'createWebhookEndpoint'
-  | 'getWebhookEndpoint'
-  | 'listWebhookEndpoints'
-  | 'updateWebhookEndpoint'
-  | 'setWebhookEndpointStatus'
-  | 'deleteWebhookEndpoint'
-  | 'rollWebhookSecret'
->;
 
 /** A webhook endpoint's columns as its record. */
 export const ENDPOINT =
@@ -20,7 +9,7 @@ export const ENDPOINT =
   'created_at AS "createdAt", updated_at AS "updatedAt", failing_since AS "failingSince"';
 
 /** Webhook endpoints; the project's row lock serializes the creations of one project. */
-export function webhookEndpointOperations(pool: Pool, sql: Sql): WebhookEndpointOperations {
+export function webhookEndpointOperations(pool: Pool, sql: Sql): WebhookEndpointStore {
   const { t, statement } = sql;
   const lockProject = statement(
     'lock_project_for_webhook',

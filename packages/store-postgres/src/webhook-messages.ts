@@ -4,11 +4,11 @@ import {
   type NewWebhookMessage,
   type NotificationRecord,
   type NotificationWithAttempts,
-  type Store,
   type WebhookChange,
   type WebhookEndpointRecord,
   type WebhookMessageAttemptRecord,
   type WebhookMessageRecord,
+  type WebhookMessageStore,
   webhookJobOf,
   webhookMessagesOf,
 } from '@tidings/core';
@@ -17,16 +17,6 @@ import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { type Queryable, run, type Sql, transaction } from './db.js';
 import type { InsertJobs } from './jobs.js';
 import { ENDPOINT } from './webhook-endpoints.js';
-
-type WebhookMessageOperations = Pick<
-  Store,
-  | 'enqueueWebhookMessages'
-  | 'getWebhookMessage'
-  | 'listWebhookMessages'
-  | 'recordWebhookAttempt'
-  | 'resendWebhookMessages'
-  | 'disableFailingWebhookEndpoint'
->;
 
 /** A message's columns as its record; `payload` is the text sent, parsed by {@link messageOf}. */
 const MESSAGE =
@@ -67,7 +57,7 @@ export function webhookMessageOperations(
   pool: Pool,
   sql: Sql,
   insertJobs: InsertJobs,
-): WebhookMessageOperations & {
+): WebhookMessageStore & {
   insertMessages: InsertWebhookMessages;
   recordEvents: RecordWebhookEvents;
   /** How many messages were recorded so far (inserted; maybe not yet committed), for the runner's wake-ups. */

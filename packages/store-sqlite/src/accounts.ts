@@ -1,21 +1,9 @@
-import type { CreateProjectResult, Store } from '@tidings/core';
+import type { AccountStore, CreateProjectResult } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import { type AccountRow, accountFromRow, bit, type ProjectRow, projectFromRow } from './rows.js';
 
-type AccountOperations = Pick<
-  Store,
-  | 'createAccount'
-  | 'getAccount'
-  | 'listAccounts'
-  | 'setAccountVerified'
-  | 'createProject'
-  | 'getProject'
-  | 'listProjects'
-  | 'setProjectSuspended'
->;
-
 /** Accounts and projects. */
-export function accountOperations(db: Database.Database): AccountOperations {
+export function accountOperations(db: Database.Database): AccountStore {
   const insertAccount = db.prepare<[string, string, number, number], AccountRow>(
     'INSERT INTO accounts (id, email, verified, created_at) VALUES (?, ?, ?, ?) RETURNING *',
   );

@@ -1,12 +1,14 @@
-import type { ApiKeyLookup, ApiKeyRecord, CreateApiKeyResult, KeyMode, ProjectRecord, Store } from '@tidings/core';
+import type {
+  ApiKeyLookup,
+  ApiKeyRecord,
+  ApiKeyStore,
+  CreateApiKeyResult,
+  KeyMode,
+  ProjectRecord,
+} from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupRead } from './group-read.js';
 import { type ApiKeyRow, apiKeyFromRow, JOINED_PROJECT_COLUMNS, type JoinedProjectRow, joinedProject } from './rows.js';
-
-type ApiKeyOperations = Pick<
-  Store,
-  'createApiKey' | 'getApiKey' | 'listApiKeys' | 'revokeApiKey' | 'findApiKeyByHash' | 'touchApiKey'
->;
 
 interface CreateApiKeyInput {
   id: string;
@@ -30,7 +32,7 @@ const MAX_KEPT_LOOKUPS = 1024;
  * reads the counter first, so it answers from the same committed state as a fresh query would.
  * Kept lookups are frozen and handed out as they are (records are values, see the Store port).
  */
-export function apiKeyOperations(db: Database.Database, groupRead: GroupRead): ApiKeyOperations {
+export function apiKeyOperations(db: Database.Database, groupRead: GroupRead): ApiKeyStore {
   const projectExists = db.prepare<[string], number>('SELECT 1 FROM projects WHERE id = ?').pluck();
   const countActive = db
     .prepare<[string], number>('SELECT count(*) FROM api_keys WHERE project_id = ? AND revoked_at IS NULL')

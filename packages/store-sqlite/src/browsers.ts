@@ -1,4 +1,11 @@
-import type { DisconnectBrowserResult, DisconnectReason, ReapedBrowser, Store, WebhookChange } from '@tidings/core';
+import type {
+  BrowserStore,
+  DisconnectBrowserResult,
+  DisconnectReason,
+  ReapedBrowser,
+  Store,
+  WebhookChange,
+} from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
@@ -10,19 +17,6 @@ import {
   joinedProject,
 } from './rows.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
-
-type BrowserOperations = Pick<
-  Store,
-  | 'createConnectToken'
-  | 'findConnectToken'
-  | 'registerBrowser'
-  | 'findBrowser'
-  | 'disconnectBrowser'
-  | 'touchBrowsers'
-  | 'holdBrowsers'
-  | 'releaseBrowsers'
-  | 'reapStaleBrowsers'
->;
 
 interface ConnectTokenRow extends JoinedProjectRow {
   project_id: string;
@@ -36,7 +30,7 @@ export function browserOperations(
   cache: NotificationCache,
   insertJobs: InsertJobs,
   recordEvents: RecordWebhookEvents,
-): BrowserOperations {
+): BrowserStore {
   const ensureRecipient = db.prepare<[string, string, number]>(
     'INSERT INTO recipients (project_id, recipient, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );

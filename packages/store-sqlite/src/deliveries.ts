@@ -1,4 +1,4 @@
-import type { AppliedReceipts, Delivery, ReceiptType, Store, WebhookChange } from '@tidings/core';
+import type { AppliedReceipts, Delivery, DeliveryStore, ReceiptType, WebhookChange } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
 import type { InsertJobs } from './jobs.js';
@@ -6,12 +6,7 @@ import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
-type ApplyReceiptsInput = Parameters<Store['applyReceipts']>[0];
-
-type DeliveryOperations = Pick<
-  Store,
-  'listDeliveries' | 'listPendingDeliveries' | 'markAttemptsSent' | 'applyReceipts'
->;
+type ApplyReceiptsInput = Parameters<DeliveryStore['applyReceipts']>[0];
 
 interface DeliveryRow {
   attempt_id: string;
@@ -52,7 +47,7 @@ export function deliveryOperations(
   cache: NotificationCache,
   insertJobs: InsertJobs,
   recordEvents: RecordWebhookEvents,
-): DeliveryOperations {
+): DeliveryStore {
   // `final = 0` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
   const selectDeliveries = db.prepare<[string, number], DeliveryRow>(

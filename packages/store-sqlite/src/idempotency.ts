@@ -1,7 +1,5 @@
-import type { IdempotencyLookup, Store } from '@tidings/core';
+import type { IdempotencyLookup, IdempotencyStore } from '@tidings/core';
 import type Database from 'better-sqlite3';
-
-type IdempotencyOperations = Pick<Store, 'findIdempotentResponse'>;
 
 /** A stored result of a send, as the idempotency check reads it. */
 export interface IdempotencyRow {
@@ -30,7 +28,7 @@ export function idempotencyOutcome(
  * writes it in the send's own transaction (see notifications.ts), so a process that dies in the
  * middle of a request leaves nothing that could hold the key.
  */
-export function idempotencyOperations(db: Database.Database): IdempotencyOperations {
+export function idempotencyOperations(db: Database.Database): IdempotencyStore {
   const select = db.prepare<[string, string], IdempotencyRow>(
     `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE project_id = ? AND key = ?`,
   );

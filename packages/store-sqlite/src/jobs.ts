@@ -1,7 +1,8 @@
-import { type ClaimedJob, type JobRecord, type JobStatus, type NewJob, newId, type Store } from '@tidings/core';
+import { type ClaimedJob, type JobRecord, type JobStatus, type JobStore, type NewJob, newId } from '@tidings/core';
 import type Database from 'better-sqlite3';
 
-type JobOperations = Pick<Store, 'enqueueJobs' | 'claimJobs' | 'completeJob' | 'retryJob' | 'failJob' | 'listJobs'>;
+/** The queue's own methods: `onJobsEnqueued` is the store's, over its wakeups. */
+type JobOperations = Omit<JobStore, 'onJobsEnqueued'>;
 
 interface JobRow {
   seq: number;

@@ -1,9 +1,9 @@
-import { type EndedAttempt, type Store, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
+import { type EndedAttempt, type MaintenanceStore, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
-type MaintenanceOperations = Pick<Store, 'expireAttempts' | 'purgeExpired'>;
+type MaintenanceOperations = Omit<MaintenanceStore, 'close'>;
 
 interface PendingRow {
   attempt_id: string;

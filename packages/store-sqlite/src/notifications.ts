@@ -4,9 +4,10 @@ import {
   type CreateNotificationInput,
   type CreateNotificationResult,
   idTimeFloor,
-  type Store,
+  type NotificationStore,
   type UsageBreakdownDay,
   type UsageDay,
+  type UsageStore,
   utcDay,
 } from '@tidings/core';
 import type Database from 'better-sqlite3';
@@ -17,7 +18,7 @@ import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 
-type NotificationOperations = Pick<Store, 'createNotification' | 'getNotification' | 'getUsage' | 'getUsageBreakdown'>;
+type NotificationOperations = NotificationStore & UsageStore;
 
 /**
  * What the sends of one group commit share: each would otherwise read the recipient's browsers,

@@ -1,4 +1,9 @@
-import type { ListNotificationsInput, NotificationWithAttempts, SearchProjectsInput, Store } from '@tidings/core';
+import type {
+  ListNotificationsInput,
+  NotificationWithAttempts,
+  ProjectAdminStore,
+  SearchProjectsInput,
+} from '@tidings/core';
 import type Database from 'better-sqlite3';
 import { containsPattern } from './like.js';
 import type { NotificationCache } from './notification-cache.js';
@@ -11,13 +16,7 @@ import {
 } from './rows.js';
 
 /** The operators' and owners' reads and the rename behind `tidings.admin`: every project, a page of the log of sends. */
-export function projectAdminOperations(
-  db: Database.Database,
-  cache: NotificationCache,
-): Pick<
-  Store,
-  'renameProject' | 'listAllProjects' | 'searchProjects' | 'listNotifications' | 'deleteProject' | 'deleteAccount'
-> {
+export function projectAdminOperations(db: Database.Database, cache: NotificationCache): ProjectAdminStore {
   const renameProject = db.prepare<[string, string], ProjectRow>(
     'UPDATE projects SET name = ? WHERE id = ? RETURNING *',
   );

@@ -1,20 +1,7 @@
-import type { PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
+import type { PushStore, PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
-
-type PushOperations = Pick<
-  Store,
-  | 'getVapidKeys'
-  | 'ensureVapidKeys'
-  | 'rotateVapidKeys'
-  | 'putPushSubscription'
-  | 'getPushSubscription'
-  | 'deletePushSubscription'
-  | 'listPushSubscribedBrowsers'
-  | 'markAttemptPushed'
-  | 'failAttempt'
->;
 
 interface VapidRow {
   public_key: string;
@@ -55,7 +42,7 @@ export function pushOperations(
   db: Database.Database,
   cache: NotificationCache,
   recordEvents: RecordWebhookEvents,
-): PushOperations {
+): PushStore {
   const selectVapid = db.prepare<[], VapidRow>(
     'SELECT public_key, private_key, created_at FROM vapid_keys WHERE id = 1',
   );

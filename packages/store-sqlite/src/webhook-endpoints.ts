@@ -1,16 +1,5 @@
-import type { CreateWebhookEndpointResult, Store, WebhookEndpointRecord } from '@tidings/core';
+import type { CreateWebhookEndpointResult, WebhookEndpointRecord, WebhookEndpointStore } from '@tidings/core';
 import type Database from 'better-sqlite3';
-
-type WebhookEndpointOperations = Pick<
-  Store,
-  | 'createWebhookEndpoint'
-  | 'getWebhookEndpoint'
-  | 'listWebhookEndpoints'
-  | 'updateWebhookEndpoint'
-  | 'setWebhookEndpointStatus'
-  | 'deleteWebhookEndpoint'
-  | 'rollWebhookSecret'
->;
 
 /** A row of `webhook_endpoints`. */
 export interface WebhookEndpointRow {
@@ -60,7 +49,7 @@ interface CreateInput {
 }
 
 /** Webhook endpoints: the event types are kept as a JSON array. */
-export function webhookEndpointOperations(db: Database.Database): WebhookEndpointOperations {
+export function webhookEndpointOperations(db: Database.Database): WebhookEndpointStore {
   const projectExists = db.prepare<[string], number>('SELECT 1 FROM projects WHERE id = ?').pluck();
   const countEndpoints = db
     .prepare<[string], number>('SELECT count(*) FROM webhook_endpoints WHERE project_id = ?')

@@ -9,6 +9,7 @@ import {
   type WebhookMessageAttemptRecord,
   type WebhookMessageRecord,
   type WebhookMessageStatus,
+  type WebhookMessageStore,
   webhookJobOf,
   webhookMessagesOf,
 } from '@tidings/core';
@@ -16,16 +17,6 @@ import type Database from 'better-sqlite3';
 import type { InsertJobs } from './jobs.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 import { endpointFromRow, type WebhookEndpointRow } from './webhook-endpoints.js';
-
-type WebhookMessageOperations = Pick<
-  Store,
-  | 'enqueueWebhookMessages'
-  | 'getWebhookMessage'
-  | 'listWebhookMessages'
-  | 'recordWebhookAttempt'
-  | 'resendWebhookMessages'
-  | 'disableFailingWebhookEndpoint'
->;
 
 interface MessageRow {
   seq: number;
@@ -187,7 +178,7 @@ export function webhookMessageOperations(
   db: Database.Database,
   insertMessages: InsertWebhookMessages,
   insertJobs: InsertJobs,
-): WebhookMessageOperations {
+): WebhookMessageStore {
   const selectMessage = db.prepare<[string], MessageRow>('SELECT * FROM webhook_messages WHERE id = ?');
   const selectAttempts = db.prepare<[string], AttemptRow>(
     'SELECT * FROM webhook_message_attempts WHERE message_id = ? ORDER BY n',

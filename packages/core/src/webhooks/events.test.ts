@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { acceptedAttempt } from '../accepted-attempt.js';
 import { attemptObject, notificationObject } from '../objects.js';
-import { acceptedAttempt, type WebhookEndpointRecord } from '../ports/store.js';
+import type { WebhookEndpointRecord } from '../ports/store.js';
 import type { NotificationRecord, NotificationWithAttempts } from '../types.js';
 import { anyEndpointWants, endpointWants, webhookEventsOf, webhookJobOf, webhookMessagesOf } from './events.js';
 
