@@ -9,9 +9,10 @@ import {
   type ProjectObject,
   projectObject,
 } from './objects.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptionsWith } from './options.js';
 import type { Clock } from './ports/clock.js';
 import type { Limiter } from './ports/limiter.js';
+import type { AccountStore, ApiKeyStore, NotificationStore, ProjectAdminStore, UsageStore } from './ports/store.js';
 import type { AttemptPath, KeyMode, UsageBreakdownDay } from './types.js';
 
 /** What an instance enforces and how it tells time, for a page that shows or needs it. */
@@ -194,7 +195,11 @@ function invalid(path: string, message: string): TidingsError {
 }
 
 /** Builds the admin API's page reads over the resolved options' store and the instance's hub. */
-export function createAdminViews(options: ResolvedOptions, hub: WatchedHub, limiter: Limiter): AdminViews {
+export function createAdminViews(
+  options: ResolvedOptionsWith<AccountStore & ApiKeyStore & NotificationStore & ProjectAdminStore & UsageStore>,
+  hub: WatchedHub,
+  limiter: Limiter,
+): AdminViews {
   const { store } = options;
   return {
     async listAllProjects() {

@@ -2,11 +2,12 @@ import { TidingsError } from './errors.js';
 import { isoTime } from './objects.js';
 import type { Clock } from './ports/clock.js';
 import type {
-  Store,
   WebhookAttemptOutcome,
+  WebhookEndpointStore,
   WebhookMessageAttemptRecord,
   WebhookMessageRecord,
   WebhookMessageStatus,
+  WebhookMessageStore,
 } from './ports/store.js';
 import { WEBHOOK_TEST_EVENT, webhookMessageOf } from './webhooks/events.js';
 
@@ -115,7 +116,10 @@ function checkTime(path: string, value: unknown): number {
 }
 
 /** The admin API's webhook message operations over a store. */
-export function createWebhookMessagesAdmin(store: Store, clock: Clock): WebhookMessagesAdminApi {
+export function createWebhookMessagesAdmin(
+  store: WebhookEndpointStore & WebhookMessageStore,
+  clock: Clock,
+): WebhookMessagesAdminApi {
   async function endpointOf(id: string) {
     const endpoint = typeof id === 'string' ? await store.getWebhookEndpoint(id) : null;
     if (!endpoint) throw new TidingsError('NOT_FOUND', `No webhook endpoint with id ${id}`);

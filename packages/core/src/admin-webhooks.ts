@@ -1,7 +1,7 @@
 import { TidingsError } from './errors.js';
 import { newId } from './ids.js';
 import type { Clock } from './ports/clock.js';
-import type { Store, WebhookEndpointRecord } from './ports/store.js';
+import type { AccountStore, WebhookEndpointRecord, WebhookEndpointStore } from './ports/store.js';
 import { generateWebhookSecret } from './webhooks/signature.js';
 
 /** Webhook endpoints per project. */
@@ -127,7 +127,11 @@ function checkDescription(description: unknown): string | null {
 }
 
 /** The admin API's webhook endpoint operations over a store. */
-export function createWebhookAdmin(store: Store, clock: Clock, settings: { allowHttp: boolean }): WebhookAdminApi {
+export function createWebhookAdmin(
+  store: AccountStore & WebhookEndpointStore,
+  clock: Clock,
+  settings: { allowHttp: boolean },
+): WebhookAdminApi {
   async function found(id: string, record: Promise<WebhookEndpointRecord | null>): Promise<WebhookEndpointObject> {
     const endpoint = await record;
     if (!endpoint) throw notFound(id);

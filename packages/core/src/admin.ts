@@ -14,8 +14,18 @@ import {
   type UsageObject,
   usageObject,
 } from './objects.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptionsWith } from './options.js';
 import type { Limiter } from './ports/limiter.js';
+import type {
+  AccountStore,
+  ApiKeyStore,
+  NotificationStore,
+  ProjectAdminStore,
+  PushStore,
+  UsageStore,
+  WebhookEndpointStore,
+  WebhookMessageStore,
+} from './ports/store.js';
 import { createVapidAdmin, type VapidAdminApi } from './push/admin-vapid.js';
 import { apiKeyPrefix, generateApiKey, hashSecret } from './secrets.js';
 import { utcDay } from './time.js';
@@ -105,8 +115,18 @@ function checkProjectName(name: unknown): asserts name is string {
   }
 }
 
+/** The roles of the store the admin API reads and writes: none of the send path's or the queue's. */
+export type AdminStore = AccountStore &
+  ApiKeyStore &
+  NotificationStore &
+  ProjectAdminStore &
+  PushStore &
+  UsageStore &
+  WebhookEndpointStore &
+  WebhookMessageStore;
+
 /** Builds the admin API over the resolved options' store. */
-export function createAdminApi(options: ResolvedOptions, hub: WatchedHub, limiter: Limiter): AdminApi {
+export function createAdminApi(options: ResolvedOptionsWith<AdminStore>, hub: WatchedHub, limiter: Limiter): AdminApi {
   const { store, clock } = options;
   return {
     ...createAdminViews(options, hub, limiter),

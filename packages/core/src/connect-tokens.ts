@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { TidingsError } from './errors.js';
 import type { connectTokenObjectSchema } from './object-schemas.js';
 import { isoTime } from './objects.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptionsWith } from './options.js';
+import type { BrowserStore } from './ports/store.js';
 import { recipientSchema } from './schemas.js';
 import { generateConnectToken, hashSecret } from './secrets.js';
 
@@ -11,7 +12,7 @@ export type ConnectTokenObject = z.infer<typeof connectTokenObjectSchema>;
 
 /** Mints and stores a connect token for a recipient of a project. */
 export async function mintConnectToken(
-  options: ResolvedOptions,
+  options: ResolvedOptionsWith<BrowserStore>,
   input: { projectId: string; recipient: string; ttlSeconds: number | null; now: number; publicBase: string },
 ): Promise<ConnectTokenObject> {
   const ttlSeconds = input.ttlSeconds ?? options.connectTokenTtlSeconds;

@@ -1,13 +1,17 @@
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptionsWith } from './options.js';
 import type { ApiKeyCheckDeps } from './pipeline/api-key-checks.js';
 import type { EventStreamTarget } from './ports/event-sink.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
+import type { Store } from './ports/store.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
 
-/** The parts of an instance that routes use, resolved once at construction. */
-export interface Services {
-  options: ResolvedOptions;
+/**
+ * The parts of an instance that routes use, resolved once at construction. `Roles`: the roles of
+ * the store a route uses, the whole store by default.
+ */
+export interface Services<Roles = Store> {
+  options: ResolvedOptionsWith<Roles>;
   limiter: Limiter;
   hub: Hub;
   streams: StreamRegistry;

@@ -130,6 +130,12 @@ export interface ResolvedOptions
   hub: Hub | null;
 }
 
+/**
+ * {@link ResolvedOptions} for a part of the core that uses only some roles of the store: it can
+ * be given the whole options, or a store that implements just those roles.
+ */
+export type ResolvedOptionsWith<Roles> = Omit<ResolvedOptions, 'store'> & { store: Roles };
+
 /** The limits of docs/api.md#limits. */
 export const defaultLimits: ResolvedLimits = {
   windowMs: 60_000,

@@ -1,5 +1,6 @@
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptionsWith } from './options.js';
 import type { Hub } from './ports/hub.js';
+import type { AccountStore, BrowserStore, MaintenanceStore } from './ports/store.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -8,7 +9,11 @@ const PURGE_INTERVAL_MS = 60_000;
  * Closes the open streams of projects suspended by another process (the operator CLI on the
  * same store): this process's hub never heard of it, but the store knows.
  */
-async function closeSuspendedStreams(options: ResolvedOptions, hub: Hub, streams: StreamRegistry): Promise<void> {
+async function closeSuspendedStreams(
+  options: ResolvedOptionsWith<AccountStore & BrowserStore & MaintenanceStore>,
+  hub: Hub,
+  streams: StreamRegistry,
+): Promise<void> {
   for (const projectId of streams.openProjectIds()) {
     const project = await options.store.getProject(projectId);
     if (project === null || project.suspended) await hub.publish([{ type: 'close-project', projectId }]);
@@ -21,7 +26,11 @@ async function closeSuspendedStreams(options: ResolvedOptions, hub: Hub, streams
  * records and connect tokens past their expiry are deleted; streams of projects suspended
  * elsewhere are closed.
  */
-export function createSweeper(options: ResolvedOptions, hub: Hub, streams: StreamRegistry) {
+export function createSweeper(
+  options: ResolvedOptionsWith<AccountStore & BrowserStore & MaintenanceStore>,
+  hub: Hub,
+  streams: StreamRegistry,
+) {
   let lastPurge = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | null = null;
 

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
-import type { Store } from '../ports/store.js';
+import type { JobStore } from '../ports/store.js';
 
 /**
  * What a handler throws to say how its job failed. Any other error is a retryable failure.
@@ -48,7 +48,7 @@ export interface JobBackoff {
 }
 
 export interface JobRunnerOptions {
-  store: Store;
+  store: JobStore;
   /** The handler of each kind this runner runs. */
   kinds: Record<string, JobHandler>;
   /** Names this runner in the leases it takes: unique per process. @default a random name */

@@ -5,7 +5,7 @@ import type { Hub } from '../ports/hub.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
 import { type Metrics, noopMetrics } from '../ports/metrics.js';
-import type { Store } from '../ports/store.js';
+import type { BrowserStore, NotificationStore, PushStore } from '../ports/store.js';
 import { PUSH_JOB_KIND, type PushJobPayload } from '../push/jobs.js';
 import { checkAllowedHosts, checkVapidSubject, DEFAULT_PUSH_HOSTS } from '../push/options.js';
 import { ensureVapidKeys } from '../push/vapid-keys.js';
@@ -16,7 +16,7 @@ import { pushOutcome, pushRequest, pushTopic } from './web-push.js';
 
 /** Options of {@link pushJobs}. */
 export interface PushJobsOptions {
-  store: Store;
+  store: BrowserStore & NotificationStore & PushStore;
   /** The contact push services see: `mailto:…` or an `https:` URL (the `push.vapidSubject` of `createTidings`). */
   vapidSubject: string;
   /** Hosts a subscription's endpoint may be on. @default DEFAULT_PUSH_HOSTS */

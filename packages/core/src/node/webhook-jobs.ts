@@ -6,11 +6,13 @@ import { createConsoleLogger, type Logger } from '../ports/logger.js';
 import type { Mailer } from '../ports/mailer.js';
 import { type Metrics, noopMetrics } from '../ports/metrics.js';
 import type {
-  Store,
+  AccountStore,
   WebhookAttemptOutcome,
   WebhookEndpointRecord,
+  WebhookEndpointStore,
   WebhookMessageAttemptRecord,
   WebhookMessageRecord,
+  WebhookMessageStore,
 } from '../ports/store.js';
 import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from '../webhooks/events.js';
 import { signWebhook } from '../webhooks/signature.js';
@@ -56,7 +58,7 @@ export interface WebhookAuditEntry {
 
 /** Options of {@link webhookJobs}. */
 export interface WebhookJobsOptions {
-  store: Store;
+  store: AccountStore & WebhookEndpointStore & WebhookMessageStore;
   /** Send to `http:` URLs: development and tests only. @default false */
   allowHttp?: boolean;
   /**

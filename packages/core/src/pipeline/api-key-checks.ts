@@ -8,13 +8,13 @@ import { rateLimitHeaders, retryAfterSeconds } from '../limiter/index.js';
 import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
 import type { ResolvedLimits } from '../options.js';
 import type { LimitDecision, Limiter, LimitScope } from '../ports/limiter.js';
-import type { Store } from '../ports/store.js';
+import type { ApiKeyStore } from '../ports/store.js';
 import { hashSecret, isWellFormedApiKey } from '../secrets.js';
 import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '../types.js';
 
 /** What the checks need from the instance. */
 export interface ApiKeyCheckDeps {
-  store: Store;
+  store: ApiKeyStore;
   limiter: Limiter;
   limits: ResolvedLimits;
   /** The key's last-used time is written at most this often. */
@@ -47,7 +47,7 @@ export function presentedApiKey(authorization: string | null): string | null {
 }
 
 /** Step 3: the key and its project, when the key is known and not revoked. */
-export async function findActiveKey(store: Store, presented: string): Promise<ApiKeyLookup | null> {
+export async function findActiveKey(store: ApiKeyStore, presented: string): Promise<ApiKeyLookup | null> {
   const found = await store.findApiKeyByHash(hashSecret(presented));
   return found && found.key.revokedAt === null ? found : null;
 }

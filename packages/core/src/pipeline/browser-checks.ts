@@ -7,7 +7,7 @@ import { TidingsError } from '../errors.js';
 import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
 import type { ResolvedLimits } from '../options.js';
 import type { Limiter, LimitScope } from '../ports/limiter.js';
-import type { Store } from '../ports/store.js';
+import type { BrowserStore } from '../ports/store.js';
 import { hashSecret, isWellFormedConnectToken } from '../secrets.js';
 import { timingSafeEqualHex } from '../timing-safe.js';
 import type { BrowserLookup, ConnectTokenLookup, ProjectRecord } from '../types.js';
@@ -18,7 +18,7 @@ export type BrowserEndpointScope = 'connect' | 'events';
 
 /** What the browser checks need from the instance. */
 export interface BrowserCheckDeps {
-  store: Store;
+  store: BrowserStore;
   limiter: Limiter;
   limits: ResolvedLimits;
   /** How the rate limit headers of a 429 are written. */
@@ -74,7 +74,11 @@ export async function checkBrowserSecret(
 }
 
 /** The browser whose secret matches, or null: the secret is compared by hash, in constant time. */
-export async function resolveBrowser(store: Store, browserId: unknown, secret: unknown): Promise<BrowserLookup | null> {
+export async function resolveBrowser(
+  store: BrowserStore,
+  browserId: unknown,
+  secret: unknown,
+): Promise<BrowserLookup | null> {
   if (typeof browserId !== 'string' || typeof secret !== 'string' || !/^brw_[0-9a-z]{26}$/.test(browserId)) {
     return null;
   }

@@ -1,6 +1,6 @@
 import { isoTime } from '../objects.js';
 import type { Clock } from '../ports/clock.js';
-import type { Store } from '../ports/store.js';
+import type { PushStore } from '../ports/store.js';
 import type { VapidKeyRecord } from '../types.js';
 import { ensureVapidKeys, generateVapidKeyPair } from './vapid-keys.js';
 
@@ -28,7 +28,7 @@ function vapidKeyObject(keys: VapidKeyRecord): VapidKeyObject {
 }
 
 /** The VAPID part of the admin API. */
-export function createVapidAdmin(store: Store, clock: Clock): VapidAdminApi {
+export function createVapidAdmin(store: PushStore, clock: Clock): VapidAdminApi {
   return {
     async getVapidKey() {
       return vapidKeyObject(await ensureVapidKeys(store, clock.now()));

@@ -1,5 +1,5 @@
 import type { Clock } from '../ports/clock.js';
-import type { Store } from '../ports/store.js';
+import type { PushStore } from '../ports/store.js';
 import type { VapidKeyRecord } from '../types.js';
 
 /** base64url without padding. */
@@ -25,7 +25,7 @@ export async function generateVapidKeyPair(): Promise<{ publicKey: string; priva
  * The deployment's VAPID keys: the stored pair, or a new one stored if none is (instances starting
  * together keep the first stored, see `Store.ensureVapidKeys`).
  */
-export async function ensureVapidKeys(store: Store, now: number): Promise<VapidKeyRecord> {
+export async function ensureVapidKeys(store: PushStore, now: number): Promise<VapidKeyRecord> {
   const stored = await store.getVapidKeys();
   if (stored) return stored;
   return store.ensureVapidKeys({ ...(await generateVapidKeyPair()), now });
@@ -38,7 +38,7 @@ const PUBLIC_KEY_REFRESH_MS = 60_000;
  * The VAPID public key for connect answers, read once and again at most every minute, so that a
  * rotation made by another process reaches every instance within a minute.
  */
-export function createVapidPublicKeySource(store: Store, clock: Clock): () => Promise<string> {
+export function createVapidPublicKeySource(store: PushStore, clock: Clock): () => Promise<string> {
   let cached: { key: Promise<VapidKeyRecord>; readAt: number } | null = null;
   return async () => {
     const now = clock.now();

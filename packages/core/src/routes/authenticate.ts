@@ -2,10 +2,13 @@ import type { RouteContext, Services } from '../context.js';
 import { runApiKeyChecks } from '../pipeline/api-key-checks.js';
 import type { ApiKeyRecord, ProjectRecord } from '../types.js';
 
-/** Runs the API-key checks for a route; a refusal is thrown, success sets the RateLimit headers. */
+/**
+ * Runs the API-key checks for a route; a refusal is thrown, success sets the RateLimit headers.
+ * The checks bring their own store (`apiKeyChecks`): a route's roles do not matter here.
+ */
 export async function authenticate(
   ctx: RouteContext,
-  services: Services,
+  services: Services<unknown>,
 ): Promise<{ key: ApiKeyRecord; project: ProjectRecord }> {
   const outcome = await runApiKeyChecks(services.apiKeyChecks, {
     authorization: ctx.request.headers.get('authorization'),

@@ -2,13 +2,17 @@ import { mintConnectToken } from '../connect-tokens.js';
 import type { RouteContext, Services } from '../context.js';
 import { readJsonBody } from '../http/body.js';
 import { jsonReply } from '../http/responses.js';
+import type { BrowserStore } from '../ports/store.js';
 import { connectTokenBodySchema, parseBody } from '../schemas.js';
 import { authenticate } from './authenticate.js';
+
+/** The roles of the store these routes use. */
+type RouteServices = Services<BrowserStore>;
 
 /** POST /v1/connect-tokens: checked and limited exactly like the notification endpoints. */
 export function createConnectTokenRoute(maxTtlSeconds: number) {
   const schema = connectTokenBodySchema(maxTtlSeconds);
-  return async (ctx: RouteContext, services: Services): Promise<Response> => {
+  return async (ctx: RouteContext, services: RouteServices): Promise<Response> => {
     const { project } = await authenticate(ctx, services);
     const { options } = services;
     const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });

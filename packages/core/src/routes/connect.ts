@@ -4,6 +4,7 @@ import { readJsonBody } from '../http/body.js';
 import { jsonReply, reply, replyHeaders } from '../http/responses.js';
 import { newId } from '../ids.js';
 import { checkConnectToken, resolveBrowser } from '../pipeline/browser-checks.js';
+import type { BrowserStore, DeliveryStore } from '../ports/store.js';
 import { connectPollBodySchema, parseBody } from '../schemas.js';
 import { generateBrowserSecret, hashSecret } from '../secrets.js';
 import { BrowserStream } from '../stream/browser-stream.js';
@@ -12,7 +13,10 @@ import { parseResumePosition, SSE_HEADERS, sseEventId } from '../stream/sse.js';
 import { WebEventSink } from '../stream/web-event-sink.js';
 import type { BrowserRecord, ConnectTokenLookup } from '../types.js';
 
-function tokenChecks(ctx: RouteContext, services: Services): Promise<ConnectTokenLookup> {
+/** The roles of the store these routes use. */
+type RouteServices = Services<BrowserStore & DeliveryStore>;
+
+function tokenChecks(ctx: RouteContext, services: RouteServices): Promise<ConnectTokenLookup> {
   return checkConnectToken(
     {
       store: services.options.store,
@@ -26,7 +30,7 @@ function tokenChecks(ctx: RouteContext, services: Services): Promise<ConnectToke
 
 async function registerBrowser(
   ctx: RouteContext,
-  services: Services,
+  services: RouteServices,
   token: ConnectTokenLookup,
 ): Promise<{ browser: BrowserRecord; secret: string }> {
   const secret = generateBrowserSecret();
@@ -41,7 +45,7 @@ async function registerBrowser(
 }
 
 /** The key a browser subscribes to Web Push with; null when this server sends none. */
-function vapidPublicKeyOf(services: Services): Promise<string | null> {
+function vapidPublicKeyOf(services: RouteServices): Promise<string | null> {
   return services.vapidPublicKey === null ? Promise.resolve(null) : services.vapidPublicKey();
 }
 
@@ -60,7 +64,7 @@ function streamUrl(ctx: RouteContext, browserId: string): string {
  * browser resumes it; of a browser disconnected by request, 204 (a native EventSource then
  * stops for good); anything else registers a new browser.
  */
-export async function openStream(ctx: RouteContext, services: Services): Promise<Response> {
+export async function openStream(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const token = await tokenChecks(ctx, services);
   const { store } = services.options;
   const position = parseResumePosition(
@@ -127,7 +131,7 @@ export async function openStream(ctx: RouteContext, services: Services): Promise
  * POST /v1/connect/{token}: without a body, registers a browser (201); with the browser's
  * credentials, answers its pending notifications and marks them sent (the polling fallback).
  */
-export async function connectPoll(ctx: RouteContext, services: Services): Promise<Response> {
+export async function connectPoll(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const token = await tokenChecks(ctx, services);
   const { options } = services;
   const raw = await readJsonBody(ctx.request, {
@@ -161,7 +165,7 @@ export async function connectPoll(ctx: RouteContext, services: Services): Promis
   );
 }
 
-async function registered(ctx: RouteContext, services: Services, token: ConnectTokenLookup): Promise<Response> {
+async function registered(ctx: RouteContext, services: RouteServices, token: ConnectTokenLookup): Promise<Response> {
   const { browser, secret } = await registerBrowser(ctx, services, token);
   return jsonReply(
     ctx,

@@ -3,16 +3,20 @@ import { TidingsError } from '../errors.js';
 import { readBodyText, readJsonBody } from '../http/body.js';
 import { jsonReply, reply } from '../http/responses.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
+import type { BrowserStore, DeliveryStore } from '../ports/store.js';
 import { disconnectBodySchema, eventsBodySchema, parseBody } from '../schemas.js';
 import { isWellFormedBrowserSecret } from '../secrets.js';
 import type { Receipt } from '../types.js';
+
+/** The roles of the store these routes use. */
+type RouteServices = Services<BrowserStore & DeliveryStore>;
 
 function field(raw: unknown, name: string): unknown {
   return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[name] : undefined;
 }
 
 /** POST /v1/events: receipts of one browser; another browser's attempts are ignored. */
-export async function postEvents(ctx: RouteContext, services: Services): Promise<Response> {
+export async function postEvents(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { options } = services;
   const raw = await readJsonBody(ctx.request, {
     maxBytes: options.maxBodyBytes,
@@ -64,7 +68,7 @@ async function disconnectSecret(request: Request, maxBytes: number): Promise<unk
 }
 
 /** POST /v1/browsers/{id}/disconnect: the browser ends for good; its open attempts fail. */
-export async function disconnectBrowser(ctx: RouteContext, services: Services): Promise<Response> {
+export async function disconnectBrowser(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { options } = services;
   const secret = await disconnectSecret(ctx.request, options.maxBodyBytes);
   const lookup = await checkBrowserSecret(

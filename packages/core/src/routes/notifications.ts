@@ -6,19 +6,29 @@ import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
 import { isId, newId } from '../ids.js';
 import { notificationJson, serializeNotification } from '../objects.js';
 import type { HubMessage } from '../ports/hub.js';
-import type { IdempotencyInput, JobsOf, StoredResponse } from '../ports/store.js';
+import type {
+  IdempotencyInput,
+  IdempotencyStore,
+  JobsOf,
+  NotificationStore,
+  PushStore,
+  StoredResponse,
+} from '../ports/store.js';
 import { pushJobsForSend } from '../push/jobs.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
 import { toDelivery } from '../stream/delivery.js';
 import type { ApiKeyRecord, KeyMode, NotificationRecord, NotificationWithAttempts, ProjectRecord } from '../types.js';
 import { authenticate } from './authenticate.js';
 
+/** The roles of the store these routes use. */
+type RouteServices = Services<IdempotencyStore & NotificationStore & PushStore>;
+
 /**
  * POST /v1/notifications: validate, check the idempotency key, record, hand live attempts to the
  * hub. The key is recorded with the result in the send's own transaction (docs/api.md,
  * "Idempotency"); while a send with the key runs in this process, another gets 409.
  */
-export async function sendNotification(ctx: RouteContext, services: Services): Promise<Response> {
+export async function sendNotification(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { key, project } = await authenticate(ctx, services);
   const { options } = services;
   const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });
@@ -56,7 +66,7 @@ export async function sendNotification(ctx: RouteContext, services: Services): P
 
 async function recordSend(
   ctx: RouteContext,
-  services: Services,
+  services: RouteServices,
   key: ApiKeyRecord,
   project: ProjectRecord,
   body: NotificationBody,
@@ -103,7 +113,7 @@ async function recordSend(
  * before the send; a browser that subscribes meanwhile has a tab open, which the stream reaches).
  */
 async function pushJobsOf(
-  services: Services,
+  services: RouteServices,
   notification: NotificationRecord,
 ): Promise<JobsOf<NotificationWithAttempts> | null> {
   const { push, store } = services.options;
@@ -123,7 +133,7 @@ async function pushJobsOf(
  * attempts to other instances on their own time; what a hub fails to carry reaches the streams
  * through the catch-up, on resume or by polling, so a failure is logged and the send stands.
  */
-function handOn(ctx: RouteContext, services: Services, messages: HubMessage[]): void {
+function handOn(ctx: RouteContext, services: RouteServices, messages: HubMessage[]): void {
   const failed = (error: unknown) =>
     services.options.logger.error('hub publish failed after a send was recorded', {
       request_id: ctx.requestId,
@@ -148,7 +158,7 @@ function idempotencyMismatch(): TidingsError {
 }
 
 /** A recorded send, for the metrics; a test-mode attempt is final (`accepted`) at once. */
-function countSend(services: Services, mode: KeyMode, attempts: number): void {
+function countSend(services: RouteServices, mode: KeyMode, attempts: number): void {
   const { metrics } = services.options;
   metrics.notificationSent(mode, attempts);
   if (mode === 'test') metrics.attemptsEnded('accepted', null, attempts);
@@ -185,7 +195,7 @@ function buildNotification(
 }
 
 /** GET /v1/notifications/{id}: another project's id is as unknown as a made-up one (404). */
-export async function readNotification(ctx: RouteContext, services: Services): Promise<Response> {
+export async function readNotification(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { project } = await authenticate(ctx, services);
   const id = ctx.params.id ?? '';
   const found = isId('ntf', id) ? await services.options.store.getNotification({ projectId: project.id, id }) : null;

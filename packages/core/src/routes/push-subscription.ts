@@ -4,16 +4,20 @@ import { readJsonBody } from '../http/body.js';
 import { jsonReply, reply } from '../http/responses.js';
 import { isoTime } from '../objects.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
+import type { BrowserStore, PushStore } from '../ports/store.js';
 import { endpointRefusal } from '../push/options.js';
 import { parseBody, pushSubscriptionBodySchema, pushUnsubscribeBodySchema } from '../schemas.js';
 import type { BrowserLookup, PushSubscriptionRecord } from '../types.js';
+
+/** The roles of the store these routes use. */
+type RouteServices = Services<BrowserStore & PushStore>;
 
 function field(raw: unknown, name: string): unknown {
   return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[name] : undefined;
 }
 
 /** The browser's credentials checked as /v1/events checks them (suspension, per-IP limit, 401). */
-function checkSecret(ctx: RouteContext, services: Services, raw: unknown): Promise<BrowserLookup> {
+function checkSecret(ctx: RouteContext, services: RouteServices, raw: unknown): Promise<BrowserLookup> {
   const { options } = services;
   return checkBrowserSecret(
     {
@@ -46,7 +50,7 @@ function disconnected(): TidingsError {
  * PUT /v1/browsers/{id}/push-subscription: saves the browser's Web Push subscription, replacing
  * the one it had, once the endpoint is on a push service this server allows.
  */
-export async function putPushSubscription(ctx: RouteContext, services: Services): Promise<Response> {
+export async function putPushSubscription(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { options } = services;
   const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });
   const lookup = await checkSecret(ctx, services, raw);
@@ -74,7 +78,7 @@ export async function putPushSubscription(ctx: RouteContext, services: Services)
  * DELETE /v1/browsers/{id}/push-subscription: the browser receives no more Web Push messages
  * (204 also when it had no subscription). It stays connected while it has streams.
  */
-export async function deletePushSubscription(ctx: RouteContext, services: Services): Promise<Response> {
+export async function deletePushSubscription(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { options } = services;
   const raw = await readJsonBody(ctx.request, {
     maxBytes: options.maxBodyBytes,

@@ -1,13 +1,13 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
-import type { Store } from '../ports/store.js';
+import type { DeliveryStore } from '../ports/store.js';
 import type { Delivery } from '../types.js';
 import { nextTurn } from './batched-writes.js';
 import type { BrowserStream } from './browser-stream.js';
 
 /** What a catch-up needs from the registry. */
 export interface CatchUpDeps {
-  store: Store;
+  store: DeliveryStore;
   clock: Clock;
   logger: Logger;
   /** How often every open stream is caught up; 0 for never on a timer. */
@@ -110,7 +110,7 @@ export class CatchUp {
       }
     }
     if (begun.size === 0) return;
-    let pending: Awaited<ReturnType<Store['listPendingDeliveries']>>;
+    let pending: Awaited<ReturnType<DeliveryStore['listPendingDeliveries']>>;
     try {
       pending = await store.listPendingDeliveries({
         browserIds,

@@ -2,7 +2,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Hub, HubMessage } from '../ports/hub.js';
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
-import type { Store } from '../ports/store.js';
+import type { BrowserStore, DeliveryStore } from '../ports/store.js';
 import { BatchedWrites, nextTurn } from './batched-writes.js';
 import type { BrowserStream, StreamOwner } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
@@ -11,7 +11,7 @@ import { StreamsByBrowser } from './streams-by-browser.js';
 
 /** What the registry needs. */
 export interface StreamRegistryDeps {
-  store: Store;
+  store: BrowserStore & DeliveryStore;
   hub: Hub;
   clock: Clock;
   logger: Logger;
