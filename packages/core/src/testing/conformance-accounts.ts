@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
+import type { AccountStore } from '../ports/store.js';
 import { type GetStore, T0 } from './fixtures.js';
 
 /** Accounts and projects: creation, lookups, verification, the project limit, suspension. */
-export function accountConformance(getStore: GetStore): void {
+export function accountConformance(getStore: GetStore<AccountStore>): void {
   describe('accounts', () => {
     it('creates, gets and lists accounts, oldest first', async () => {
       const store = getStore();

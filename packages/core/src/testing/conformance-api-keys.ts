@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
-import type { Store } from '../ports/store.js';
+import type { AccountStore, ApiKeyStore } from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import type { KeyMode } from '../types.js';
 import { type GetStore, seedProject, T0 } from './fixtures.js';
@@ -14,7 +14,7 @@ interface KeyInput {
   maxActive?: number;
 }
 
-function createKey(store: Store, input: KeyInput) {
+function createKey(store: AccountStore & ApiKeyStore, input: KeyInput) {
   const now = input.now ?? T0;
   return store.createApiKey({
     id: newId('key', now),
@@ -34,7 +34,7 @@ function keyValue(mode: KeyMode, index: number): string {
 }
 
 /** API keys: creation and its limit, revocation, the hash lookup, last-used refreshes. */
-export function apiKeyConformance(getStore: GetStore): void {
+export function apiKeyConformance(getStore: GetStore<AccountStore & ApiKeyStore>): void {
   describe('api keys', () => {
     it('creates a key, gets it, lists it and finds it by hash with its project', async () => {
       const store = getStore();

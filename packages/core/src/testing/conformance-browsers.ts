@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
+import type { AccountStore, BrowserStore, DeliveryStore, NotificationStore } from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import { type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** Connect tokens, browser registration and lookup, disconnection, liveness and reaping. */
-export function browserConformance(getStore: GetStore): void {
+export function browserConformance(
+  getStore: GetStore<AccountStore & BrowserStore & DeliveryStore & NotificationStore>,
+): void {
   describe('connect tokens', () => {
     it('stores a token by hash and finds it with its project', async () => {
       const store = getStore();

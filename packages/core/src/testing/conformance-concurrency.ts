@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
-import type { CreateNotificationResult } from '../ports/store.js';
+import type {
+  AccountStore,
+  ApiKeyStore,
+  BrowserStore,
+  CreateNotificationResult,
+  DeliveryStore,
+  MaintenanceStore,
+  NotificationStore,
+  UsageStore,
+} from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import { type GetStore, readBack, renderForTest, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
@@ -18,7 +27,11 @@ function all<T>(count: number, call: (index: number) => Promise<T>): Promise<T[]
  * each row once. A store that serializes everything passes trivially; a network store passes
  * only with the right locks.
  */
-export function concurrencyConformance(getStore: GetStore): void {
+export function concurrencyConformance(
+  getStore: GetStore<
+    AccountStore & ApiKeyStore & BrowserStore & DeliveryStore & MaintenanceStore & NotificationStore & UsageStore
+  >,
+): void {
   describe('concurrency', () => {
     it('numbers the attempts of one browser 1..N without a gap under concurrent sends', async () => {
       const store = getStore();

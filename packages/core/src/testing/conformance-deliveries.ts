@@ -1,17 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../ports/store.js';
+import type { AccountStore, BrowserStore, DeliveryStore, MaintenanceStore, NotificationStore } from '../ports/store.js';
 import type { AttemptRecord, BrowserRecord } from '../types.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /** Sends one live notification to a recipient and returns the attempt of the given browser. */
-async function attemptFor(store: Store, projectId: string, browser: BrowserRecord, now = T0): Promise<AttemptRecord> {
+async function attemptFor(
+  store: AccountStore & BrowserStore & DeliveryStore & MaintenanceStore & NotificationStore,
+  projectId: string,
+  browser: BrowserRecord,
+  now = T0,
+): Promise<AttemptRecord> {
   const created = await sendCreated(store, { projectId, recipient: browser.recipient, now });
   const attempt = created.attempts.find((candidate) => candidate.browserId === browser.id);
   if (!attempt) throw new Error('no attempt for the browser');
   return attempt;
 }
 
-async function reread(store: Store, projectId: string, attempt: AttemptRecord): Promise<AttemptRecord> {
+async function reread(
+  store: AccountStore & BrowserStore & DeliveryStore & MaintenanceStore & NotificationStore,
+  projectId: string,
+  attempt: AttemptRecord,
+): Promise<AttemptRecord> {
   const read = await readBack(store, projectId, attempt.notificationId);
   const found = read.attempts.find((candidate) => candidate.id === attempt.id);
   if (!found) throw new Error(`attempt ${attempt.id} not found`);
@@ -19,7 +28,9 @@ async function reread(store: Store, projectId: string, attempt: AttemptRecord): 
 }
 
 /** What a browser's stream receives, how attempts move to sent, and receipts. */
-export function deliveryConformance(getStore: GetStore): void {
+export function deliveryConformance(
+  getStore: GetStore<AccountStore & BrowserStore & DeliveryStore & MaintenanceStore & NotificationStore>,
+): void {
   describe('deliveries', () => {
     it('records the path an attempt went out by with its sending, and none when a receipt came first', async () => {
       const store = getStore();

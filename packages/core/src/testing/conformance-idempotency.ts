@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../ports/store.js';
+import type { AccountStore, BrowserStore, DeliveryStore, IdempotencyStore, NotificationStore } from '../ports/store.js';
 import { type GetStore, seedBrowser, seedProject, send, T0 } from './fixtures.js';
 
-function find(store: Store, projectId: string, key: string, fingerprint: string, now = T0) {
+function find(
+  store: AccountStore & BrowserStore & DeliveryStore & IdempotencyStore & NotificationStore,
+  projectId: string,
+  key: string,
+  fingerprint: string,
+  now = T0,
+) {
   return store.findIdempotentResponse({ projectId, key, fingerprint, now });
 }
 
@@ -10,7 +16,9 @@ function find(store: Store, projectId: string, key: string, fingerprint: string,
  * Idempotency keys: a result is recorded in the send's own transaction and only then; replay,
  * mismatch, expiry, project scope, and one winner among concurrent sends with one key.
  */
-export function idempotencyConformance(getStore: GetStore): void {
+export function idempotencyConformance(
+  getStore: GetStore<AccountStore & BrowserStore & DeliveryStore & IdempotencyStore & NotificationStore>,
+): void {
   describe('idempotency keys', () => {
     it('finds nothing under a key no send recorded', async () => {
       const store = getStore();

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
 import type { JobRecord, NewJob } from '../ports/jobs.js';
-import type { Store } from '../ports/store.js';
+import type {
+  AccountStore,
+  BrowserStore,
+  DeliveryStore,
+  JobStore,
+  MaintenanceStore,
+  NotificationStore,
+  ProjectAdminStore,
+} from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 import { jobModelProperty } from './jobs-model.js';
@@ -13,12 +21,25 @@ function job(projectId: string, key: string, extra: Partial<NewJob> = {}): NewJo
 }
 
 /** Every job of a project, oldest first. */
-async function allJobs(store: Store, projectId: string): Promise<JobRecord[]> {
+async function allJobs(
+  store: AccountStore &
+    BrowserStore &
+    DeliveryStore &
+    JobStore &
+    MaintenanceStore &
+    NotificationStore &
+    ProjectAdminStore,
+  projectId: string,
+): Promise<JobRecord[]> {
   return (await store.listJobs({ projectId, limit: 1000 })).reverse();
 }
 
 /** The job queue: order and exclusivity per key, leases, retries, retention, and writes that enqueue. */
-export function jobConformance(getStore: GetStore): void {
+export function jobConformance(
+  getStore: GetStore<
+    AccountStore & BrowserStore & DeliveryStore & JobStore & MaintenanceStore & NotificationStore & ProjectAdminStore
+  >,
+): void {
   describe('jobs', () => {
     it('enqueues pending jobs, due at runAt or now, and lists them newest first', async () => {
       const store = getStore();

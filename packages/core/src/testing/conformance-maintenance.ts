@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import type {
+  AccountStore,
+  BrowserStore,
+  DeliveryStore,
+  IdempotencyStore,
+  MaintenanceStore,
+  NotificationStore,
+} from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** The sweeps: attempts past their notification's expiry, and expired tokens and idempotency records. */
-export function maintenanceConformance(getStore: GetStore): void {
+export function maintenanceConformance(
+  getStore: GetStore<
+    AccountStore & BrowserStore & DeliveryStore & IdempotencyStore & MaintenanceStore & NotificationStore
+  >,
+): void {
   describe('expireAttempts', () => {
     it('expires the attempts that are not final of notifications whose expiresAt <= now', async () => {
       const store = getStore();

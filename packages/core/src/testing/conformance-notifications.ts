@@ -1,16 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../ports/store.js';
+import type {
+  AccountStore,
+  BrowserStore,
+  DeliveryStore,
+  NotificationStore,
+  ProjectAdminStore,
+  UsageStore,
+} from '../ports/store.js';
 import { utcDay } from '../time.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** Usage days that counted anything: whether a store also lists empty days is left open. */
-async function usage(store: Store, projectId: string, fromDay: string, toDay: string) {
+async function usage(
+  store: AccountStore & BrowserStore & DeliveryStore & NotificationStore & ProjectAdminStore & UsageStore,
+  projectId: string,
+  fromDay: string,
+  toDay: string,
+) {
   const days = await store.getUsage({ projectId, fromDay, toDay });
   return days.filter((day) => day.notifications > 0 || day.attempts > 0);
 }
 
 /** Creating and reading notifications: attempts per connected browser, modes, seq, usage. */
-export function notificationConformance(getStore: GetStore): void {
+export function notificationConformance(
+  getStore: GetStore<AccountStore & BrowserStore & DeliveryStore & NotificationStore & ProjectAdminStore & UsageStore>,
+): void {
   describe('notifications', () => {
     it('refuses a recipient without a connected browser, recording nothing', async () => {
       const store = getStore();

@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
+import type {
+  AccountStore,
+  ApiKeyStore,
+  BrowserStore,
+  DeliveryStore,
+  NotificationStore,
+  ProjectAdminStore,
+  UsageStore,
+} from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /** What `tidings.admin` reads and renames for an owner or an operator: every project, a page of the log of sends. */
-export function projectAdminConformance(getStore: GetStore): void {
+export function projectAdminConformance(
+  getStore: GetStore<
+    AccountStore & ApiKeyStore & BrowserStore & DeliveryStore & NotificationStore & ProjectAdminStore & UsageStore
+  >,
+): void {
   describe('projects and log of sends (admin)', () => {
     it('renames a project and lists every project of every account', async () => {
       const store = getStore();

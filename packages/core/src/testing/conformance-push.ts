@@ -1,4 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import type {
+  AccountStore,
+  BrowserStore,
+  DeliveryStore,
+  JobStore,
+  NotificationStore,
+  ProjectAdminStore,
+  PushStore,
+} from '../ports/store.js';
 import { PUSH_JOB_KIND, pushJobsForSend } from '../push/jobs.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
@@ -10,7 +19,11 @@ function subscription(browserId: string, now = T0, endpoint = 'https://push.exam
 }
 
 /** VAPID keys, push subscriptions, and what a push does to an attempt (docs/web-push.md). */
-export function pushConformance(getStore: GetStore): void {
+export function pushConformance(
+  getStore: GetStore<
+    AccountStore & BrowserStore & DeliveryStore & JobStore & NotificationStore & ProjectAdminStore & PushStore
+  >,
+): void {
   describe('VAPID keys', () => {
     it('keeps the first pair stored, and rotation replaces it', async () => {
       const store = getStore();

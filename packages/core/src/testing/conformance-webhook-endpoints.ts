@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
-import type { Store } from '../ports/store.js';
+import type { AccountStore, ProjectAdminStore, WebhookEndpointStore } from '../ports/store.js';
 import { type GetStore, seedProject, T0 } from './fixtures.js';
 
 function createEndpoint(
-  store: Store,
+  store: AccountStore & ProjectAdminStore & WebhookEndpointStore,
   input: { projectId: string; url?: string; now?: number; maxEndpoints?: number; secret?: string },
 ) {
   const now = input.now ?? T0;
@@ -21,7 +21,9 @@ function createEndpoint(
 }
 
 /** Webhook endpoints: creation and its limit, updates, status, the secret's roll, deletion. */
-export function webhookEndpointConformance(getStore: GetStore): void {
+export function webhookEndpointConformance(
+  getStore: GetStore<AccountStore & ProjectAdminStore & WebhookEndpointStore>,
+): void {
   describe('webhook endpoints', () => {
     it('creates an endpoint with its secret, gets it and lists it', async () => {
       const store = getStore();

@@ -1,11 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../ids.js';
 import { attemptObject, isoTime, notificationObject } from '../objects.js';
-import type { Store, WebhookMessageAttemptRecord, WebhookMessageRecord } from '../ports/store.js';
+import type {
+  AccountStore,
+  BrowserStore,
+  DeliveryStore,
+  JobStore,
+  MaintenanceStore,
+  NotificationStore,
+  PushStore,
+  WebhookEndpointStore,
+  WebhookMessageAttemptRecord,
+  WebhookMessageRecord,
+  WebhookMessageStore,
+} from '../ports/store.js';
 import { WEBHOOK_MESSAGE_RETENTION_MS, webhookMessageOf } from '../webhooks/events.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
-async function createEndpoint(store: Store, projectId: string, events: string[] = ['*'], now = T0): Promise<string> {
+async function createEndpoint(
+  store: AccountStore &
+    BrowserStore &
+    DeliveryStore &
+    JobStore &
+    MaintenanceStore &
+    NotificationStore &
+    PushStore &
+    WebhookEndpointStore &
+    WebhookMessageStore,
+  projectId: string,
+  events: string[] = ['*'],
+  now = T0,
+): Promise<string> {
   const result = await store.createWebhookEndpoint({
     id: newId('whe', now),
     projectId,
@@ -21,7 +46,18 @@ async function createEndpoint(store: Store, projectId: string, events: string[] 
 }
 
 /** An endpoint's messages, oldest first. */
-async function messagesOf(store: Store, endpointId: string): Promise<WebhookMessageRecord[]> {
+async function messagesOf(
+  store: AccountStore &
+    BrowserStore &
+    DeliveryStore &
+    JobStore &
+    MaintenanceStore &
+    NotificationStore &
+    PushStore &
+    WebhookEndpointStore &
+    WebhookMessageStore,
+  endpointId: string,
+): Promise<WebhookMessageRecord[]> {
   const page = await store.listWebhookMessages({ endpointId, status: null, since: null, before: null, limit: 100 });
   return page.reverse();
 }
@@ -42,7 +78,20 @@ function attemptRecord(messageId: string, at: number, outcome: WebhookMessageAtt
   };
 }
 
-async function testMessage(store: Store, projectId: string, endpointId: string, now: number) {
+async function testMessage(
+  store: AccountStore &
+    BrowserStore &
+    DeliveryStore &
+    JobStore &
+    MaintenanceStore &
+    NotificationStore &
+    PushStore &
+    WebhookEndpointStore &
+    WebhookMessageStore,
+  projectId: string,
+  endpointId: string,
+  now: number,
+) {
   const [message] = await store.enqueueWebhookMessages({
     messages: [
       webhookMessageOf(
@@ -60,7 +109,19 @@ async function testMessage(store: Store, projectId: string, endpointId: string, 
  * Webhook messages: the events the writes record for the enabled endpoints that want them, in
  * the write's transaction, and the message log, its requests, resends and purge.
  */
-export function webhookMessageConformance(getStore: GetStore): void {
+export function webhookMessageConformance(
+  getStore: GetStore<
+    AccountStore &
+      BrowserStore &
+      DeliveryStore &
+      JobStore &
+      MaintenanceStore &
+      NotificationStore &
+      PushStore &
+      WebhookEndpointStore &
+      WebhookMessageStore
+  >,
+): void {
   describe('webhook messages', () => {
     it('records nothing for a project without an endpoint', async () => {
       const store = getStore();
@@ -295,7 +356,7 @@ export function webhookMessageConformance(getStore: GetStore): void {
         status: 'delivered',
         nextAttemptAt: null,
       });
-      const list = (input: Partial<Parameters<Store['listWebhookMessages']>[0]>) =>
+      const list = (input: Partial<Parameters<WebhookMessageStore['listWebhookMessages']>[0]>) =>
         store
           .listWebhookMessages({ endpointId, status: null, since: null, before: null, limit: 100, ...input })
           .then((page) => page.map((message) => message.id));

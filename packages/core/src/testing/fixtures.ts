@@ -1,10 +1,21 @@
 import { newId } from '../ids.js';
-import type { CreateNotificationInput, CreateNotificationResult, Store, StoredResponse } from '../ports/store.js';
+import type {
+  AccountStore,
+  BrowserStore,
+  CreateNotificationInput,
+  CreateNotificationResult,
+  NotificationStore,
+  Store,
+  StoredResponse,
+} from '../ports/store.js';
 import { hashSecret } from '../secrets.js';
 import type { BrowserRecord, KeyMode, NotificationWithAttempts, ProjectRecord } from '../types.js';
 
-/** Gives each group of tests the store of the test being run. */
-export type GetStore = () => Store;
+/**
+ * Gives each group of tests the store of the test being run; `Roles`, the roles of the store the
+ * group uses, so that it can run against something that implements only those.
+ */
+export type GetStore<Roles = Store> = () => Roles;
 
 /** A fixed instant (2026-01-01T12:00:00Z), so that UTC days in assertions are known. */
 export const T0 = Date.UTC(2026, 0, 1, 12);
@@ -21,7 +32,7 @@ export function renderForTest(created: NotificationWithAttempts): StoredResponse
 }
 
 /** A verified account with one project. */
-export async function seedProject(store: Store, now = T0): Promise<ProjectRecord> {
+export async function seedProject(store: AccountStore, now = T0): Promise<ProjectRecord> {
   const account = await store.createAccount({
     id: newId('acct', now),
     email: 'owner@example.com',
@@ -41,7 +52,7 @@ export async function seedProject(store: Store, now = T0): Promise<ProjectRecord
 
 /** Registers a connected browser of a recipient; the secret is `bs_` and a fixed tail. */
 export async function seedBrowser(
-  store: Store,
+  store: BrowserStore,
   projectId: string,
   recipient: string,
   now = T0,
@@ -80,7 +91,7 @@ export interface SendInput {
 }
 
 /** Calls `createNotification` as the pipeline would, with a fresh notification record. */
-export function send(store: Store, input: SendInput): Promise<CreateNotificationResult> {
+export function send(store: NotificationStore, input: SendInput): Promise<CreateNotificationResult> {
   const now = input.now ?? T0;
   const ttl = input.ttl ?? 3600;
   return store.createNotification({
@@ -117,14 +128,18 @@ export function send(store: Store, input: SendInput): Promise<CreateNotification
 }
 
 /** Like {@link send}, but fails the test unless the notification was created. */
-export async function sendCreated(store: Store, input: SendInput): Promise<NotificationWithAttempts> {
+export async function sendCreated(store: NotificationStore, input: SendInput): Promise<NotificationWithAttempts> {
   const result = await send(store, input);
   if (result.kind !== 'created') throw new Error(`expected created, got ${result.kind}`);
   return result.created;
 }
 
 /** Reads a notification back, failing the test if it is missing. */
-export async function readBack(store: Store, projectId: string, id: string): Promise<NotificationWithAttempts> {
+export async function readBack(
+  store: NotificationStore,
+  projectId: string,
+  id: string,
+): Promise<NotificationWithAttempts> {
   const found = await store.getNotification({ projectId, id });
   if (!found) throw new Error(`notification ${id} not found`);
   return found;

@@ -1,8 +1,24 @@
 /** `@tidings/core/testing`: helpers for testing Tidings stores and embeddings (needs vitest). */
 
+// Each group of the store suite alone, typed by the roles it uses: for something that implements
+// only those, inside a `describe` that gives each test a fresh one (as `runStoreConformance` does).
+export { accountConformance } from './conformance-accounts.js';
+export { apiKeyConformance } from './conformance-api-keys.js';
+export { browserConformance } from './conformance-browsers.js';
+export { concurrencyConformance } from './conformance-concurrency.js';
+export { deliveryConformance } from './conformance-deliveries.js';
+export { idempotencyConformance } from './conformance-idempotency.js';
+export { jobConformance } from './conformance-jobs.js';
+export { maintenanceConformance } from './conformance-maintenance.js';
+export { notificationConformance } from './conformance-notifications.js';
+export { projectAdminConformance } from './conformance-project-admin.js';
+export { pushConformance } from './conformance-push.js';
+export { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
+export { webhookMessageConformance } from './conformance-webhook-messages.js';
 // The fixtures the store suite is written with, for a store's own tests next to it.
 export {
   DAY_MS,
+  type GetStore,
   readBack,
   renderForTest,
   type SendInput,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import type { Store } from '../ports/store.js';
+import type { JobStore } from '../ports/store.js';
 import { T0 } from './fixtures.js';
 
 /** One operation of a random run against the queue. */
@@ -55,7 +55,7 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
  * claimable jobs oldest first, up to its limit; finishing or retrying needs the current owner.
  * Each run uses a kind and keys of its own, so runs on one store do not meet.
  */
-export async function jobModelProperty(store: Store, numRuns = 40): Promise<void> {
+export async function jobModelProperty(store: JobStore, numRuns = 40): Promise<void> {
   let run = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(opArbitrary, { minLength: 1, maxLength: 25 }), async (ops) => {
