@@ -8,8 +8,7 @@ import type {
 } from '@tidings/core';
 import type { Pool, PoolClient } from 'pg';
 import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
-import { commitWith, run, type Sql, transaction } from './db.js';
-import type { InsertJobs } from './jobs.js';
+import { run, type Sql, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
 interface ConnectTokenRow extends JoinedProjectRow {
@@ -24,12 +23,7 @@ interface ConnectTokenRow extends JoinedProjectRow {
  * lock from raising the browser's sequence until it commits, so the later statement, on a fresh
  * snapshot, sees every attempt a send committed before, and no send adds one after.
  */
-export function browserOperations(
-  pool: Pool,
-  sql: Sql,
-  insertJobs: InsertJobs,
-  recordEvents: RecordWebhookEvents,
-): BrowserStore {
+export function browserOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhookEvents): BrowserStore {
   const { t, statement } = sql;
   const insertToken = statement(
     'insert_token',
@@ -216,17 +210,14 @@ export function browserOperations(
         project: joinedProject(row),
       };
     },
-    async registerBrowser({ id, projectId, recipient, secretHash, now, jobs }) {
+    async registerBrowser({ id, projectId, recipient, secretHash, now }) {
       const values = [id, projectId, recipient, secretHash, now];
-      if (!jobs) {
-        const [registered] = await run<BrowserRecord>(pool, insertBrowserUnhooked, values);
-        if (registered) return registered;
-      }
+      const [registered] = await run<BrowserRecord>(pool, insertBrowserUnhooked, values);
+      if (registered) return registered;
       return transaction(pool, async (client) => {
         const browser = (await run<BrowserRecord>(client, insertBrowser, values))[0]!;
         await recordEvents(client, [{ kind: 'browser-connected', browserId: id, recipient, at: now }], now);
-        if (!jobs) return browser;
-        return commitWith(client, insertJobs(client, jobs(browser), now), browser);
+        return browser;
       });
     },
     async findBrowser(id) {
@@ -245,12 +236,8 @@ export function browserOperations(
       };
       return { browser, project: joinedProject(row) };
     },
-    async disconnectBrowser({ browserId, reason, now, jobs }) {
-      return transaction(pool, async (client) => {
-        const result = await disconnect(client, browserId, reason, now);
-        if (jobs) await insertJobs(client, jobs(result), now);
-        return result;
-      });
+    async disconnectBrowser({ browserId, reason, now }) {
+      return transaction(pool, (client) => disconnect(client, browserId, reason, now));
     },
     async touchBrowsers({ browserIds, now }) {
       if (browserIds.length > 0) await run(pool, touch, [browserIds, now]);

@@ -1,7 +1,6 @@
 import type { AppliedReceipts, Delivery, DeliveryStore, Receipt, ReceiptType, WebhookChange } from '@tidings/core';
 import type { Pool } from 'pg';
-import { commitWith, type Queryable, run, type Sql, type Statement, transaction } from './db.js';
-import type { InsertJobs } from './jobs.js';
+import { type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
 type DeliveryOperations = Pick<DeliveryStore, 'listDeliveries' | 'markAttemptsSent' | 'applyReceipts'>;
@@ -13,12 +12,7 @@ interface AttemptReceipts {
 }
 
 /** What a browser's stream or poll receives, and what the browser reports back. */
-export function deliveryOperations(
-  pool: Pool,
-  sql: Sql,
-  insertJobs: InsertJobs,
-  recordEvents: RecordWebhookEvents,
-): DeliveryOperations {
+export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhookEvents): DeliveryOperations {
   const { t, statement } = sql;
   // `NOT final` leaves out test mode's attempts (accepted, but final) and reads through the
   // partial index of pending attempts, already in stream order.
@@ -90,20 +84,17 @@ export function deliveryOperations(
     async markAttemptsSent({ attemptIds, now, via }) {
       if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds, via]);
     },
-    async applyReceipts({ browserId, receipts, now, jobs }) {
-      if (receipts.length === 0 && !jobs) return { named: 0, deliveredAttemptIds: [] };
-      if (!jobs) {
-        // A receipt of no attempt of the browser, or a project with an endpoint, is answered by
-        // no row: the batch then runs again below, where both are told apart.
-        const { applied } = await apply(pool, browserId, receipts, applyBatchUnhooked);
-        if (applied.named > 0) return applied;
-      }
-      // With the webhook events and the jobs computed from what changed, in the same transaction.
+    async applyReceipts({ browserId, receipts, now }) {
+      if (receipts.length === 0) return { named: 0, deliveredAttemptIds: [] };
+      // A receipt of no attempt of the browser, or a project with an endpoint, is answered by no
+      // row: the batch then runs again below, where both are told apart.
+      const { applied: unhooked } = await apply(pool, browserId, receipts, applyBatchUnhooked);
+      if (unhooked.named > 0) return unhooked;
+      // With the webhook events of what changed, in the same transaction.
       return transaction(pool, async (client) => {
         const { applied, changes } = await apply(client, browserId, receipts, applyBatch);
         await recordEvents(client, changes, now);
-        if (!jobs) return applied;
-        return commitWith(client, insertJobs(client, jobs(applied), now), applied);
+        return applied;
       });
     },
   };

@@ -7,7 +7,6 @@ import type {
   WebhookChange,
 } from '@tidings/core';
 import type Database from 'better-sqlite3';
-import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import {
   type BrowserRow,
@@ -28,7 +27,6 @@ interface ConnectTokenRow extends JoinedProjectRow {
 export function browserOperations(
   db: Database.Database,
   cache: NotificationCache,
-  insertJobs: InsertJobs,
   recordEvents: RecordWebhookEvents,
 ): BrowserStore {
   const ensureRecipient = db.prepare<[string, string, number]>(
@@ -137,14 +135,11 @@ export function browserOperations(
       [{ kind: 'browser-connected', browserId: browser.id, recipient: browser.recipient, at: input.now }],
       input.now,
     );
-    if (input.jobs) insertJobs(input.jobs(browser), input.now);
     return browser;
   });
-  const disconnectOne = db.transaction((input: Parameters<Store['disconnectBrowser']>[0]) => {
-    const result = disconnect(input.browserId, input.reason, input.now);
-    if (input.jobs) insertJobs(input.jobs(result), input.now);
-    return result;
-  });
+  const disconnectOne = db.transaction((input: Parameters<Store['disconnectBrowser']>[0]) =>
+    disconnect(input.browserId, input.reason, input.now),
+  );
   const touchAll = db.transaction((browserIds: string[], now: number) => {
     for (const id of browserIds) touch.run(now, id);
   });

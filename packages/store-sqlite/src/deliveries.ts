@@ -1,7 +1,6 @@
 import type { AppliedReceipts, Delivery, DeliveryStore, ReceiptType, WebhookChange } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
-import type { InsertJobs } from './jobs.js';
 import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
@@ -45,7 +44,6 @@ export function deliveryOperations(
   db: Database.Database,
   groupCommit: GroupCommit<unknown>,
   cache: NotificationCache,
-  insertJobs: InsertJobs,
   recordEvents: RecordWebhookEvents,
 ): DeliveryStore {
   // `final = 0` leaves out test mode's attempts (accepted, but final) and reads through the
@@ -124,9 +122,7 @@ export function deliveryOperations(
       cache.forget(changed);
     }
     recordEvents(changes, input.now);
-    const applied = { named, deliveredAttemptIds };
-    if (input.jobs) insertJobs(input.jobs(applied), input.now);
-    return applied;
+    return { named, deliveredAttemptIds };
   });
 
   return {
@@ -149,7 +145,7 @@ export function deliveryOperations(
       }
     },
     async applyReceipts(input) {
-      if (input.receipts.length > 0 || input.jobs) return applyAll.immediate(input);
+      if (input.receipts.length > 0) return applyAll.immediate(input);
       return { named: 0, deliveredAttemptIds: [] };
     },
   };

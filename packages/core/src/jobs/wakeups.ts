@@ -38,7 +38,7 @@ export function kindsOf(jobs: readonly { kind: string }[]): string[] {
 }
 
 /** The writes of the Store port that may enqueue jobs. */
-const ENQUEUING_WRITES = ['createNotification', 'applyReceipts', 'registerBrowser', 'disconnectBrowser'] as const;
+const ENQUEUING_WRITES = ['createNotification'] as const;
 
 /**
  * Makes the writes of `store` that enqueue jobs tell `wakeups` once they resolved, with the kinds

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../ids.js';
 import type { JobRecord, NewJob } from '../ports/jobs.js';
 import type {
   AccountStore,
@@ -10,7 +9,6 @@ import type {
   NotificationStore,
   ProjectAdminStore,
 } from '../ports/store.js';
-import { hashSecret } from '../secrets.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 import { jobModelProperty } from './jobs-model.js';
 
@@ -349,75 +347,6 @@ export function jobConformance(
         });
         expect(log.map((n) => n.notification.title).sort()).toEqual(['Hello', 'Hello']);
         expect(await readBack(store, project.id, first.notification.id)).toEqual(first);
-      });
-
-      it('receipts enqueue the jobs computed from what they changed; a failure leaves none and no receipt', async () => {
-        const store = getStore();
-        const project = await seedProject(store);
-        const browser = await seedBrowser(store, project.id, 'user-1');
-        const created = await sendCreated(store, { projectId: project.id, recipient: 'user-1' });
-        const attemptId = created.attempts[0]!.id;
-        await expect(
-          store.applyReceipts({
-            browserId: browser.id,
-            receipts: [{ type: 'delivered', attemptId, at: T0 + 1 }],
-            now: T0 + 1,
-            jobs: () => {
-              throw new Error('no jobs');
-            },
-          }),
-        ).rejects.toThrow('no jobs');
-        expect((await readBack(store, project.id, created.notification.id)).attempts[0]!.status).toBe('accepted');
-        const applied = await store.applyReceipts({
-          browserId: browser.id,
-          receipts: [{ type: 'delivered', attemptId, at: T0 + 2 }],
-          now: T0 + 2,
-          jobs: (result) =>
-            result.deliveredAttemptIds.map((id) => job(project.id, `ep:${id}`, { payload: { delivered: id } })),
-        });
-        expect(applied.deliveredAttemptIds).toEqual([attemptId]);
-        expect((await allJobs(store, project.id)).map((j) => [j.payload, j.createdAt])).toEqual([
-          [{ delivered: attemptId }, T0 + 2],
-        ]);
-      });
-
-      it('a browser connecting or disconnecting enqueues its jobs with the change', async () => {
-        const store = getStore();
-        const project = await seedProject(store);
-        const browser = await store.registerBrowser({
-          id: newId('brw', T0),
-          projectId: project.id,
-          recipient: 'user-1',
-          secretHash: hashSecret('bs_secret'),
-          now: T0,
-          jobs: (registered) => [job(project.id, `b:${registered.id}`, { kind: 'connected' })],
-        });
-        const result = await store.disconnectBrowser({
-          browserId: browser.id,
-          reason: 'browser_disconnected',
-          now: T0 + 5,
-          jobs: (outcome) => [job(project.id, `b:${browser.id}`, { kind: 'disconnected', payload: outcome })],
-        });
-        expect(result).toEqual({ kind: 'disconnected', failedAttemptIds: [] });
-        const jobs = await allJobs(store, project.id);
-        expect(jobs.map((j) => [j.kind, j.key, j.createdAt])).toEqual([
-          ['connected', `b:${browser.id}`, T0],
-          ['disconnected', `b:${browser.id}`, T0 + 5],
-        ]);
-        expect(jobs[1]!.payload).toEqual({ kind: 'disconnected', failedAttemptIds: [] });
-        await expect(
-          store.registerBrowser({
-            id: newId('brw', T0),
-            projectId: project.id,
-            recipient: 'user-2',
-            secretHash: hashSecret('bs_secret2'),
-            now: T0,
-            jobs: () => {
-              throw new Error('no jobs');
-            },
-          }),
-        ).rejects.toThrow('no jobs');
-        expect(await allJobs(store, project.id)).toHaveLength(2);
       });
     });
 

@@ -1,5 +1,4 @@
 import type { BrowserLookup, BrowserRecord, ConnectTokenLookup, DisconnectReason } from '../../types.js';
-import type { JobsOf } from '../jobs.js';
 
 /** A browser that {@link BrowserStore.reapStaleBrowsers} disconnected as stale. */
 export interface ReapedBrowser {
@@ -32,8 +31,6 @@ export interface BrowserStore {
     recipient: string;
     secretHash: string;
     now: number;
-    /** Jobs computed from the new browser, enqueued in the same transaction. */
-    jobs?: JobsOf<BrowserRecord>;
   }): Promise<BrowserRecord>;
   findBrowser(id: string): Promise<BrowserLookup | null>;
   /** Disconnects a browser: its attempts that are not final become `failed` with the reason. */
@@ -41,8 +38,6 @@ export interface BrowserStore {
     browserId: string;
     reason: DisconnectReason;
     now: number;
-    /** Jobs computed from the outcome, enqueued in the same transaction (called for every outcome). */
-    jobs?: JobsOf<DisconnectBrowserResult>;
   }): Promise<DisconnectBrowserResult>;
   /** Records that these browsers were seen (an open stream or a poll) at `now`. */
   touchBrowsers(input: { browserIds: string[]; now: number }): Promise<void>;

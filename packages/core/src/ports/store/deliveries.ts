@@ -1,5 +1,4 @@
 import type { AttemptPath, Delivery, Receipt } from '../../types.js';
-import type { JobsOf } from '../jobs.js';
 
 /** Outcome of {@link DeliveryStore.listPendingDeliveries}. */
 export interface PendingDeliveries {
@@ -44,11 +43,5 @@ export interface DeliveryStore {
    * Returns how many receipts named an attempt of this browser, and which attempts became
    * `delivered` by this call (what the metrics count as attempts ended).
    */
-  applyReceipts(input: {
-    browserId: string;
-    receipts: Receipt[];
-    now: number;
-    /** Jobs computed from what the receipts changed, enqueued in the same transaction. */
-    jobs?: JobsOf<AppliedReceipts>;
-  }): Promise<AppliedReceipts>;
+  applyReceipts(input: { browserId: string; receipts: Receipt[]; now: number }): Promise<AppliedReceipts>;
 }
