@@ -1,3 +1,4 @@
+import { STORE_DUTIES } from '@tidings/core';
 import { describe, expect, it } from 'vitest';
 import {
   createSqliteDashboardStore,
@@ -26,5 +27,15 @@ describe('durability tables', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('refine the durability the core declares: the group commit only for its durable writes', () => {
+    for (const [name, duties] of Object.entries(STORE_DUTIES)) {
+      const sqlite = STORE_DURABILITY[name as keyof typeof STORE_DURABILITY];
+      const expected =
+        duties.durability === 'none' ? ['read'] : duties.durability === 'durable' ? ['durable', 'group'] : ['redoable'];
+      expect(expected, name).toContain(sqlite);
+    }
+    expect(Object.values(STORE_DURABILITY).filter((durability) => durability === 'group')).toHaveLength(1);
   });
 });

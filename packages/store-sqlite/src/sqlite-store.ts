@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import { createJobWakeups, notifyJobsAfterWrites, notifyWebhookJobsAfterWrites, type Store } from '@tidings/core';
+import {
+  createJobWakeups,
+  notifyJobsAfterWrites,
+  notifyWebhookJobsAfterWrites,
+  STORE_DUTIES,
+  type Store,
+} from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { accountOperations } from './accounts.js';
@@ -114,91 +120,26 @@ export function createSqliteDashboardStore(store: Store): DashboardStore {
  * the change is on disk, so it resolves only after the WAL's flush; `group`, a write the group
  * commit flushes itself (`createNotification`); `redoable`, bookkeeping that may be lost with a
  * power cut and redone (last used and seen times, purging, the record of attempts sent on a
- * stream, a new session, a one-time code); `read`, no write. Every method must be named: a new
- * one that is not fails the type check (and `sqlite-store.test.ts`), so none skips the flush by
- * being forgotten.
+ * stream, a new session, a one-time code); `read`, no write. Every method must be named (the
+ * core's port's in `STORE_DUTIES` of the core): a new one that is not fails the type check (and
+ * `durability.test.ts`), so none skips the flush by being forgotten.
  */
 type Durability = 'durable' | 'group' | 'redoable' | 'read';
 
-/** The core's port: an account, a key, a revocation, a rename, a browser, a receipt… are durable. */
-export const STORE_DURABILITY = {
-  createAccount: 'durable',
-  getAccount: 'read',
-  listAccounts: 'read',
-  setAccountVerified: 'durable',
-  createProject: 'durable',
-  getProject: 'read',
-  listProjects: 'read',
-  setProjectSuspended: 'durable',
-  renameProject: 'durable',
-  listAllProjects: 'read',
-  searchProjects: 'read',
-  deleteProject: 'durable',
-  deleteAccount: 'durable',
-  createApiKey: 'durable',
-  getApiKey: 'read',
-  listApiKeys: 'read',
-  revokeApiKey: 'durable',
-  findApiKeyByHash: 'read',
-  touchApiKey: 'redoable',
-  createWebhookEndpoint: 'durable',
-  getWebhookEndpoint: 'read',
-  listWebhookEndpoints: 'read',
-  updateWebhookEndpoint: 'durable',
-  setWebhookEndpointStatus: 'durable',
-  deleteWebhookEndpoint: 'durable',
-  rollWebhookSecret: 'durable',
-  enqueueWebhookMessages: 'durable',
-  getWebhookMessage: 'read',
-  listWebhookMessages: 'read',
-  recordWebhookAttempt: 'durable',
-  resendWebhookMessages: 'durable',
-  disableFailingWebhookEndpoint: 'durable',
-  getUsage: 'read',
-  getUsageBreakdown: 'read',
-  findIdempotentResponse: 'read',
-  createNotification: 'group',
-  getNotification: 'read',
-  listNotifications: 'read',
-  createConnectToken: 'durable',
-  findConnectToken: 'read',
-  registerBrowser: 'durable',
-  findBrowser: 'read',
-  listDeliveries: 'read',
-  listPendingDeliveries: 'read',
-  markAttemptsSent: 'redoable',
-  applyReceipts: 'durable',
-  disconnectBrowser: 'durable',
-  touchBrowsers: 'redoable',
-  // Redoable: the holder writes its browsers again at its next hold, within a quarter of the
-  // stale timeout.
-  holdBrowsers: 'redoable',
-  releaseBrowsers: 'redoable',
-  reapStaleBrowsers: 'durable',
-  getVapidKeys: 'read',
-  ensureVapidKeys: 'durable',
-  rotateVapidKeys: 'durable',
-  putPushSubscription: 'durable',
-  getPushSubscription: 'read',
-  deletePushSubscription: 'durable',
-  listPushSubscribedBrowsers: 'read',
-  // Redoable: a record of pushing lost to a power cut leaves the attempt to be pushed again, as
-  // a lost record of sending on a stream does.
-  markAttemptPushed: 'redoable',
-  failAttempt: 'durable',
-  expireAttempts: 'durable',
-  purgeExpired: 'redoable',
-  enqueueJobs: 'durable',
-  // Durable, though a lost claim is redone: its flush also puts on disk every job it claims,
-  // enqueued by a commit before it, so no job runs (and tells anyone) before it is durable.
-  claimJobs: 'durable',
-  completeJob: 'durable',
-  retryJob: 'durable',
-  failJob: 'durable',
-  listJobs: 'read',
-  onJobsEnqueued: 'read',
-  close: 'read',
-} as const satisfies Record<keyof Store, Durability>;
+/** The core's port's writes that the group commit flushes itself, instead of a flush after each. */
+const GROUP_COMMITTED: ReadonlySet<keyof Store> = new Set(['createNotification']);
+
+/**
+ * The core's port: each method's durability as the core declares it (`STORE_DUTIES`), with the
+ * writes of the group commit told apart.
+ */
+export const STORE_DURABILITY = Object.fromEntries(
+  (Object.keys(STORE_DUTIES) as (keyof Store)[]).map((name): [keyof Store, Durability] => {
+    const { durability } = STORE_DUTIES[name];
+    if (GROUP_COMMITTED.has(name)) return [name, 'group'];
+    return [name, durability === 'none' ? 'read' : durability];
+  }),
+) as Record<keyof Store, Durability>;
 
 /**
  * The dashboard's port: what a person sees (a password, an operator flag, a line of the audit

@@ -1,4 +1,5 @@
 import type { NewJob } from '../ports/jobs.js';
+import { storeMethodsWhere } from '../ports/store/duties.js';
 import type { Store } from '../ports/store.js';
 import { WEBHOOK_JOB_KIND } from '../webhooks/events.js';
 
@@ -37,8 +38,8 @@ export function kindsOf(jobs: readonly { kind: string }[]): string[] {
   return [...new Set(jobs.map((job) => job.kind))];
 }
 
-/** The writes of the Store port that may enqueue jobs. */
-const ENQUEUING_WRITES = ['createNotification'] as const;
+/** The writes of the Store port that enqueue the jobs their input's `jobs` computes. */
+const ENQUEUING_WRITES = storeMethodsWhere((duties) => duties.jobs === 'computed');
 
 /**
  * Makes the writes of `store` that enqueue jobs tell `wakeups` once they resolved, with the kinds
@@ -78,18 +79,8 @@ export function notifyJobsAfterWrites(store: Store, wakeups: JobWakeups): void {
   }
 }
 
-/** The writes of the Store port that may record webhook messages, with a `webhook` job each. */
-const WEBHOOK_WRITES = [
-  'applyReceipts',
-  'registerBrowser',
-  'disconnectBrowser',
-  'reapStaleBrowsers',
-  'markAttemptPushed',
-  'failAttempt',
-  'expireAttempts',
-  'enqueueWebhookMessages',
-  'resendWebhookMessages',
-] as const;
+/** The writes of the Store port that may record webhook messages, or make them pending, with a `webhook` job each. */
+const WEBHOOK_WRITES = storeMethodsWhere((duties) => duties.jobs === 'webhook');
 
 /**
  * Makes the writes of `store` that may record webhook messages tell `wakeups` of the `webhook`

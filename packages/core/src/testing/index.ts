@@ -7,6 +7,7 @@ export { apiKeyConformance } from './conformance-api-keys.js';
 export { browserConformance } from './conformance-browsers.js';
 export { concurrencyConformance } from './conformance-concurrency.js';
 export { deliveryConformance } from './conformance-deliveries.js';
+export { dutiesConformance } from './conformance-duties.js';
 export { idempotencyConformance } from './conformance-idempotency.js';
 export { jobConformance } from './conformance-jobs.js';
 export { maintenanceConformance } from './conformance-maintenance.js';

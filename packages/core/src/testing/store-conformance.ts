@@ -6,6 +6,7 @@ import { browserConformance } from './conformance-browsers.js';
 import { concurrencyConformance } from './conformance-concurrency.js';
 
 import { deliveryConformance } from './conformance-deliveries.js';
+import { dutiesConformance } from './conformance-duties.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
 import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
@@ -53,5 +54,6 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     webhookEndpointConformance(getStore);
     webhookMessageConformance(getStore);
     pushConformance(getStore);
+    dutiesConformance(getStore);
   });
 }

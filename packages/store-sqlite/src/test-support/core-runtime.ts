@@ -8,6 +8,7 @@ export {
   notifyJobsAfterWrites,
   notifyWebhookJobsAfterWrites,
 } from '../../../core/src/jobs/wakeups.js';
+export { STORE_DUTIES } from '../../../core/src/ports/store/duties.js';
 export { utcDay } from '../../../core/src/time.js';
 export {
   anyEndpointWants,
