@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClaimedJob, JobRecord, NewJob } from '../ports/jobs.js';
-import type { Store } from '../ports/store.js';
+import type { JobStore } from '../ports/store.js';
 import { backoffDelay, createJobRunner, JobError, type JobRunner } from './runner.js';
 import { createJobWakeups } from './wakeups.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const clock = { now: () => Date.now() };
 
-/** The job methods of a store, in memory, with the claim rules of the port; and what was asked of it. */
+/** The store's job queue role, in memory, with the claim rules of the port; and what was asked of it. */
 function memoryJobs() {
   const jobs: JobRecord[] = [];
   const wakeups = createJobWakeups();
@@ -80,9 +80,15 @@ function memoryJobs() {
         keepUntil: input.keepUntil,
       });
     },
+    async listJobs(input: { projectId: string; limit: number }) {
+      return jobs
+        .filter((job) => job.projectId === input.projectId)
+        .reverse()
+        .slice(0, input.limit);
+    },
     onJobsEnqueued: wakeups.subscribe,
-  };
-  return { store: store as unknown as Store, jobs, calls };
+  } satisfies JobStore;
+  return { store, jobs, calls };
 }
 
 function newJob(key: string, kind = 'webhook'): NewJob {
