@@ -17,16 +17,19 @@ import type {
 import { WEBHOOK_MESSAGE_RETENTION_MS, webhookMessageOf } from '../webhooks/events.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
+/** The roles the webhook message cases use: they seed projects, browsers and sends to make events. */
+type WebhookMessageRoles = AccountStore &
+  BrowserStore &
+  DeliveryStore &
+  JobStore &
+  MaintenanceStore &
+  NotificationStore &
+  PushStore &
+  WebhookEndpointStore &
+  WebhookMessageStore;
+
 async function createEndpoint(
-  store: AccountStore &
-    BrowserStore &
-    DeliveryStore &
-    JobStore &
-    MaintenanceStore &
-    NotificationStore &
-    PushStore &
-    WebhookEndpointStore &
-    WebhookMessageStore,
+  store: WebhookMessageRoles,
   projectId: string,
   events: string[] = ['*'],
   now = T0,
@@ -46,18 +49,7 @@ async function createEndpoint(
 }
 
 /** An endpoint's messages, oldest first. */
-async function messagesOf(
-  store: AccountStore &
-    BrowserStore &
-    DeliveryStore &
-    JobStore &
-    MaintenanceStore &
-    NotificationStore &
-    PushStore &
-    WebhookEndpointStore &
-    WebhookMessageStore,
-  endpointId: string,
-): Promise<WebhookMessageRecord[]> {
+async function messagesOf(store: WebhookMessageRoles, endpointId: string): Promise<WebhookMessageRecord[]> {
   const page = await store.listWebhookMessages({ endpointId, status: null, since: null, before: null, limit: 100 });
   return page.reverse();
 }
@@ -78,20 +70,7 @@ function attemptRecord(messageId: string, at: number, outcome: WebhookMessageAtt
   };
 }
 
-async function testMessage(
-  store: AccountStore &
-    BrowserStore &
-    DeliveryStore &
-    JobStore &
-    MaintenanceStore &
-    NotificationStore &
-    PushStore &
-    WebhookEndpointStore &
-    WebhookMessageStore,
-  projectId: string,
-  endpointId: string,
-  now: number,
-) {
+async function testMessage(store: WebhookMessageRoles, projectId: string, endpointId: string, now: number) {
   const [message] = await store.enqueueWebhookMessages({
     messages: [
       webhookMessageOf(
@@ -109,19 +88,7 @@ async function testMessage(
  * Webhook messages: the events the writes record for the enabled endpoints that want them, in
  * the write's transaction, and the message log, its requests, resends and purge.
  */
-export function webhookMessageConformance(
-  getStore: GetStore<
-    AccountStore &
-      BrowserStore &
-      DeliveryStore &
-      JobStore &
-      MaintenanceStore &
-      NotificationStore &
-      PushStore &
-      WebhookEndpointStore &
-      WebhookMessageStore
-  >,
-): void {
+export function webhookMessageConformance(getStore: GetStore<WebhookMessageRoles>): void {
   describe('webhook messages', () => {
     it('records nothing for a project without an endpoint', async () => {
       const store = getStore();
