@@ -15,9 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, workspaces } from './workspaces.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const cacheDir = join(root, 'node_modules', '.cache', 'tidings-build');
 const force = process.argv.includes('--force');
 
@@ -39,27 +38,12 @@ function inputFiles(dir, base = dir) {
   return files.sort();
 }
 
-/** The workspace directories, in build order (an entry `examples/*` names each of its folders). */
-function workspaceDirs() {
-  const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  return workspaces.flatMap((entry) => {
-    if (!entry.endsWith('/*')) return [entry];
-    const parent = entry.slice(0, -2);
-    return readdirSync(join(root, parent), { withFileTypes: true })
-      .filter((dirent) => dirent.isDirectory())
-      .map((dirent) => `${parent}/${dirent.name}`);
-  });
-}
-
 const shared = ['tsconfig.base.json', 'package-lock.json'].map((file) => readFileSync(join(root, file)));
 const hashes = new Map(); // package name → the hash its build was made from
 const started = performance.now();
 let built = 0;
 
-for (const dir of workspaceDirs()) {
-  const manifestPath = join(root, dir, 'package.json');
-  if (!existsSync(manifestPath)) continue;
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+for (const { dir, manifest } of workspaces()) {
   const hash = createHash('sha256');
   for (const content of shared) hash.update(content);
   for (const file of inputFiles(join(root, dir))) {

@@ -4,26 +4,12 @@
 // them). Workspaces are read from the root package.json, so a new package is checked without
 // a change here. Run after the build: both pack the package as npm would publish it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { root, workspaces } from './workspaces.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
-/** The directories a workspace entry names: `packages/core`, or each folder of `examples/*`. */
-function expand(entry) {
-  if (!entry.endsWith('/*')) return [entry];
-  const parent = entry.slice(0, -2);
-  return readdirSync(join(root, parent), { withFileTypes: true })
-    .filter((dirent) => dirent.isDirectory())
-    .map((dirent) => `${parent}/${dirent.name}`);
-}
-
-const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const packages = workspaces
-  .flatMap(expand)
-  .filter((dir) => existsSync(join(root, dir, 'package.json')))
-  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) }))
+const packages = workspaces()
   // Private workspaces (the examples) are never published.
   .filter(({ manifest }) => manifest.private !== true);
 
