@@ -1,25 +1,10 @@
-import type {
-  ApiKeyLookup,
-  ApiKeyRecord,
-  ApiKeyStore,
-  CreateApiKeyResult,
-  KeyMode,
-  ProjectRecord,
-} from '@tidings/core';
+import type { ApiKeyLookup, ApiKeyRecord, ApiKeyStore, CreateApiKeyResult, ProjectRecord } from '@tidings/core';
 import type Database from 'better-sqlite3';
 import type { GroupRead } from './group-read.js';
 import { type ApiKeyRow, apiKeyFromRow, JOINED_PROJECT_COLUMNS, type JoinedProjectRow, joinedProject } from './rows.js';
 
-interface CreateApiKeyInput {
-  id: string;
-  projectId: string;
-  hash: string;
-  prefix: string;
-  mode: KeyMode;
-  name: string | null;
-  now: number;
-  maxActive: number;
-}
+/** What `createApiKey` takes, as the port declares it. */
+type CreateApiKeyInput = Parameters<ApiKeyStore['createApiKey']>[0];
 
 /** Lookups kept at most; past it the kept ones are dropped and looked up again. */
 const MAX_KEPT_LOOKUPS = 1024;

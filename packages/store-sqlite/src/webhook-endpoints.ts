@@ -37,16 +37,8 @@ export function endpointFromRow(row: WebhookEndpointRow): WebhookEndpointRecord 
   };
 }
 
-interface CreateInput {
-  id: string;
-  projectId: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  secret: string;
-  now: number;
-  maxEndpoints: number;
-}
+/** What `createWebhookEndpoint` takes, as the port declares it. */
+type CreateInput = Parameters<WebhookEndpointStore['createWebhookEndpoint']>[0];
 
 /** Webhook endpoints: the event types are kept as a JSON array. */
 export function webhookEndpointOperations(db: Database.Database): WebhookEndpointStore {
