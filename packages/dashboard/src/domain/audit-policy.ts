@@ -106,7 +106,7 @@ export const AUDIT_POLICY: {
   getAccount: READ,
   listAccounts: READ,
   deleteAccount: {
-    notAudited: 'an account deletes itself from the dashboard, and its audit entries go with its projects',
+    notAudited: 'an account deletes itself from the dashboard, and its projects’ audit entries go with it',
   },
   createProject: { action: 'project.created', projectId: (project) => project.id, detail: (project) => project.name },
   getProject: READ,
