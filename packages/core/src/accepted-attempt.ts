@@ -1,4 +1,4 @@
-import type { AttemptRecord, NotificationRecord } from './types.js';
+import type { AttemptRecord, NotificationRecord } from './records.js';
 
 /**
  * The record of an attempt a store has just written for `notification`: accepted, with nothing

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
+import type { connectTokenObjectSchema } from './api/object-schemas.js';
+import { recipientSchema } from './api/request-schemas.js';
+import { isoTime } from './api/serialize.js';
 import { TidingsError } from './errors.js';
-import type { connectTokenObjectSchema } from './object-schemas.js';
-import { isoTime } from './objects.js';
 import type { ResolvedOptionsWith } from './options.js';
 import type { BrowserStore } from './ports/store.js';
-import { recipientSchema } from './schemas.js';
-import { generateConnectToken, hashSecret } from './secrets.js';
+import { generateConnectToken, hashSecret } from './util/secrets.js';
 
 /** The public connect token object; the token itself appears only here. */
 export type ConnectTokenObject = z.infer<typeof connectTokenObjectSchema>;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { fieldErrorSchema, problemSchema } from './object-schemas.js';
+import type { fieldErrorSchema, problemSchema } from './api/object-schemas.js';
 
 /** Every error code of the public contract (docs/api.md#errors). */
 export type ErrorCode =

@@ -1,6 +1,6 @@
 import { TidingsError } from './errors.js';
-import { hashSecret } from './secrets.js';
-import type { KeyMode } from './types.js';
+import type { KeyMode } from './records.js';
+import { hashSecret } from './util/secrets.js';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 

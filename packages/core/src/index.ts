@@ -1,35 +1,135 @@
-export * from './accepted-attempt.js';
-export * from './admin.js';
-export * from './admin-views.js';
-export * from './admin-webhook-messages.js';
-export * from './admin-webhooks.js';
-export * from './errors.js';
-export * from './hub/memory-hub.js';
-export * from './ids.js';
-export * from './jobs/runner.js';
-export * from './jobs/wakeups.js';
-export * from './limiter/index.js';
-export * from './metrics/instrument-limiter.js';
-export * from './metrics/instrument-store.js';
-export * from './object-schemas.js';
-export * from './objects.js';
-export * from './openapi/index.js';
-export * from './options.js';
-export * from './ports/clock.js';
-export * from './ports/event-sink.js';
-export * from './ports/hub.js';
-export * from './ports/limiter.js';
-export * from './ports/logger.js';
-export * from './ports/mailer.js';
-export * from './ports/metrics.js';
-export * from './ports/store.js';
-export * from './push/admin-vapid.js';
-export * from './push/jobs.js';
-export * from './push/options.js';
-export * from './push/vapid-keys.js';
-export * from './secrets.js';
-export * from './tidings.js';
-export * from './time.js';
-export type * from './types.js';
-export * from './webhooks/events.js';
-export * from './webhooks/signature.js';
+/**
+ * `@tidings/core`: what an embedding, a hub, a limiter or an operator tool uses. Each name is
+ * listed on purpose: this file is the package's public surface. What only a store needs to be
+ * built (its roles, its write duties, the helpers every store shares) is `@tidings/core/store`;
+ * the conformance kits are `@tidings/core/testing`; Node.js I/O is `@tidings/core/node`.
+ */
+export { type AdminApi, MAX_SUSPENSION_REASON_LENGTH, type SuspensionChange } from './admin/api.js';
+export type { VapidAdminApi, VapidKeyObject } from './admin/vapid.js';
+export {
+  type AdminViews,
+  type ListNotificationsOptions,
+  MAX_SEARCH_QUERY_LENGTH,
+  MAX_USAGE_RANGE_DAYS,
+  type NotificationDetail,
+  type ProjectSearchPage,
+  type SearchProjectsOptions,
+  type UsageBreakdown,
+  type UsageBreakdownDayObject,
+} from './admin/views.js';
+export type {
+  WebhookMessageAttemptObject,
+  WebhookMessageDetailObject,
+  WebhookMessageObject,
+  WebhookMessagesAdminApi,
+} from './admin/webhook-messages.js';
+export {
+  MAX_WEBHOOK_ENDPOINTS_PER_PROJECT,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookAdminApi,
+  type WebhookEndpointObject,
+} from './admin/webhooks.js';
+export {
+  type AccountObject,
+  type ApiKeyObject,
+  type AttemptObject,
+  isoTime,
+  type NotificationObject,
+  notificationObject,
+  type ProjectObject,
+  type UsageObject,
+} from './api/serialize.js';
+export { type ErrorCode, errorCodes, type FieldError, type Problem, TidingsError, toProblem } from './errors.js';
+export { createMemoryHub } from './hub/memory-hub.js';
+export {
+  backoffDelay,
+  createJobRunner,
+  type JobBackoff,
+  type JobContext,
+  JobError,
+  type JobHandler,
+  type JobRunner,
+  type JobRunnerOptions,
+} from './jobs/runner.js';
+export { ipScopeKey, resolveClientIp } from './limiter/client-ip.js';
+export { createMemoryLimiter, type MemoryLimiter, type MemoryLimiterOptions } from './limiter/memory-limiter.js';
+export {
+  RATE_LIMIT_HEADER_FORMS,
+  type RateLimitHeaderForm,
+  rateLimitHeaders,
+  retryAfterSeconds,
+} from './limiter/rate-limit-headers.js';
+export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi/document.js';
+export type {
+  JsonSchema,
+  OpenApiDocument,
+  OpenApiHeader,
+  OpenApiMediaType,
+  OpenApiOperation,
+  OpenApiParameter,
+  OpenApiReference,
+  OpenApiResponse,
+} from './openapi/types.js';
+export {
+  defaultLimits,
+  type LimitsOptions,
+  type ResolvedLimits,
+  type ResolvedOptions,
+  type ResolvedOptionsWith,
+  resolveOptions,
+  type TidingsJobsOptions,
+  type TidingsOptions,
+} from './options.js';
+export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
+export type { EventSink, EventSinkListener, EventStreamTarget, OpenedEventStream } from './ports/event-sink.js';
+export { type Hub, type HubMessage, hubMessageBrowserId } from './ports/hub.js';
+export type { LimitDecision, Limiter, LimiterUnavailable, LimitScope, ScopeState } from './ports/limiter.js';
+export { createConsoleLogger, type LogFields, type Logger, silentLogger } from './ports/logger.js';
+export {
+  createConsoleMailer,
+  createMemoryMailer,
+  type Mailer,
+  type MailMessage,
+  type MemoryMailer,
+} from './ports/mailer.js';
+export { type EndedAttemptStatus, type Metrics, noopMetrics, type StoreOperationOutcome } from './ports/metrics.js';
+export type { Store } from './ports/store.js';
+export type { PushOptions } from './push/options.js';
+export type {
+  AccountRecord,
+  ApiKeyLookup,
+  ApiKeyRecord,
+  AttemptPath,
+  AttemptReason,
+  AttemptRecord,
+  AttemptStatus,
+  BrowserLookup,
+  BrowserRecord,
+  ConnectTokenLookup,
+  Delivery,
+  DisconnectReason,
+  EndedAttempt,
+  KeyMode,
+  NotificationContent,
+  NotificationRecord,
+  NotificationWithAttempts,
+  ProjectRecord,
+  PushSubscriptionRecord,
+  Receipt,
+  ReceiptType,
+  UsageBreakdownDay,
+  UsageDay,
+  VapidKeyRecord,
+} from './records.js';
+export { createTidings, type RequestContext, type Tidings } from './tidings.js';
+export { type IdPrefix, isId, newId } from './util/ids.js';
+export { apiKeyPrefix, hashSecret, isWellFormedApiKey } from './util/secrets.js';
+export type { WebhookEvent } from './webhooks/events.js';
+export {
+  generateWebhookSecret,
+  isWellFormedWebhookSecret,
+  signWebhook,
+  WEBHOOK_SECRET_PREFIX,
+  type WebhookHeaders,
+  webhookSignature,
+} from './webhooks/signature.js';

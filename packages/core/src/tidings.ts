@@ -1,4 +1,4 @@
-import { type AdminApi, createAdminApi } from './admin.js';
+import { type AdminApi, createAdminApi } from './admin/api.js';
 import { type ConnectTokenObject, mintConnectToken } from './connect-tokens.js';
 import type { RouteContext, Services } from './context.js';
 import { TidingsError } from './errors.js';
@@ -6,9 +6,9 @@ import { type CorsKind, corsHeaders, preflightHeaders } from './http/cors.js';
 import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './http/responses.js';
 import { createMemoryHub } from './hub/memory-hub.js';
 import { watchHub } from './hub/watched-hub.js';
-import { newId } from './ids.js';
 import { createJobRunner, type JobRunner } from './jobs/runner.js';
-import { createClientIpKeys, createMemoryLimiter } from './limiter/index.js';
+import { createClientIpKeys } from './limiter/client-ip.js';
+import { createMemoryLimiter } from './limiter/memory-limiter.js';
 import { instrumentLimiter } from './metrics/instrument-limiter.js';
 import { instrumentStore } from './metrics/instrument-store.js';
 import { type ResolvedOptions, resolveOptions, type TidingsOptions } from './options.js';
@@ -19,6 +19,7 @@ import { matchRoute, pathOf, type RouteMethod } from './router.js';
 import { createRoutes } from './routes/index.js';
 import { StreamRegistry } from './stream/stream-registry.js';
 import { createSweeper } from './sweeper.js';
+import { newId } from './util/ids.js';
 
 /** What the host tells the core about a request that the `Request` itself cannot. */
 export interface RequestContext {

@@ -1,14 +1,8 @@
 import { startTestPushService, type TestPushService } from '@tidings/test-support/push-service.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ClaimedJob,
-  createMemoryHub,
-  type HubMessage,
-  JobError,
-  noopMetrics,
-  silentLogger,
-} from '../src/index.js';
+import { createMemoryHub, type HubMessage, JobError, noopMetrics, silentLogger } from '../src/index.js';
 import { pushJobs } from '../src/node/index.js';
+import type { ClaimedJob } from '../src/store.js';
 import { createHarness, type Harness } from './harness.js';
 
 /**

@@ -1,2 +1,7 @@
-export * from './metrics-handler.js';
-export * from './prometheus-metrics.js';
+export { createMetricsHandler } from './metrics-handler.js';
+export {
+  createPrometheusMetrics,
+  latencyBuckets,
+  type PrometheusMetrics,
+  type PrometheusMetricsOptions,
+} from './prometheus-metrics.js';

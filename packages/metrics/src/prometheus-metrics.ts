@@ -1,11 +1,5 @@
-import type {
-  AttemptReason,
-  EndedAttemptStatus,
-  KeyMode,
-  Metrics,
-  StoreOperationOutcome,
-  WebhookAttemptOutcome,
-} from '@tidings/core';
+import type { AttemptReason, EndedAttemptStatus, KeyMode, Metrics, StoreOperationOutcome } from '@tidings/core';
+import type { WebhookAttemptOutcome } from '@tidings/core/store';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Options of {@link createPrometheusMetrics}. */

@@ -1,3 +1,15 @@
 export { parseClusterNodes, type RedisCommandClient } from './redis-client.js';
-export * from './redis-hub.js';
-export * from './redis-limiter.js';
+export {
+  createRedisHub,
+  type RedisHub,
+  type RedisHubOptions,
+  type RedisHubRouting,
+  type RedisHubStats,
+  redisHubChannel,
+} from './redis-hub.js';
+export {
+  createRedisLimiter,
+  type RedisLimiter,
+  type RedisLimiterOptions,
+  type WhenRedisUnreachable,
+} from './redis-limiter.js';

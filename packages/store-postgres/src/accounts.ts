@@ -1,4 +1,5 @@
-import type { AccountRecord, AccountStore, ProjectRecord } from '@tidings/core';
+import type { AccountRecord, ProjectRecord } from '@tidings/core';
+import type { AccountStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { ACCOUNT, PROJECT } from './columns.js';
 import { run, type Sql, transaction } from './db.js';

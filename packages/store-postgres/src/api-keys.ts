@@ -1,4 +1,5 @@
-import type { ApiKeyRecord, ApiKeyStore } from '@tidings/core';
+import type { ApiKeyRecord } from '@tidings/core';
+import type { ApiKeyStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { API_KEY, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
 import { run, type Sql, transaction } from './db.js';

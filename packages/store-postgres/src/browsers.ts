@@ -1,11 +1,5 @@
-import type {
-  BrowserRecord,
-  BrowserStore,
-  DisconnectBrowserResult,
-  DisconnectReason,
-  ReapedBrowser,
-  WebhookChange,
-} from '@tidings/core';
+import type { BrowserRecord, DisconnectReason } from '@tidings/core';
+import type { BrowserStore, DisconnectBrowserResult, ReapedBrowser, WebhookChange } from '@tidings/core/store';
 import type { Pool, PoolClient } from 'pg';
 import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
 import { run, type Sql, transaction } from './db.js';

@@ -1,4 +1,5 @@
-import type { AppliedReceipts, Delivery, DeliveryStore, Receipt, ReceiptType, WebhookChange } from '@tidings/core';
+import type { Delivery, Receipt, ReceiptType } from '@tidings/core';
+import type { AppliedReceipts, DeliveryStore, WebhookChange } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';

@@ -1,4 +1,4 @@
-import type { IdempotencyLookup, IdempotencyStore } from '@tidings/core';
+import type { IdempotencyLookup, IdempotencyStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { run, type Sql } from './db.js';
 

@@ -1,4 +1,5 @@
-import { type ClaimedJob, newId, type Store } from '@tidings/core';
+import { newId, type Store } from '@tidings/core';
+import type { ClaimedJob } from '@tidings/core/store';
 import { seedBrowser, seedProject, send } from '@tidings/core/testing';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { type ClaimedJob, type JobRecord, type JobStore, type NewJob, newId } from '@tidings/core';
+import { newId } from '@tidings/core';
+import type { ClaimedJob, JobRecord, JobStore, NewJob } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { type Queryable, run, type Sql } from './db.js';
 

@@ -1,4 +1,5 @@
-import { type EndedAttempt, type MaintenanceStore, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
+import type { EndedAttempt } from '@tidings/core';
+import { type MaintenanceStore, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { run, type Sql, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';

@@ -1,17 +1,14 @@
+import type { AttemptRecord, NotificationRecord, UsageBreakdownDay, UsageDay } from '@tidings/core';
 import {
-  type AttemptRecord,
   acceptedAttempt,
   type CreateNotificationInput,
   type CreateNotificationResult,
   type IdempotencyInput,
   idTimeFloor,
-  type NotificationRecord,
   type NotificationStore,
-  type UsageBreakdownDay,
-  type UsageDay,
   type UsageStore,
   utcDay,
-} from '@tidings/core';
+} from '@tidings/core/store';
 import type { Pool, PoolClient } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';

@@ -1,4 +1,5 @@
-import type { Delivery, DeliveryStore } from '@tidings/core';
+import type { Delivery } from '@tidings/core';
+import type { DeliveryStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { run, type Sql } from './db.js';
 

@@ -1,4 +1,5 @@
-import { createJobWakeups, notifyJobsAfterWrites, notifyWebhookJobsAfterWrites, type Store } from '@tidings/core';
+import type { Store } from '@tidings/core';
+import { createJobWakeups, notifyJobsAfterWrites, notifyWebhookJobsAfterWrites } from '@tidings/core/store';
 import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
 import { accountOperations } from './accounts.js';

@@ -1,10 +1,5 @@
-import type {
-  AttemptRecord,
-  NotificationRecord,
-  NotificationWithAttempts,
-  ProjectAdminStore,
-  ProjectRecord,
-} from '@tidings/core';
+import type { AttemptRecord, NotificationRecord, NotificationWithAttempts, ProjectRecord } from '@tidings/core';
+import type { ProjectAdminStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION, PROJECT } from './columns.js';
 import { run, type Sql, transaction } from './db.js';

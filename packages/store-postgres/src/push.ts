@@ -1,4 +1,5 @@
-import type { PushStore, PushSubscriptionRecord, VapidKeyRecord } from '@tidings/core';
+import type { PushSubscriptionRecord, VapidKeyRecord } from '@tidings/core';
+import type { PushStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { run, type Sql, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';

@@ -1,4 +1,5 @@
-import { type CreateNotificationResult, newId, type Store } from '@tidings/core';
+import { newId, type Store } from '@tidings/core';
+import type { CreateNotificationResult } from '@tidings/core/store';
 import { seedBrowser, seedProject, send as sendFixture, T0 } from '@tidings/core/testing';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

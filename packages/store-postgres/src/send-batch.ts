@@ -1,11 +1,6 @@
-import type {
-  AttemptRecord,
-  CreateNotificationInput,
-  CreateNotificationResult,
-  NewJob,
-  NotificationRecord,
-} from '@tidings/core';
-import { acceptedAttempt, utcDay } from '@tidings/core';
+import type { AttemptRecord, NotificationRecord } from '@tidings/core';
+import type { CreateNotificationInput, CreateNotificationResult, NewJob } from '@tidings/core/store';
+import { acceptedAttempt, utcDay } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { commitWith, keptPlanReady, type Queryable, run, type Sql, transaction } from './db.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';

@@ -1,4 +1,4 @@
-import type { CreateWebhookEndpointResult, WebhookEndpointRecord, WebhookEndpointStore } from '@tidings/core';
+import type { CreateWebhookEndpointResult, WebhookEndpointRecord, WebhookEndpointStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { run, type Sql, transaction } from './db.js';
 

@@ -1,9 +1,7 @@
+import type { AttemptRecord, NotificationRecord, NotificationWithAttempts } from '@tidings/core';
 import {
-  type AttemptRecord,
   anyEndpointWants,
   type NewWebhookMessage,
-  type NotificationRecord,
-  type NotificationWithAttempts,
   type WebhookChange,
   type WebhookEndpointRecord,
   type WebhookMessageAttemptRecord,
@@ -11,7 +9,7 @@ import {
   type WebhookMessageStore,
   webhookJobOf,
   webhookMessagesOf,
-} from '@tidings/core';
+} from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
 import { type Queryable, run, type Sql, transaction } from './db.js';

@@ -1,4 +1,4 @@
-import type { AccountStore, CreateProjectResult } from '@tidings/core';
+import type { AccountStore, CreateProjectResult } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import { type AccountRow, accountFromRow, bit, type ProjectRow, projectFromRow } from './rows.js';
 

@@ -1,4 +1,5 @@
-import type { ApiKeyLookup, ApiKeyRecord, ApiKeyStore, CreateApiKeyResult, ProjectRecord } from '@tidings/core';
+import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '@tidings/core';
+import type { ApiKeyStore, CreateApiKeyResult } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import type { GroupRead } from './group-read.js';
 import { type ApiKeyRow, apiKeyFromRow, JOINED_PROJECT_COLUMNS, type JoinedProjectRow, joinedProject } from './rows.js';

@@ -1,11 +1,5 @@
-import type {
-  BrowserStore,
-  DisconnectBrowserResult,
-  DisconnectReason,
-  ReapedBrowser,
-  Store,
-  WebhookChange,
-} from '@tidings/core';
+import type { DisconnectReason, Store } from '@tidings/core';
+import type { BrowserStore, DisconnectBrowserResult, ReapedBrowser, WebhookChange } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
 import {

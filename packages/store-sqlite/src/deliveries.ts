@@ -1,4 +1,5 @@
-import type { AppliedReceipts, Delivery, DeliveryStore, ReceiptType, WebhookChange } from '@tidings/core';
+import type { Delivery, ReceiptType } from '@tidings/core';
+import type { AppliedReceipts, DeliveryStore, WebhookChange } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
 import type { NotificationCache } from './notification-cache.js';

@@ -1,4 +1,4 @@
-import { STORE_DUTIES } from '@tidings/core';
+import { STORE_DUTIES } from '@tidings/core/store';
 import { describe, expect, it } from 'vitest';
 import {
   createSqliteDashboardStore,

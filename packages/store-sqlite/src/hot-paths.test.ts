@@ -1,11 +1,5 @@
-import {
-  type CreateNotificationResult,
-  hashSecret,
-  type NotificationWithAttempts,
-  newId,
-  type ProjectRecord,
-  type Store,
-} from '@tidings/core';
+import { hashSecret, type NotificationWithAttempts, newId, type ProjectRecord, type Store } from '@tidings/core';
+import type { CreateNotificationResult } from '@tidings/core/store';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

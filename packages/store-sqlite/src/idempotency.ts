@@ -1,4 +1,4 @@
-import type { IdempotencyLookup, IdempotencyStore } from '@tidings/core';
+import type { IdempotencyLookup, IdempotencyStore } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 
 /** A stored result of a send, as the idempotency check reads it. */

@@ -1,4 +1,5 @@
-import { type ClaimedJob, type JobRecord, type JobStatus, type JobStore, type NewJob, newId } from '@tidings/core';
+import { newId } from '@tidings/core';
+import type { ClaimedJob, JobRecord, JobStatus, JobStore, NewJob } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 
 /** The queue's own methods: `onJobsEnqueued` is the store's, over its wakeups. */

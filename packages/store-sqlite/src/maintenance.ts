@@ -1,4 +1,5 @@
-import { type EndedAttempt, type MaintenanceStore, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core';
+import type { EndedAttempt } from '@tidings/core';
+import { type MaintenanceStore, WEBHOOK_MESSAGE_RETENTION_MS } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';

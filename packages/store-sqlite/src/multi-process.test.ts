@@ -29,7 +29,10 @@ beforeAll(() => {
     format: 'cjs',
     target: 'node22',
     external: ['better-sqlite3'],
-    alias: { '@tidings/core': join(here, 'test-support/core-runtime.ts') },
+    alias: {
+      '@tidings/core/store': join(here, 'test-support/core-runtime.ts'),
+      '@tidings/core': join(here, 'test-support/core-runtime.ts'),
+    },
     logLevel: 'silent',
   });
 });

@@ -1,15 +1,13 @@
+import type { AttemptRecord, UsageBreakdownDay, UsageDay } from '@tidings/core';
 import {
-  type AttemptRecord,
   acceptedAttempt,
   type CreateNotificationInput,
   type CreateNotificationResult,
   idTimeFloor,
   type NotificationStore,
-  type UsageBreakdownDay,
-  type UsageDay,
   type UsageStore,
   utcDay,
-} from '@tidings/core';
+} from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import type { GroupRead } from './group-read.js';

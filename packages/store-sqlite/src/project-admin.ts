@@ -1,9 +1,5 @@
-import type {
-  ListNotificationsInput,
-  NotificationWithAttempts,
-  ProjectAdminStore,
-  SearchProjectsInput,
-} from '@tidings/core';
+import type { NotificationWithAttempts } from '@tidings/core';
+import type { ListNotificationsInput, ProjectAdminStore, SearchProjectsInput } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import { containsPattern } from './like.js';
 import type { NotificationCache } from './notification-cache.js';

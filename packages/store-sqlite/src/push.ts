@@ -1,4 +1,5 @@
-import type { PushStore, PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
+import type { PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
+import type { PushStore } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
+import type { Store } from '@tidings/core';
 import {
   createJobWakeups,
   notifyJobsAfterWrites,
   notifyWebhookJobsAfterWrites,
   STORE_DUTIES,
-  type Store,
-} from '@tidings/core';
+} from '@tidings/core/store';
 import type { DashboardStore } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { accountOperations } from './accounts.js';

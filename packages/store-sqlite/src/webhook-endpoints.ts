@@ -1,4 +1,4 @@
-import type { CreateWebhookEndpointResult, WebhookEndpointRecord, WebhookEndpointStore } from '@tidings/core';
+import type { CreateWebhookEndpointResult, WebhookEndpointRecord, WebhookEndpointStore } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 
 /** A row of `webhook_endpoints`. */

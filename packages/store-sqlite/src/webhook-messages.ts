@@ -1,8 +1,7 @@
+import type { NotificationWithAttempts, Store } from '@tidings/core';
 import {
   anyEndpointWants,
   type NewWebhookMessage,
-  type NotificationWithAttempts,
-  type Store,
   type WebhookAttemptOutcome,
   type WebhookChange,
   type WebhookEndpointRecord,
@@ -12,7 +11,7 @@ import {
   type WebhookMessageStore,
   webhookJobOf,
   webhookMessagesOf,
-} from '@tidings/core';
+} from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import type { InsertJobs } from './jobs.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';

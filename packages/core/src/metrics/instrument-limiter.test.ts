@@ -4,7 +4,7 @@ import { defaultLimits } from '../options.js';
 import { apiKeyScopes, invalidKeyScope } from '../pipeline/api-key-checks.js';
 import { browserEndpointScope } from '../pipeline/browser-checks.js';
 import { type Metrics, noopMetrics } from '../ports/metrics.js';
-import type { ApiKeyRecord, ProjectRecord } from '../types.js';
+import type { ApiKeyRecord, ProjectRecord } from '../records.js';
 import { instrumentLimiter, limitScopeLabel } from './instrument-limiter.js';
 
 const key = { id: 'key_1' } as ApiKeyRecord;

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { TidingsError, toProblem } from '../errors.js';
 import { textAnswerOf } from '../http/responses.js';
-import { newId } from '../ids.js';
 import type { EventSink, EventSinkListener, EventStreamTarget, OpenedEventStream } from '../ports/event-sink.js';
 import type { Tidings } from '../tidings.js';
+import { newId } from '../util/ids.js';
 import { type BridgedIncomingMessage, discardUnreadBody, toWebRequest, writeWebResponse } from './web-bridge.js';
 
 /**
@@ -172,18 +172,8 @@ export async function serveNode(
   if (!req.readableEnded && req.readableFlowing !== null) discardUnreadBody(req);
 }
 
-export {
-  createOutboundSender,
-  type OutboundLookup,
-  type OutboundPolicy,
-  type OutboundRequest,
-  type OutboundResult,
-  type OutboundSender,
-  parseRetryAfter,
-  type ResolvedAddress,
-} from './outbound.js';
-export { type PushEnvelope, pushEnvelope } from './push-envelope.js';
-export { type PushJobsOptions, pushJobs } from './push-jobs.js';
+export { type PushJobsOptions, pushJobs } from '../push/delivery.js';
+export { type PushEnvelope, pushEnvelope } from '../push/envelope.js';
 export {
   generateVapidKeys,
   MAX_PUSH_PLAINTEXT_BYTES,
@@ -197,7 +187,7 @@ export {
   pushTopic,
   type VapidIdentity,
   type VapidKeys,
-} from './web-push.js';
+} from '../push/web-push.js';
 export {
   excerptOf,
   signingSecrets,
@@ -212,4 +202,14 @@ export {
   webhookAttemptOf,
   webhookJobs,
   webhookRetryDelay,
-} from './webhook-jobs.js';
+} from '../webhooks/delivery.js';
+export {
+  createOutboundSender,
+  type OutboundLookup,
+  type OutboundPolicy,
+  type OutboundRequest,
+  type OutboundResult,
+  type OutboundSender,
+  parseRetryAfter,
+  type ResolvedAddress,
+} from './outbound.js';

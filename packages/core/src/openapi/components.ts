@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { idPattern } from '../ids.js';
 import {
   attemptObjectSchema,
   browserObjectSchema,
@@ -12,7 +11,7 @@ import {
   pushSubscriptionObjectSchema,
   readyEventSchema,
   receiptBatchSchema,
-} from '../object-schemas.js';
+} from '../api/object-schemas.js';
 import {
   connectPollBodySchema,
   connectTokenBodySchema,
@@ -22,7 +21,8 @@ import {
   pushSubscriptionBodySchema,
   pushUnsubscribeBodySchema,
   receiptSchema,
-} from '../schemas.js';
+} from '../api/request-schemas.js';
+import { idPattern } from '../util/ids.js';
 import {
   attemptUpdatedEventSchema,
   browserConnectedEventSchema,

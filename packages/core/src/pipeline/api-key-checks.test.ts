@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryLimiter } from '../limiter/index.js';
+import { createMemoryLimiter } from '../limiter/memory-limiter.js';
 import { defaultLimits } from '../options.js';
 import type { Limiter } from '../ports/limiter.js';
 import type { Store } from '../ports/store.js';
-import { generateApiKey, hashSecret } from '../secrets.js';
-import type { ApiKeyLookup, KeyMode } from '../types.js';
+import type { ApiKeyLookup, KeyMode } from '../records.js';
+import { generateApiKey, hashSecret } from '../util/secrets.js';
 import { type ApiKeyCheckInput, presentedApiKey, runApiKeyChecks } from './api-key-checks.js';
 
 const NOW = Date.UTC(2026, 5, 1);

@@ -4,13 +4,13 @@
  * that decides their order, and its test pins it step by step.
  */
 import { TidingsError } from '../errors.js';
-import { rateLimitHeaders, retryAfterSeconds } from '../limiter/index.js';
 import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
+import { rateLimitHeaders, retryAfterSeconds } from '../limiter/rate-limit-headers.js';
 import type { ResolvedLimits } from '../options.js';
 import type { LimitDecision, Limiter, LimitScope } from '../ports/limiter.js';
 import type { ApiKeyStore } from '../ports/store.js';
-import { hashSecret, isWellFormedApiKey } from '../secrets.js';
-import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '../types.js';
+import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '../records.js';
+import { hashSecret, isWellFormedApiKey } from '../util/secrets.js';
 
 /** What the checks need from the instance. */
 export interface ApiKeyCheckDeps {

@@ -8,9 +8,9 @@ import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
 import type { ResolvedLimits } from '../options.js';
 import type { Limiter, LimitScope } from '../ports/limiter.js';
 import type { BrowserStore } from '../ports/store.js';
-import { hashSecret, isWellFormedConnectToken } from '../secrets.js';
-import { timingSafeEqualHex } from '../timing-safe.js';
-import type { BrowserLookup, ConnectTokenLookup, ProjectRecord } from '../types.js';
+import type { BrowserLookup, ConnectTokenLookup, ProjectRecord } from '../records.js';
+import { hashSecret, isWellFormedConnectToken } from '../util/secrets.js';
+import { timingSafeEqualHex } from '../util/timing-safe.js';
 import { rateLimited, suspensionGuard } from './api-key-checks.js';
 
 /** The per-IP limit a browser endpoint counts against. */

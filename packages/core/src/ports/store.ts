@@ -17,7 +17,7 @@ export type * from './store/accounts.js';
 export type * from './store/api-keys.js';
 export type * from './store/browsers.js';
 export type * from './store/deliveries.js';
-export * from './store/duties.js';
+export type * from './store/duties.js';
 export type * from './store/idempotency.js';
 export type * from './store/jobs.js';
 export type * from './store/maintenance.js';

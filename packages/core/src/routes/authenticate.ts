@@ -1,6 +1,6 @@
 import type { RouteContext, Services } from '../context.js';
 import { runApiKeyChecks } from '../pipeline/api-key-checks.js';
-import type { ApiKeyRecord, ProjectRecord } from '../types.js';
+import type { ApiKeyRecord, ProjectRecord } from '../records.js';
 
 /**
  * Runs the API-key checks for a route; a refusal is thrown, success sets the RateLimit headers.

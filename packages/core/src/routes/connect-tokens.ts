@@ -1,9 +1,9 @@
+import { connectTokenBodySchema, parseBody } from '../api/request-schemas.js';
 import { mintConnectToken } from '../connect-tokens.js';
 import type { RouteContext, Services } from '../context.js';
 import { readJsonBody } from '../http/body.js';
 import { jsonReply } from '../http/responses.js';
 import type { BrowserStore } from '../ports/store.js';
-import { connectTokenBodySchema, parseBody } from '../schemas.js';
 import { authenticate } from './authenticate.js';
 
 /** The roles of the store these routes use. */

@@ -1,17 +1,17 @@
+import { connectPollBodySchema, parseBody } from '../api/request-schemas.js';
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { jsonReply, reply, replyHeaders } from '../http/responses.js';
-import { newId } from '../ids.js';
 import { checkConnectToken, resolveBrowser } from '../pipeline/browser-checks.js';
 import type { BrowserStore, DeliveryStore } from '../ports/store.js';
-import { connectPollBodySchema, parseBody } from '../schemas.js';
-import { generateBrowserSecret, hashSecret } from '../secrets.js';
+import type { BrowserRecord, ConnectTokenLookup } from '../records.js';
 import { BrowserStream } from '../stream/browser-stream.js';
 import { deliveryPayload } from '../stream/delivery.js';
 import { parseResumePosition, SSE_HEADERS, sseEventId } from '../stream/sse.js';
 import { WebEventSink } from '../stream/web-event-sink.js';
-import type { BrowserRecord, ConnectTokenLookup } from '../types.js';
+import { newId } from '../util/ids.js';
+import { generateBrowserSecret, hashSecret } from '../util/secrets.js';
 
 /** The roles of the store these routes use. */
 type RouteServices = Services<BrowserStore & DeliveryStore>;

@@ -1,12 +1,12 @@
+import { disconnectBodySchema, eventsBodySchema, parseBody } from '../api/request-schemas.js';
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readBodyText, readJsonBody } from '../http/body.js';
 import { jsonReply, reply } from '../http/responses.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
 import type { BrowserStore, DeliveryStore } from '../ports/store.js';
-import { disconnectBodySchema, eventsBodySchema, parseBody } from '../schemas.js';
-import { isWellFormedBrowserSecret } from '../secrets.js';
-import type { Receipt } from '../types.js';
+import type { Receipt } from '../records.js';
+import { isWellFormedBrowserSecret } from '../util/secrets.js';
 
 /** The roles of the store these routes use. */
 type RouteServices = Services<BrowserStore & DeliveryStore>;

@@ -1,10 +1,10 @@
+import { type NotificationBody, notificationBodySchema, parseBody } from '../api/request-schemas.js';
+import { notificationJson, serializeNotification } from '../api/serialize.js';
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { jsonReply } from '../http/responses.js';
 import { parseIdempotencyKey, requestFingerprint } from '../idempotency.js';
-import { isId, newId } from '../ids.js';
-import { notificationJson, serializeNotification } from '../objects.js';
 import type { HubMessage } from '../ports/hub.js';
 import type {
   IdempotencyInput,
@@ -14,10 +14,10 @@ import type {
   PushStore,
   StoredResponse,
 } from '../ports/store.js';
-import { pushJobsForSend } from '../push/jobs.js';
-import { type NotificationBody, notificationBodySchema, parseBody } from '../schemas.js';
+import { pushJobsForSend } from '../push/send-jobs.js';
+import type { ApiKeyRecord, KeyMode, NotificationRecord, NotificationWithAttempts, ProjectRecord } from '../records.js';
 import { toDelivery } from '../stream/delivery.js';
-import type { ApiKeyRecord, KeyMode, NotificationRecord, NotificationWithAttempts, ProjectRecord } from '../types.js';
+import { isId, newId } from '../util/ids.js';
 import { authenticate } from './authenticate.js';
 
 /** The roles of the store these routes use. */

@@ -1,6 +1,6 @@
 import type { RouteContext, RouteHandler } from '../context.js';
 import { jsonReply } from '../http/responses.js';
-import { buildOpenApiDocument } from '../openapi/index.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
 
 /**
  * GET /v1/openapi.json: the document of this instance (its limits, its public URL). Public:

@@ -1,13 +1,13 @@
+import { parseBody, pushSubscriptionBodySchema, pushUnsubscribeBodySchema } from '../api/request-schemas.js';
+import { isoTime } from '../api/serialize.js';
 import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { jsonReply, reply } from '../http/responses.js';
-import { isoTime } from '../objects.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
 import type { BrowserStore, PushStore } from '../ports/store.js';
 import { endpointRefusal } from '../push/options.js';
-import { parseBody, pushSubscriptionBodySchema, pushUnsubscribeBodySchema } from '../schemas.js';
-import type { BrowserLookup, PushSubscriptionRecord } from '../types.js';
+import type { BrowserLookup, PushSubscriptionRecord } from '../records.js';
 
 /** The roles of the store these routes use. */
 type RouteServices = Services<BrowserStore & PushStore>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventSink } from '../ports/event-sink.js';
-import type { Delivery } from '../types.js';
+import type { Delivery } from '../records.js';
 import { BrowserStream, type StreamOwner } from './browser-stream.js';
 import { WebEventSink } from './web-event-sink.js';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { readyEventSchema } from '../object-schemas.js';
+import type { readyEventSchema } from '../api/object-schemas.js';
 import type { EventSink, EventSinkListener } from '../ports/event-sink.js';
-import type { Delivery } from '../types.js';
+import type { Delivery } from '../records.js';
 import { deliveryEventBytes } from './delivery.js';
 import type { RingMember } from './heartbeat-ring.js';
 import { SSE_HEARTBEAT, sseEvent, sseEventId, sseRetry } from './sse.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { DeliveryStore } from '../ports/store.js';
-import type { Delivery } from '../types.js';
+import type { Delivery } from '../records.js';
 import { nextTurn } from './batched-writes.js';
 import type { BrowserStream } from './browser-stream.js';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { deliveryPayloadSchema } from '../object-schemas.js';
-import { isoTime, stringJson } from '../objects.js';
-import type { AttemptRecord, Delivery, NotificationRecord } from '../types.js';
+import type { deliveryPayloadSchema } from '../api/object-schemas.js';
+import { isoTime, stringJson } from '../api/serialize.js';
+import type { AttemptRecord, Delivery, NotificationRecord } from '../records.js';
 
 /** The delivery of one attempt, as a stream or a poll hands it to the browser. */
 export function toDelivery(notification: NotificationRecord, attempt: AttemptRecord): Delivery {

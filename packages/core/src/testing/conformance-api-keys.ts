@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../ids.js';
 import type { AccountStore, ApiKeyStore } from '../ports/store.js';
-import { hashSecret } from '../secrets.js';
-import type { KeyMode } from '../types.js';
+import type { KeyMode } from '../records.js';
+import { newId } from '../util/ids.js';
+import { hashSecret } from '../util/secrets.js';
 import { type GetStore, seedProject, T0 } from './fixtures.js';
 
 interface KeyInput {

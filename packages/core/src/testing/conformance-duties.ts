@@ -1,5 +1,4 @@
 import { expect, it } from 'vitest';
-import { newId } from '../ids.js';
 import { storeMethodsWhere } from '../ports/store/duties.js';
 import type {
   AccountStore,
@@ -10,8 +9,9 @@ import type {
   WebhookEndpointStore,
   WebhookMessageStore,
 } from '../ports/store.js';
-import { hashSecret } from '../secrets.js';
-import { utcDay } from '../time.js';
+import { newId } from '../util/ids.js';
+import { hashSecret } from '../util/secrets.js';
+import { utcDay } from '../util/time.js';
 import { WEBHOOK_JOB_KIND } from '../webhooks/events.js';
 import { type GetStore, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../ids.js';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -9,7 +8,8 @@ import type {
   ProjectAdminStore,
   UsageStore,
 } from '../ports/store.js';
-import { hashSecret } from '../secrets.js';
+import { newId } from '../util/ids.js';
+import { hashSecret } from '../util/secrets.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /** What `tidings.admin` reads and renames for an owner or an operator: every project, a page of the log of sends. */

@@ -8,7 +8,7 @@ import type {
   ProjectAdminStore,
   PushStore,
 } from '../ports/store.js';
-import { PUSH_JOB_KIND, pushJobsForSend } from '../push/jobs.js';
+import { PUSH_JOB_KIND, pushJobsForSend } from '../push/send-jobs.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 const P256DH = `B${'A'.repeat(86)}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../ids.js';
 import type { AccountStore, ProjectAdminStore, WebhookEndpointStore } from '../ports/store.js';
+import { newId } from '../util/ids.js';
 import { type GetStore, seedProject, T0 } from './fixtures.js';
 
 function createEndpoint(

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../ids.js';
-import { attemptObject, isoTime, notificationObject } from '../objects.js';
+import { attemptObject, isoTime, notificationObject } from '../api/serialize.js';
 import type {
   AccountStore,
   BrowserStore,
@@ -14,6 +13,7 @@ import type {
   WebhookMessageRecord,
   WebhookMessageStore,
 } from '../ports/store.js';
+import { newId } from '../util/ids.js';
 import { WEBHOOK_MESSAGE_RETENTION_MS, webhookMessageOf } from '../webhooks/events.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 

@@ -1,4 +1,3 @@
-import { newId } from '../ids.js';
 import type {
   AccountStore,
   BrowserStore,
@@ -8,8 +7,9 @@ import type {
   Store,
   StoredResponse,
 } from '../ports/store.js';
-import { hashSecret } from '../secrets.js';
-import type { BrowserRecord, KeyMode, NotificationWithAttempts, ProjectRecord } from '../types.js';
+import type { BrowserRecord, KeyMode, NotificationWithAttempts, ProjectRecord } from '../records.js';
+import { newId } from '../util/ids.js';
+import { hashSecret } from '../util/secrets.js';
 
 /**
  * Gives each group of tests the store of the test being run; `Roles`, the roles of the store the

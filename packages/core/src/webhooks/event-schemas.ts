@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { idPattern } from '../ids.js';
-import { attemptObjectSchema, notificationObjectSchema } from '../object-schemas.js';
-import { recipientSchema } from '../schemas.js';
+import { attemptObjectSchema, notificationObjectSchema } from '../api/object-schemas.js';
+import { recipientSchema } from '../api/request-schemas.js';
+import { idPattern } from '../util/ids.js';
 
 /**
  * The bodies of the webhook messages Tidings sends, as zod schemas: the OpenAPI document's

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import { isId, TidingsError, utcDay } from '@tidings/core';
+import { isId, TidingsError } from '@tidings/core';
+import { utcDay } from '@tidings/core/store';
 import type { Hono } from 'hono';
 import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { render } from '../render.js';

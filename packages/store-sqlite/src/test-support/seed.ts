@@ -1,10 +1,5 @@
-import {
-  type CreateNotificationInput,
-  type CreateNotificationResult,
-  hashSecret,
-  newId,
-  type Store,
-} from '@tidings/core';
+import { hashSecret, newId, type Store } from '@tidings/core';
+import type { CreateNotificationInput, CreateNotificationResult } from '@tidings/core/store';
 
 /** A verified account, one project and one live API key `key` in `store`, all made at `now`. */
 export async function seedKey(store: Store, key: string, now: number) {

@@ -1,4 +1,4 @@
-import type { BrowserLookup, BrowserRecord, ConnectTokenLookup, DisconnectReason } from '../../types.js';
+import type { BrowserLookup, BrowserRecord, ConnectTokenLookup, DisconnectReason } from '../../records.js';
 
 /** A browser that {@link BrowserStore.reapStaleBrowsers} disconnected as stale. */
 export interface ReapedBrowser {

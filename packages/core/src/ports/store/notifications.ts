@@ -1,4 +1,4 @@
-import type { NotificationRecord, NotificationWithAttempts } from '../../types.js';
+import type { NotificationRecord, NotificationWithAttempts } from '../../records.js';
 import type { JobsOf } from '../jobs.js';
 import type { IdempotencyInput, StoredResponse } from './idempotency.js';
 

@@ -1,4 +1,4 @@
-import type { AttemptReason, PushSubscriptionRecord, VapidKeyRecord } from '../../types.js';
+import type { AttemptReason, PushSubscriptionRecord, VapidKeyRecord } from '../../records.js';
 
 /** Outcome of {@link PushStore.putPushSubscription}. */
 export type PutPushSubscriptionResult =

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTime, notificationObject, serializeNotification } from './objects.js';
-import { deliveryEventBytes, deliveryPayload, deliveryPayloadJson, toDelivery } from './stream/delivery.js';
-import { sseEventId } from './stream/sse.js';
+import { deliveryEventBytes, deliveryPayload, deliveryPayloadJson, toDelivery } from '../stream/delivery.js';
+import { sseEventId } from '../stream/sse.js';
+import { isoTime, notificationObject, serializeNotification } from './serialize.js';
 
 describe('isoTime', () => {
   it('formats as Date#toISOString does, whatever values came before (recent ones are reused)', () => {

@@ -1,8 +1,8 @@
-import { TidingsError } from './errors.js';
-import { newId } from './ids.js';
-import type { Clock } from './ports/clock.js';
-import type { AccountStore, WebhookEndpointRecord, WebhookEndpointStore } from './ports/store.js';
-import { generateWebhookSecret } from './webhooks/signature.js';
+import { TidingsError } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { AccountStore, WebhookEndpointRecord, WebhookEndpointStore } from '../ports/store.js';
+import { newId } from '../util/ids.js';
+import { generateWebhookSecret } from '../webhooks/signature.js';
 
 /** Webhook endpoints per project. */
 export const MAX_WEBHOOK_ENDPOINTS_PER_PROJECT = 10;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldError, TidingsError } from './errors.js';
+import { type FieldError, TidingsError } from '../errors.js';
 
 /** A recipient id: the customer's own, 1–128 characters of `A-Z a-z 0-9 _ - . : @`. */
 export const recipientSchema = z

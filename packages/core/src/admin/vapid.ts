@@ -1,8 +1,8 @@
-import { isoTime } from '../objects.js';
+import { isoTime } from '../api/serialize.js';
 import type { Clock } from '../ports/clock.js';
 import type { PushStore } from '../ports/store.js';
-import type { VapidKeyRecord } from '../types.js';
-import { ensureVapidKeys, generateVapidKeyPair } from './vapid-keys.js';
+import { ensureVapidKeys, generateVapidKeyPair } from '../push/vapid-keys.js';
+import type { VapidKeyRecord } from '../records.js';
 
 /** The deployment's VAPID key as operators see it: the public key only, never the private one. */
 export interface VapidKeyObject {

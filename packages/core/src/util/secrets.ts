@@ -1,6 +1,6 @@
+import type { KeyMode } from '../records.js';
 import { randomString } from './random.js';
 import { sha256Hex } from './sha256.js';
-import type { KeyMode } from './types.js';
 
 /** The 62 letters and digits that keys, tokens and secrets are drawn from. */
 export const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

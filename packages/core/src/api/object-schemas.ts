@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { type ErrorCode, errorCodes } from './errors.js';
-import { type IdPrefix, idPattern } from './ids.js';
-import { recipientSchema } from './schemas.js';
-import { BROWSER_SECRET_PATTERN, CONNECT_TOKEN_PATTERN } from './secrets.js';
+import { type ErrorCode, errorCodes } from '../errors.js';
+import { type IdPrefix, idPattern } from '../util/ids.js';
+import { BROWSER_SECRET_PATTERN, CONNECT_TOKEN_PATTERN } from '../util/secrets.js';
+import { recipientSchema } from './request-schemas.js';
 
 /**
  * The objects the HTTP API answers with, as zod schemas: the public types are inferred from
  * them and the OpenAPI document is generated from them, so the two cannot drift apart. They
- * are never run on the hot path: answers are serialized by hand (objects.ts) and the
+ * are never run on the hot path: answers are serialized by hand (serialize.ts) and the
  * conformance tests check those bytes against the document.
  */
 

@@ -1,5 +1,11 @@
 // The `webhook` job kind: one request of one webhook message (docs/webhooks.md).
 import { JobError, type JobHandler } from '../jobs/runner.js';
+import {
+  createOutboundSender,
+  type OutboundLookup,
+  type OutboundResult,
+  type OutboundSender,
+} from '../node/outbound.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
@@ -14,9 +20,8 @@ import type {
   WebhookMessageRecord,
   WebhookMessageStore,
 } from '../ports/store.js';
-import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from '../webhooks/events.js';
-import { signWebhook } from '../webhooks/signature.js';
-import { createOutboundSender, type OutboundLookup, type OutboundResult, type OutboundSender } from './outbound.js';
+import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './events.js';
+import { signWebhook } from './signature.js';
 
 /**
  * The delay ceilings before each retry of a message: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.

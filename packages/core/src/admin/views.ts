@@ -1,6 +1,3 @@
-import { TidingsError } from './errors.js';
-import type { WatchedHub } from './hub/watched-hub.js';
-import { isId } from './ids.js';
 import {
   type ApiKeyObject,
   apiKeyObject,
@@ -8,12 +5,15 @@ import {
   notificationObject,
   type ProjectObject,
   projectObject,
-} from './objects.js';
-import type { ResolvedOptionsWith } from './options.js';
-import type { Clock } from './ports/clock.js';
-import type { Limiter } from './ports/limiter.js';
-import type { AccountStore, ApiKeyStore, NotificationStore, ProjectAdminStore, UsageStore } from './ports/store.js';
-import type { AttemptPath, KeyMode, UsageBreakdownDay } from './types.js';
+} from '../api/serialize.js';
+import { TidingsError } from '../errors.js';
+import type { WatchedHub } from '../hub/watched-hub.js';
+import type { ResolvedOptionsWith } from '../options.js';
+import type { Clock } from '../ports/clock.js';
+import type { Limiter } from '../ports/limiter.js';
+import type { AccountStore, ApiKeyStore, NotificationStore, ProjectAdminStore, UsageStore } from '../ports/store.js';
+import type { AttemptPath, KeyMode, UsageBreakdownDay } from '../records.js';
+import { isId } from '../util/ids.js';
 
 /** What an instance enforces and how it tells time, for a page that shows or needs it. */
 export interface AdminSettings {
@@ -185,7 +185,7 @@ function breakdownDays(from: number, to: number, rows: UsageBreakdownDay[]): Usa
   return days;
 }
 
-// Avoids importing admin.ts, which spreads these views into the admin API.
+// Avoids importing admin/api.ts, which spreads these views into the admin API.
 function notFound(kind: string, id: string): TidingsError {
   return new TidingsError('NOT_FOUND', `No ${kind} with id ${id}`);
 }

@@ -1,9 +1,3 @@
-import { type AdminViews, createAdminViews } from './admin-views.js';
-import { createWebhookMessagesAdmin, type WebhookMessagesAdminApi } from './admin-webhook-messages.js';
-import { createWebhookAdmin, type WebhookAdminApi } from './admin-webhooks.js';
-import { TidingsError } from './errors.js';
-import type { WatchedHub } from './hub/watched-hub.js';
-import { newId } from './ids.js';
 import {
   type AccountObject,
   type ApiKeyObject,
@@ -13,9 +7,11 @@ import {
   projectObject,
   type UsageObject,
   usageObject,
-} from './objects.js';
-import type { ResolvedOptionsWith } from './options.js';
-import type { Limiter } from './ports/limiter.js';
+} from '../api/serialize.js';
+import { TidingsError } from '../errors.js';
+import type { WatchedHub } from '../hub/watched-hub.js';
+import type { ResolvedOptionsWith } from '../options.js';
+import type { Limiter } from '../ports/limiter.js';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -25,11 +21,15 @@ import type {
   UsageStore,
   WebhookEndpointStore,
   WebhookMessageStore,
-} from './ports/store.js';
-import { createVapidAdmin, type VapidAdminApi } from './push/admin-vapid.js';
-import { apiKeyPrefix, generateApiKey, hashSecret } from './secrets.js';
-import { utcDay } from './time.js';
-import type { KeyMode } from './types.js';
+} from '../ports/store.js';
+import type { KeyMode } from '../records.js';
+import { newId } from '../util/ids.js';
+import { apiKeyPrefix, generateApiKey, hashSecret } from '../util/secrets.js';
+import { utcDay } from '../util/time.js';
+import { createVapidAdmin, type VapidAdminApi } from './vapid.js';
+import { type AdminViews, createAdminViews } from './views.js';
+import { createWebhookMessagesAdmin, type WebhookMessagesAdminApi } from './webhook-messages.js';
+import { createWebhookAdmin, type WebhookAdminApi } from './webhooks.js';
 
 /**
  * The operations of docs/api.md#operations (those of a dashboard), as a typed API: the `tidings` CLI drives it,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Delivery } from '../types.js';
-import { pushEnvelope } from './push-envelope.js';
+import type { Delivery } from '../records.js';
+import { pushEnvelope } from './envelope.js';
 import { MAX_PUSH_PLAINTEXT_BYTES } from './web-push.js';
 
 const delivery: Delivery = {

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { attemptObjectSchema, notificationObjectSchema } from './object-schemas.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -7,7 +6,8 @@ import type {
   NotificationWithAttempts,
   ProjectRecord,
   UsageDay,
-} from './types.js';
+} from '../records.js';
+import type { attemptObjectSchema, notificationObjectSchema } from './object-schemas.js';
 
 /**
  * The last few instants formatted. A send formats its created_at and expires_at for its answer

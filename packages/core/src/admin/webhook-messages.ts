@@ -1,6 +1,6 @@
-import { TidingsError } from './errors.js';
-import { isoTime } from './objects.js';
-import type { Clock } from './ports/clock.js';
+import { isoTime } from '../api/serialize.js';
+import { TidingsError } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
 import type {
   WebhookAttemptOutcome,
   WebhookEndpointStore,
@@ -8,8 +8,8 @@ import type {
   WebhookMessageRecord,
   WebhookMessageStatus,
   WebhookMessageStore,
-} from './ports/store.js';
-import { WEBHOOK_TEST_EVENT, webhookMessageOf } from './webhooks/events.js';
+} from '../ports/store.js';
+import { WEBHOOK_TEST_EVENT, webhookMessageOf } from '../webhooks/events.js';
 
 /** Messages per page of {@link WebhookMessagesAdminApi.listWebhookMessages}, by default and at most. */
 export const DEFAULT_WEBHOOK_MESSAGES_PAGE = 50;

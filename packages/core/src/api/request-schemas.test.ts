@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { notificationBodySchema, utf8ByteLength } from './schemas.js';
+import { notificationBodySchema, utf8ByteLength } from './request-schemas.js';
 
 describe('utf8ByteLength', () => {
   it('counts what TextEncoder writes, for any string, lone surrogates included', () => {

@@ -2,7 +2,7 @@ import { createECDH } from 'node:crypto';
 import { checkVapid, startTestPushService } from '@tidings/test-support/push-service.js';
 import ece from 'http_ece';
 import { describe, expect, it } from 'vitest';
-import { createOutboundSender, type OutboundResult } from './outbound.js';
+import { createOutboundSender, type OutboundResult } from '../node/outbound.js';
 import {
   generateVapidKeys,
   MAX_PUSH_PLAINTEXT_BYTES,

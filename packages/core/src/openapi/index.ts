@@ -1,2 +1,0 @@
-export { buildOpenApiDocument, type OpenApiDocumentOptions } from './document.js';
-export type * from './types.js';

@@ -1,0 +1,81 @@
+/**
+ * `@tidings/core/store`: what a store of Tidings implements and shares. The port's roles with
+ * their inputs and results, the table of every method's write duties, and the helpers each
+ * store calls in its own transactions (the accepted attempt, the job wake-ups, the webhook
+ * messages of a change). An embedding never needs this entry: it passes a finished store to
+ * `createTidings`.
+ */
+export { acceptedAttempt } from './accepted-attempt.js';
+export {
+  createJobWakeups,
+  type JobWakeups,
+  notifyJobsAfterWrites,
+  notifyWebhookJobsAfterWrites,
+} from './jobs/wakeups.js';
+export type { ClaimedJob, JobRecord, JobStatus, JobsOf, NewJob } from './ports/jobs.js';
+export type { AccountStore, CreateProjectResult } from './ports/store/accounts.js';
+export type { ApiKeyStore, CreateApiKeyResult } from './ports/store/api-keys.js';
+export type { BrowserStore, DisconnectBrowserResult, ReapedBrowser } from './ports/store/browsers.js';
+export type { AppliedReceipts, DeliveryStore, PendingDeliveries } from './ports/store/deliveries.js';
+export {
+  STORE_DUTIES,
+  type StoreDurability,
+  type StoreJobDuty,
+  type StoreMethodDuties,
+  type StoreMethodKind,
+  storeMethodsWhere,
+} from './ports/store/duties.js';
+export type {
+  IdempotencyInput,
+  IdempotencyLookup,
+  IdempotencyStore,
+  StoredResponse,
+} from './ports/store/idempotency.js';
+export type { JobStore } from './ports/store/jobs.js';
+export type { MaintenanceStore } from './ports/store/maintenance.js';
+export type {
+  CreateNotificationInput,
+  CreateNotificationResult,
+  NotificationStore,
+} from './ports/store/notifications.js';
+export type {
+  ListNotificationsInput,
+  ProjectAdminStore,
+  SearchProjectsInput,
+  SearchProjectsResult,
+} from './ports/store/project-admin.js';
+export type { PushStore, PutPushSubscriptionResult } from './ports/store/push.js';
+export type { UsageStore } from './ports/store/usage.js';
+export type {
+  CreateWebhookEndpointResult,
+  WebhookEndpointRecord,
+  WebhookEndpointStatus,
+  WebhookEndpointStore,
+} from './ports/store/webhook-endpoints.js';
+export type {
+  ListWebhookMessagesInput,
+  NewWebhookMessage,
+  RecordedWebhookAttempt,
+  RecordWebhookAttemptInput,
+  WebhookAttemptOutcome,
+  WebhookMessageAttemptRecord,
+  WebhookMessageRecord,
+  WebhookMessageStatus,
+  WebhookMessageStore,
+  WebhookMessageWithAttempts,
+} from './ports/store/webhook-messages.js';
+export type { Store } from './ports/store.js';
+export { ensureVapidKeys } from './push/vapid-keys.js';
+export { idTimeFloor } from './util/ids.js';
+export { utcDay } from './util/time.js';
+export {
+  type AttemptChange,
+  anyEndpointWants,
+  type BrowserConnectedChange,
+  type BrowserDisconnectedChange,
+  type BrowserDisconnectedReason,
+  WEBHOOK_MESSAGE_RETENTION_MS,
+  type WebhookChange,
+  webhookJobOf,
+  webhookMessagesOf,
+} from './webhooks/events.js';
