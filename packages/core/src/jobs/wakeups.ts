@@ -38,8 +38,10 @@ export function kindsOf(jobs: readonly { kind: string }[]): string[] {
   return [...new Set(jobs.map((job) => job.kind))];
 }
 
+/** The writes of the Store port that enqueue the jobs their input lists, and return them. */
+const LISTING_WRITES = storeMethodsWhere((duties) => duties.jobs === 'listed');
 /** The writes of the Store port that enqueue the jobs their input's `jobs` computes. */
-const ENQUEUING_WRITES = storeMethodsWhere((duties) => duties.jobs === 'computed');
+const COMPUTING_WRITES = storeMethodsWhere((duties) => duties.jobs === 'computed');
 
 /**
  * Makes the writes of `store` that enqueue jobs tell `wakeups` once they resolved, with the kinds
@@ -47,13 +49,15 @@ const ENQUEUING_WRITES = storeMethodsWhere((duties) => duties.jobs === 'computed
  * runner never hears of a job before it is durable.
  */
 export function notifyJobsAfterWrites(store: Store, wakeups: JobWakeups): void {
-  const enqueue = store.enqueueJobs.bind(store);
-  store.enqueueJobs = async (input) => {
-    const jobs = await enqueue(input);
-    wakeups.notify(kindsOf(jobs));
-    return jobs;
-  };
-  for (const name of ENQUEUING_WRITES) {
+  for (const name of LISTING_WRITES) {
+    const write = (store[name] as (input: unknown) => Promise<readonly { kind: string }[]>).bind(store);
+    (store as unknown as Record<string, unknown>)[name] = async (input: unknown) => {
+      const jobs = await write(input);
+      wakeups.notify(kindsOf(jobs));
+      return jobs;
+    };
+  }
+  for (const name of COMPUTING_WRITES) {
     type Write = (input: { jobs?: (result: unknown) => NewJob[] }) => Promise<unknown>;
     const write = (store[name] as Write).bind(store);
     const withJobs = async (
@@ -79,27 +83,35 @@ export function notifyJobsAfterWrites(store: Store, wakeups: JobWakeups): void {
   }
 }
 
-/** The writes of the Store port that may record webhook messages, or make them pending, with a `webhook` job each. */
-const WEBHOOK_WRITES = storeMethodsWhere((duties) => duties.jobs === 'webhook');
+/** The writes of the Store port that may record webhook messages, with a `webhook` job each. */
+const RECORDING_WRITES = storeMethodsWhere((duties) => duties.jobs === 'webhook');
+/** The writes of the Store port that make webhook messages pending again, with a job each, and return them. */
+const RETURNING_WRITES = storeMethodsWhere((duties) => duties.jobs === 'webhook-returned');
 
 /**
  * Makes the writes of `store` that may record webhook messages tell `wakeups` of the `webhook`
  * kind once they resolved, when a message was recorded since they started: `recorded` counts the
- * messages the store has recorded (it rises inside the write's transaction); a resend tells
- * whenever it answers messages. Apply it outermost,
- * as {@link notifyJobsAfterWrites}. A write running beside one that recorded may tell too, early:
+ * messages the store has recorded (it rises inside the write's transaction). A write that makes
+ * messages pending again records none: it tells whenever it returns some. Apply it outermost, as
+ * {@link notifyJobsAfterWrites}. A write running beside one that recorded may tell too, early:
  * a runner then claims and finds nothing yet, and is told again when that write resolves.
  */
 export function notifyWebhookJobsAfterWrites(store: Store, wakeups: JobWakeups, recorded: () => number): void {
-  for (const name of WEBHOOK_WRITES) {
+  for (const name of RECORDING_WRITES) {
     const write = (store[name] as (input: unknown) => Promise<unknown>).bind(store);
     (store as unknown as Record<string, unknown>)[name] = async (input: unknown) => {
       const before = recorded();
       const result = await write(input);
-      // A resend records no message: it makes messages pending again, each with a job.
-      const resent = name === 'resendWebhookMessages' && Array.isArray(result) && result.length > 0;
-      if (resent || recorded() !== before) wakeups.notify([WEBHOOK_JOB_KIND]);
+      if (recorded() !== before) wakeups.notify([WEBHOOK_JOB_KIND]);
       return result;
+    };
+  }
+  for (const name of RETURNING_WRITES) {
+    const write = (store[name] as (input: unknown) => Promise<readonly unknown[]>).bind(store);
+    (store as unknown as Record<string, unknown>)[name] = async (input: unknown) => {
+      const returned = await write(input);
+      if (returned.length > 0) wakeups.notify([WEBHOOK_JOB_KIND]);
+      return returned;
     };
   }
 }

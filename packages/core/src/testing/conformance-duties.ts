@@ -1,28 +1,54 @@
 import { expect, it } from 'vitest';
+import { WEBHOOK_EVENT_TYPES } from '../admin/webhooks.js';
 import { storeMethodsWhere } from '../ports/store/duties.js';
 import type {
   AccountStore,
   BrowserStore,
+  DeliveryStore,
   JobStore,
+  MaintenanceStore,
   NotificationStore,
+  PushStore,
   UsageStore,
   WebhookEndpointStore,
   WebhookMessageStore,
 } from '../ports/store.js';
+import type { BrowserRecord, ProjectRecord } from '../records.js';
 import { newId } from '../util/ids.js';
 import { hashSecret } from '../util/secrets.js';
 import { utcDay } from '../util/time.js';
 import { WEBHOOK_JOB_KIND } from '../webhooks/events.js';
-import { type GetStore, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
+import { DAY_MS, type GetStore, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /** The roles the duties' cases use: the writes that have duties, and where they are seen. */
 type DutiesStore = AccountStore &
   BrowserStore &
+  DeliveryStore &
   JobStore &
+  MaintenanceStore &
   NotificationStore &
+  PushStore &
   UsageStore &
   WebhookEndpointStore &
   WebhookMessageStore;
+
+/** The writes whose duties include recording webhook events. */
+type EventRecordingWrite =
+  | 'registerBrowser'
+  | 'applyReceipts'
+  | 'disconnectBrowser'
+  | 'reapStaleBrowsers'
+  | 'markAttemptPushed'
+  | 'failAttempt'
+  | 'expireAttempts';
+
+/** What each write's case starts from: a project with an endpoint that wants every event, a browser, a send to it. */
+interface EventWorld {
+  store: DutiesStore;
+  project: ProjectRecord;
+  browser: BrowserRecord;
+  attemptId: string;
+}
 
 /**
  * The duties `STORE_DUTIES` declares, where the port shows them: each case names the writes it
@@ -49,8 +75,106 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
     }
   });
 
-  it('a write that records webhook events records them for an endpoint that wants them, and wakes the runner', async () => {
-    expect(storeMethodsWhere((duties) => duties.recordsWebhookEvents)).toContain('registerBrowser');
+  it('a write that enqueues the jobs it lists wakes onJobsEnqueued listeners with their kinds', async () => {
+    expect(storeMethodsWhere((duties) => duties.jobs === 'listed')).toEqual(['enqueueJobs']);
+    const store = getStore();
+    const project = await seedProject(store);
+    const heard: string[][] = [];
+    const stop = store.onJobsEnqueued((kinds) => heard.push(kinds));
+    try {
+      const jobs = await store.enqueueJobs({
+        jobs: [
+          { kind: 'listed-a', key: 'a', projectId: project.id, payload: null },
+          { kind: 'listed-b', key: 'b', projectId: project.id, payload: null },
+        ],
+        now: T0,
+      });
+      expect(jobs.map((job) => job.kind)).toEqual(['listed-a', 'listed-b']);
+      expect(heard).toEqual([['listed-a', 'listed-b']]);
+    } finally {
+      stop();
+    }
+  });
+
+  // One case per write that records webhook events: what it changes, and the event it records.
+  const recorders: Record<EventRecordingWrite, (world: EventWorld) => Promise<unknown>> = {
+    registerBrowser: ({ store, project }) =>
+      store.registerBrowser({
+        id: newId('brw', T0 + 1),
+        projectId: project.id,
+        recipient: 'user-2',
+        secretHash: hashSecret('bs_duty'),
+        now: T0 + 1,
+      }),
+    applyReceipts: ({ store, browser, attemptId }) =>
+      store.applyReceipts({
+        browserId: browser.id,
+        receipts: [{ type: 'delivered', attemptId, at: T0 + 1 }],
+        now: T0 + 1,
+      }),
+    disconnectBrowser: ({ store, browser }) =>
+      store.disconnectBrowser({ browserId: browser.id, reason: 'browser_disconnected', now: T0 + 1 }),
+    reapStaleBrowsers: ({ store }) => store.reapStaleBrowsers({ seenBefore: T0 + DAY_MS, now: T0 + DAY_MS }),
+    markAttemptPushed: ({ store, attemptId }) => store.markAttemptPushed({ attemptId, now: T0 + 1 }),
+    failAttempt: ({ store, attemptId }) => store.failAttempt({ attemptId, reason: 'push_rejected', now: T0 + 1 }),
+    expireAttempts: ({ store }) => store.expireAttempts({ now: T0 + DAY_MS }),
+  };
+  const expectedEvent: Record<EventRecordingWrite, string> = {
+    registerBrowser: 'browser.connected',
+    applyReceipts: 'notification.attempt.updated',
+    disconnectBrowser: 'browser.disconnected',
+    reapStaleBrowsers: 'browser.disconnected',
+    markAttemptPushed: 'notification.attempt.updated',
+    failAttempt: 'notification.attempt.updated',
+    expireAttempts: 'notification.attempt.updated',
+  };
+
+  it('every write that records webhook events has a case here', () => {
+    expect(storeMethodsWhere((duties) => duties.recordsWebhookEvents).sort()).toEqual(Object.keys(recorders).sort());
+  });
+
+  for (const name of Object.keys(recorders) as EventRecordingWrite[]) {
+    it(`${name} records the events of its change for an endpoint that wants them, and wakes the runner`, async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const created = await store.createWebhookEndpoint({
+        id: newId('whe', T0),
+        projectId: project.id,
+        url: 'https://example.com/hooks',
+        description: null,
+        events: [...WEBHOOK_EVENT_TYPES],
+        secret: 'whsec_duty',
+        now: T0,
+        maxEndpoints: 10,
+      });
+      if (created.kind !== 'created') throw new Error(created.kind);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const sent = await sendCreated(store, { projectId: project.id, recipient: 'user-1', ttl: 60 });
+      const attemptId = sent.attempts[0]!.id;
+      const list = () =>
+        store.listWebhookMessages({
+          endpointId: created.endpoint.id,
+          status: null,
+          since: null,
+          before: null,
+          limit: 100,
+        });
+      const before = new Set((await list()).map((message) => message.id));
+      const heard: string[][] = [];
+      const stop = store.onJobsEnqueued((kinds) => heard.push(kinds));
+      try {
+        await recorders[name]({ store, project, browser, attemptId });
+        const recorded = (await list()).filter((message) => !before.has(message.id));
+        expect(recorded.map((message) => message.eventType)).toContain(expectedEvent[name]);
+        expect(heard.flat()).toContain(WEBHOOK_JOB_KIND);
+      } finally {
+        stop();
+      }
+    });
+  }
+
+  it('a write that makes webhook messages pending again wakes the runner when it returns some', async () => {
+    expect(storeMethodsWhere((duties) => duties.jobs === 'webhook-returned')).toEqual(['resendWebhookMessages']);
     const store = getStore();
     const project = await seedProject(store);
     const created = await store.createWebhookEndpoint({
@@ -58,31 +182,47 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
       projectId: project.id,
       url: 'https://example.com/hooks',
       description: null,
-      events: ['browser.connected'],
+      events: [...WEBHOOK_EVENT_TYPES],
       secret: 'whsec_duty',
       now: T0,
       maxEndpoints: 10,
     });
     if (created.kind !== 'created') throw new Error(created.kind);
+    const [message] = await store.enqueueWebhookMessages({
+      messages: [
+        {
+          id: newId('msg', T0),
+          projectId: project.id,
+          endpointId: created.endpoint.id,
+          eventType: 'webhook.test',
+          payload: {},
+          orderKey: 'test',
+          createdAt: T0,
+        },
+      ],
+      now: T0,
+    });
+    await store.recordWebhookAttempt({
+      attempt: {
+        messageId: message!.id,
+        attemptedAt: T0 + 1,
+        statusCode: 200,
+        latencyMs: 5,
+        outcome: 'succeeded',
+        responseExcerpt: null,
+        error: null,
+      },
+      status: 'delivered',
+      nextAttemptAt: null,
+    });
     const heard: string[][] = [];
     const stop = store.onJobsEnqueued((kinds) => heard.push(kinds));
     try {
-      await store.registerBrowser({
-        id: newId('brw', T0 + 1),
-        projectId: project.id,
-        recipient: 'user-1',
-        secretHash: hashSecret('bs_duty'),
-        now: T0 + 1,
-      });
-      const messages = await store.listWebhookMessages({
-        endpointId: created.endpoint.id,
-        status: null,
-        since: null,
-        before: null,
-        limit: 10,
-      });
-      expect(messages.map((message) => message.eventType)).toEqual(['browser.connected']);
-      expect(heard.flat()).toContain(WEBHOOK_JOB_KIND);
+      expect(await store.resendWebhookMessages({ ids: ['msg_unknown'], now: T0 + 2 })).toEqual([]);
+      expect(heard).toEqual([]);
+      const resent = await store.resendWebhookMessages({ ids: [message!.id], now: T0 + 2 });
+      expect(resent.map((record) => record.status)).toEqual(['pending']);
+      expect(heard).toEqual([[WEBHOOK_JOB_KIND]]);
     } finally {
       stop();
     }

@@ -15,11 +15,12 @@ export type StoreDurability = 'durable' | 'redoable' | 'none';
 
 /**
  * How a method may enqueue jobs, after which the job runner must be woken (`onJobsEnqueued`):
- * `listed`, the jobs the input lists; `computed`, those its input's `jobs` computes from the
- * outcome, in its transaction; `webhook`, a `webhook` job with each message it records or makes
- * pending; `none`.
+ * `listed`, the jobs the input lists (and the method returns); `computed`, those its input's
+ * `jobs` computes from the outcome, in its transaction; `webhook`, a `webhook` job with each
+ * message it records; `webhook-returned`, a `webhook` job with each message it makes pending
+ * again and returns; `none`.
  */
-export type StoreJobDuty = 'listed' | 'computed' | 'webhook' | 'none';
+export type StoreJobDuty = 'listed' | 'computed' | 'webhook' | 'webhook-returned' | 'none';
 
 /** The duties of one method of the store port, which every store and wrapper of it honours. */
 export interface StoreMethodDuties {
@@ -84,7 +85,7 @@ export const STORE_DUTIES = {
   getWebhookMessage: READ,
   listWebhookMessages: READ,
   recordWebhookAttempt: DURABLE,
-  resendWebhookMessages: { ...DURABLE, jobs: 'webhook' },
+  resendWebhookMessages: { ...DURABLE, jobs: 'webhook-returned' },
   disableFailingWebhookEndpoint: DURABLE,
   getUsage: READ,
   getUsageBreakdown: READ,
