@@ -192,6 +192,43 @@ describe('outbound sender: sending', () => {
     expect(asked).toEqual(['pinned.test']);
   });
 
+  it('keeps a connection alive per origin, reused without resolving again; another name resolves and is checked anew', async () => {
+    const { server, port } = await serve((_req, res) => res.end('kept'));
+    let connections = 0;
+    server.on('connection', () => connections++);
+    const { lookup, asked } = fakeResolver({ 'kept.test': ['127.0.0.1'], 'other.test': ['127.0.0.1'] });
+    const sender = createOutboundSender({ allowHttp: true, allowPrivateAddresses: true, lookup });
+    for (let i = 0; i < 3; i++) {
+      expect(await sender.send({ url: `http://kept.test:${port}/${i}`, body: 'x' })).toMatchObject({ status: 200 });
+    }
+    expect(connections).toBe(1);
+    expect(asked).toEqual(['kept.test']);
+
+    expect(await sender.send({ url: `http://other.test:${port}/` })).toMatchObject({ status: 200 });
+    expect(connections).toBe(2);
+    expect(asked).toEqual(['kept.test', 'other.test']);
+
+    sender.close();
+    expect(await sender.send({ url: `http://kept.test:${port}/after-close` })).toMatchObject({ status: 200 });
+    expect(connections).toBe(3);
+    expect(asked).toEqual(['kept.test', 'other.test', 'kept.test']);
+    sender.close();
+  });
+
+  it('never reuses a connection whose answer it did not read whole', async () => {
+    const { server, port } = await serve((req, res) => {
+      if (req.url === '/big') res.end('y'.repeat(4096));
+      else res.end('small');
+    });
+    let connections = 0;
+    server.on('connection', () => connections++);
+    const sender = createOutboundSender({ allowHttp: true, allowPrivateAddresses: true, maxResponseBytes: 16 });
+    expect(await sender.send({ url: `http://127.0.0.1:${port}/big` })).toMatchObject({ body: 'y'.repeat(16) });
+    expect(await sender.send({ url: `http://127.0.0.1:${port}/small` })).toMatchObject({ body: 'small' });
+    expect(connections).toBe(2);
+    sender.close();
+  });
+
   it('returns a 302 as it is and does not follow it', async () => {
     const target = await serve((_req, res) => res.end('followed'));
     const { base } = await serve((_req, res) => res.writeHead(302, { location: `${target.base}/next` }).end());
