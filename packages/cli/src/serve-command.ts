@@ -7,6 +7,7 @@ import { type CliIo, reportFailure } from './io.js';
 import { type ListenAddress, parseListenAddress } from './listen-address.js';
 import { describeTarget, storeTarget } from './open-store.js';
 import { startServer } from './server.js';
+import { chosenSemiSpaceMb } from './young-generation.js';
 
 const serveOptions = {
   port: { type: 'string' },
@@ -17,6 +18,7 @@ const serveOptions = {
   demo: { type: 'boolean' },
   metrics: { type: 'string' },
   'sqlite-synchronous': { type: 'string' },
+  'max-semi-space-size': { type: 'string' },
   redis: { type: 'string' },
   'redis-cluster': { type: 'string' },
   'redis-unreachable': { type: 'string' },
@@ -107,6 +109,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   expectPositionals(parsed, [], 'serve');
+  // Applied before this command ran (bin.ts starts the process again with it); refused here.
+  if (chosenSemiSpaceMb(['serve', ...args], io.env) === null) {
+    throw new UsageError(
+      '--max-semi-space-size (or TIDINGS_MAX_SEMI_SPACE_SIZE) must be a whole number of MB from 0 to 1024',
+      'serve',
+    );
+  }
   const portRange = { min: 0, max: 65_535 };
   // TIDINGS_PORT, like TIDINGS_DB, lets `npm start` (a fixed command line) serve elsewhere.
   const port =
