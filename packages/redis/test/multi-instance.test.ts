@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@redis/client';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import {
@@ -111,6 +112,17 @@ async function killSubscriber(hub: RedisHub): Promise<void> {
   await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]);
 }
 
+/** Kills the connection of that name on the Redis `admin` is connected to. */
+async function killConnection(admin: { sendCommand(args: string[]): Promise<unknown> }, name: string): Promise<void> {
+  const list = (await admin.sendCommand(['CLIENT', 'LIST'])) as string;
+  const id = list
+    .split('\n')
+    .find((entry) => entry.includes(` name=${name} `))
+    ?.match(/\bid=(\d+)/)?.[1];
+  if (!id) throw new Error(`no connection named ${name}`);
+  await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]);
+}
+
 const titles = (stream: ReturnType<typeof readEvents>) =>
   stream.events.filter((event) => event.event === 'notification').map((event) => JSON.parse(event.data).title);
 
@@ -162,6 +174,35 @@ describe('two instances on one store and one Redis', () => {
       await stream.until(() => titles(stream).length >= 3, 5_000);
       expect(titles(stream)).toEqual(['before', 'while down', 'after']);
     } finally {
+      for (const instance of opened.splice(0)) await instance.close();
+      await redis.close();
+    }
+  });
+
+  it('a publish that times out reaches B’s stream through the store’s catch-up, long before the periodic one', async () => {
+    const redis = await startPrivateRedis();
+    const pauser = createClient({ url: redis.url });
+    try {
+      // The periodic catch-up is far off: only the hub's report of the dropped publish can bring it.
+      const { a, b, send, openStream } = await twoInstances({ catchUpIntervalMs: 600_000 }, redis.url);
+      const { stream } = await openStream(b);
+      await pauser.connect();
+      // Redis takes no write (PUBLISH included) for 2 s, and A's publishing connection dies with
+      // its PUBLISH still waiting: the message is lost for good, as A's hub sees it fail.
+      await pauser.sendCommand(['CLIENT', 'PAUSE', '2000', 'WRITE']);
+      const sent = Date.now();
+      expect((await send(a, 'timed out')).status).toBe(201);
+      await killConnection(pauser, `tidings-hub:${a.hub.instanceId}`);
+      await stream.until(() => titles(stream).length >= 1, 10_000);
+      expect(titles(stream)).toEqual(['timed out']);
+      // Past the pause, once A could name the browser to B: seconds, not the 10 minutes of the timer.
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(1_500);
+      expect(Date.now() - sent).toBeLessThan(8_000);
+      expect((await send(a, 'after')).status).toBe(201);
+      await stream.until(() => titles(stream).length >= 2, 5_000);
+      expect(titles(stream)).toEqual(['timed out', 'after']);
+    } finally {
+      await pauser.close().catch(() => {});
       for (const instance of opened.splice(0)) await instance.close();
       await redis.close();
     }
