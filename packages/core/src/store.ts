@@ -69,6 +69,7 @@ export { ensureVapidKeys } from './push/vapid-keys.js';
 export { idTimeFloor } from './util/ids.js';
 export { utcDay } from './util/time.js';
 export {
+  ATTEMPT_EVENT_SUBSCRIPTIONS,
   type AttemptChange,
   anyEndpointWants,
   type BrowserConnectedChange,

@@ -1,5 +1,10 @@
 import type { Delivery, Receipt, ReceiptType } from '@tidings/core';
-import type { AppliedReceipts, DeliveryStore, WebhookChange } from '@tidings/core/store';
+import {
+  type AppliedReceipts,
+  ATTEMPT_EVENT_SUBSCRIPTIONS,
+  type DeliveryStore,
+  type WebhookChange,
+} from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
@@ -66,15 +71,17 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
          OR (r.clicked IS NOT NULL AND own.was_clicked IS NULL)
          OR (r.dismissed IS NOT NULL AND own.was_dismissed IS NULL) AS changed`;
   const applyBatch = statement('apply_receipts', applyBatchSql(''), { planEachRun: true });
-  // The same, applied only while the browser's project has no enabled webhook endpoint: a
-  // project without one pays one statement, outside a transaction, as before webhooks. With
-  // one, it changes nothing and the batch runs again with its events, in a transaction.
+  // The same, applied only while the browser's project has no enabled webhook endpoint that
+  // wants the events of an attempt: such a project pays one statement, outside a transaction,
+  // as one without webhooks does, whatever else its endpoints want. With one, it changes nothing
+  // and the batch runs again with its events, in a transaction.
+  const wanted = ATTEMPT_EVENT_SUBSCRIPTIONS.map((type) => `'${type.replaceAll("'", "''")}'`).join(', ');
   const applyBatchUnhooked = statement(
     'apply_receipts_unhooked',
     applyBatchSql(`
           AND NOT EXISTS (
             SELECT 1 FROM ${t('webhook_endpoints')} AS e JOIN ${t('browsers')} AS b ON b.project_id = e.project_id
-             WHERE b.id = $1 AND e.status = 'enabled')`),
+             WHERE b.id = $1 AND e.status = 'enabled' AND e.events && ARRAY[${wanted}]::text[])`),
     { planEachRun: true },
   );
 

@@ -1,5 +1,10 @@
 import type { Delivery, ReceiptType } from '@tidings/core';
-import type { AppliedReceipts, DeliveryStore, WebhookChange } from '@tidings/core/store';
+import {
+  type AppliedReceipts,
+  ATTEMPT_EVENT_SUBSCRIPTIONS,
+  type DeliveryStore,
+  type WebhookChange,
+} from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import type { GroupCommit } from './group-commit.js';
 import type { NotificationCache } from './notification-cache.js';
@@ -105,6 +110,19 @@ export function deliveryOperations(
     dismissed: receiptUpdate('UPDATE attempts SET dismissed_at = @at WHERE id = @id AND dismissed_at IS NULL'),
   };
 
+  // Whether the browser's project has an enabled endpoint that wants the events of an attempt:
+  // without one, receipts record no event and read nothing more, whatever else the project's
+  // endpoints want, so a project with webhooks pays for its receipts what one without does.
+  const attemptEventsWanted = db
+    .prepare<[string, string], number>(
+      `SELECT 1 FROM browsers AS b JOIN webhook_endpoints AS e ON e.project_id = b.project_id
+        WHERE b.id = ? AND e.status = 'enabled'
+          AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE value IN (SELECT value FROM json_each(?)))
+        LIMIT 1`,
+    )
+    .pluck();
+  const subscriptions = JSON.stringify(ATTEMPT_EVENT_SUBSCRIPTIONS);
+
   // IMMEDIATE, like every write: it takes the write lock (waiting busyTimeoutMs) before reading.
   const applyAll = db.transaction((input: ApplyReceiptsInput): AppliedReceipts => {
     const { browserId, receipts } = input;
@@ -122,7 +140,9 @@ export function deliveryOperations(
       }
       cache.forget(changed);
     }
-    recordEvents(changes, input.now);
+    if (changes.length > 0 && attemptEventsWanted.get(browserId, subscriptions) !== undefined) {
+      recordEvents(changes, input.now);
+    }
     return { named, deliveredAttemptIds };
   });
 

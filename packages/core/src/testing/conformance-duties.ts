@@ -173,6 +173,57 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
     });
   }
 
+  it('receipts record the events of an attempt only for the endpoints that want them, and none while no endpoint does', async () => {
+    const store = getStore();
+    const project = await seedProject(store);
+    const endpoint = async (id: string, events: string[]) => {
+      const created = await store.createWebhookEndpoint({
+        id,
+        projectId: project.id,
+        url: `https://example.com/${id}`,
+        description: null,
+        events,
+        secret: 'whsec_duty',
+        now: T0,
+        maxEndpoints: 10,
+      });
+      if (created.kind !== 'created') throw new Error(created.kind);
+      return created.endpoint;
+    };
+    const browsersOnly = await endpoint(newId('whe', T0), ['browser.connected', 'browser.disconnected']);
+    const browser = await seedBrowser(store, project.id, 'user-1');
+    const eventsOf = async (endpointId: string) =>
+      (await store.listWebhookMessages({ endpointId, status: null, since: null, before: null, limit: 100 }))
+        .map((message) => message.eventType)
+        .sort();
+    const first = await sendCreated(store, { projectId: project.id, recipient: 'user-1' });
+    await store.applyReceipts({
+      browserId: browser.id,
+      receipts: [{ type: 'delivered', attemptId: first.attempts[0]!.id, at: T0 + 1 }],
+      now: T0 + 1,
+    });
+    expect(await eventsOf(browsersOnly.id)).toEqual(['browser.connected']);
+
+    const completions = await endpoint(newId('whe', T0 + 2), ['notification.completed']);
+    const second = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 2 });
+    await store.applyReceipts({
+      browserId: browser.id,
+      receipts: [{ type: 'delivered', attemptId: second.attempts[0]!.id, at: T0 + 3 }],
+      now: T0 + 3,
+    });
+    expect(await eventsOf(completions.id)).toEqual(['notification.completed']);
+    expect(await eventsOf(browsersOnly.id)).toEqual(['browser.connected']);
+
+    await store.setWebhookEndpointStatus({ id: completions.id, status: 'disabled', reason: null, now: T0 + 4 });
+    await store.applyReceipts({
+      browserId: browser.id,
+      receipts: [{ type: 'displayed', attemptId: second.attempts[0]!.id, at: T0 + 5 }],
+      now: T0 + 5,
+    });
+    expect(await eventsOf(completions.id)).toEqual(['notification.completed']);
+    expect(await eventsOf(browsersOnly.id)).toEqual(['browser.connected']);
+  });
+
   it('a write that makes webhook messages pending again wakes the runner when it returns some', async () => {
     expect(storeMethodsWhere((duties) => duties.jobs === 'webhook-returned')).toEqual(['resendWebhookMessages']);
     const store = getStore();

@@ -208,6 +208,17 @@ export function webhookMessagesOf(input: {
   return messages;
 }
 
+/**
+ * What an endpoint's `events` may list for it to want the events of an attempt's change: a
+ * store that can tell, in the statement that changes attempts, that no enabled endpoint of the
+ * project lists any of these records no event and reads nothing more.
+ */
+export const ATTEMPT_EVENT_SUBSCRIPTIONS: readonly string[] = [
+  '*',
+  'notification.attempt.updated',
+  'notification.completed',
+];
+
 /** Whether any of the endpoints wants an event of the changes (before reading what they need). */
 export function anyEndpointWants(
   endpoints: readonly WebhookEndpointRecord[],

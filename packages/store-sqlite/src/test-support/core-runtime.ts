@@ -12,6 +12,7 @@ export { STORE_DUTIES } from '../../../core/src/ports/store/duties.js';
 export { idTimeFloor, newId } from '../../../core/src/util/ids.js';
 export { utcDay } from '../../../core/src/util/time.js';
 export {
+  ATTEMPT_EVENT_SUBSCRIPTIONS,
   anyEndpointWants,
   WEBHOOK_MESSAGE_RETENTION_MS,
   webhookJobOf,
