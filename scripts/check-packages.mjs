@@ -21,7 +21,9 @@ function run(command, args, cwd) {
 const failed = [];
 for (const { dir, manifest } of packages) {
   const cwd = join(root, dir);
-  // Every package is ESM only: CommonJS `require` and the pre-exports node10 resolution are not offered.
+  // Every package is ES modules: `require()` loads them on Node.js 22.12 and later (checked by
+  // test/repo/require-esm.test.ts), which attw's CommonJS resolution does not model, and the
+  // pre-exports node10 resolution is not offered.
   const checks = [
     ['publint', run(bin('publint'), ['run', '--strict'], cwd)],
     ['attw', run(bin('attw'), ['--pack', '.', '--profile', 'esm-only', '--format', 'ascii', '--no-color'], cwd)],

@@ -4,6 +4,7 @@
  * built (its roles, its write duties, the helpers every store shares) is `@tidings/core/store`;
  * the conformance kits are `@tidings/core/testing`; Node.js I/O is `@tidings/core/node`.
  */
+
 export { type AdminApi, MAX_SUSPENSION_REASON_LENGTH, type SuspensionChange } from './admin/api.js';
 export type { VapidAdminApi, VapidKeyObject } from './admin/vapid.js';
 export {
@@ -29,6 +30,20 @@ export {
   type WebhookAdminApi,
   type WebhookEndpointObject,
 } from './admin/webhooks.js';
+export {
+  attemptObjectSchema,
+  attemptStatusSchema,
+  browserObjectSchema,
+  connectTokenObjectSchema,
+  deliveryListSchema,
+  deliveryPayloadSchema,
+  fieldErrorSchema,
+  notificationObjectSchema,
+  problemSchema,
+  pushSubscriptionObjectSchema,
+  readyEventSchema,
+  receiptBatchSchema,
+} from './api/object-schemas.js';
 export {
   type AccountObject,
   type ApiKeyObject,
@@ -59,6 +74,8 @@ export {
   rateLimitHeaders,
   retryAfterSeconds,
 } from './limiter/rate-limit-headers.js';
+export { instrumentLimiter } from './metrics/instrument-limiter.js';
+export { instrumentStore } from './metrics/instrument-store.js';
 export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi/document.js';
 export type {
   JsonSchema,
