@@ -50,6 +50,23 @@ interface EventWorld {
   attemptId: string;
 }
 
+/** An enabled endpoint of the project that wants `events`. */
+async function endpointOf(store: WebhookEndpointStore, projectId: string, events: string[]) {
+  const id = newId('whe', T0);
+  const created = await store.createWebhookEndpoint({
+    id,
+    projectId,
+    url: `https://example.com/${id}`,
+    description: null,
+    events,
+    secret: 'whsec_duty',
+    now: T0,
+    maxEndpoints: 10,
+  });
+  if (created.kind !== 'created') throw new Error(created.kind);
+  return created.endpoint;
+}
+
 /**
  * The duties `STORE_DUTIES` declares, where the port shows them: each case names the writes it
  * covers, and fails when the table declares the duty of another write, so that a new one comes
@@ -137,23 +154,13 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
     it(`${name} records the events of its change for an endpoint that wants them, and wakes the runner`, async () => {
       const store = getStore();
       const project = await seedProject(store);
-      const created = await store.createWebhookEndpoint({
-        id: newId('whe', T0),
-        projectId: project.id,
-        url: 'https://example.com/hooks',
-        description: null,
-        events: [...WEBHOOK_EVENT_TYPES],
-        secret: 'whsec_duty',
-        now: T0,
-        maxEndpoints: 10,
-      });
-      if (created.kind !== 'created') throw new Error(created.kind);
+      const endpoint = await endpointOf(store, project.id, [...WEBHOOK_EVENT_TYPES]);
       const browser = await seedBrowser(store, project.id, 'user-1');
       const sent = await sendCreated(store, { projectId: project.id, recipient: 'user-1', ttl: 60 });
       const attemptId = sent.attempts[0]!.id;
       const list = () =>
         store.listWebhookMessages({
-          endpointId: created.endpoint.id,
+          endpointId: endpoint.id,
           status: null,
           since: null,
           before: null,
@@ -176,21 +183,7 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
   it('receipts record the events of an attempt only for the endpoints that want them, and none while no endpoint does', async () => {
     const store = getStore();
     const project = await seedProject(store);
-    const endpoint = async (id: string, events: string[]) => {
-      const created = await store.createWebhookEndpoint({
-        id,
-        projectId: project.id,
-        url: `https://example.com/${id}`,
-        description: null,
-        events,
-        secret: 'whsec_duty',
-        now: T0,
-        maxEndpoints: 10,
-      });
-      if (created.kind !== 'created') throw new Error(created.kind);
-      return created.endpoint;
-    };
-    const browsersOnly = await endpoint(newId('whe', T0), ['browser.connected', 'browser.disconnected']);
+    const browsersOnly = await endpointOf(store, project.id, ['browser.connected', 'browser.disconnected']);
     const browser = await seedBrowser(store, project.id, 'user-1');
     const eventsOf = async (endpointId: string) =>
       (await store.listWebhookMessages({ endpointId, status: null, since: null, before: null, limit: 100 }))
@@ -204,7 +197,7 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
     });
     expect(await eventsOf(browsersOnly.id)).toEqual(['browser.connected']);
 
-    const completions = await endpoint(newId('whe', T0 + 2), ['notification.completed']);
+    const completions = await endpointOf(store, project.id, ['notification.completed']);
     const second = await sendCreated(store, { projectId: project.id, recipient: 'user-1', now: T0 + 2 });
     await store.applyReceipts({
       browserId: browser.id,
@@ -228,23 +221,13 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
     expect(storeMethodsWhere((duties) => duties.jobs === 'webhook-returned')).toEqual(['resendWebhookMessages']);
     const store = getStore();
     const project = await seedProject(store);
-    const created = await store.createWebhookEndpoint({
-      id: newId('whe', T0),
-      projectId: project.id,
-      url: 'https://example.com/hooks',
-      description: null,
-      events: [...WEBHOOK_EVENT_TYPES],
-      secret: 'whsec_duty',
-      now: T0,
-      maxEndpoints: 10,
-    });
-    if (created.kind !== 'created') throw new Error(created.kind);
+    const endpoint = await endpointOf(store, project.id, [...WEBHOOK_EVENT_TYPES]);
     const [message] = await store.enqueueWebhookMessages({
       messages: [
         {
           id: newId('msg', T0),
           projectId: project.id,
-          endpointId: created.endpoint.id,
+          endpointId: endpoint.id,
           eventType: 'webhook.test',
           payload: {},
           orderKey: 'test',
