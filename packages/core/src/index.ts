@@ -111,6 +111,7 @@ export {
 } from './ports/mailer.js';
 export { type EndedAttemptStatus, type Metrics, noopMetrics, type StoreOperationOutcome } from './ports/metrics.js';
 export type { Store } from './ports/store.js';
+export type { PostgresTransaction, SqliteStatement, SqliteTransaction } from './ports/transactions.js';
 export type { PushOptions } from './push/options.js';
 export type {
   AccountRecord,
@@ -138,6 +139,7 @@ export type {
   UsageDay,
   VapidKeyRecord,
 } from './records.js';
+export type { NotificationsApi, PreparedSqliteSend, SendInput, SendOptions, SendResult } from './send/in-process.js';
 export { createTidings, type RequestContext, type Tidings } from './tidings.js';
 export { type IdPrefix, isId, newId } from './util/ids.js';
 export { apiKeyPrefix, hashSecret, isWellFormedApiKey } from './util/secrets.js';

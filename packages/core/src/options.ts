@@ -7,6 +7,7 @@ import { createConsoleLogger, type Logger } from './ports/logger.js';
 import { type Metrics, noopMetrics } from './ports/metrics.js';
 import type { Store } from './ports/store.js';
 import { type PushOptions, type ResolvedPushOptions, resolvePushOptions } from './push/options.js';
+import { checkAppProjectName } from './send/app-project.js';
 
 /** Request limits per window. The defaults are those of docs/api.md#limits. */
 export interface LimitsOptions {
@@ -109,6 +110,13 @@ export interface TidingsOptions {
    * @default Web Push off: `vapid_public_key` is null and subscriptions are refused
    */
   push?: PushOptions;
+  /**
+   * The one project of an application that serves itself (docs/transactions.md#one-app): made at
+   * the first use if it is not there, with the same ids from every instance and restart. Sends
+   * in process (`tidings.notifications.send`) and `createConnectToken` then need no project id and
+   * no API key. @default none: each send and token names its project
+   */
+  project?: string;
 }
 
 /** The job runner of an instance: {@link JobRunnerOptions} without what the instance already has. */
@@ -121,7 +129,8 @@ export type ResolvedLimits = Required<LimitsOptions>;
 
 /** {@link TidingsOptions} with every default applied. */
 export interface ResolvedOptions
-  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'push'>> {
+  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'push' | 'project'>> {
+  project: string | null;
   limits: ResolvedLimits;
   push: ResolvedPushOptions | null;
   jobs: TidingsJobsOptions | null;
@@ -231,6 +240,7 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     allowHttpWebhooks: options.allowHttpWebhooks === true,
     jobs: jobsOption(options.jobs),
     push: options.push === undefined ? null : resolvePushOptions(options.push),
+    project: options.project === undefined ? null : checkAppProjectName(options.project),
   };
 }
 

@@ -65,6 +65,8 @@ export type {
   WebhookMessageWithAttempts,
 } from './ports/store/webhook-messages.js';
 export type { Store } from './ports/store.js';
+export type { PostgresTransactionalSends, SqliteTransactionalSends, TransactionalSends } from './ports/transactions.js';
+export { offerTransactionalSends } from './ports/transactions.js';
 export { ensureVapidKeys } from './push/vapid-keys.js';
 export { idTimeFloor } from './util/ids.js';
 export { utcDay } from './util/time.js';

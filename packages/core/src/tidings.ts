@@ -14,9 +14,13 @@ import { instrumentStore } from './metrics/instrument-store.js';
 import { type ResolvedOptions, resolveOptions, type TidingsOptions } from './options.js';
 import type { EventStreamTarget } from './ports/event-sink.js';
 import { noopMetrics } from './ports/metrics.js';
+import { transactionalSendsOf } from './ports/transactions.js';
 import { createVapidPublicKeySource } from './push/vapid-keys.js';
+import type { ProjectRecord } from './records.js';
 import { matchRoute, pathOf, type RouteMethod } from './router.js';
 import { createRoutes } from './routes/index.js';
+import { ensureAppProject } from './send/app-project.js';
+import { createNotificationsApi, type NotificationsApi } from './send/in-process.js';
 import { StreamRegistry } from './stream/stream-registry.js';
 import { createSweeper } from './sweeper.js';
 import { newId } from './util/ids.js';
@@ -50,12 +54,20 @@ export interface Tidings {
   handles(pathname: string): boolean;
   /** The typed operations of the dashboard. */
   admin: AdminApi;
+  /** Sends from the application's code, alone or through its own transaction (docs/transactions.md). */
+  notifications: NotificationsApi;
+  /**
+   * The project the instance names (`createTidings({ project })`), made at the first call if it
+   * is not there. Throws when the instance names none.
+   */
+  project(): Promise<ProjectRecord>;
   /**
    * Mints a connect token for a recipient from trusted server code, without an HTTP round trip.
    * `connect_url` starts with `baseUrl`, else the `publicUrl` option, else it is a path.
    */
   createConnectToken(input: {
-    projectId: string;
+    /** @default the project the instance names (`createTidings({ project })`) */
+    projectId?: string;
     recipient: string;
     ttlSeconds?: number;
     baseUrl?: string;
@@ -196,6 +208,32 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   const sweeper = createSweeper(options, hub, streams);
   const admin = createAdminApi(options, hub, givenLimiter);
   const { logger } = options;
+  // The project the application names, made once per instance; a failed attempt is tried again.
+  let appProject: Promise<ProjectRecord> | null = null;
+  const ensureProject =
+    options.project === null
+      ? null
+      : (): Promise<ProjectRecord> => {
+          appProject ??= ensureAppProject(options.store, options.project!, options.clock.now()).catch((error) => {
+            appProject = null;
+            throw error;
+          });
+          return appProject;
+        };
+  // Found on the store as given: a wrapper (the metrics') does not carry it.
+  const transactional = transactionalSendsOf(tidingsOptions.store);
+  const notifications = createNotificationsApi({ services, transactional, appProject: ensureProject });
+  // Sends committed through an application's PostgreSQL transaction, by any process, reach the
+  // streams held here from the store (docs/transactions.md#delivery-on-commit).
+  const listening =
+    transactional?.dialect === 'postgres'
+      ? transactional
+          .listen((browserIds) => streams.catchUp(browserIds))
+          .catch((error: unknown) => {
+            logger.error('listening for sends committed in application transactions failed', { error: String(error) });
+            return null;
+          })
+      : Promise.resolve(null);
 
   let jobRunner: JobRunner | null = null;
   if (options.jobs !== null) {
@@ -295,7 +333,17 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       return matchRoute(routes, pathname) !== null;
     },
     admin,
-    async createConnectToken({ projectId, recipient, ttlSeconds, baseUrl }) {
+    notifications,
+    project() {
+      if (ensureProject === null)
+        return Promise.reject(new TypeError('This instance names no project: createTidings({ project })'));
+      return ensureProject();
+    },
+    async createConnectToken({ projectId: givenProjectId, recipient, ttlSeconds, baseUrl }) {
+      if (givenProjectId === undefined && ensureProject === null) {
+        throw new TypeError('createConnectToken needs a projectId, or an instance that names its project');
+      }
+      const projectId = givenProjectId ?? (await ensureProject!()).id;
       const project = await options.store.getProject(projectId);
       if (!project) throw new TidingsError('NOT_FOUND', `No project with id ${projectId}`);
       if (project.suspended) throw new TidingsError('PROJECT_SUSPENDED', 'This project is suspended');
@@ -311,7 +359,8 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     openStreams: () => streams.size,
     async close() {
       if (sweepTimer !== null) clearInterval(sweepTimer);
-      await Promise.all([streams.close(), jobRunner?.stop()]);
+      const stopListening = await listening;
+      await Promise.all([streams.close(), jobRunner?.stop(), stopListening?.()]);
       if (ownsLimiter) await limiter.close();
       if (ownsHub) await hub.close();
     },

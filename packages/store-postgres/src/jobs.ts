@@ -38,7 +38,13 @@ export type InsertJobs = (
  * no job is held by two; the jobs of one key keep their order across instances (see the
  * migration's note on `seq`).
  */
-export function jobOperations(pool: Pool, sql: Sql): JobOperations & { insertJobs: InsertJobs } {
+export function jobOperations(
+  pool: Pool,
+  sql: Sql,
+): JobOperations & {
+  insertJobs: InsertJobs;
+  insertJobsText: (jobs: readonly NewJob[], now: number) => [string, unknown[]];
+} {
   const { t, statement } = sql;
   // The keys' advisory locks are taken in the order of their hashes, once each, before any row
   // is inserted (an init plan of the insert), and held to the commit.
@@ -109,10 +115,9 @@ export function jobOperations(pool: Pool, sql: Sql): JobOperations & { insertJob
     { planEachRun: true },
   );
 
-  const insertJobs: InsertJobs = async (db, jobs, now) => {
-    if (jobs.length === 0) return [];
+  const insertValues = (jobs: readonly NewJob[], now: number | readonly number[]): unknown[] => {
     const times = jobs.map((_, i) => (typeof now === 'number' ? now : now[i]!));
-    const rows = await run<JobRow>(db, insert, [
+    return [
       times.map((at) => newId('job', at)),
       jobs.map((job) => job.key),
       jobs.map((job) => job.kind),
@@ -120,7 +125,11 @@ export function jobOperations(pool: Pool, sql: Sql): JobOperations & { insertJob
       jobs.map((job) => JSON.stringify(job.payload ?? null)),
       jobs.map((job, i) => job.runAt ?? times[i]!),
       times,
-    ]);
+    ];
+  };
+  const insertJobs: InsertJobs = async (db, jobs, now) => {
+    if (jobs.length === 0) return [];
+    const rows = await run<JobRow>(db, insert, insertValues(jobs, now));
     return rows.sort((a, b) => a.seq - b.seq).map(jobFromRow);
   };
   const changed = async (text: typeof complete, values: unknown[]) => {
@@ -130,6 +139,8 @@ export function jobOperations(pool: Pool, sql: Sql): JobOperations & { insertJob
 
   return {
     insertJobs,
+    // The same insert for an application's transaction, as text and parameters.
+    insertJobsText: (jobs, now) => [insert.text, insertValues(jobs, now)],
     enqueueJobs: ({ jobs, now }) => insertJobs(pool, jobs, now),
     async claimJobs({ kinds, limit, now, leaseMs, owner }) {
       if (kinds.length === 0 || limit <= 0) return [];

@@ -11,13 +11,22 @@ import {
 } from '@tidings/core/store';
 import type { Pool, PoolClient } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
-import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, transaction } from './db.js';
+import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, type Statement, transaction } from './db.js';
 import { createGroup } from './group.js';
 import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import type { InsertJobs } from './jobs.js';
 import { batchOperations, CLAIMED, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
 
 type NotificationOperations = NotificationStore & UsageStore;
+
+/** The statements of a send, which a send through an application's transaction runs as text too. */
+export interface SendStatements {
+  connectedBrowsers: Statement;
+  claimAndBrowsers: Statement;
+  record: Statement;
+  recordOne: Statement;
+  storeResult: Statement;
+}
 
 /** A row of the claim: a stored result under the key, or (id set) a connected browser. */
 interface ClaimRow extends Partial<IdempotencyRow> {
@@ -57,7 +66,7 @@ export function notificationOperations(
   sql: Sql,
   usageShards: number,
   insertJobs: InsertJobs,
-): NotificationOperations {
+): NotificationOperations & { sendStatements: SendStatements } {
   const { t, statement } = sql;
   const connectedBrowsers = statement(
     'send_browsers',
@@ -282,6 +291,7 @@ export function notificationOperations(
   });
 
   return {
+    sendStatements: { connectedBrowsers, claimAndBrowsers, record, recordOne, storeResult },
     createNotification: (input) => sends.run(input),
     async getNotification({ projectId, id }) {
       // One statement: the notification and its attempts from one snapshot.
@@ -309,7 +319,7 @@ export function notificationOperations(
 }
 
 /** The recording statements' parameters: one browser and attempt id, or a list of each. */
-function recordValues(
+export function recordValues(
   notification: NotificationRecord,
   browserIds: string[] | string,
   attemptIds: string[] | string,

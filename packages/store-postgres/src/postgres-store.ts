@@ -1,5 +1,10 @@
 import type { Store } from '@tidings/core';
-import { createJobWakeups, notifyJobsAfterWrites, notifyWebhookJobsAfterWrites } from '@tidings/core/store';
+import {
+  createJobWakeups,
+  notifyJobsAfterWrites,
+  notifyWebhookJobsAfterWrites,
+  offerTransactionalSends,
+} from '@tidings/core/store';
 import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
 import { accountOperations } from './accounts.js';
@@ -17,6 +22,7 @@ import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './option
 import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
+import { transactionalSends } from './transactional-sends.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookMessageOperations } from './webhook-messages.js';
 
@@ -55,7 +61,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw error;
   }
   const sql = createSql(resolved.schema);
-  const { insertJobs, ...jobs } = jobOperations(pool, sql);
+  const { insertJobs, insertJobsText, ...jobs } = jobOperations(pool, sql);
   const {
     insertMessages: _insertMessages,
     recordEvents,
@@ -63,6 +69,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...webhookMessages
   } = webhookMessageOperations(pool, sql, insertJobs);
   const wakeups = createJobWakeups();
+  const { sendStatements, ...notifications } = notificationOperations(pool, sql, resolved.usageShards, insertJobs);
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(pool, sql),
@@ -70,7 +77,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...webhookEndpointOperations(pool, sql),
     ...webhookMessages,
     ...idempotencyOperations(pool, sql),
-    ...notificationOperations(pool, sql, resolved.usageShards, insertJobs),
+    ...notifications,
     ...browserOperations(pool, sql, recordEvents),
     ...deliveryOperations(pool, sql, recordEvents),
     ...jobs,
@@ -87,6 +94,18 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   };
   notifyJobsAfterWrites(store, wakeups);
   notifyWebhookJobsAfterWrites(store, wakeups, webhookMessagesRecorded);
+  offerTransactionalSends(
+    store,
+    transactionalSends({
+      pool,
+      schema: resolved.schema,
+      usageShards: resolved.usageShards,
+      statements: sendStatements,
+      insertJobsText,
+      idempotencyTable: sql.t('idempotency_keys'),
+      wakeups,
+    }),
+  );
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     dashboard ??= dashboardOperations(pool, sql);

@@ -119,6 +119,18 @@ export class StreamRegistry implements StreamOwner {
     this.remove(stream);
   }
 
+  /**
+   * Catches the open streams of these browsers up from the store soon (every open stream for
+   * null): a send committed through an application's transaction is delivered this way.
+   */
+  catchUp(browserIds: readonly string[] | null): void {
+    if (browserIds === null) {
+      void this.#catchUp.all();
+      return;
+    }
+    for (const browserId of browserIds) if (this.#byBrowser.has(browserId)) void this.#catchUp.browser(browserId);
+  }
+
   /** A catch-up passed over the stream while it opened: its browser is caught up now. */
   caughtUpWhileOpening(stream: BrowserStream): void {
     void this.#catchUp.browser(stream.browserId);

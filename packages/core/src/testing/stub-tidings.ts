@@ -9,6 +9,8 @@ export function stubTidings(parts: Pick<Tidings, 'fetch' | 'handles'>): Tidings 
     fetch: parts.fetch,
     handles: parts.handles,
     admin: {} as Tidings['admin'],
+    notifications: {} as Tidings['notifications'],
+    project: () => Promise.reject(new Error('stubTidings: project is not stubbed')),
     createConnectToken: () => Promise.reject(new Error('stubTidings: createConnectToken is not stubbed')),
     sweep: async () => {},
     openStreams: () => 0,

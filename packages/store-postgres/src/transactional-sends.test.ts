@@ -1,0 +1,301 @@
+import { createTidings, type SendResult, silentLogger, type Tidings, TidingsError } from '@tidings/core';
+import { quietPeriod, until } from '@tidings/core/testing';
+import { readEvents } from '@tidings/test-support/sse-client.js';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { quoteIdentifier } from './db.js';
+import { createPostgresStore } from './postgres-store.js';
+import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
+
+/**
+ * Sends through the application's own PostgreSQL transaction (docs/transactions.md): Tidings'
+ * tables in a schema of the application's database, the application's node-postgres client
+ * inside BEGIN, and instances that hear of a commit through `pg_notify`.
+ */
+const schema = randomSchema('tidings_tx');
+const appSchema = quoteIdentifier(`${schema}_app`);
+let app: pg.Pool;
+const open: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  app = new pg.Pool({ connectionString: testDatabaseUrl, max: 4 });
+  await app.query(`CREATE SCHEMA ${appSchema}`);
+  await app.query(`CREATE TABLE ${appSchema}.orders (id text PRIMARY KEY, total int NOT NULL CHECK (total > 0))`);
+});
+afterEach(async () => {
+  for (const instance of open.splice(0).reverse()) await instance.close();
+});
+afterAll(async () => {
+  await app.query(`DROP SCHEMA IF EXISTS ${appSchema} CASCADE`);
+  await app.end();
+  await dropSchema(schema);
+});
+
+interface Instance {
+  tidings: Tidings;
+  request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** An instance of the application: Tidings on the schema, sending in the project it names. */
+async function instance(project = 'tx-app'): Promise<Instance> {
+  const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
+  const tidings = createTidings({ store, project, logger: silentLogger, sweepIntervalMs: 0 });
+  const made: Instance = {
+    tidings,
+    request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
+      let body = init.body;
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        headers.set('Content-Type', 'application/json');
+      }
+      return tidings.fetch(new Request(`http://tidings.test${path}`, { ...init, headers, body }), {
+        clientAddress: '203.0.113.9',
+      });
+    },
+    async close() {
+      await tidings.close();
+      await store.close();
+    },
+  };
+  open.push(made);
+  return made;
+}
+
+let recipients = 0;
+/** A browser of a new recipient with its stream open on `on`. */
+async function browser(on: Instance) {
+  const recipient = `user-${recipients++}`;
+  const token = await on.tidings.createConnectToken({ recipient });
+  const stream = readEvents(await on.request(`/v1/connect/${token.token}`));
+  const ready = JSON.parse((await stream.next('ready')).data) as { browser_id: string };
+  const titles = () =>
+    stream.events.filter((event) => event.event === 'notification').map((e) => JSON.parse(e.data).title);
+  return { recipient, browserId: ready.browser_id, stream, titles };
+}
+
+/** The application's own work and a send, in one transaction of its node-postgres client. */
+async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await app.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+const t = (table: string) => `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
+async function count(table: string, where = 'true', values: unknown[] = []): Promise<number> {
+  const { rows } = await app.query(`SELECT count(*)::int AS n FROM ${t(table)} WHERE ${where}`, values);
+  return rows[0].n;
+}
+async function usage(projectId: string): Promise<number> {
+  const { rows } = await app.query(
+    `SELECT coalesce(sum(notifications), 0)::int AS n FROM ${t('usage_days')} WHERE project_id = $1`,
+    [projectId],
+  );
+  return rows[0].n;
+}
+
+describe('a send through the application’s node-postgres transaction', () => {
+  it('is delivered once on commit, with its usage, and answers as POST /v1/notifications would', async () => {
+    const one = await instance();
+    const project = await one.tidings.project();
+    const target = await browser(one);
+    const before = await usage(project.id);
+    const sent = await inTransaction(async (client) => {
+      await client.query(`INSERT INTO ${appSchema}.orders (id, total) VALUES ('o-1', 10)`);
+      const result = await one.tidings.notifications.send(
+        { recipient: target.recipient, title: 'Order o-1 paid' },
+        { transaction: client, idempotencyKey: 'order-o-1' },
+      );
+      // Not before the commit: the stream has nothing yet.
+      await quietPeriod(100, 'a delivery before the commit');
+      expect(target.titles()).toEqual([]);
+      return result;
+    });
+    expect(sent.replayed).toBe(false);
+    expect(sent.notification).toMatchObject({ object: 'notification', recipient: target.recipient, mode: 'live' });
+    expect(sent.notification.attempts).toHaveLength(1);
+    await target.stream.until(() => target.titles().length === 1);
+    await quietPeriod(200, 'a second delivery');
+    expect(target.titles()).toEqual(['Order o-1 paid']);
+    expect(await usage(project.id)).toBe(before + 1);
+    // The key answers with the committed result, in process and over HTTP alike.
+    const again = await one.tidings.notifications.send(
+      { recipient: target.recipient, title: 'Order o-1 paid' },
+      { idempotencyKey: 'order-o-1' },
+    );
+    expect(again).toEqual({ notification: sent.notification, replayed: true } satisfies SendResult);
+  });
+
+  for (const [name, fail] of [
+    [
+      'a thrown error',
+      async () => {
+        throw new Error('payment failed');
+      },
+    ],
+    [
+      'a failed constraint after the send',
+      async (client: pg.PoolClient) => {
+        await client.query(`INSERT INTO ${appSchema}.orders (id, total) VALUES ('o-bad', -1)`);
+      },
+    ],
+  ] as const) {
+    it(`leaves no trace when the transaction rolls back on ${name}`, async () => {
+      const one = await instance();
+      const project = await one.tidings.project();
+      const target = await browser(one);
+      const before = await usage(project.id);
+      const key = `rolled-back-${recipients}`;
+      await expect(
+        inTransaction(async (client) => {
+          await one.tidings.notifications.send(
+            { recipient: target.recipient, title: 'Never' },
+            { transaction: client, idempotencyKey: key },
+          );
+          await fail(client);
+        }),
+      ).rejects.toThrow();
+      await quietPeriod(300, 'a delivery of a rolled-back send');
+      expect(target.titles()).toEqual([]);
+      expect(await usage(project.id)).toBe(before);
+      expect(await count('notifications', 'recipient = $1', [target.recipient])).toBe(0);
+      expect(await count('idempotency_keys', 'key = $1', [key])).toBe(0);
+      // The key is free: a send with it now creates.
+      const later = await one.tidings.notifications.send(
+        { recipient: target.recipient, title: 'Now' },
+        { idempotencyKey: key },
+      );
+      expect(later.replayed).toBe(false);
+      await target.stream.until(() => target.titles().includes('Now'));
+      expect(target.titles()).toEqual(['Now']);
+    });
+  }
+
+  it('leaves no trace after an explicit ROLLBACK', async () => {
+    const one = await instance();
+    const project = await one.tidings.project();
+    const target = await browser(one);
+    const before = await usage(project.id);
+    const client = await app.connect();
+    try {
+      await client.query('BEGIN');
+      await one.tidings.notifications.send(
+        { recipient: target.recipient, title: 'Never' },
+        { transaction: client, idempotencyKey: 'explicit' },
+      );
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    await quietPeriod(300, 'a delivery of a rolled-back send');
+    expect(target.titles()).toEqual([]);
+    expect(await usage(project.id)).toBe(before);
+    expect(await count('idempotency_keys', 'key = $1', ['explicit'])).toBe(0);
+  });
+
+  it('refuses as the route does, with typed errors, and writes nothing for a refusal', async () => {
+    const one = await instance();
+    await inTransaction(async (client) => {
+      const refused = one.tidings.notifications.send(
+        { recipient: 'nobody-here', title: 'x' },
+        { transaction: client, idempotencyKey: 'k-none' },
+      );
+      await expect(refused).rejects.toBeInstanceOf(TidingsError);
+      await expect(refused).rejects.toMatchObject({ code: 'NO_CONNECTED_BROWSER', status: 409 });
+      await expect(
+        one.tidings.notifications.send({ recipient: 'r', title: '' }, { transaction: client }),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        errors: [{ path: 'title' }],
+      });
+      await expect(
+        one.tidings.notifications.send({ recipient: 'r', title: 'x' }, { transaction: client, idempotencyKey: 'é' }),
+      ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    });
+    // The application committed after the refusal: the key stays free.
+    expect(await count('idempotency_keys', 'key = $1', ['k-none'])).toBe(0);
+    const target = await browser(one);
+    await inTransaction((client) =>
+      one.tidings.notifications.send(
+        { recipient: target.recipient, title: 'A' },
+        { transaction: client, idempotencyKey: 'k-m' },
+      ),
+    );
+    await expect(
+      inTransaction((client) =>
+        one.tidings.notifications.send(
+          { recipient: target.recipient, title: 'B' },
+          { transaction: client, idempotencyKey: 'k-m' },
+        ),
+      ),
+    ).rejects.toMatchObject({ code: 'IDEMPOTENCY_MISMATCH' });
+  });
+
+  it('reaches a stream held by another instance at the commit', async () => {
+    const one = await instance();
+    const two = await instance();
+    const target = await browser(two);
+    await inTransaction((client) =>
+      one.tidings.notifications.send({ recipient: target.recipient, title: 'Across' }, { transaction: client }),
+    );
+    await target.stream.until(() => target.titles().length === 1);
+    await quietPeriod(200, 'a second delivery');
+    expect(target.titles()).toEqual(['Across']);
+  });
+
+  it('delivers a send committed while no instance ran once one starts', async () => {
+    const first = await instance();
+    const target = await browser(first);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+    // No instance runs: a store alone records the send in the application's transaction.
+    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
+    const writer = createTidings({ store, project: 'tx-app', logger: silentLogger, sweepIntervalMs: 0 });
+    await inTransaction((client) =>
+      writer.notifications.send({ recipient: target.recipient, title: 'While down' }, { transaction: client }),
+    );
+    await writer.close();
+    await store.close();
+    const next = await instance();
+    // The page comes back with its last event id: the same browser resumes on the new instance.
+    const token = await next.tidings.createConnectToken({ recipient: target.recipient });
+    const resumed = readEvents(
+      await next.request(`/v1/connect/${token.token}`, { headers: { 'Last-Event-ID': `${target.browserId}.0` } }),
+    );
+    await resumed.until(() => resumed.events.some((event) => event.event === 'notification'));
+    expect(resumed.events.filter((e) => e.event === 'notification').map((e) => JSON.parse(e.data).title)).toEqual([
+      'While down',
+    ]);
+  });
+
+  it('serializes two sends with one key across transactions: one creates, the other replays', async () => {
+    const one = await instance();
+    const target = await browser(one);
+    const results = await Promise.all(
+      [0, 1].map(() =>
+        inTransaction((client) =>
+          one.tidings.notifications.send(
+            { recipient: target.recipient, title: 'Once' },
+            { transaction: client, idempotencyKey: 'twice' },
+          ),
+        ).catch((error: TidingsError) => error.code),
+      ),
+    );
+    // In one process the second is refused while the first runs, as over HTTP.
+    expect(results.filter((r) => typeof r === 'object' && (r as SendResult).replayed === false)).toHaveLength(1);
+    await until(() => target.titles().length === 1);
+    await quietPeriod(200, 'a second delivery');
+    expect(target.titles()).toEqual(['Once']);
+  });
+});

@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { AttemptRecord, PostgresTransaction } from '@tidings/core';
+import {
+  acceptedAttempt,
+  type CreateNotificationInput,
+  type CreateNotificationResult,
+  type JobWakeups,
+  type NewJob,
+  type PostgresTransactionalSends,
+} from '@tidings/core/store';
+import type { Pool, PoolClient } from 'pg';
+import { recordValues, type SendStatements } from './notifications.js';
+import { CLAIMED } from './send-batch.js';
+
+/** What a send through an application's transaction needs from the store. */
+export interface TransactionalSendDeps {
+  pool: Pool;
+  /** The schema, unquoted: the channel of the commit signals is named after it. */
+  schema: string;
+  usageShards: number;
+  statements: SendStatements;
+  insertJobsText: (jobs: readonly NewJob[], now: number) => [string, unknown[]];
+  /** The idempotency table, qualified and quoted. */
+  idempotencyTable: string;
+  wakeups: JobWakeups;
+}
+
+/** The longest payload of a signal; a longer list of browsers is sent as "catch every stream up". */
+const MAX_PAYLOAD_BYTES = 7_900;
+/** How long the listening connection waits before it connects again after a failure. */
+const RELISTEN_DELAY_MS = 1_000;
+
+/** The channel that carries the commits of sends of one schema. */
+export function sendsChannel(schema: string): string {
+  return `tidings_sends_${createHash('sha256').update(schema).digest('hex').slice(0, 12)}`;
+}
+
+/** What one signal carries: the browsers of the attempts and the kinds of the jobs. */
+interface Signal {
+  b: string[] | null;
+  j: string[];
+}
+
+const rowsOf = async <Row>(transaction: PostgresTransaction, text: string, values: unknown[]): Promise<Row[]> =>
+  (await transaction.query(text, values)).rows as Row[];
+
+/**
+ * Sends through an application's PostgreSQL transaction: the statements of a send of the store
+ * (notifications.ts), as text on the application's connection, then, in the same transaction,
+ * `synchronous_commit` on for it (its commit is durable before anyone hears of it, whatever the
+ * application's connection is set to) and `pg_notify`, which PostgreSQL delivers to every
+ * listening instance only once the transaction has committed, and never if it rolls back.
+ */
+export function transactionalSends(deps: TransactionalSendDeps): PostgresTransactionalSends {
+  const { statements, usageShards } = deps;
+  const channel = sendsChannel(deps.schema);
+  const dropClaim = `DELETE FROM ${deps.idempotencyTable} WHERE project_id = $1 AND key = $2 AND response_status = ${CLAIMED}`;
+
+  async function record(transaction: PostgresTransaction, input: CreateNotificationInput, browserIds: string[]) {
+    const { notification } = input;
+    const attemptIds = browserIds.map(() => input.newAttemptId());
+    const rows =
+      browserIds.length === 1
+        ? await rowsOf<{ attempt_id: string; browser_id: string; seq: string | number }>(
+            transaction,
+            statements.recordOne.text,
+            recordValues(notification, browserIds[0]!, attemptIds[0]!, usageShards),
+          )
+        : await rowsOf<{ attempt_id: string; browser_id: string; seq: string | number }>(
+            transaction,
+            statements.record.text,
+            recordValues(notification, browserIds, attemptIds, usageShards),
+          );
+    return rows.map(
+      (row): AttemptRecord => acceptedAttempt(notification, row.attempt_id, row.browser_id, Number(row.seq)),
+    );
+  }
+
+  return {
+    dialect: 'postgres',
+    async createNotification(transaction, input): Promise<CreateNotificationResult> {
+      const { notification, idempotency } = input;
+      let browserIds: string[];
+      if (idempotency === null) {
+        const rows = await rowsOf<{ id: string }>(transaction, statements.connectedBrowsers.text, [
+          notification.projectId,
+          notification.recipient,
+        ]);
+        browserIds = rows.map((row) => row.id);
+      } else {
+        // The claim waits for another transaction holding the key, then finds its result or the key free.
+        const rows = await rowsOf<{
+          id: string | null;
+          fingerprint: string | null;
+          response_status: number | string | null;
+          response_body: string | null;
+        }>(transaction, statements.claimAndBrowsers.text, [
+          notification.projectId,
+          notification.recipient,
+          idempotency.key,
+          idempotency.fingerprint,
+          notification.createdAt,
+          idempotency.expiresAt,
+        ]);
+        const stored = rows.find((row) => row.id === null);
+        if (stored) {
+          // An unexpired result: the claim only locked it, and nothing else was written.
+          if (stored.fingerprint !== idempotency.fingerprint) return { kind: 'mismatch' };
+          return {
+            kind: 'replay',
+            response: { status: Number(stored.response_status), body: stored.response_body ?? '' },
+          };
+        }
+        browserIds = rows.map((row) => row.id!).sort();
+      }
+      const attempts = browserIds.length === 0 ? [] : await record(transaction, input, browserIds);
+      if (attempts.length === 0) {
+        // The key stays free even if the application commits after this refusal.
+        if (idempotency !== null) await transaction.query(dropClaim, [notification.projectId, idempotency.key]);
+        return { kind: 'no-connected-browser' };
+      }
+      const created = { notification, attempts };
+      const response = input.render(created);
+      if (idempotency !== null) {
+        await transaction.query(statements.storeResult.text, [
+          notification.projectId,
+          idempotency.key,
+          response.status,
+          response.body,
+        ]);
+      }
+      const jobs = input.jobs ? input.jobs(created) : [];
+      if (jobs.length > 0) {
+        const [text, values] = deps.insertJobsText(jobs, notification.createdAt);
+        await transaction.query(text, values);
+      }
+      const browsers = notification.mode === 'live' ? attempts.map((attempt) => attempt.browserId) : [];
+      const signal: Signal = { b: browsers, j: [...new Set(jobs.map((job) => job.kind))] };
+      let payload = JSON.stringify(signal);
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ b: null, j: signal.j });
+      await transaction.query("SELECT set_config('synchronous_commit', 'on', true), pg_notify($1, $2)", [
+        channel,
+        payload,
+      ]);
+      return { kind: 'created', created, response };
+    },
+
+    async listen(onCommitted) {
+      let client: PoolClient | null = null;
+      let stopped = false;
+      let retry: ReturnType<typeof setTimeout> | null = null;
+      const onNotification = (message: { channel: string; payload?: string }) => {
+        if (message.channel !== channel) return;
+        let signal: Signal;
+        try {
+          signal = JSON.parse(message.payload ?? '') as Signal;
+        } catch {
+          signal = { b: null, j: [] };
+        }
+        if (signal.j.length > 0) deps.wakeups.notify(signal.j);
+        if (signal.b === null || signal.b.length > 0) onCommitted(signal.b);
+      };
+      const connect = async (): Promise<void> => {
+        const next = await deps.pool.connect();
+        next.on('notification', onNotification);
+        next.on('error', () => {
+          if (client !== next) return;
+          client = null;
+          next.release(true);
+          if (!stopped) retry = setTimeout(again, RELISTEN_DELAY_MS);
+        });
+        try {
+          await next.query(`LISTEN ${channel}`);
+        } catch (error) {
+          next.release(true);
+          throw error;
+        }
+        client = next;
+        // Signals sent while nobody listened here are lost: every open stream is caught up.
+        onCommitted(null);
+      };
+      const again = () => {
+        retry = null;
+        if (stopped) return;
+        connect().catch(() => {
+          if (!stopped) retry = setTimeout(again, RELISTEN_DELAY_MS);
+        });
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        if (retry !== null) clearTimeout(retry);
+        const listening = client as PoolClient | null;
+        client = null;
+        if (listening) {
+          await listening.query(`UNLISTEN ${channel}`).catch(() => {});
+          listening.release();
+        }
+      };
+    },
+  };
+}
