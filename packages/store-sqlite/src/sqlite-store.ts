@@ -4,6 +4,7 @@ import {
   createJobWakeups,
   notifyJobsAfterWrites,
   notifyWebhookJobsAfterWrites,
+  offerTransactionalSends,
   STORE_DUTIES,
 } from '@tidings/core/store';
 import type { DashboardStore } from '@tidings/dashboard';
@@ -24,6 +25,7 @@ import { openDatabase } from './open-database.js';
 import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
+import { transactionalSends } from './transactional-sends.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookEventRecorder, webhookMessageInserter, webhookMessageOperations } from './webhook-messages.js';
@@ -86,6 +88,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   // After the flush: a runner hears of a job only once it is on disk.
   notifyJobsAfterWrites(store, wakeups);
   notifyWebhookJobsAfterWrites(store, wakeups, insertMessages.recorded);
+  offerTransactionalSends(
+    store,
+    transactionalSends({ db, sync: walSync ? () => walSync.sync() : () => Promise.resolve(), wakeups }),
+  );
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     if (!dashboard) {

@@ -1,0 +1,171 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTidings, silentLogger, type Tidings } from '@tidings/core';
+import { quietPeriod } from '@tidings/core/testing';
+import { readEvents } from '@tidings/test-support/sse-client.js';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from './sqlite-store.js';
+
+/**
+ * Sends through the application's own better-sqlite3 transaction, on the store's file
+ * (docs/transactions.md): delivered once the transaction has committed, never after a rollback.
+ */
+let dir: string;
+let app: Database.Database;
+let store: ReturnType<typeof createSqliteStore>;
+let tidings: Tidings;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tidings-tx-'));
+  const path = join(dir, 'app.db');
+  store = createSqliteStore({ path });
+  tidings = createTidings({ store, project: 'sqlite-app', logger: silentLogger, sweepIntervalMs: 0 });
+  app = new Database(path);
+  app.pragma('busy_timeout = 5000');
+  app.exec('CREATE TABLE orders (id TEXT PRIMARY KEY, total INTEGER NOT NULL CHECK (total > 0))');
+});
+afterAll(async () => {
+  await tidings.close();
+  app.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let recipients = 0;
+async function browser() {
+  const recipient = `user-${recipients++}`;
+  const token = await tidings.createConnectToken({ recipient });
+  const stream = readEvents(
+    await tidings.fetch(new Request(`http://tidings.test/v1/connect/${token.token}`), { clientAddress: '203.0.113.4' }),
+  );
+  await stream.next('ready');
+  const titles = () =>
+    stream.events.filter((event) => event.event === 'notification').map((event) => JSON.parse(event.data).title);
+  return { recipient, stream, titles };
+}
+
+const usage = (projectId: string) =>
+  app
+    .prepare('SELECT coalesce(sum(notifications), 0) FROM usage_days WHERE project_id = ?')
+    .pluck()
+    .get(projectId) as number;
+const keyRecords = (key: string) =>
+  app.prepare('SELECT count(*) FROM idempotency_keys WHERE key = ?').pluck().get(key) as number;
+
+describe('a send through the application’s better-sqlite3 transaction', () => {
+  it('is delivered once after the commit, with its usage', async () => {
+    const project = await tidings.project();
+    const target = await browser();
+    const before = usage(project.id);
+    const prepared = await tidings.notifications.prepare(
+      { recipient: target.recipient, title: 'Order paid' },
+      { idempotencyKey: 'sqlite-order-1' },
+    );
+    const sent = app.transaction(() => {
+      app.prepare("INSERT INTO orders (id, total) VALUES ('o-1', 5)").run();
+      return tidings.notifications.sendSync(prepared, { transaction: app });
+    })();
+    expect(sent.replayed).toBe(false);
+    expect(sent.notification).toMatchObject({ object: 'notification', recipient: target.recipient });
+    await target.stream.until(() => target.titles().length === 1);
+    await quietPeriod(200, 'a second delivery');
+    expect(target.titles()).toEqual(['Order paid']);
+    expect(usage(project.id)).toBe(before + 1);
+    // The key answers with what the transaction committed.
+    const again = await tidings.notifications.send(
+      { recipient: target.recipient, title: 'Order paid' },
+      { idempotencyKey: 'sqlite-order-1' },
+    );
+    expect(again).toEqual({ notification: sent.notification, replayed: true });
+    // A prepared send is used once.
+    expect(() => app.transaction(() => tidings.notifications.sendSync(prepared, { transaction: app }))()).toThrow(
+      /used once/,
+    );
+  });
+
+  const rollbacks: [string, (key: string, recipient: string) => Promise<void>][] = [
+    [
+      'a thrown error',
+      async (key, recipient) => {
+        const prepared = await tidings.notifications.prepare({ recipient, title: 'Never' }, { idempotencyKey: key });
+        expect(() =>
+          app.transaction(() => {
+            tidings.notifications.sendSync(prepared, { transaction: app });
+            throw new Error('payment failed');
+          })(),
+        ).toThrow('payment failed');
+      },
+    ],
+    [
+      'a failed constraint after the send',
+      async (key, recipient) => {
+        const prepared = await tidings.notifications.prepare({ recipient, title: 'Never' }, { idempotencyKey: key });
+        expect(() =>
+          app.transaction(() => {
+            tidings.notifications.sendSync(prepared, { transaction: app });
+            app.prepare("INSERT INTO orders (id, total) VALUES ('bad', -1)").run();
+          })(),
+        ).toThrow(/CHECK constraint/);
+      },
+    ],
+    [
+      'an explicit ROLLBACK of a transaction begun by hand',
+      async (key, recipient) => {
+        const prepared = await tidings.notifications.prepare({ recipient, title: 'Never' }, { idempotencyKey: key });
+        app.exec('BEGIN');
+        tidings.notifications.sendSync(prepared, { transaction: app });
+        app.exec('ROLLBACK');
+      },
+    ],
+  ];
+  for (const [name, rollBack] of rollbacks) {
+    it(`leaves no trace after ${name}`, async () => {
+      const project = await tidings.project();
+      const target = await browser();
+      const before = usage(project.id);
+      const key = `sqlite-rolled-back-${recipients}`;
+      await rollBack(key, target.recipient);
+      await quietPeriod(200, 'a delivery of a rolled-back send');
+      expect(target.titles()).toEqual([]);
+      expect(usage(project.id)).toBe(before);
+      expect(keyRecords(key)).toBe(0);
+      const later = await tidings.notifications.send(
+        { recipient: target.recipient, title: 'Now' },
+        { idempotencyKey: key },
+      );
+      expect(later.replayed).toBe(false);
+      await target.stream.until(() => target.titles().length === 1);
+      expect(target.titles()).toEqual(['Now']);
+    });
+  }
+
+  it('delivers a send committed by a transaction begun by hand', async () => {
+    const target = await browser();
+    const prepared = await tidings.notifications.prepare({ recipient: target.recipient, title: 'By hand' });
+    app.exec('BEGIN');
+    tidings.notifications.sendSync(prepared, { transaction: app });
+    app.exec('COMMIT');
+    await target.stream.until(() => target.titles().length === 1);
+    await quietPeriod(200, 'a second delivery');
+    expect(target.titles()).toEqual(['By hand']);
+  });
+
+  it('refuses bad input with the route’s errors, and a send outside a transaction', async () => {
+    await expect(tidings.notifications.prepare({ recipient: 'r', title: '' })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    const prepared = await tidings.notifications.prepare({ recipient: 'nobody', title: 'x' });
+    expect(() => tidings.notifications.sendSync(prepared, { transaction: app })).toThrow(/inside a transaction/);
+    expect(() => app.transaction(() => tidings.notifications.sendSync(prepared, { transaction: app }))()).toThrow(
+      expect.objectContaining({ code: 'NO_CONNECTED_BROWSER' }),
+    );
+    await expect(
+      tidings.notifications.send(
+        { recipient: 'r', title: 'x' },
+        { transaction: { query: async () => ({ rows: [] }) } },
+      ),
+    ).rejects.toThrow(/prepare\(\) before it and sendSync\(\) inside it/);
+  });
+});
