@@ -299,3 +299,39 @@ describe('a send through the application’s node-postgres transaction', () => {
     expect(target.titles()).toEqual(['Once']);
   });
 });
+
+describe('the project an application names', () => {
+  it('is one project for instances that start together and for those that start later', async () => {
+    const name = `converging-${randomSchema('p')}`;
+    const started = await Promise.all([0, 1, 2, 3].map(() => instance(name)));
+    const projects = await Promise.all(started.map((one) => one.tidings.project()));
+    expect(new Set(projects.map((project) => project.id)).size).toBe(1);
+    expect(projects[0]).toMatchObject({ name, suspended: false });
+    expect(await count('projects', 'name = $1', [name])).toBe(1);
+    for (const one of started) await one.close();
+    open.splice(0);
+    const restarted = await instance(name);
+    expect((await restarted.tidings.project()).id).toBe(projects[0]!.id);
+    // Sends and tokens need no key and no project id.
+    const target = await browser(restarted);
+    const sent = await restarted.tidings.notifications.send({ recipient: target.recipient, title: 'Keyless' });
+    expect(sent.notification.attempts).toHaveLength(1);
+    await target.stream.until(() => target.titles().includes('Keyless'));
+  });
+
+  it('is refused when it is no name, and a send names a project when the instance names none', async () => {
+    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
+    try {
+      expect(() => createTidings({ store, project: ' ' })).toThrow(/project must be a name of 1 to 100 characters/);
+      const anonymous = createTidings({ store, logger: silentLogger, sweepIntervalMs: 0 });
+      await expect(anonymous.notifications.send({ recipient: 'r', title: 'x' })).rejects.toThrow(/Name the project/);
+      await expect(anonymous.project()).rejects.toThrow(/names no project/);
+      await expect(
+        anonymous.notifications.send({ recipient: 'r', title: 'x' }, { projectId: 'proj_00000000000000000000000000' }),
+      ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await anonymous.close();
+    } finally {
+      await store.close();
+    }
+  });
+});
