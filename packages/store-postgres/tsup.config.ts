@@ -1,7 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: {
+    index: 'src/index.ts',
+    'postgres-js': 'src/adapters/postgres-js.ts',
+    drizzle: 'src/adapters/drizzle.ts',
+    kysely: 'src/adapters/kysely.ts',
+    knex: 'src/adapters/knex.ts',
+  },
   format: ['esm'],
   dts: true,
   clean: true,
