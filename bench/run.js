@@ -24,6 +24,7 @@ const benchmarks = [
   { name: 'ceiling', script: 'ceiling.js' },
   { name: 'postgres-usage', script: 'postgres-usage.js' },
   { name: 'postgres-groups', script: 'postgres-groups.js' },
+  { name: 'tx-send', script: 'tx-send.js' },
   { name: 'sqlite-attempts', script: 'sqlite-attempts.js' },
   { name: 'hub-routing', script: 'hub-routing.js' },
   { name: 'web-push', script: 'web-push.js' },
