@@ -335,3 +335,51 @@ describe('the project an application names', () => {
     }
   });
 });
+
+describe('the push jobs of a send through the application’s transaction', () => {
+  it('exist once the transaction commits, and not after a rollback', async () => {
+    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
+    const tidings = createTidings({
+      store,
+      project: 'tx-app',
+      logger: silentLogger,
+      sweepIntervalMs: 0,
+      push: { vapidSubject: 'mailto:ops@example.com' },
+    });
+    const pushing: Instance = {
+      tidings,
+      request: (path, init = {}) =>
+        tidings.fetch(new Request(`http://tidings.test${path}`, init), { clientAddress: '203.0.113.9' }),
+      async close() {
+        await tidings.close();
+        await store.close();
+      },
+    };
+    open.push(pushing);
+    const target = await browser(pushing);
+    const saved = await store.putPushSubscription({
+      browserId: target.browserId,
+      endpoint: 'https://fcm.googleapis.com/fcm/send/tx-test',
+      p256dh: `B${'A'.repeat(86)}`,
+      auth: 'A'.repeat(22),
+      expiresAt: null,
+      now: Date.now(),
+    });
+    expect(saved.kind).toBe('saved');
+    const pushJobs = () => count('jobs', "kind = 'push'");
+    const before = await pushJobs();
+    await expect(
+      inTransaction(async (client) => {
+        await tidings.notifications.send({ recipient: target.recipient, title: 'Never' }, { transaction: client });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await pushJobs()).toBe(before);
+    await inTransaction((client) =>
+      tidings.notifications.send({ recipient: target.recipient, title: 'Pushed' }, { transaction: client }),
+    );
+    expect(await pushJobs()).toBe(before + 1);
+    await target.stream.until(() => target.titles().includes('Pushed'));
+    expect(target.titles()).toEqual(['Pushed']);
+  });
+});
