@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from './db.js';
 import { createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
+import { sendsChannel } from './transactional-sends.js';
 
 /**
  * Sends through the application's own PostgreSQL transaction (docs/transactions.md): Tidings'
@@ -252,6 +253,21 @@ describe('a send through the application’s node-postgres transaction', () => {
     await target.stream.until(() => target.titles().length === 1);
     await quietPeriod(200, 'a second delivery');
     expect(target.titles()).toEqual(['Across']);
+  });
+
+  it('delivers a send committed while its listening connection was lost, once it is back', async () => {
+    const one = await instance();
+    const target = await browser(one);
+    const channel = sendsChannel(schema);
+    const killed = await app.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1', [
+      `LISTEN ${channel}`,
+    ]);
+    expect(killed.rows.length).toBeGreaterThan(0);
+    await inTransaction((client) =>
+      one.tidings.notifications.send({ recipient: target.recipient, title: 'While deaf' }, { transaction: client }),
+    );
+    await target.stream.until(() => target.titles().length === 1, 5_000);
+    expect(target.titles()).toEqual(['While deaf']);
   });
 
   it('delivers a send committed while no instance ran once one starts', async () => {

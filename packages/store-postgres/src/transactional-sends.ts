@@ -186,7 +186,10 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
           if (!stopped) retry = setTimeout(again, RELISTEN_DELAY_MS);
         });
       };
-      await connect();
+      // A first connection that fails is tried again, as a lost one is: the instance starts anyway.
+      await connect().catch(() => {
+        if (!stopped) retry = setTimeout(again, RELISTEN_DELAY_MS);
+      });
       return async () => {
         stopped = true;
         if (retry !== null) clearTimeout(retry);

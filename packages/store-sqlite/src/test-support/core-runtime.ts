@@ -9,6 +9,7 @@ export {
   notifyWebhookJobsAfterWrites,
 } from '../../../core/src/jobs/wakeups.js';
 export { STORE_DUTIES } from '../../../core/src/ports/store/duties.js';
+export { offerTransactionalSends } from '../../../core/src/ports/transactions.js';
 export { idTimeFloor, newId } from '../../../core/src/util/ids.js';
 export { utcDay } from '../../../core/src/util/time.js';
 export {
