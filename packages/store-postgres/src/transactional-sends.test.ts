@@ -1,10 +1,11 @@
-import { createTidings, type SendResult, silentLogger, type Tidings, TidingsError } from '@tidings/core';
+import { createTidings, type SendResult, silentLogger, TidingsError, type TidingsOptions } from '@tidings/core';
 import { quietPeriod, until } from '@tidings/core/testing';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from './db.js';
 import { createPostgresStore } from './postgres-store.js';
+import { appInstance, openBrowser } from './test-support/app-instances.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 import { sendsChannel } from './transactional-sends.js';
 
@@ -32,50 +33,14 @@ afterAll(async () => {
   await dropSchema(schema);
 });
 
-interface Instance {
-  tidings: Tidings;
-  request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
-  close(): Promise<void>;
-}
-
-/** An instance of the application: Tidings on the schema, sending in the project it names. */
-async function instance(project = 'tx-app'): Promise<Instance> {
-  const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
-  const tidings = createTidings({ store, project, logger: silentLogger, sweepIntervalMs: 0 });
-  const made: Instance = {
-    tidings,
-    request(path, init = {}) {
-      const headers = new Headers(init.headers);
-      if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
-      let body = init.body;
-      if (init.json !== undefined) {
-        body = JSON.stringify(init.json);
-        headers.set('Content-Type', 'application/json');
-      }
-      return tidings.fetch(new Request(`http://tidings.test${path}`, { ...init, headers, body }), {
-        clientAddress: '203.0.113.9',
-      });
-    },
-    async close() {
-      await tidings.close();
-      await store.close();
-    },
-  };
+/** An instance of the application, closed after the test. */
+async function instance(project = 'tx-app', extra: Partial<TidingsOptions> = {}) {
+  const made = await appInstance(schema, project, extra);
   open.push(made);
   return made;
 }
-
-let recipients = 0;
-/** A browser of a new recipient with its stream open on `on`. */
-async function browser(on: Instance) {
-  const recipient = `user-${recipients++}`;
-  const token = await on.tidings.createConnectToken({ recipient });
-  const stream = readEvents(await on.request(`/v1/connect/${token.token}`));
-  const ready = JSON.parse((await stream.next('ready')).data) as { browser_id: string };
-  const titles = () =>
-    stream.events.filter((event) => event.event === 'notification').map((e) => JSON.parse(e.data).title);
-  return { recipient, browserId: ready.browser_id, stream, titles };
-}
+const browser = openBrowser;
+let keys = 0;
 
 /** The application's own work and a send, in one transaction of its node-postgres client. */
 async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -157,7 +122,7 @@ describe('a send through the application’s node-postgres transaction', () => {
       const project = await one.tidings.project();
       const target = await browser(one);
       const before = await usage(project.id);
-      const key = `rolled-back-${recipients}`;
+      const key = `rolled-back-${keys++}`;
       await expect(
         inTransaction(async (client) => {
           await one.tidings.notifications.send(
@@ -354,24 +319,8 @@ describe('the project an application names', () => {
 
 describe('the push jobs of a send through the application’s transaction', () => {
   it('exist once the transaction commits, and not after a rollback', async () => {
-    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
-    const tidings = createTidings({
-      store,
-      project: 'tx-app',
-      logger: silentLogger,
-      sweepIntervalMs: 0,
-      push: { vapidSubject: 'mailto:ops@example.com' },
-    });
-    const pushing: Instance = {
-      tidings,
-      request: (path, init = {}) =>
-        tidings.fetch(new Request(`http://tidings.test${path}`, init), { clientAddress: '203.0.113.9' }),
-      async close() {
-        await tidings.close();
-        await store.close();
-      },
-    };
-    open.push(pushing);
+    const pushing = await instance('tx-app', { push: { vapidSubject: 'mailto:ops@example.com' } });
+    const { store, tidings } = pushing;
     const target = await browser(pushing);
     const saved = await store.putPushSubscription({
       browserId: target.browserId,

@@ -1,4 +1,4 @@
-import { createTidings, silentLogger, type Tidings } from '@tidings/core';
+import { createTidings, type Store, silentLogger, type Tidings, type TidingsOptions } from '@tidings/core';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import pg from 'pg';
 import { quoteIdentifier } from '../db.js';
@@ -13,10 +13,15 @@ export interface AppInstance {
 }
 
 /** Starts an instance sending in the project `project` names. */
-export async function appInstance(schema: string, project: string): Promise<AppInstance> {
+export async function appInstance(
+  schema: string,
+  project: string,
+  extra: Partial<TidingsOptions> = {},
+): Promise<AppInstance & { store: Store }> {
   const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
-  const tidings = createTidings({ store, project, logger: silentLogger, sweepIntervalMs: 0 });
+  const tidings = createTidings({ store, project, logger: silentLogger, sweepIntervalMs: 0, ...extra });
   return {
+    store,
     tidings,
     request: (path, init = {}) =>
       tidings.fetch(new Request(`http://tidings.test${path}`, init), { clientAddress: '203.0.113.9' }),
