@@ -58,6 +58,12 @@ describe('a send in process', () => {
       status: 400,
     });
     await expect(send({ recipient: 'nobody', title: 'x' })).rejects.toMatchObject({ code: 'NO_CONNECTED_BROWSER' });
+    for (const idempotencyKey of ['', 'é', 'x'.repeat(256), 42]) {
+      await expect(send({ recipient: 'r1', title: 'x' }, { idempotencyKey })).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        errors: [{ path: 'idempotencyKey' }],
+      });
+    }
     await harness.connectBrowser('r1');
     await send({ recipient: 'r1', title: 'A' }, { idempotencyKey: 'k' });
     await expect(send({ recipient: 'r1', title: 'B' }, { idempotencyKey: 'k' })).rejects.toMatchObject({

@@ -94,6 +94,22 @@ interface PreparedState {
 
 const MODES: readonly KeyMode[] = ['live', 'test'];
 
+/** The `idempotencyKey` option read as the header is (docs/api.md#idempotency), or null without one. */
+function idempotencyKeyOf(value: unknown): string | null {
+  if (value === undefined) return null;
+  const message = 'must be 1 to 255 printable ASCII characters';
+  const invalid = () =>
+    new TidingsError('VALIDATION_FAILED', `idempotencyKey ${message}`, {
+      errors: [{ path: 'idempotencyKey', message }],
+    });
+  if (typeof value !== 'string') throw invalid();
+  try {
+    return parseIdempotencyKey(value);
+  } catch {
+    throw invalid();
+  }
+}
+
 /** Makes `tidings.notifications`. */
 export function createNotificationsApi(deps: NotificationsApiDeps): NotificationsApi {
   const { services, transactional } = deps;
@@ -134,8 +150,7 @@ export function createNotificationsApi(deps: NotificationsApiDeps): Notification
     const mode = sendOptions.mode ?? 'live';
     if (!MODES.includes(mode)) throw new TypeError(`mode must be 'live' or 'test', got ${String(mode)}`);
     const body = parseBody(notificationBodySchema, input);
-    const idempotencyKey =
-      sendOptions.idempotencyKey === undefined ? null : parseIdempotencyKey(String(sendOptions.idempotencyKey));
+    const idempotencyKey = idempotencyKeyOf(sendOptions.idempotencyKey);
     const project = await projectOf(sendOptions);
     return {
       project,
