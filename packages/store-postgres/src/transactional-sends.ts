@@ -8,13 +8,14 @@ import {
   type NewJob,
   type PostgresTransactionalSends,
 } from '@tidings/core/store';
-import type { Pool, PoolClient } from 'pg';
+import pg from 'pg';
 import { recordValues, type SendStatements } from './notifications.js';
 import { CLAIMED } from './send-batch.js';
 
 /** What a send through an application's transaction needs from the store. */
 export interface TransactionalSendDeps {
-  pool: Pool;
+  /** The store's pool: the listening connection is made with its options. */
+  pool: pg.Pool;
   /** The schema, unquoted: the channel of the commit signals is named after it. */
   schema: string;
   usageShards: number;
@@ -146,7 +147,7 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
     },
 
     async listen(onCommitted) {
-      let client: PoolClient | null = null;
+      let client: pg.Client | null = null;
       let stopped = false;
       let retry: ReturnType<typeof setTimeout> | null = null;
       const onNotification = (message: { channel: string; payload?: string }) => {
@@ -161,19 +162,25 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
         if (signal.b === null || signal.b.length > 0) onCommitted(signal.b);
       };
       const connect = async (): Promise<void> => {
-        const next = await deps.pool.connect();
+        // A connection of its own, beside the pool: a pool of one would otherwise have none left.
+        const next = new pg.Client(deps.pool.options);
         next.on('notification', onNotification);
         next.on('error', () => {
           if (client !== next) return;
           client = null;
-          next.release(true);
+          next.end().catch(() => {});
           if (!stopped) retry = setTimeout(again, RELISTEN_DELAY_MS);
         });
         try {
+          await next.connect();
           await next.query(`LISTEN ${channel}`);
         } catch (error) {
-          next.release(true);
+          await next.end().catch(() => {});
           throw error;
+        }
+        if (stopped) {
+          await next.end().catch(() => {});
+          return;
         }
         client = next;
         // Signals sent while nobody listened here are lost: every open stream is caught up.
@@ -193,12 +200,9 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
       return async () => {
         stopped = true;
         if (retry !== null) clearTimeout(retry);
-        const listening = client as PoolClient | null;
+        const listening = client as pg.Client | null;
         client = null;
-        if (listening) {
-          await listening.query(`UNLISTEN ${channel}`).catch(() => {});
-          listening.release();
-        }
+        await listening?.end().catch(() => {});
       };
     },
   };
