@@ -208,6 +208,24 @@ describe('a send through the application’s node-postgres transaction', () => {
     ).rejects.toMatchObject({ code: 'IDEMPOTENCY_MISMATCH' });
   });
 
+  it('keeps its statements prepared on a node-postgres client, as the store does on its own', async () => {
+    const one = await instance();
+    const target = await browser(one);
+    const prepared = await inTransaction(async (client) => {
+      await one.tidings.notifications.send(
+        { recipient: target.recipient, title: 'Prepared' },
+        { transaction: client, idempotencyKey: `prepared-${keys++}` },
+      );
+      const { rows } = await client.query('SELECT name FROM pg_prepared_statements');
+      return rows.map((row: { name: string }) => row.name);
+    });
+    for (const name of ['send_claim', 'send_record_one', 'send_result']) {
+      expect(prepared.some((statement) => statement.endsWith(`_${name}`))).toBe(true);
+    }
+    expect(prepared).toContain(`${sendsChannel(schema)}_signal`);
+    await target.stream.until(() => target.titles().length === 1);
+  });
+
   it('reaches a stream held by another instance at the commit', async () => {
     const one = await instance();
     const two = await instance();

@@ -9,6 +9,7 @@ import {
   type PostgresTransactionalSends,
 } from '@tidings/core/store';
 import pg from 'pg';
+import type { Statement } from './db.js';
 import { recordValues, type SendStatements } from './notifications.js';
 import { CLAIMED } from './send-batch.js';
 
@@ -42,8 +43,29 @@ interface Signal {
   j: string[];
 }
 
-const rowsOf = async <Row>(transaction: PostgresTransaction, text: string, values: unknown[]): Promise<Row[]> =>
-  (await transaction.query(text, values)).rows as Row[];
+/** A node-postgres client takes a statement with a name, which it prepares once per connection. */
+interface NamedQueries {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/** True for a node-postgres `Client` or `PoolClient` (what `BEGIN` was sent on, as it is). */
+function takesNamedStatements(transaction: PostgresTransaction): transaction is PostgresTransaction & NamedQueries {
+  return typeof (transaction as { connectionParameters?: unknown }).connectionParameters === 'object';
+}
+
+/**
+ * Runs a statement of the store in the application's transaction: prepared under its name on a
+ * node-postgres client (as on the store's own connections: parsed and planned once per
+ * connection), as text with its parameters through any other.
+ */
+async function rowsOf<Row>(transaction: PostgresTransaction, statement: Statement, values: unknown[]): Promise<Row[]> {
+  const { name, text } = statement;
+  const result =
+    name !== null && takesNamedStatements(transaction)
+      ? await transaction.query({ name, text, values })
+      : await transaction.query(text, values);
+  return result.rows as Row[];
+}
 
 /**
  * Sends through an application's PostgreSQL transaction: the statements of a send of the store
@@ -55,7 +77,14 @@ const rowsOf = async <Row>(transaction: PostgresTransaction, text: string, value
 export function transactionalSends(deps: TransactionalSendDeps): PostgresTransactionalSends {
   const { statements, usageShards } = deps;
   const channel = sendsChannel(deps.schema);
-  const dropClaim = `DELETE FROM ${deps.idempotencyTable} WHERE project_id = $1 AND key = $2 AND response_status = ${CLAIMED}`;
+  const dropClaim: Statement = {
+    name: `${channel}_drop_claim`,
+    text: `DELETE FROM ${deps.idempotencyTable} WHERE project_id = $1 AND key = $2 AND response_status = ${CLAIMED}`,
+  };
+  const signal: Statement = {
+    name: `${channel}_signal`,
+    text: "SELECT set_config('synchronous_commit', 'on', true), pg_notify($1, $2)",
+  };
 
   async function record(transaction: PostgresTransaction, input: CreateNotificationInput, browserIds: string[]) {
     const { notification } = input;
@@ -64,12 +93,12 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
       browserIds.length === 1
         ? await rowsOf<{ attempt_id: string; browser_id: string; seq: string | number }>(
             transaction,
-            statements.recordOne.text,
+            statements.recordOne,
             recordValues(notification, browserIds[0]!, attemptIds[0]!, usageShards),
           )
         : await rowsOf<{ attempt_id: string; browser_id: string; seq: string | number }>(
             transaction,
-            statements.record.text,
+            statements.record,
             recordValues(notification, browserIds, attemptIds, usageShards),
           );
     return rows.map(
@@ -83,7 +112,7 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
       const { notification, idempotency } = input;
       let browserIds: string[];
       if (idempotency === null) {
-        const rows = await rowsOf<{ id: string }>(transaction, statements.connectedBrowsers.text, [
+        const rows = await rowsOf<{ id: string }>(transaction, statements.connectedBrowsers, [
           notification.projectId,
           notification.recipient,
         ]);
@@ -95,7 +124,7 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
           fingerprint: string | null;
           response_status: number | string | null;
           response_body: string | null;
-        }>(transaction, statements.claimAndBrowsers.text, [
+        }>(transaction, statements.claimAndBrowsers, [
           notification.projectId,
           notification.recipient,
           idempotency.key,
@@ -117,13 +146,13 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
       const attempts = browserIds.length === 0 ? [] : await record(transaction, input, browserIds);
       if (attempts.length === 0) {
         // The key stays free even if the application commits after this refusal.
-        if (idempotency !== null) await transaction.query(dropClaim, [notification.projectId, idempotency.key]);
+        if (idempotency !== null) await rowsOf(transaction, dropClaim, [notification.projectId, idempotency.key]);
         return { kind: 'no-connected-browser' };
       }
       const created = { notification, attempts };
       const response = input.render(created);
       if (idempotency !== null) {
-        await transaction.query(statements.storeResult.text, [
+        await rowsOf(transaction, statements.storeResult, [
           notification.projectId,
           idempotency.key,
           response.status,
@@ -133,16 +162,13 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
       const jobs = input.jobs ? input.jobs(created) : [];
       if (jobs.length > 0) {
         const [text, values] = deps.insertJobsText(jobs, notification.createdAt);
-        await transaction.query(text, values);
+        await rowsOf(transaction, { name: null, text }, values);
       }
       const browsers = notification.mode === 'live' ? attempts.map((attempt) => attempt.browserId) : [];
-      const signal: Signal = { b: browsers, j: [...new Set(jobs.map((job) => job.kind))] };
-      let payload = JSON.stringify(signal);
-      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ b: null, j: signal.j });
-      await transaction.query("SELECT set_config('synchronous_commit', 'on', true), pg_notify($1, $2)", [
-        channel,
-        payload,
-      ]);
+      const told: Signal = { b: browsers, j: [...new Set(jobs.map((job) => job.kind))] };
+      let payload = JSON.stringify(told);
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ b: null, j: told.j });
+      await rowsOf(transaction, signal, [channel, payload]);
       return { kind: 'created', created, response };
     },
 
