@@ -69,7 +69,7 @@ async function rowsOf<Row>(transaction: PostgresTransaction, statement: Statemen
 
 /**
  * Sends through an application's PostgreSQL transaction: the statements of a send of the store
- * (notifications.ts), as text on the application's connection, then, in the same transaction,
+ * (notifications.ts) on the application's connection (see {@link rowsOf}), then, in the same transaction,
  * `synchronous_commit` on for it (its commit is durable before anyone hears of it, whatever the
  * application's connection is set to) and `pg_notify`, which PostgreSQL delivers to every
  * listening instance only once the transaction has committed, and never if it rolls back.
