@@ -208,18 +208,12 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   const sweeper = createSweeper(options, hub, streams);
   const admin = createAdminApi(options, hub, givenLimiter);
   const { logger } = options;
-  // The project the application names, made once per instance; a failed attempt is tried again.
-  let appProject: Promise<ProjectRecord> | null = null;
+  // The project the application names, read at each use (its ids are its name's), so that a
+  // suspension from anywhere applies at once; made again if it is not there.
   const ensureProject =
     options.project === null
       ? null
-      : (): Promise<ProjectRecord> => {
-          appProject ??= ensureAppProject(options.store, options.project!, options.clock.now()).catch((error) => {
-            appProject = null;
-            throw error;
-          });
-          return appProject;
-        };
+      : (): Promise<ProjectRecord> => ensureAppProject(options.store, options.project!, options.clock.now());
   // Found on the store as given: a wrapper (the metrics') does not carry it.
   const transactional = transactionalSendsOf(tidingsOptions.store);
   const notifications = createNotificationsApi({ services, transactional, appProject: ensureProject });

@@ -80,6 +80,22 @@ describe('a send in process', () => {
     await expect(send({ recipient: 'r1', title: 'E' }, { mode: 'other' })).rejects.toThrow(TypeError);
   });
 
+  it('sends in the project the instance names, and refuses once it is suspended', async () => {
+    harness = await createHarness({ extra: { project: 'one-app' } });
+    const { tidings } = harness;
+    const project = await tidings.project();
+    expect(project).toMatchObject({ name: 'one-app', suspended: false });
+    const token = await tidings.createConnectToken({ recipient: 'r1' });
+    expect((await harness.request(`/v1/connect/${token.token}`, { method: 'POST' })).status).toBe(201);
+    const sent = await tidings.notifications.send({ recipient: 'r1', title: 'Keyless' });
+    expect(sent.notification.recipient).toBe('r1');
+    await tidings.admin.suspendProject(project.id);
+    await expect(tidings.notifications.send({ recipient: 'r1', title: 'No' })).rejects.toMatchObject({
+      code: 'PROJECT_SUSPENDED',
+    });
+    await expect(tidings.createConnectToken({ recipient: 'r1' })).rejects.toMatchObject({ code: 'PROJECT_SUSPENDED' });
+  });
+
   it('refuses a second send with a key while the first runs in this process', async () => {
     harness = await createHarness();
     await harness.connectBrowser('r1');
