@@ -90,7 +90,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   notifyWebhookJobsAfterWrites(store, wakeups, insertMessages.recorded);
   offerTransactionalSends(
     store,
-    transactionalSends({ db, sync: walSync ? () => walSync.sync() : () => Promise.resolve(), wakeups }),
+    transactionalSends({
+      db,
+      path: resolve(resolved.path),
+      sync: walSync ? () => walSync.sync() : () => Promise.resolve(),
+      wakeups,
+    }),
   );
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {

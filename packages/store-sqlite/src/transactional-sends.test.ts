@@ -161,6 +161,15 @@ describe('a send through the application’s better-sqlite3 transaction', () => 
     expect(() => app.transaction(() => tidings.notifications.sendSync(prepared, { transaction: app }))()).toThrow(
       expect.objectContaining({ code: 'NO_CONNECTED_BROWSER' }),
     );
+    const elsewhere = new Database(join(dir, 'other.db'));
+    try {
+      const other = await tidings.notifications.prepare({ recipient: 'r', title: 'x' });
+      expect(() =>
+        elsewhere.transaction(() => tidings.notifications.sendSync(other, { transaction: elsewhere }))(),
+      ).toThrow(/must be opened on the store's file/);
+    } finally {
+      elsewhere.close();
+    }
     await expect(
       tidings.notifications.send(
         { recipient: 'r', title: 'x' },

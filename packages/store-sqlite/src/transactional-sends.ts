@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { AttemptRecord, SqliteTransaction } from '@tidings/core';
 import {
   acceptedAttempt,
@@ -14,6 +15,8 @@ import { type InsertJobs, jobInserter } from './jobs.js';
 export interface TransactionalSendDeps {
   /** The store's own connection, which reads whether a send committed. */
   db: Database.Database;
+  /** The store's file, resolved; an application's `Database` on another is refused. */
+  path: string;
   /** Resolves once what was committed before the call is on disk (the store's WAL flush). */
   sync: () => Promise<void>;
   wakeups: JobWakeups;
@@ -90,6 +93,12 @@ export function transactionalSends(deps: TransactionalSendDeps): SqliteTransacti
     createNotification(db, input): CreateNotificationResult {
       let prepared = statements.get(db);
       if (!prepared) {
+        const name = (db as { name?: unknown }).name;
+        if (typeof name !== 'string' || deps.db.memory || resolve(name) !== deps.path) {
+          throw new TypeError(
+            `The transaction's Database must be opened on the store's file (${deps.path}), not ${String(name)}`,
+          );
+        }
         prepared = prepareSend(db);
         statements.set(db, prepared);
       }
