@@ -242,10 +242,15 @@ describe('a send through the application’s node-postgres transaction', () => {
     const one = await instance();
     const target = await browser(one);
     const channel = sendsChannel(schema);
-    const killed = await app.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1', [
-      `LISTEN ${channel}`,
-    ]);
-    expect(killed.rows.length).toBeGreaterThan(0);
+    // The instance listens from a connection it opens as it starts: wait for it, then end it.
+    const listening = await until(
+      async () =>
+        (await app.query('SELECT pid FROM pg_stat_activity WHERE query = $1', [`LISTEN ${channel}`])).rows.map(
+          (row: { pid: number }) => row.pid,
+        ),
+      { accept: (pids) => pids.length > 0, what: 'the listening connection' },
+    );
+    await app.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [listening]);
     await inTransaction((client) =>
       one.tidings.notifications.send({ recipient: target.recipient, title: 'While deaf' }, { transaction: client }),
     );
