@@ -251,6 +251,20 @@ describe('connect: failures', () => {
     expect(statuses.at(-1)).toMatchObject(['closed', { reason: 'error', error: { code: 'UNAUTHORIZED' } }]);
   });
 
+  it('tells a 401 that did not come from Tidings (no problem details) from one Tidings answered', async () => {
+    const server = createFakeServer();
+    // The app's own authentication in front of the stream, answering 401 by itself.
+    server.answers.connect.push(() => new Response('Unauthorized', { status: 401, headers: { 'content-type': 'text/plain' } }));
+    const { statuses } = start({}, server);
+    await tick(60_000);
+    expect(server.connects()).toHaveLength(1);
+    const [, detail] = statuses.at(-1)!;
+    expect(detail).toMatchObject({ reason: 'error', error: { code: 'NOT_TIDINGS', status: 401, fatal: true } });
+    expect(detail?.error?.message).toBe(
+      "HTTP 401 not from Tidings (no problem details): the app's own middleware or a proxy answered",
+    );
+  });
+
   it('stops on 403 PROJECT_SUSPENDED and keeps the stored browser', async () => {
     const storage = memoryStorage();
     storage.setItem(

@@ -9,8 +9,12 @@ export type TidingsErrorCode =
   | 'RATE_LIMITED'
   /** `fetch` rejected: offline, DNS, CORS, or the connection dropped. */
   | 'NETWORK_ERROR'
-  /** An HTTP status without a problem body the SDK understands. */
-  | 'HTTP_ERROR'
+  /**
+   * An error status whose answer is not Tidings's problem details, so it did not come from
+   * Tidings: the app's own middleware in front of it (an auth check answering 401), a proxy's
+   * error page. `status` holds the status.
+   */
+  | 'NOT_TIDINGS'
   /** The server answered something the protocol does not allow (wrong content type, bad JSON). */
   | 'PROTOCOL_ERROR'
   /** Nothing, not even a heartbeat, arrived for 2.5 heartbeats: the stream was dropped. */

@@ -40,20 +40,31 @@ export function retryAfterSeconds(response: Response): number | null {
   return value && /^\d+$/.test(value.trim()) ? Number(value) : null;
 }
 
-/** Turns a non-2xx answer into an error, reading the problem details body when there is one. */
+/**
+ * Turns a non-2xx answer into an error, reading the problem details body when there is one. An
+ * answer without Tidings's problem details (a code) did not come from Tidings: a proxy's page, or
+ * the app's own middleware in front of it (an auth check that answers 401 by itself). It is a
+ * `NOT_TIDINGS` error that says so, its status kept, so that it is not mistaken for a token
+ * Tidings refused.
+ */
 export async function problemError(response: Response): Promise<TidingsError> {
   // Not JSON (a proxy's HTML page) reads as {}: the status alone tells what to do.
   const problem = ((await readJson(response)) ?? {}) as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
-  return new TidingsError(
-    text(problem.code) ?? 'HTTP_ERROR',
-    text(problem.detail) ?? text(problem.title) ?? `HTTP ${response.status}`,
-    {
-      status: response.status,
-      requestId: text(problem.request_id) ?? response.headers.get('request-id'),
-      retryAfterSeconds: retryAfterSeconds(response),
-    },
-  );
+  const code = text(problem.code);
+  const init = {
+    status: response.status,
+    requestId: text(problem.request_id) ?? response.headers.get('request-id'),
+    retryAfterSeconds: retryAfterSeconds(response),
+  };
+  if (code === null) {
+    return new TidingsError(
+      'NOT_TIDINGS',
+      `HTTP ${response.status} not from Tidings (no problem details): the app's own middleware or a proxy answered`,
+      init,
+    );
+  }
+  return new TidingsError(code, text(problem.detail) ?? text(problem.title) ?? `HTTP ${response.status}`, init);
 }
 
 /** Reads a JSON body; null when it is not JSON. */
