@@ -48,6 +48,7 @@ export {
   type AccountObject,
   type ApiKeyObject,
   type AttemptObject,
+  type CreatedApiKeyObject,
   isoTime,
   type NotificationObject,
   notificationObject,

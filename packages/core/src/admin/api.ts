@@ -3,6 +3,7 @@ import {
   type ApiKeyObject,
   accountObject,
   apiKeyObject,
+  type CreatedApiKeyObject,
   type ProjectObject,
   projectObject,
   type UsageObject,
@@ -64,7 +65,7 @@ export interface AdminApi extends AdminViews, WebhookAdminApi, WebhookMessagesAd
   /** Deletes an account and each of its projects as {@link AdminApi.deleteProject} does. */
   deleteAccount(accountId: string): Promise<AccountObject>;
   /** Creates a key; the answer is the only place its full value ever appears. */
-  createKey(input: { projectId: string; mode: KeyMode; name?: string }): Promise<ApiKeyObject>;
+  createKey(input: { projectId: string; mode: KeyMode; name?: string }): Promise<CreatedApiKeyObject>;
   listKeys(projectId: string): Promise<ApiKeyObject[]>;
   /** Revokes a key at once and for good. */
   revokeKey(keyId: string): Promise<ApiKeyObject>;

@@ -71,6 +71,12 @@ export interface ApiKeyObject {
   revoked_at: string | null;
 }
 
+/** The API key object of the answer that created it: the only one that holds the full `key`. */
+export interface CreatedApiKeyObject extends ApiKeyObject {
+  /** The full key (`sk_live_…`, `sk_test_…`): shown this once, stored only as a hash. */
+  key: string;
+}
+
 /** The public attempt object (inferred from its schema, which the OpenAPI document is made of). */
 export type AttemptObject = z.infer<typeof attemptObjectSchema>;
 
@@ -111,6 +117,8 @@ export function projectObject(project: ProjectRecord): ProjectObject {
   };
 }
 
+export function apiKeyObject(key: ApiKeyRecord, fullKey: string): CreatedApiKeyObject;
+export function apiKeyObject(key: ApiKeyRecord): ApiKeyObject;
 export function apiKeyObject(key: ApiKeyRecord, fullKey?: string): ApiKeyObject {
   return {
     object: 'api_key',
