@@ -146,3 +146,68 @@ describe('adapters with the real core', () => {
     socket.destroy();
   });
 });
+
+/** Opens `url` as an event stream and closes it once its headers arrived: its status. */
+async function streamStatus(url: string): Promise<number> {
+  const controller = new AbortController();
+  const answer = await fetch(url, { signal: controller.signal });
+  controller.abort();
+  return answer.status;
+}
+
+describe('connect_url under a mount path', () => {
+  /** The host's own token route next to Tidings mounted under /notify, as docs/browsers.md shows it. */
+  async function mountedUnderNotify(adapter: 'express' | 'hono') {
+    let projectId = '';
+    const { key, base } = await setUp(async (t) => {
+      projectId = (await t.admin.listProjects((await t.admin.listAccounts())[0]!.id))[0]!.id;
+      const token = (origin: string, basePath?: string) =>
+        t.createConnectToken({ projectId, recipient: 'r1', baseUrl: origin, ...(basePath ? { basePath } : {}) });
+      if (adapter === 'express') {
+        const app = express();
+        app.use('/notify', tidingsExpress(t));
+        app.get('/api/token', async (req, res) => {
+          res.json(await token(`${req.protocol}://${req.get('host')}`, req.query.base as string | undefined));
+        });
+        const listening = app.listen(0, '127.0.0.1');
+        await once(listening, 'listening');
+        return { server: listening, base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}` };
+      }
+      const app = new Hono();
+      app.route('/notify', tidingsHono(t));
+      app.get('/api/token', async (c) => c.json(await token(new URL(c.req.url).origin, c.req.query('base'))));
+      let listening!: ReturnType<typeof serve>;
+      const port = await new Promise<number>((resolve) => {
+        listening = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
+      });
+      return { server: listening as Server, base: `http://127.0.0.1:${port}` };
+    });
+    return { key, base };
+  }
+
+  it.each(['express', 'hono'] as const)(
+    '%s: the host’s token route and POST /v1/connect-tokens both give a URL under /notify that streams',
+    async (adapter) => {
+      const { key, base } = await mountedUnderNotify(adapter);
+      // Before Tidings has answered a request, the mount path is what the route names.
+      const named = await (await fetch(`${base}/api/token?base=/notify`)).json();
+      expect(named.connect_url).toMatch(new RegExp(`^${base}/notify/v1/connect/ct_`));
+      expect(await streamStatus(named.connect_url)).toBe(200);
+
+      const viaHttp = await (
+        await fetch(`${base}/notify/v1/connect-tokens`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ recipient: 'r1' }),
+        })
+      ).json();
+      expect(viaHttp.connect_url).toMatch(new RegExp(`^${base}/notify/v1/connect/ct_`));
+      expect(await streamStatus(viaHttp.connect_url)).toBe(200);
+
+      // Once Tidings has answered under /notify, an origin alone is followed by that mount path.
+      const learned = await (await fetch(`${base}/api/token`)).json();
+      expect(learned.connect_url).toMatch(new RegExp(`^${base}/notify/v1/connect/ct_`));
+      expect(await streamStatus(learned.connect_url)).toBe(200);
+    },
+  );
+});

@@ -254,7 +254,9 @@ describe('connect: failures', () => {
   it('tells a 401 that did not come from Tidings (no problem details) from one Tidings answered', async () => {
     const server = createFakeServer();
     // The app's own authentication in front of the stream, answering 401 by itself.
-    server.answers.connect.push(() => new Response('Unauthorized', { status: 401, headers: { 'content-type': 'text/plain' } }));
+    server.answers.connect.push(
+      () => new Response('Unauthorized', { status: 401, headers: { 'content-type': 'text/plain' } }),
+    );
     const { statuses } = start({}, server);
     await tick(60_000);
     expect(server.connects()).toHaveLength(1);

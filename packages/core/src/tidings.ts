@@ -63,7 +63,10 @@ export interface Tidings {
   project(): Promise<ProjectRecord>;
   /**
    * Mints a connect token for a recipient from trusted server code, without an HTTP round trip.
-   * `connect_url` starts with `baseUrl`, else the `publicUrl` option, else it is a path.
+   * `connect_url` starts with `baseUrl`, else the `publicUrl` option, else it is a path. A
+   * `baseUrl` that is an origin alone (no path) is followed by the path Tidings is mounted under:
+   * `basePath` when given, else the one of the requests it has answered through an adapter
+   * (`app.use('/notify', tidingsExpress(tidings))`, `app.route('/notify', tidingsHono(tidings))`).
    */
   createConnectToken(input: {
     /** @default the project the instance names (`createTidings({ project })`) */
@@ -71,6 +74,8 @@ export interface Tidings {
     recipient: string;
     ttlSeconds?: number;
     baseUrl?: string;
+    /** The path Tidings is mounted under, e.g. `/notify`. @default the mount path of the requests answered so far */
+    basePath?: string;
   }): Promise<ConnectTokenObject>;
   /** Runs one sweep: expires attempts past their ttl, reaps stale browsers, purges old records. */
   sweep(): Promise<void>;
@@ -86,6 +91,19 @@ export interface Tidings {
 function normaliseBasePath(basePath: string | undefined): string {
   if (!basePath || basePath === '/') return '';
   return `/${basePath.replace(/^\/+|\/+$/g, '')}`;
+}
+
+/**
+ * Where {@link Tidings.createConnectToken}'s `connect_url` starts: `baseUrl`, with the mount path
+ * when it is an origin alone; else `publicUrl` (which names the mount path itself); else the
+ * mount path, as a path.
+ */
+function connectBase(baseUrl: string | undefined, publicUrl: string | undefined, mountPath: string): string {
+  if (baseUrl !== undefined) {
+    const trimmed = baseUrl.replace(/\/+$/, '');
+    return /^[a-z][a-z0-9+.-]*:\/\/[^/]*$/i.test(trimmed) ? `${trimmed}${mountPath}` : trimmed;
+  }
+  return publicUrl !== undefined ? publicUrl.replace(/\/+$/, '') : mountPath;
 }
 
 /** Minimum interval between two writes of a key's last-used time (docs/api.md#authentication). */
@@ -244,9 +262,13 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
   }
 
   const basePathOf = createBasePathCache();
+  // The path the host mounts this instance under, as its adapter tells it with each request, for
+  // the connect URLs minted outside a request (createConnectToken).
+  let mountPath = '';
   async function handle(request: Request, context: RequestContext, requestId: string, trace: RequestTrace | null) {
     const fullPath = pathOf(request.url);
     const basePath = basePathOf(context.basePath);
+    mountPath = basePath;
     const pathname = basePath && fullPath.startsWith(basePath) ? fullPath.slice(basePath.length) || '/' : fullPath;
     const matched = matchRoute(routes, pathname);
     const edgeHeaders = matched ? EDGE_HEADERS[matched.route.cors] : NO_HEADERS;
@@ -333,7 +355,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
         return Promise.reject(new TypeError('This instance names no project: createTidings({ project })'));
       return ensureProject();
     },
-    async createConnectToken({ projectId: givenProjectId, recipient, ttlSeconds, baseUrl }) {
+    async createConnectToken({ projectId: givenProjectId, recipient, ttlSeconds, baseUrl, basePath }) {
       if (givenProjectId === undefined && ensureProject === null) {
         throw new TypeError('createConnectToken needs a projectId, or an instance that names its project');
       }
@@ -346,7 +368,11 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
         recipient,
         ttlSeconds: ttlSeconds ?? null,
         now: options.clock.now(),
-        publicBase: (baseUrl ?? options.publicUrl ?? '').replace(/\/+$/, ''),
+        publicBase: connectBase(
+          baseUrl,
+          options.publicUrl,
+          basePath === undefined ? mountPath : normaliseBasePath(basePath),
+        ),
       });
     },
     sweep: () => sweeper.sweep(),
