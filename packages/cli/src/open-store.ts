@@ -1,6 +1,7 @@
 import type { Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
-import { createSqliteDashboardStore, createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
+import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
+import { createSqliteDashboardStore } from '@tidings/store-sqlite/dashboard';
 
 /**
  * Where the CLI's `--db` (or `TIDINGS_DB`) points: a `postgres://` or `postgresql://` URL is a
@@ -50,7 +51,7 @@ export async function openStore(
 /** The dashboard's port on the database of a store {@link openStore} opened: closed with it. */
 export async function openDashboardStore(store: Store, target: StoreTarget): Promise<DashboardStore> {
   if (target.kind === 'sqlite') return createSqliteDashboardStore(store);
-  const { createPostgresDashboardStore } = await loadPostgres();
+  const { createPostgresDashboardStore } = await import('@tidings/store-postgres/dashboard');
   return createPostgresDashboardStore(store);
 }
 

@@ -98,12 +98,12 @@ function normaliseBasePath(basePath: string | undefined): string {
  * when it is an origin alone; else `publicUrl` (which names the mount path itself); else the
  * mount path, as a path.
  */
-function connectBase(baseUrl: string | undefined, publicUrl: string | undefined, mountPath: string): string {
+function connectBase(baseUrl: string | undefined, publicUrl: string | null, mountPath: string): string {
   if (baseUrl !== undefined) {
     const trimmed = baseUrl.replace(/\/+$/, '');
     return /^[a-z][a-z0-9+.-]*:\/\/[^/]*$/i.test(trimmed) ? `${trimmed}${mountPath}` : trimmed;
   }
-  return publicUrl !== undefined ? publicUrl.replace(/\/+$/, '') : mountPath;
+  return publicUrl !== null ? publicUrl.replace(/\/+$/, '') : mountPath;
 }
 
 /** Minimum interval between two writes of a key's last-used time (docs/api.md#authentication). */

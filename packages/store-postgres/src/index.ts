@@ -1,4 +1,4 @@
 /** `@tidings/store-postgres`: the store of Tidings on PostgreSQL (node-postgres), for many instances. */
 export type { MigrateResult } from './migrations.js';
-export type { PostgresStoreOptions } from './options.js';
-export { createPostgresDashboardStore, createPostgresStore, migratePostgres } from './postgres-store.js';
+export type { PostgresPool, PostgresPoolClient, PostgresStoreOptions } from './options.js';
+export { createPostgresStore, migratePostgres } from './postgres-store.js';

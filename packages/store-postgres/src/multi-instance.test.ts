@@ -1,9 +1,10 @@
 import { hashSecret, newId, type Store } from '@tidings/core';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPostgresDashboardStore } from './dashboard-store.js';
 import { quoteIdentifier } from './db.js';
 import { migrate, migrations } from './migrations.js';
-import { createPostgresDashboardStore, createPostgresStore } from './postgres-store.js';
+import { createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);

@@ -1,5 +1,23 @@
 import type { Pool } from 'pg';
 
+/**
+ * A node-postgres `Pool` as the store uses it: what `new pg.Pool(…)` is. Declared here, rather
+ * than as `Pool` of `@types/pg`, so that this package's types compile with only what a user
+ * installs (`pg` ships no types of its own), and a wrong value is still refused rather than
+ * read as `any`.
+ */
+export interface PostgresPool {
+  connect(): Promise<PostgresPoolClient>;
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  end(): Promise<void>;
+}
+
+/** A connection a {@link PostgresPool} lends: what node-postgres's `PoolClient` is. */
+export interface PostgresPoolClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  release(destroy?: boolean | Error): void;
+}
+
 /** Options of {@link createPostgresStore}. */
 export interface PostgresStoreOptions {
   /**
@@ -11,7 +29,7 @@ export interface PostgresStoreOptions {
    * A `pg` Pool of the host's, used as it is (its `search_path` is left alone: every table name
    * is qualified with the schema). `close()` leaves it open: it is the host's to end.
    */
-  pool?: Pool;
+  pool?: PostgresPool;
   /**
    * The PostgreSQL schema that holds the store's tables, created by the migrations if missing.
    * Its own schema keeps the store's `accounts` or `projects` apart from a host's tables of the
@@ -60,7 +78,9 @@ export function splitSchemaParameter(connectionString: string): { connectionStri
 
 /** Applies the defaults and refuses a bad configuration at construction. */
 export function resolvePostgresStoreOptions(options: PostgresStoreOptions): ResolvedPostgresStoreOptions {
-  const { pool = null, migrate = true, maxConnections = 10, usageShards = 16 } = options;
+  const { migrate = true, maxConnections = 10, usageShards = 16 } = options;
+  // The pool is node-postgres's: its structural type above names only what a user's code must match.
+  const pool = (options.pool ?? null) as Pool | null;
   if ((options.connectionString === undefined) === (pool === null)) {
     throw new TypeError('createPostgresStore: give exactly one of `connectionString` and `pool`');
   }

@@ -117,18 +117,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 /** The dashboard's port of each store {@link createPostgresStore} opened, made at its first use. */
 const dashboardStores = new WeakMap<Store, () => DashboardStore>();
 
-/**
- * The dashboard's port (`DashboardStore` of `@tidings/dashboard`: passwords, sessions, codes, the
- * audit log) on the pool and schema of a store that {@link createPostgresStore} opened.
- *
- * @example
- * const store = await createPostgresStore({ connectionString });
- * app.route('/', tidingsDashboard({ tidings: createTidings({ store }), store: createPostgresDashboardStore(store) }));
- */
-export function createPostgresDashboardStore(store: Store): DashboardStore {
-  const open = dashboardStores.get(store);
-  if (!open) throw new TypeError('createPostgresDashboardStore needs a store made by createPostgresStore');
-  return open();
+/** The dashboard's port on the database of `store`, or null for a store createPostgresStore did not open. */
+export function openDashboardStore(store: Store): DashboardStore | null {
+  return dashboardStores.get(store)?.() ?? null;
 }
 
 async function prepareSchema(pool: pg.Pool, schema: string, apply: boolean): Promise<void> {

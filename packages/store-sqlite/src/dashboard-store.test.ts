@@ -1,5 +1,6 @@
 import { runDashboardStoreConformance } from '@tidings/dashboard/testing';
-import { createSqliteDashboardStore, createSqliteStore } from './sqlite-store.js';
+import { createSqliteDashboardStore } from './dashboard-store.js';
+import { createSqliteStore } from './sqlite-store.js';
 
 runDashboardStoreConformance('sqlite :memory:', async () => {
   const store = createSqliteStore({ path: ':memory:' });

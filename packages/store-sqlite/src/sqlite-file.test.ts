@@ -3,10 +3,11 @@ import { hashSecret, newId, type Store } from '@tidings/core';
 import { quietPeriod } from '@tidings/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
+import { createSqliteDashboardStore } from './dashboard-store.js';
 import { migrate, migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
-import { createSqliteDashboardStore, createSqliteStore } from './sqlite-store.js';
+import { createSqliteStore } from './sqlite-store.js';
 import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
 

@@ -111,19 +111,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 /** The dashboard's port of each store {@link createSqliteStore} opened, made at its first use. */
 const dashboardStores = new WeakMap<Store, () => DashboardStore>();
 
-/**
- * The dashboard's port (`DashboardStore` of `@tidings/dashboard`: passwords, sessions, codes, the
- * audit log) on the database of a store that {@link createSqliteStore} opened: the same
- * connection, the same durability, closed with the store.
- *
- * @example
- * const store = createSqliteStore({ path: './tidings.db' });
- * app.route('/', tidingsDashboard({ tidings: createTidings({ store }), store: createSqliteDashboardStore(store) }));
- */
-export function createSqliteDashboardStore(store: Store): DashboardStore {
-  const open = dashboardStores.get(store);
-  if (!open) throw new TypeError('createSqliteDashboardStore needs a store made by createSqliteStore');
-  return open();
+/** The dashboard's port on the database of `store`, or null for a store createSqliteStore did not open. */
+export function openDashboardStore(store: Store): DashboardStore | null {
+  return dashboardStores.get(store)?.() ?? null;
 }
 
 /**

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
+import { createPostgresDashboardStore } from '../dashboard-store.js';
 import { quoteIdentifier } from '../db.js';
 import type { PostgresStoreOptions } from '../options.js';
-import { createPostgresDashboardStore, createPostgresStore } from '../postgres-store.js';
+import { createPostgresStore } from '../postgres-store.js';
 
 /** The PostgreSQL the tests use: `TIDINGS_TEST_DATABASE_URL`, else the local server's `test` database. */
 export const testDatabaseUrl = process.env.TIDINGS_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
