@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// Packaging checks over every published workspace: publint (the package.json and the files it
-// points to) and @arethetypeswrong/cli (the types resolve as a consumer's TypeScript resolves
-// them). Workspaces are read from the root package.json, so a new package is checked without
-// a change here. Run after the build: both pack the package as npm would publish it.
+// Packaging checks over every published workspace, on one pack of each (npm pack, as npm would
+// publish it): publint (the package.json and the files it points to), @arethetypeswrong/cli (the
+// types resolve as a consumer's TypeScript resolves them), and then the packed packages installed
+// into two fresh apps outside the repository, as a user installs them (scripts/consumer-apps.mjs).
+// Workspaces are read from the root package.json, so a new package is checked without a change
+// here. Run after the build.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkConsumerApps } from './consumer-apps.mjs';
 import { root, workspaces } from './workspaces.mjs';
 
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -18,23 +23,46 @@ function run(command, args, cwd) {
   return { ok: result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}`.trim() };
 }
 
-const failed = [];
-for (const { dir, manifest } of packages) {
-  const cwd = join(root, dir);
-  // Every package is ES modules: `require()` loads them on Node.js 22.12 and later (checked by
-  // test/repo/require-esm.test.ts), which attw's CommonJS resolution does not model, and the
-  // pre-exports node10 resolution is not offered.
-  const checks = [
-    ['publint', run(bin('publint'), ['run', '--strict'], cwd)],
-    ['attw', run(bin('attw'), ['--pack', '.', '--profile', 'esm-only', '--format', 'ascii', '--no-color'], cwd)],
-  ];
-  for (const [tool, { ok, output }] of checks) {
-    console.log(`${ok ? 'ok  ' : 'FAIL'} ${tool} ${manifest.name} (${dir})`);
-    if (!ok) {
-      console.log(output.replace(/^/gm, '    '));
-      failed.push(`${tool} ${manifest.name}`);
+const packed = mkdtempSync(join(tmpdir(), 'tidings-packed-'));
+const keep = process.argv.includes('--keep');
+try {
+  // One npm process packs every package; each check below reads its tarball.
+  const result = spawnSync(
+    'npm',
+    ['pack', '--json', '--pack-destination', packed, ...packages.flatMap(({ dir }) => ['--workspace', dir])],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`npm pack failed:\n${result.stderr}`);
+  const tarballs = new Map(JSON.parse(result.stdout).map(({ name, filename }) => [name, join(packed, filename)]));
+
+  const failed = [];
+  for (const { dir, manifest } of packages) {
+    const tarball = tarballs.get(manifest.name);
+    // Every package is ES modules: `require()` loads them on Node.js 22.12 and later (checked by
+    // test/repo/require-esm.test.ts and by the CommonJS app below), which attw's CommonJS
+    // resolution does not model, and the pre-exports node10 resolution is not offered.
+    const checks = [
+      ['publint', run(bin('publint'), ['run', tarball, '--strict'], root)],
+      ['attw', run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'ascii', '--no-color'], root)],
+    ];
+    for (const [tool, { ok, output }] of checks) {
+      console.log(`${ok ? 'ok  ' : 'FAIL'} ${tool} ${manifest.name} (${dir})`);
+      if (!ok) {
+        console.log(output.replace(/^/gm, '    '));
+        failed.push(`${tool} ${manifest.name}`);
+      }
     }
   }
+  for (const { name, ok, output } of checkConsumerApps(tarballs)) {
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}`);
+    if (!ok) {
+      console.log(output.replace(/^/gm, '    '));
+      failed.push(name);
+    }
+  }
+  console.log(`packaging: ${packages.length} packages checked, ${failed.length} checks with problems`);
+  if (failed.length > 0) process.exitCode = 1;
+} finally {
+  if (keep) console.log(`packed: ${packed}`);
+  else rmSync(packed, { recursive: true, force: true });
 }
-console.log(`packaging: ${packages.length} packages checked, ${failed.length} checks with problems`);
-if (failed.length > 0) process.exit(1);
