@@ -149,107 +149,18 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (project_id, day, shard)
   );
   `,
-  // 2: the dashboard. Passwords and the operator flag on accounts, found by email (not unique:
-  // accounts made before may share one; a new account with a password checks under a lock);
-  // sessions and one-time codes stored only as hashes; the audit log of each project. The log of
-  // sends walks notifications by their primary key backwards (ids sort by time) and needs no new
-  // index, which would cost every send.
-  `
-  ALTER TABLE {schema}.accounts ADD COLUMN password_hash text;
-  ALTER TABLE {schema}.accounts ADD COLUMN operator boolean NOT NULL DEFAULT false;
-  CREATE INDEX accounts_by_email ON {schema}.accounts (email, created_at, id);
-
-  CREATE TABLE {schema}.sessions (
-    hash text COLLATE "C" PRIMARY KEY,
-    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
-    created_at bigint NOT NULL,
-    idle_expires_at bigint NOT NULL,
-    absolute_expires_at bigint NOT NULL
-  );
-  CREATE INDEX sessions_by_account ON {schema}.sessions (account_id);
-
-  CREATE TABLE {schema}.email_codes (
-    email text NOT NULL,
-    purpose text NOT NULL CHECK (purpose IN ('verify', 'reset', 'invite', 'sign-in')),
-    code_hash text NOT NULL,
-    created_at bigint NOT NULL,
-    expires_at bigint NOT NULL,
-    failed_attempts integer NOT NULL DEFAULT 0,
-    PRIMARY KEY (email, purpose)
-  );
-
-  CREATE TABLE {schema}.audit_events (
-    id text COLLATE "C" PRIMARY KEY,
-    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id),
-    action text NOT NULL,
-    actor_account_id text,
-    actor_email text,
-    ip text,
-    detail text NOT NULL,
-    created_at bigint NOT NULL
-  );
-  CREATE INDEX audit_events_by_project ON {schema}.audit_events (project_id, id);
-  `,
-  // 3: operators' actions. A suspension keeps its reason and who made it; an invitation who sent
-  // it. The audit log also holds changes of accounts and invitations (no project) and the
-  // operator CLI's changes (its actor named), with the reason given; its entries are kept.
+  // 2: the dashboard's tables, now made by the dashboard store's own migrations
+  // (dashboard-migrations.ts) and only when a dashboard store is opened. A schema that applied
+  // this step before has them, and keeps them as they are.
+  `SELECT 1`,
+  // 3: operators' actions. A suspension keeps its reason and who made it. (What this step also
+  // changed in the dashboard's tables is now the dashboard store's migrations.)
   `
   ALTER TABLE {schema}.projects ADD COLUMN suspended_reason text, ADD COLUMN suspended_by text;
-  ALTER TABLE {schema}.email_codes ADD COLUMN issued_by text;
-  ALTER TABLE {schema}.audit_events
-    ALTER COLUMN project_id DROP NOT NULL,
-    ADD COLUMN source text NOT NULL DEFAULT 'dashboard' CHECK (source IN ('dashboard', 'cli')),
-    ADD COLUMN actor_name text,
-    ADD COLUMN reason text;
-  ALTER TABLE {schema}.audit_events ALTER COLUMN source DROP DEFAULT;
   `,
-  // 4: a second factor for dashboard accounts. Passkeys (WebAuthn credentials) by credential id,
-  // recovery codes and pending sign-ins only as hashes, WebAuthn challenges until their one use.
-  // New tables only: existing accounts keep signing in with their password alone.
-  `
-  CREATE TABLE {schema}.passkeys (
-    credential_id text COLLATE "C" PRIMARY KEY,
-    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
-    public_key text NOT NULL,
-    counter bigint NOT NULL,
-    transports text[] NOT NULL,
-    name text NOT NULL,
-    created_at bigint NOT NULL,
-    last_used_at bigint
-  );
-  CREATE INDEX passkeys_by_account ON {schema}.passkeys (account_id, created_at);
-
-  CREATE TABLE {schema}.recovery_codes (
-    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
-    hash text COLLATE "C" NOT NULL,
-    created_at bigint NOT NULL,
-    PRIMARY KEY (account_id, hash)
-  );
-
-  CREATE TABLE {schema}.pending_sign_ins (
-    hash text COLLATE "C" PRIMARY KEY,
-    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
-    next text NOT NULL,
-    created_at bigint NOT NULL,
-    expires_at bigint NOT NULL
-  );
-
-  CREATE TABLE {schema}.webauthn_challenges (
-    key text COLLATE "C" PRIMARY KEY,
-    challenge text NOT NULL,
-    expires_at bigint NOT NULL
-  );
-  `,
-  // 5: the dashboard's self-service. A session keeps when it was last used, the browser's
-  // user agent and the IP it signed in from, for the list of sessions. The audit log keeps the
-  // entries of a deleted project (its last one says so), so it no longer refers to projects.
-  `
-  ALTER TABLE {schema}.sessions ADD COLUMN last_used_at bigint;
-  ALTER TABLE {schema}.sessions ADD COLUMN user_agent text;
-  ALTER TABLE {schema}.sessions ADD COLUMN ip text;
-  UPDATE {schema}.sessions SET last_used_at = created_at;
-  ALTER TABLE {schema}.audit_events DROP CONSTRAINT IF EXISTS audit_events_project_id_fkey;
-  `,
+  // 4 and 5: the dashboard's second factor and self-service, now the dashboard store's migrations.
+  `SELECT 1`,
+  `SELECT 1`,
   // 6: the job queue (docs/jobs.md). \`seq\` orders the jobs of a key: an enqueue takes a
   // transaction-scoped advisory lock of each of its keys before it draws the numbers, so the
   // jobs of one key commit in the order of their numbers (a plain identity column commits out of
@@ -408,6 +319,7 @@ export async function migrate(
   pool: Pool,
   schema: string,
   steps: readonly string[] = migrations,
+  table: 'schema_migrations' | 'dashboard_migrations' = 'schema_migrations',
 ): Promise<MigrateResult> {
   const quoted = quoteIdentifier(schema);
   return transaction(pool, async (client) => {
@@ -415,12 +327,12 @@ export async function migrate(
     await runText(client, `CREATE SCHEMA IF NOT EXISTS ${quoted}`);
     await runText(
       client,
-      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (
+      `CREATE TABLE IF NOT EXISTS ${quoted}.${table} (
          version integer PRIMARY KEY,
          applied_at timestamptz NOT NULL DEFAULT now()
        )`,
     );
-    const from = await schemaVersion(client, quoted);
+    const from = await schemaVersion(client, quoted, table);
     if (from > steps.length) {
       throw new Error(
         `The PostgreSQL schema ${schema} is version ${from}, newer than this @tidings/store-postgres supports (${steps.length})`,
@@ -428,17 +340,21 @@ export async function migrate(
     }
     for (let version = from + 1; version <= steps.length; version++) {
       await runText(client, steps[version - 1]!.replaceAll('{schema}', quoted));
-      await runText(client, `INSERT INTO ${quoted}.schema_migrations (version) VALUES ($1)`, [version]);
+      await runText(client, `INSERT INTO ${quoted}.${table} (version) VALUES ($1)`, [version]);
     }
     return { from, to: steps.length };
   });
 }
 
 /** The schema's version: 0 for a schema without migrations. */
-async function schemaVersion(client: Parameters<typeof runText>[0], quoted: string): Promise<number> {
+async function schemaVersion(
+  client: Parameters<typeof runText>[0],
+  quoted: string,
+  table: 'schema_migrations' | 'dashboard_migrations' = 'schema_migrations',
+): Promise<number> {
   const rows = await runText<{ version: number | null }>(
     client,
-    `SELECT max(version)::int8 AS version FROM ${quoted}.schema_migrations`,
+    `SELECT max(version)::int8 AS version FROM ${quoted}.${table}`,
   );
   return rows[0]?.version ?? 0;
 }

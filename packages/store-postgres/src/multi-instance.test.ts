@@ -10,6 +10,47 @@ import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-d
 const T0 = Date.UTC(2026, 0, 1, 12);
 
 /** Several stores on one schema, as several instances of one deployment would hold. */
+/**
+ * The dashboard's tables as the core's step 2 made them in a schema of an earlier release, before
+ * the dashboard store's own migrations made them.
+ */
+const DASHBOARD_TABLES_OF_STEP_2 = `
+  ALTER TABLE {schema}.accounts ADD COLUMN password_hash text;
+  ALTER TABLE {schema}.accounts ADD COLUMN operator boolean NOT NULL DEFAULT false;
+  CREATE INDEX accounts_by_email ON {schema}.accounts (email, created_at, id);
+
+  CREATE TABLE {schema}.sessions (
+    hash text COLLATE "C" PRIMARY KEY,
+    account_id text COLLATE "C" NOT NULL REFERENCES {schema}.accounts (id),
+    created_at bigint NOT NULL,
+    idle_expires_at bigint NOT NULL,
+    absolute_expires_at bigint NOT NULL
+  );
+  CREATE INDEX sessions_by_account ON {schema}.sessions (account_id);
+
+  CREATE TABLE {schema}.email_codes (
+    email text NOT NULL,
+    purpose text NOT NULL CHECK (purpose IN ('verify', 'reset', 'invite', 'sign-in')),
+    code_hash text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    failed_attempts integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (email, purpose)
+  );
+
+  CREATE TABLE {schema}.audit_events (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES {schema}.projects (id),
+    action text NOT NULL,
+    actor_account_id text,
+    actor_email text,
+    ip text,
+    detail text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE INDEX audit_events_by_project ON {schema}.audit_events (project_id, id);
+  `;
+
 describe('PostgreSQL store: several instances on one schema', () => {
   let schema: string;
   let stores: Store[];
@@ -240,6 +281,7 @@ describe('PostgreSQL store: schema and options', () => {
     try {
       await migrate(pool, schema, migrations.slice(0, 2));
       const s = quoteIdentifier(schema);
+      await pool.query(DASHBOARD_TABLES_OF_STEP_2.replaceAll('{schema}', s));
       await pool.query(`
         INSERT INTO ${s}.accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', true, 1);
         INSERT INTO ${s}.projects (id, account_id, name, suspended, created_at, suspended_at)

@@ -11,6 +11,7 @@ import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
 import { dashboardOperations } from './dashboard.js';
+import { migrateDashboard } from './dashboard-migrations.js';
 import { createSql, runText } from './db.js';
 import { deliveryOperations } from './deliveries.js';
 import { idempotencyOperations } from './idempotency.js';
@@ -108,10 +109,29 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   );
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
-    dashboard ??= dashboardOperations(pool, sql);
+    // The dashboard's tables are made by its own migrations, begun when its store is opened;
+    // each of its methods waits for them.
+    dashboard ??= afterMigration(dashboardOperations(pool, sql), migrateDashboard(pool, resolved.schema));
     return dashboard;
   });
   return store;
+}
+
+/** `port` with each method run once `ready` has resolved (and failing as it did, if it rejected). */
+function afterMigration<Port extends object>(port: Port, ready: Promise<unknown>): Port {
+  // Seen here, so that a failure is not reported as unhandled before a method is called.
+  ready.catch(() => {});
+  const waiting = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(port)) {
+    waiting[name] =
+      typeof method === 'function'
+        ? async (...args: unknown[]) => {
+            await ready;
+            return method.apply(port, args);
+          }
+        : method;
+  }
+  return waiting as Port;
 }
 
 /** The dashboard's port of each store {@link createPostgresStore} opened, made at its first use. */

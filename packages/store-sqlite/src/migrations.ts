@@ -228,141 +228,19 @@ export const migrations: readonly string[] = [
   ALTER TABLE idempotency_keys_next RENAME TO idempotency_keys;
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
   `,
-  // 6: the dashboard. Passwords and the operator flag on accounts, found by email; sessions and
-  // one-time codes stored only as hashes; the audit log of each project. The log of sends reads
-  // notifications by their primary key backwards (ids sort by time) and needs no new index, which
-  // would cost every send.
-  `
-  ALTER TABLE accounts ADD COLUMN password_hash TEXT;
-  ALTER TABLE accounts ADD COLUMN operator INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1));
-  CREATE INDEX accounts_by_email ON accounts (email);
-
-  CREATE TABLE sessions (
-    hash TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts (id),
-    created_at INTEGER NOT NULL,
-    idle_expires_at INTEGER NOT NULL,
-    absolute_expires_at INTEGER NOT NULL
-  ) WITHOUT ROWID;
-  CREATE INDEX sessions_by_account ON sessions (account_id);
-
-  CREATE TABLE email_codes (
-    email TEXT NOT NULL,
-    purpose TEXT NOT NULL CHECK (purpose IN ('verify', 'reset', 'invite', 'sign-in')),
-    code_hash TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    failed_attempts INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (email, purpose)
-  ) WITHOUT ROWID;
-
-  CREATE TABLE audit_events (
-    id TEXT PRIMARY KEY,
-    project_id TEXT NOT NULL REFERENCES projects (id),
-    action TEXT NOT NULL,
-    actor_account_id TEXT,
-    actor_email TEXT,
-    ip TEXT,
-    detail TEXT NOT NULL,
-    created_at INTEGER NOT NULL
-  );
-  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
-  `,
-  // 7: operators' actions. A suspension keeps its reason and who made it; an invitation who sent
-  // it. The audit log also holds changes of accounts and invitations (no project) and the
-  // operator CLI's changes (its actor named), with the reason given: the table is copied, its
-  // entries kept, as SQLite cannot drop a NOT NULL in place.
+  // 6: the dashboard's tables, now made by the dashboard store's own migrations
+  // (dashboard-migrations.ts) and only when a dashboard store is opened. A database that applied
+  // this step (or 8 and 9) before has them, and keeps them as they are.
+  '',
+  // 7: operators' actions. A suspension keeps its reason and who made it. (What this step also
+  // changed in the dashboard's tables is now the dashboard store's migrations.)
   `
   ALTER TABLE projects ADD COLUMN suspended_reason TEXT;
   ALTER TABLE projects ADD COLUMN suspended_by TEXT;
-  ALTER TABLE email_codes ADD COLUMN issued_by TEXT;
-
-  CREATE TABLE audit_events_next (
-    id TEXT PRIMARY KEY,
-    project_id TEXT REFERENCES projects (id),
-    action TEXT NOT NULL,
-    source TEXT NOT NULL CHECK (source IN ('dashboard', 'cli')),
-    actor_account_id TEXT,
-    actor_email TEXT,
-    actor_name TEXT,
-    ip TEXT,
-    detail TEXT NOT NULL,
-    reason TEXT,
-    created_at INTEGER NOT NULL
-  );
-  INSERT INTO audit_events_next (id, project_id, action, source, actor_account_id, actor_email, ip, detail, created_at)
-  SELECT id, project_id, action, 'dashboard', actor_account_id, actor_email, ip, detail, created_at FROM audit_events;
-  DROP TABLE audit_events;
-  ALTER TABLE audit_events_next RENAME TO audit_events;
-  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
   `,
-  // 8: a second factor for dashboard accounts. Passkeys (WebAuthn credentials) by credential id,
-  // recovery codes and pending sign-ins only as hashes, WebAuthn challenges until their one use.
-  // New tables only: existing accounts keep signing in with their password alone.
-  `
-  CREATE TABLE passkeys (
-    credential_id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts (id),
-    public_key TEXT NOT NULL,
-    counter INTEGER NOT NULL,
-    transports TEXT NOT NULL,
-    name TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    last_used_at INTEGER
-  ) WITHOUT ROWID;
-  CREATE INDEX passkeys_by_account ON passkeys (account_id, created_at);
-
-  CREATE TABLE recovery_codes (
-    account_id TEXT NOT NULL REFERENCES accounts (id),
-    hash TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    PRIMARY KEY (account_id, hash)
-  ) WITHOUT ROWID;
-
-  CREATE TABLE pending_sign_ins (
-    hash TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts (id),
-    next TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL
-  ) WITHOUT ROWID;
-
-  CREATE TABLE webauthn_challenges (
-    key TEXT PRIMARY KEY,
-    challenge TEXT NOT NULL,
-    expires_at INTEGER NOT NULL
-  ) WITHOUT ROWID;
-  `,
-  // 9: the dashboard's self-service. A session keeps when it was last used, the browser's
-  // user agent and the IP it signed in from, for the list of sessions. The audit log keeps the
-  // entries of a deleted project (its last one says so), so it no longer refers to projects.
-  `
-  ALTER TABLE sessions ADD COLUMN last_used_at INTEGER;
-  ALTER TABLE sessions ADD COLUMN user_agent TEXT;
-  ALTER TABLE sessions ADD COLUMN ip TEXT;
-  UPDATE sessions SET last_used_at = created_at;
-
-  CREATE TABLE audit_events_next (
-    id TEXT PRIMARY KEY,
-    project_id TEXT,
-    action TEXT NOT NULL,
-    source TEXT NOT NULL CHECK (source IN ('dashboard', 'cli')),
-    actor_account_id TEXT,
-    actor_email TEXT,
-    actor_name TEXT,
-    ip TEXT,
-    detail TEXT NOT NULL,
-    reason TEXT,
-    created_at INTEGER NOT NULL
-  );
-  INSERT INTO audit_events_next
-    (id, project_id, action, source, actor_account_id, actor_email, actor_name, ip, detail, reason, created_at)
-  SELECT id, project_id, action, source, actor_account_id, actor_email, actor_name, ip, detail, reason, created_at
-    FROM audit_events;
-  DROP TABLE audit_events;
-  ALTER TABLE audit_events_next RENAME TO audit_events;
-  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
-  `,
+  // 8 and 9: the dashboard's second factor and self-service, now the dashboard store's migrations.
+  '',
+  '',
   // 10: the job queue (docs/jobs.md). `seq` is the order of enqueueing, which is the order of
   // commits (one writer at a time): the claim takes, of each key, the unfinished job with the
   // lowest seq, found through the partial index of unfinished jobs by key. No foreign key: jobs

@@ -36,6 +36,47 @@ async function sendMany(store: Store, count: number) {
   }
 }
 
+/**
+ * The dashboard's tables as the core's step 6 made them in a database of an earlier release,
+ * before the dashboard store's own migrations made them.
+ */
+const DASHBOARD_TABLES_OF_STEP_6 = `
+  ALTER TABLE accounts ADD COLUMN password_hash TEXT;
+  ALTER TABLE accounts ADD COLUMN operator INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1));
+  CREATE INDEX accounts_by_email ON accounts (email);
+
+  CREATE TABLE sessions (
+    hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    created_at INTEGER NOT NULL,
+    idle_expires_at INTEGER NOT NULL,
+    absolute_expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX sessions_by_account ON sessions (account_id);
+
+  CREATE TABLE email_codes (
+    email TEXT NOT NULL,
+    purpose TEXT NOT NULL CHECK (purpose IN ('verify', 'reset', 'invite', 'sign-in')),
+    code_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    failed_attempts INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (email, purpose)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE audit_events (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    action TEXT NOT NULL,
+    actor_account_id TEXT,
+    actor_email TEXT,
+    ip TEXT,
+    detail TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX audit_events_by_project ON audit_events (project_id, id);
+  `;
+
 const framesOf = (walBytes: number) => Math.max(0, (walBytes - 32) / (4096 + 24));
 
 describe('checkpoints', () => {
@@ -267,6 +308,7 @@ describe("migration 7: operators' actions", () => {
   it('keeps projects, codes and audit entries, which then take reasons, actors and no project', async () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 6));
+    raw.exec(DASHBOARD_TABLES_OF_STEP_6);
     raw.exec(`
       INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
       INSERT INTO projects (id, account_id, name, suspended, created_at, suspended_at)
@@ -323,6 +365,7 @@ describe('migration 8: a second factor for dashboard accounts', () => {
   it('keeps accounts, passwords and sessions, and starts every account without a passkey', async () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 7));
+    raw.exec(DASHBOARD_TABLES_OF_STEP_6);
     raw.exec(`
       INSERT INTO accounts (id, email, verified, created_at, password_hash, operator)
         VALUES ('acct_1', 'a@example.com', 1, ${T0}, 'scrypt$hash', 1);
@@ -554,5 +597,46 @@ describe('createSqliteStore options', () => {
     } finally {
       other.close();
     }
+  });
+});
+
+describe("the dashboard's tables", () => {
+  const DASHBOARD_TABLES = [
+    'audit_events',
+    'dashboard_migrations',
+    'email_codes',
+    'passkeys',
+    'pending_sign_ins',
+    'recovery_codes',
+    'sessions',
+    'webauthn_challenges',
+  ];
+  function tablesIn(path: string): { tables: string[]; accountColumns: string[] } {
+    const raw = new Database(path, { readonly: true });
+    try {
+      const tables = (
+        raw
+          .prepare(
+            `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${DASHBOARD_TABLES.map(() => '?').join(', ')}) ORDER BY name`,
+          )
+          .all(...DASHBOARD_TABLES) as { name: string }[]
+      ).map((row) => row.name);
+      const accountColumns = (raw.pragma('table_info(accounts)') as { name: string }[]).map((column) => column.name);
+      return { tables, accountColumns };
+    } finally {
+      raw.close();
+    }
+  }
+
+  it('are absent from a database whose store never opened the dashboard, and made when its store is', async () => {
+    const store = open();
+    await seedKey(store);
+    expect(tablesIn(file.path)).toMatchObject({ tables: [] });
+    expect(tablesIn(file.path).accountColumns).not.toContain('password_hash');
+
+    const dashboard = createSqliteDashboardStore(store);
+    expect(await dashboard.listOperatorIds()).toEqual([]);
+    expect(tablesIn(file.path).tables).toEqual(DASHBOARD_TABLES);
+    expect(tablesIn(file.path).accountColumns).toEqual(expect.arrayContaining(['password_hash', 'operator']));
   });
 });

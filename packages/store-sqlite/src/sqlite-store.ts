@@ -14,6 +14,7 @@ import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { dashboardOperations } from './dashboard.js';
+import { migrateDashboard } from './dashboard-migrations.js';
 import { deliveryOperations } from './deliveries.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
@@ -100,6 +101,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   let dashboard: DashboardStore | null = null;
   dashboardStores.set(store, () => {
     if (!dashboard) {
+      // The dashboard's tables are made by its own migrations, when its store is opened.
+      migrateDashboard(db);
       dashboard = dashboardOperations(db);
       if (walSync) flushAfter(dashboard, DASHBOARD_DURABLE_WRITES, walSync);
     }
