@@ -3,7 +3,9 @@ import { quoteIdentifier, runText, transaction } from './db.js';
 
 /**
  * The schema, one step per version: step `i` moves a schema from version i to i + 1. Steps are
- * append-only; a released step is never edited, a change is a new step. `{schema}` stands for
+ * append-only; a released step is never edited, a change is a new step. (Steps 2 to 5 lost the
+ * dashboard's tables to dashboard-migrations.ts, whose step makes what they made, on a schema
+ * that has them or not.) `{schema}` stands for
  * the quoted schema name.
  *
  * Conventions: times are `bigint` epoch milliseconds (the store never reads a clock of its own),

@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3';
 
 /**
  * The schema, one step per version: step `i` moves a database from `user_version` i to i + 1.
- * Steps are append-only; a released step is never edited, a change is a new step.
+ * Steps are append-only; a released step is never edited, a change is a new step. (Steps 6 to 9
+ * lost the dashboard's tables to dashboard-migrations.ts, whose step makes what they made, on a
+ * database that has them or not.)
  *
  * Conventions: times are integer epoch milliseconds, booleans 0/1, `data` JSON text.
  */
