@@ -75,7 +75,7 @@ export function onHostPool(pool: PostgresPool) {
 
 export const mounted = [tidingsHono(tidings), tidingsExpress(tidings)] as const;
 export const client = new TidingsClient({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:8787' });
-export const codes: TidingsErrorCode[] = ['NOT_TIDINGS', 'UNAUTHORIZED'];
+export const codes: TidingsErrorCode[] = ['EXTERNAL_ERROR', 'UNAUTHORIZED'];
 export const sdk = connect;
 export const metrics = createPrometheusMetrics;
 export const limiter = createRedisLimiter;

@@ -261,10 +261,9 @@ describe('connect: failures', () => {
     await tick(60_000);
     expect(server.connects()).toHaveLength(1);
     const [, detail] = statuses.at(-1)!;
-    expect(detail).toMatchObject({ reason: 'error', error: { code: 'NOT_TIDINGS', status: 401, fatal: true } });
-    expect(detail?.error?.message).toBe(
-      "HTTP 401 not from Tidings (no problem details): the app's own middleware or a proxy answered",
-    );
+    expect(detail).toMatchObject({ reason: 'error', error: { code: 'EXTERNAL_ERROR', status: 401, fatal: true } });
+    expect(detail?.error?.message).toBe('HTTP 401');
+    expect(String(detail?.error)).toBe('TidingsError: HTTP 401');
   });
 
   it('stops on 403 PROJECT_SUSPENDED and keeps the stored browser', async () => {

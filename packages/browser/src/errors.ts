@@ -14,7 +14,7 @@ export type TidingsErrorCode =
    * Tidings: the app's own middleware in front of it (an auth check answering 401), a proxy's
    * error page. `status` holds the status.
    */
-  | 'NOT_TIDINGS'
+  | 'EXTERNAL_ERROR'
   /** The server answered something the protocol does not allow (wrong content type, bad JSON). */
   | 'PROTOCOL_ERROR'
   /** Nothing, not even a heartbeat, arrived for 2.5 heartbeats: the stream was dropped. */

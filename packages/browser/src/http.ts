@@ -43,28 +43,23 @@ export function retryAfterSeconds(response: Response): number | null {
 /**
  * Turns a non-2xx answer into an error, reading the problem details body when there is one. An
  * answer without Tidings's problem details (a code) did not come from Tidings: a proxy's page, or
- * the app's own middleware in front of it (an auth check that answers 401 by itself). It is a
- * `NOT_TIDINGS` error that says so, its status kept, so that it is not mistaken for a token
+ * the app's own middleware in front of it (an auth check that answers 401 by itself). Its code
+ * is `EXTERNAL_ERROR`, its message the status (`HTTP 401`), so that it is not mistaken for a token
  * Tidings refused.
  */
 export async function problemError(response: Response): Promise<TidingsError> {
   // Not JSON (a proxy's HTML page) reads as {}: the status alone tells what to do.
   const problem = ((await readJson(response)) ?? {}) as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
-  const code = text(problem.code);
-  const init = {
-    status: response.status,
-    requestId: text(problem.request_id) ?? response.headers.get('request-id'),
-    retryAfterSeconds: retryAfterSeconds(response),
-  };
-  if (code === null) {
-    return new TidingsError(
-      'NOT_TIDINGS',
-      `HTTP ${response.status} not from Tidings (no problem details): the app's own middleware or a proxy answered`,
-      init,
-    );
-  }
-  return new TidingsError(code, text(problem.detail) ?? text(problem.title) ?? `HTTP ${response.status}`, init);
+  return new TidingsError(
+    text(problem.code) ?? 'EXTERNAL_ERROR',
+    text(problem.detail) ?? text(problem.title) ?? `HTTP ${response.status}`,
+    {
+      status: response.status,
+      requestId: text(problem.request_id) ?? response.headers.get('request-id'),
+      retryAfterSeconds: retryAfterSeconds(response),
+    },
+  );
 }
 
 /** Reads a JSON body; null when it is not JSON. */
