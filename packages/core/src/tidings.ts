@@ -263,12 +263,13 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
 
   const basePathOf = createBasePathCache();
   // The path the host mounts this instance under, as its adapter tells it with each request, for
-  // the connect URLs minted outside a request (createConnectToken).
+  // the connect URLs minted outside a request (createConnectToken). A request without a base
+  // path (made in process, such as the dashboard's) tells nothing.
   let mountPath = '';
   async function handle(request: Request, context: RequestContext, requestId: string, trace: RequestTrace | null) {
     const fullPath = pathOf(request.url);
     const basePath = basePathOf(context.basePath);
-    mountPath = basePath;
+    if (context.basePath !== undefined) mountPath = basePath;
     const pathname = basePath && fullPath.startsWith(basePath) ? fullPath.slice(basePath.length) || '/' : fullPath;
     const matched = matchRoute(routes, pathname);
     const edgeHeaders = matched ? EDGE_HEADERS[matched.route.cors] : NO_HEADERS;
