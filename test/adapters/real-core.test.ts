@@ -208,6 +208,12 @@ describe('connect_url under a mount path', () => {
       const learned = await (await fetch(`${base}/api/token`)).json();
       expect(learned.connect_url).toMatch(new RegExp(`^${base}/notify/v1/connect/ct_`));
       expect(await streamStatus(learned.connect_url)).toBe(200);
+
+      // A request made in process, without a base path (the dashboard's first send), changes nothing.
+      await tidings.fetch(new Request(`${base}/v1/notifications`, { method: 'POST' }));
+      expect((await (await fetch(`${base}/api/token`)).json()).connect_url).toMatch(
+        new RegExp(`^${base}/notify/v1/connect/ct_`),
+      );
     },
   );
 });
