@@ -24,6 +24,18 @@ const EMBEDDING = [
   '@tidings/browser',
 ];
 
+/**
+ * Entries that load a library the app brings (an optional peer): a transaction adapter of the
+ * PostgreSQL store loads its query builder or driver. The CommonJS app installs each library with
+ * them; the ESM app, which installs only an embedding's packages, leaves them out.
+ */
+const PEER_OF_ENTRY = {
+  '@tidings/store-postgres/postgres-js': 'postgres',
+  '@tidings/store-postgres/drizzle': 'drizzle-orm',
+  '@tidings/store-postgres/kysely': 'kysely',
+  '@tidings/store-postgres/knex': 'knex',
+};
+
 /** The same versions of the TypeScript tooling the repository builds with. */
 const versionOf = (name) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 const TYPESCRIPT_TOOLING = [
@@ -122,14 +134,26 @@ export function checkConsumerApps(tarballs) {
     writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-app', private: true, type: 'commonjs' }));
     const all = [...tarballs.keys()];
     writeFileSync(join(cjs, 'index.js'), loader('require', entriesOf(all)));
-    if (step('CommonJS app: npm install of every package', run('npm', [...install, ...tarballs.values()], cjs))) {
+    const peers = Object.values(PEER_OF_ENTRY).map((name) => `${name}@${versionOf(name)}`);
+    if (
+      step(
+        'CommonJS app: npm install of every package, and the libraries of its adapters',
+        run('npm', [...install, ...tarballs.values(), ...peers], cjs),
+      )
+    ) {
       step('CommonJS app: require() of every entry of every package', run(process.execPath, ['index.js'], cjs));
     }
 
     const esm = join(base, 'esm-app');
     mkdirSync(esm);
     writeFileSync(join(esm, 'package.json'), JSON.stringify({ name: 'esm-app', private: true, type: 'module' }));
-    writeFileSync(join(esm, 'index.js'), loader('import', entriesOf(EMBEDDING)));
+    writeFileSync(
+      join(esm, 'index.js'),
+      loader(
+        'import',
+        entriesOf(EMBEDDING).filter((entry) => !(entry in PEER_OF_ENTRY)),
+      ),
+    );
     writeFileSync(join(esm, 'app.ts'), PROGRAM);
     const embedding = EMBEDDING.map((name) => tarballs.get(name));
     if (
