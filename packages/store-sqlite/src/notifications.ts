@@ -1,4 +1,4 @@
-import type { AttemptRecord, UsageBreakdownDay, UsageDay } from '@tidings/core';
+import type { AttemptRecord, NotificationRecord, UsageBreakdownDay, UsageDay } from '@tidings/core';
 import {
   acceptedAttempt,
   type CreateNotificationInput,
@@ -42,6 +42,58 @@ export interface ConnectedBrowsers {
 }
 
 /** The group commit of sends: its state, and what it writes at the end of each group. */
+
+/** The insert of a notification's row, with {@link notificationValues}; a send and an in-transaction send share it. */
+export const INSERT_NOTIFICATION = `INSERT INTO notifications
+   (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
+    api_key_id, request_id, idempotency_key)
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The insert of an attempt's row: id, notification, browser, seq, final, accepted and expiry times. */
+export const INSERT_ATTEMPT = `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
+ VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`;
+
+/** The parameters of {@link INSERT_NOTIFICATION} for a notification. */
+export function notificationValues(
+  notification: NotificationRecord,
+): [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  number,
+  number,
+  string | null,
+  string | null,
+  string | null,
+] {
+  return [
+    notification.id,
+    notification.projectId,
+    notification.mode,
+    notification.recipient,
+    notification.title,
+    notification.body,
+    notification.url,
+    notification.icon,
+    notification.tag,
+    notification.data === null ? null : JSON.stringify(notification.data),
+    notification.ttl,
+    notification.createdAt,
+    notification.expiresAt,
+    notification.apiKeyId,
+    notification.requestId,
+    notification.idempotencyKey,
+  ];
+}
+
 export function createSendGroupCommit(
   db: Database.Database,
   afterCommit?: () => Promise<void>,
@@ -82,35 +134,28 @@ export function notificationOperations(
     const rows = connectedBrowsers.all(projectId, recipient);
     return { ids: rows.map((row) => row[0]), lastSeqs: rows.map((row) => row[1]) };
   };
-  const insertNotification = db.prepare<
-    [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string | null,
-      string | null,
-      string | null,
-      string | null,
-      string | null,
-      number,
-      number,
-      number,
-      string | null,
-      string | null,
-      string | null,
-    ]
-  >(
-    `INSERT INTO notifications
-       (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
-        api_key_id, request_id, idempotency_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(
-    `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
-     VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`,
-  );
+  const insertNotification =
+    db.prepare<
+      [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string | null,
+        string | null,
+        string | null,
+        string | null,
+        string | null,
+        number,
+        number,
+        number,
+        string | null,
+        string | null,
+        string | null,
+      ]
+    >(INSERT_NOTIFICATION);
+  const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(INSERT_ATTEMPT);
   const selectIdempotency = db.prepare<[string, string], IdempotencyRow>(
     `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE project_id = ? AND key = ?`,
   );
@@ -168,24 +213,7 @@ export function notificationOperations(
     const { ids: browserIds, lastSeqs } = connected;
     if (browserIds.length === 0) return { kind: 'no-connected-browser' };
 
-    insertNotification.run(
-      notification.id,
-      notification.projectId,
-      notification.mode,
-      notification.recipient,
-      notification.title,
-      notification.body,
-      notification.url,
-      notification.icon,
-      notification.tag,
-      notification.data === null ? null : JSON.stringify(notification.data),
-      notification.ttl,
-      notification.createdAt,
-      notification.expiresAt,
-      notification.apiKeyId,
-      notification.requestId,
-      notification.idempotencyKey,
-    );
+    insertNotification.run(...notificationValues(notification));
     const attempts = browserIds.map((browserId, i): AttemptRecord => {
       const seq = (group.lastSeq.get(browserId) ?? lastSeqs[i]!) + 1;
       const attempt = acceptedAttempt(notification, input.newAttemptId(), browserId, seq);

@@ -10,6 +10,7 @@ import {
 import type Database from 'better-sqlite3';
 import { IDEMPOTENCY_COLUMNS, type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import { type InsertJobs, jobInserter } from './jobs.js';
+import { INSERT_ATTEMPT, INSERT_NOTIFICATION, notificationValues } from './notifications.js';
 
 /** What a send through an application's transaction needs from the store. */
 export interface TransactionalSendDeps {
@@ -48,16 +49,8 @@ function prepareSend(db: SqliteTransaction): SendStatements {
       `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE project_id = ? AND key = ?`,
     ),
     raiseSeq: raw.prepare('UPDATE browsers SET last_seq = ? WHERE id = ?'),
-    notification: raw.prepare(
-      `INSERT INTO notifications
-         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
-          api_key_id, request_id, idempotency_key)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    attempt: raw.prepare(
-      `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
-       VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`,
-    ),
+    notification: raw.prepare(INSERT_NOTIFICATION),
+    attempt: raw.prepare(INSERT_ATTEMPT),
     storeResult: raw.prepare(
       `INSERT OR REPLACE INTO idempotency_keys
          (project_id, key, fingerprint, response_status, response_body, created_at, expires_at)
@@ -112,24 +105,7 @@ export function transactionalSends(deps: TransactionalSendDeps): SqliteTransacti
       }
       const browsers = prepared.connected.all(notification.projectId, notification.recipient);
       if (browsers.length === 0) return { kind: 'no-connected-browser' };
-      prepared.notification.run(
-        notification.id,
-        notification.projectId,
-        notification.mode,
-        notification.recipient,
-        notification.title,
-        notification.body,
-        notification.url,
-        notification.icon,
-        notification.tag,
-        notification.data === null ? null : JSON.stringify(notification.data),
-        notification.ttl,
-        notification.createdAt,
-        notification.expiresAt,
-        notification.apiKeyId,
-        notification.requestId,
-        notification.idempotencyKey,
-      );
+      prepared.notification.run(...notificationValues(notification));
       const attempts = browsers.map(([browserId, lastSeq]): AttemptRecord => {
         const attempt = acceptedAttempt(notification, input.newAttemptId(), browserId, lastSeq + 1);
         prepared.raiseSeq.run(attempt.seq, browserId);
