@@ -147,7 +147,9 @@ describe('the operators’ page in a browser', () => {
     const page = await signIn(customer, 'ada@example.com');
     await page.goto(`${server.url}/dashboard/projects/${projectId}`);
     const notice = await page.locator('.suspension').textContent();
-    expect(notice).toMatch(/^This project was suspended on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: /);
+    expect(notice).toMatch(
+      /^This project was suspended on \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC \((now|\d+ (s|min) ago)\): /,
+    );
     expect(notice).toContain(REASON);
     expect(await page.locator('.suspension em').count()).toBe(0);
     findings.push(...(await checkAtWidths(page, 'customer-notice')));

@@ -127,14 +127,42 @@ export function Field(props: {
   );
 }
 
-/** Formats a time (an ISO string of the admin API, or epoch milliseconds) for a table: `2026-01-01 12:00 UTC`. */
+/**
+ * Formats a time (an ISO string of the admin API, or epoch milliseconds) for a table, to the
+ * second, so that the events of one minute are told apart: `2026-01-01 12:00:05 UTC`.
+ */
 export function formatTime(at: string | number | null): string {
   if (at === null) return '—';
-  return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** A time element with the full ISO value for machines and a short one for people; null reads `never`. */
+const RELATIVE_UNITS: ReadonlyArray<[limitSeconds: number, seconds: number, unit: string]> = [
+  [90, 1, 's'],
+  [90 * 60, 60, 'min'],
+  [36 * 3600, 3600, 'h'],
+  [Number.POSITIVE_INFINITY, 86_400, 'd'],
+];
+
+/** How long before (or after) `now` a time is, in one rounded unit: `5 s ago`, `3 min ago`, `in 2 h`. */
+export function relativeTime(at: string | number, now: number): string {
+  const seconds = (new Date(at).getTime() - now) / 1000;
+  const size = Math.abs(seconds);
+  if (size < 1) return 'now';
+  const [, per, unit] = RELATIVE_UNITS.find(([limit]) => size < limit)!;
+  const count = Math.round(size / per);
+  return seconds < 0 ? `${count} ${unit} ago` : `in ${count} ${unit}`;
+}
+
+/**
+ * A time element with the full ISO value for machines, the time to the second for people and,
+ * beside it, how long ago that was when the page was made; null reads `never`.
+ */
 export function Time(props: { at: string | number | null }) {
   if (props.at === null) return <span class="muted">never</span>;
-  return <time datetime={new Date(props.at).toISOString()}>{formatTime(props.at)}</time>;
+  return (
+    <>
+      <time datetime={new Date(props.at).toISOString()}>{formatTime(props.at)}</time>{' '}
+      <span class="muted">({relativeTime(props.at, Date.now())})</span>
+    </>
+  );
 }
