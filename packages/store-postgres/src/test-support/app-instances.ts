@@ -18,7 +18,7 @@ export async function appInstance(
   project: string,
   extra: Partial<TidingsOptions> = {},
 ): Promise<AppInstance & { store: Store }> {
-  const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
+  const store = extra.store ?? (await createPostgresStore({ connectionString: testDatabaseUrl, schema }));
   const tidings = createTidings({ store, project, logger: silentLogger, sweepIntervalMs: 0, ...extra });
   return {
     store,
@@ -34,9 +34,8 @@ export async function appInstance(
 
 let recipients = 0;
 
-/** A browser of a new recipient with its stream open on `on`, and the titles it has received. */
-export async function openBrowser(on: AppInstance) {
-  const recipient = `user-${recipients++}`;
+/** A browser of `recipient` (else of a new one) with its stream open on `on`, and the titles it has received. */
+export async function openBrowser(on: AppInstance, recipient = `user-${recipients++}`) {
   const token = await on.tidings.createConnectToken({ recipient });
   const stream = readEvents(await on.request(`/v1/connect/${token.token}`));
   const ready = JSON.parse((await stream.next('ready')).data) as { browser_id: string };
