@@ -84,6 +84,7 @@ export const TEST_SERVICES: ServiceNeed[] = [
     suites: [
       'packages/store-postgres/**/*.test.ts',
       'packages/cli/test/store-choice.test.ts',
+      'test/readme/embedding.test.ts',
       'test/deploy/**/*.test.ts',
     ],
     probe: () =>

@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { until } from '@tidings/core/testing';
+import { testDatabaseUrl } from '@tidings/test-support/services.js';
+import { readEvents } from '@tidings/test-support/sse-client.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The README's embedding example, exactly as the README shows it: type-checked with
+ * `tsc --strict` (`skipLibCheck` off), then run with Node.js's own TypeScript support against a
+ * database of its own on the test PostgreSQL. The app's `orders` table is the only thing the test
+ * adds; everything else (the page, the token, the send in the order's transaction, the receipts,
+ * the shutdown with a stream open) is the example's.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const database = `tidings_readme_${process.pid}_${Date.now().toString(36)}`;
+const admin = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 });
+const databaseUrl = (() => {
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+})();
+let dir: string;
+let file: string;
+let app: pg.Pool;
+
+/** The first `ts` block after the README's "## Embedding" heading. */
+async function embeddingExample(): Promise<string> {
+  const readme = await readFile(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Embedding\n'));
+  const match = /```ts\n([\s\S]*?)```/.exec(section);
+  if (!match) throw new Error('README.md: no ts block under "## Embedding"');
+  return match[1]!;
+}
+
+/** A port nothing listens on now (the example listens on `PORT`). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+beforeAll(async () => {
+  await admin.query(`CREATE DATABASE ${database}`);
+  app = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  // DROP DATABASE … WITH (FORCE) ends whatever connection is still open: not an error here.
+  app.on('error', () => {});
+  await app.query(
+    "CREATE TABLE orders (id text PRIMARY KEY, buyer_id text NOT NULL, status text NOT NULL DEFAULT 'paid')",
+  );
+  await app.query("INSERT INTO orders (id, buyer_id) VALUES ('o-1', 'user_7')");
+  // Inside the repository, so that the example's imports resolve to the workspace's packages.
+  dir = await mkdtemp(join(root, 'test', 'readme', '.embedding-'));
+  file = join(dir, 'server.mts');
+  await writeFile(file, await embeddingExample());
+}, 60_000);
+
+afterAll(async () => {
+  await app?.end();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.end();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("the README's embedding example", () => {
+  it('compiles with tsc --strict and skipLibCheck off', () => {
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const flags = ['--strict', '--skipLibCheck', 'false', '--noEmit', '--module', 'nodenext', '--target', 'es2022'];
+    const result = spawnSync(process.execPath, [tsc, ...flags, '--types', 'node', file], { encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  }, 120_000);
+
+  it('runs as written: the page, a token, the send in the order’s transaction, the receipts, the shutdown', async () => {
+    const port = await freePort();
+    const child: ChildProcess = spawn(process.execPath, [file], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = once(child, 'exit');
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await until(
+        () =>
+          fetch(`${base}/`).then(
+            (answer) => answer.ok,
+            () => false,
+          ),
+        {
+          what: `the example to listen (${output})`,
+          timeoutMs: 15_000,
+        },
+      );
+      const page = await (await fetch(`${base}/`, { headers: { 'x-user': 'user_7' } })).text();
+      expect(page).toContain('/assets/tidings.global.js');
+      expect((await fetch(`${base}/assets/tidings.global.js`)).status).toBe(200);
+
+      const minted = await fetch(`${base}/api/tidings-token`, { method: 'POST', headers: { 'x-user': 'user_7' } });
+      const { token, connect_url } = (await minted.json()) as { token: string; connect_url: string };
+      expect(connect_url).toBe(`${base}/notify/v1/connect/${token}`);
+      const stream = readEvents(await fetch(connect_url));
+      await stream.next('ready');
+
+      const shipped = await fetch(`${base}/orders/o-1/ship`, { method: 'POST' });
+      expect(shipped.status).toBe(201);
+      const { notification } = (await shipped.json()) as { notification: string };
+      const event = await stream.next('notification');
+      expect(JSON.parse(event.data)).toMatchObject({ notification_id: notification, title: 'Your order has shipped' });
+      expect((await app.query("SELECT status FROM orders WHERE id = 'o-1'")).rows[0].status).toBe('shipped');
+
+      const read = await (await fetch(`${base}/orders/o-1/notification/${notification}`)).json();
+      expect(read).toMatchObject({
+        id: notification,
+        attempts: [{ status: expect.stringMatching(/^(accepted|sent)$/) }],
+      });
+
+      // The idempotency key of the order: shipping it again answers the same notification.
+      const again = await fetch(`${base}/orders/o-1/ship`, { method: 'POST' });
+      expect(await again.json()).toEqual({ notification });
+
+      // The dashboard is not used: its tables are not in the app's database.
+      const { rows } = await app.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'tidings' ORDER BY table_name",
+      );
+      const tables = rows.map((row) => row.table_name as string);
+      expect(tables).toContain('notifications');
+      const dashboardTables = ['audit_events', 'email_codes', 'passkeys', 'recovery_codes', 'sessions'];
+      expect(tables.filter((name) => dashboardTables.includes(name))).toEqual([]);
+
+      // SIGTERM with a stream still open: the process ends by itself, the stream with it.
+      child.kill('SIGTERM');
+      const [code, signal] = await exited;
+      expect({ code, signal, output }).toMatchObject({ code: 0, signal: null });
+      await stream.end();
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
