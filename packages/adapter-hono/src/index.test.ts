@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { RequestContext } from '@tidings/core';
@@ -110,6 +111,18 @@ describe('tidingsHono', () => {
       expect((await app.request(path, { method: 'POST' })).status).toBe(200);
     }
     expect(seen.map((call) => call.context?.basePath)).toEqual(['/t/acme', '/static', '/t/globex', '/t/acme']);
+  });
+
+  it('mounts in an app on Hono’s CommonJS build, the copy of Hono a CommonJS app loads', async () => {
+    const { tidings, seen } = fakeTidings();
+    const commonJs = createRequire(import.meta.url)('hono') as { Hono: typeof Hono };
+    expect(commonJs.Hono).not.toBe(Hono);
+    const sub = tidingsHono(tidings);
+    const app = new commonJs.Hono().route('/notify', sub).route('/t/:tenant', sub);
+    for (const path of ['/notify/v1/events', '/t/acme/v1/events', '/t/globex/v1/events']) {
+      expect((await app.request(path, { method: 'POST' })).status).toBe(200);
+    }
+    expect(seen.map((call) => call.context?.basePath)).toEqual(['/notify', '/t/acme', '/t/globex']);
   });
 
   it('leaves the host app’s own routes alone, including /v1 paths Tidings does not answer', async () => {

@@ -1,6 +1,7 @@
 import type { EventStreamTarget, Tidings } from '@tidings/core';
 import { nodeEventStream } from '@tidings/core/node';
 import { type Context, Hono } from 'hono';
+import { HonoRequest } from 'hono/request';
 import { baseRoutePath, basePath as mountPath } from 'hono/route';
 
 /** Options of {@link tidingsHono}. */
@@ -41,13 +42,13 @@ export function tidingsHono(tidings: Tidings, options: TidingsHonoOptions = {}):
   let lastHasParameters = false;
   let lastBasePath = '';
   const basePathOf = (c: Context): string => {
-    const routePath = baseRoutePath(c);
+    const routePath = mountPattern(c);
     if (routePath !== lastRoutePath) {
       lastRoutePath = routePath;
       lastHasParameters = /[:*]/.test(routePath);
       lastBasePath = trimSlashes(routePath) + ownBase;
     }
-    return lastHasParameters ? trimSlashes(mountPath(c)) + ownBase : lastBasePath;
+    return lastHasParameters ? trimSlashes(mountedAt(c, routePath)) + ownBase : lastBasePath;
   };
   app.all(`${ownBase}/v1/*`, async (c, next) => {
     const basePath = basePathOf(c);
@@ -60,6 +61,38 @@ export function tidingsHono(tidings: Tidings, options: TidingsHonoOptions = {}):
     });
   });
   return app;
+}
+
+/**
+ * Whether the app runs on this package's copy of Hono. hono/route's helpers read the route that
+ * matched through a symbol private to a copy; an app on another one (a CommonJS app loads Hono's
+ * CommonJS build, this package its ES module build) carries the match under its own symbol.
+ */
+function onOwnHono(c: Context): boolean {
+  return c.req instanceof HonoRequest;
+}
+
+/** The path pattern the sub-app is routed under: `''`, `/notify`, `/:tenant`. */
+function mountPattern(c: Context): string {
+  if (onOwnHono(c)) return baseRoutePath(c);
+  // Another copy of Hono: the route through the request's own getter, which every Hono 4 has.
+  const { matchedRoutes, routeIndex } = c.req as unknown as {
+    matchedRoutes: { basePath: string }[];
+    routeIndex: number;
+  };
+  return matchedRoutes[routeIndex]?.basePath ?? '';
+}
+
+/** The path the sub-app is mounted at for this request, given a `pattern` with parameters. */
+function mountedAt(c: Context, pattern: string): string {
+  if (onOwnHono(c)) return mountPath(c);
+  // Each parameter of the pattern stands for one segment of the path.
+  const segments = pattern.split('/').filter((segment) => segment !== '').length;
+  return `/${c.req.path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .slice(0, segments)
+    .join('/')}`;
 }
 
 /** `''` or `/a/b`: a leading slash, no trailing one, so that paths join by concatenation. */
