@@ -53,7 +53,7 @@ try {
       }
     }
   }
-  for (const { name, ok, output } of checkConsumerApps(tarballs)) {
+  for (const { name, ok, output } of await checkConsumerApps(tarballs)) {
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}`);
     if (!ok) {
       console.log(output.replace(/^/gm, '    '));

@@ -4,11 +4,13 @@
 // published package. The ESM app, which installs only what a TypeScript user of an embedding
 // installs (not the optional @tidings/dashboard, not @types/pg), `import()`s its entries and
 // compiles a small program with `tsc --strict --skipLibCheck false`: every `.d.ts` it reaches
-// must compile with those dependencies alone. Called by scripts/check-packages.mjs, which packs.
+// must compile with those dependencies alone. In that install, the Express and Hono apps of
+// scripts/embedded-apps.mjs are compiled and run. Called by scripts/check-packages.mjs, which packs.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { APPS, checkEmbeddedApps } from './embedded-apps.mjs';
 import { root, workspaces } from './workspaces.mjs';
 
 /** The packages a TypeScript app embedding Tidings installs; the dashboard and the CLI are not among them. */
@@ -43,6 +45,10 @@ const TYPESCRIPT_TOOLING = [
   `@types/node@^${versionOf('@types/node').split('.')[0]}`,
   `@types/express@^${versionOf('@types/express').split('.')[0]}`,
 ];
+/** The web frameworks of the embedded apps (scripts/embedded-apps.mjs), at the repository's versions. */
+const FRAMEWORKS = Object.values(APPS).flatMap(({ libraries }) =>
+  libraries.map((name) => `${name}@${versionOf(name)}`),
+);
 
 /**
  * Every entry point a published package offers to an app's code: not the script-tag builds and
@@ -117,9 +123,10 @@ function run(command, args, cwd) {
 
 /**
  * Installs `tarballs` (package name → packed .tgz) into a CommonJS app and an ESM TypeScript app
- * and checks them; one `{ name, ok, output }` per check.
+ * and checks them, then the embedded Express and Hono apps in the ESM app's install; one
+ * `{ name, ok, output }` per check.
  */
-export function checkConsumerApps(tarballs) {
+export async function checkConsumerApps(tarballs) {
   const base = mkdtempSync(join(tmpdir(), 'tidings-apps-'));
   const results = [];
   // Scripts stay off: better-sqlite3's native addon is not built, which loading does not need.
@@ -158,8 +165,8 @@ export function checkConsumerApps(tarballs) {
     const embedding = EMBEDDING.map((name) => tarballs.get(name));
     if (
       step(
-        "ESM app: npm install of an embedding's packages and TypeScript",
-        run('npm', [...install, ...embedding, ...TYPESCRIPT_TOOLING], esm),
+        "ESM app: npm install of an embedding's packages, TypeScript and the web frameworks",
+        run('npm', [...install, ...embedding, ...TYPESCRIPT_TOOLING, ...FRAMEWORKS], esm),
       )
     ) {
       step('ESM app: import() of every entry', run(process.execPath, ['index.js'], esm));
@@ -169,6 +176,7 @@ export function checkConsumerApps(tarballs) {
         'ESM app: tsc --strict --skipLibCheck false, without @tidings/dashboard and @types/pg',
         run(process.execPath, [tsc, ...flags, 'app.ts'], esm),
       );
+      results.push(...(await checkEmbeddedApps(esm)));
     }
   } finally {
     rmSync(base, { recursive: true, force: true });
