@@ -145,8 +145,10 @@ export function transactionalSends(deps: TransactionalSendDeps): SqliteTransacti
     },
 
     async committed(db, notificationId) {
-      // `db.transaction(fn)` has ended by the next turn; a transaction begun by hand may take longer.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      // A better-sqlite3 transaction is synchronous: `db.transaction(fn)` has ended once the code
+      // that called `sendSync` has returned, before any promise callback runs. One begun by hand
+      // (`BEGIN` … `COMMIT`) may stay open across awaits: its end is looked for every few ms.
+      await Promise.resolve();
       while (db.inTransaction) await new Promise<void>((resolve) => setTimeout(resolve, END_CHECK_MS));
       const kinds = jobKinds.get(notificationId) ?? [];
       jobKinds.delete(notificationId);
