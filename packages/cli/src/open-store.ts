@@ -55,11 +55,23 @@ export async function openDashboardStore(store: Store, target: StoreTarget): Pro
   return createPostgresDashboardStore(store);
 }
 
-/** Applies the migrations of the store `--db` names, and tells the versions before and after. */
-export async function migrateStore(target: StoreTarget): Promise<{ from: number; to: number; schema: string | null }> {
-  if (target.kind === 'sqlite') return { ...migrateSqliteFile(target.path), schema: null };
+/**
+ * Applies the migrations of the store `--db` names, the dashboard's tables included (the server
+ * uses them), and tells the versions before and after.
+ */
+export async function migrateStore(target: StoreTarget): Promise<{
+  from: number;
+  to: number;
+  schema: string | null;
+  dashboard: { from: number; to: number };
+}> {
+  if (target.kind === 'sqlite') {
+    const { from, to, dashboard } = migrateSqliteFile(target.path, 5000, { dashboard: true });
+    return { from, to, schema: null, dashboard: dashboard! };
+  }
   const { migratePostgres } = await loadPostgres();
-  return migratePostgres({ connectionString: target.url });
+  const { from, to, schema, dashboard } = await migratePostgres({ connectionString: target.url, dashboard: true });
+  return { from, to, schema, dashboard: dashboard! };
 }
 
 /** The PostgreSQL store, loaded only for a postgres:// `--db`: a SQLite command starts without pg. */

@@ -12,6 +12,7 @@ import {
 } from '@tidings/test-support/cli-process.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardMigrations as postgresDashboardMigrations } from '../../store-postgres/src/dashboard-migrations.js';
 import { migrations } from '../../store-postgres/src/migrations.js';
 
 const databaseUrl = process.env.TIDINGS_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -45,10 +46,22 @@ describe('tidings on PostgreSQL (--db postgres://…?schema=…)', () => {
       schema,
       from: 0,
       to: migrations.length,
+      dashboard: { from: 0, to: postgresDashboardMigrations.length },
     });
     const again = await runTidings(['migrate'], { TIDINGS_DB: db });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain(`schema ${schema}): schema at version ${migrations.length}, up to date`);
+    expect(again.stdout).toContain(
+      `schema ${schema}): schema at version ${migrations.length}, up to date; the dashboard's tables at version ${postgresDashboardMigrations.length}, up to date`,
+    );
+    // The server's dashboard finds its tables made: instances may open the store with migrations off.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name IN ('sessions', 'passkeys', 'audit_events')",
+      [schema],
+    );
+    await client.end();
+    expect(rows[0].n).toBe(3);
 
     const { projectId } = await createProjectWithCli(db);
     const { id: keyId, key } = await createKeyWithCli(db, projectId, 'live');
@@ -126,15 +139,22 @@ describe('tidings migrate on a SQLite file', () => {
     const { dir, remove } = await tempDir();
     try {
       const file = join(dir, 'fresh.db');
-      const first = await tidingsJson<{ store: string; from: number; to: number }>(['migrate', '--db', file]);
-      expect(first).toMatchObject({ store: 'sqlite', from: 0 });
+      const first = await tidingsJson<{
+        store: string;
+        from: number;
+        to: number;
+        dashboard: { from: number; to: number };
+      }>(['migrate', '--db', file]);
+      expect(first).toMatchObject({ store: 'sqlite', from: 0, dashboard: { from: 0 } });
       expect(first.to).toBeGreaterThan(0);
+      expect(first.dashboard.to).toBeGreaterThan(0);
       expect(await tidingsJson(['migrate', '--db', file])).toEqual({
         object: 'migration',
         store: 'sqlite',
         schema: null,
         from: first.to,
         to: first.to,
+        dashboard: first.dashboard && { from: first.dashboard.to, to: first.dashboard.to },
       });
     } finally {
       await remove();

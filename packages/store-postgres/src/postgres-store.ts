@@ -167,15 +167,17 @@ async function refuseAsynchronousCommit(pool: pg.Pool): Promise<void> {
 
 /**
  * Applies the migrations of the schema named by the options (what `tidings migrate` runs) and
- * tells the versions before and after.
+ * tells the versions before and after; with `dashboard`, those of the dashboard's tables too.
  */
 export async function migratePostgres(
-  options: Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema'>,
-): Promise<MigrateResult & { schema: string }> {
+  options: Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema'> & { dashboard?: boolean },
+): Promise<MigrateResult & { schema: string; dashboard?: MigrateResult }> {
   const resolved = resolvePostgresStoreOptions({ ...options, maxConnections: 1 });
   const pool = resolved.pool ?? new pg.Pool({ connectionString: resolved.connectionString!, max: 1 });
   try {
-    return { ...(await migrate(pool, resolved.schema)), schema: resolved.schema };
+    const core = await migrate(pool, resolved.schema);
+    if (options.dashboard !== true) return { ...core, schema: resolved.schema };
+    return { ...core, schema: resolved.schema, dashboard: await migrateDashboard(pool, resolved.schema) };
   } finally {
     if (!resolved.pool) await pool.end();
   }
