@@ -2,48 +2,110 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
-import { quietPeriod } from '@tidings/core/testing';
+import { pushJobs, webhookJobs } from '@tidings/core/node';
+import { quietPeriod, until } from '@tidings/core/testing';
+import { startTestPushService, type TestPushService } from '@tidings/test-support/push-service.js';
 import { readEvents } from '@tidings/test-support/sse-client.js';
+import { startWebhookReceiver, type TestWebhookReceiver } from '@tidings/test-support/webhook-receiver.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from './sqlite-store.js';
 
 /**
  * Sends through the application's own better-sqlite3 transaction, on the store's file
- * (docs/transactions.md): delivered once the transaction has committed, never after a rollback.
+ * (docs/transactions.md): delivered once the transaction has committed (to the stream, the
+ * webhook receiver and the push service, once each), never after a rollback.
  */
+const PUSH = {
+  vapidSubject: 'mailto:ops@example.com',
+  allowedHosts: ['127.0.0.1'],
+  allowHttp: true,
+  allowPrivateAddresses: true,
+  graceMs: 200,
+};
+let pushService: TestPushService;
+let receiver: TestWebhookReceiver;
 let dir: string;
 let app: Database.Database;
 let store: ReturnType<typeof createSqliteStore>;
 let tidings: Tidings;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tidings-tx-'));
   const path = join(dir, 'app.db');
   store = createSqliteStore({ path });
-  tidings = createTidings({ store, project: 'sqlite-app', logger: silentLogger, sweepIntervalMs: 0 });
+  pushService = await startTestPushService({ closeAfterTest: false });
+  receiver = await startWebhookReceiver({ closeAfterTest: false });
+  tidings = createTidings({
+    store,
+    project: 'sqlite-app',
+    logger: silentLogger,
+    sweepIntervalMs: 0,
+    push: PUSH,
+    allowHttpWebhooks: true,
+    jobs: {
+      pollMs: 100,
+      kinds: {
+        ...pushJobs({ store, ...PUSH, logger: silentLogger }),
+        ...webhookJobs({ store, allowHttp: true, allowPrivateAddresses: true, logger: silentLogger }),
+      },
+    },
+  });
+  const endpoint = await tidings.admin.createWebhookEndpoint({
+    projectId: (await tidings.project()).id,
+    url: receiver.endpointUrl('sqlite'),
+    events: ['notification.attempt.updated'],
+  });
+  receiver.setSecret('sqlite', endpoint.secret!);
   app = new Database(path);
   app.pragma('busy_timeout = 5000');
   app.exec('CREATE TABLE orders (id TEXT PRIMARY KEY, total INTEGER NOT NULL CHECK (total > 0))');
 });
 afterAll(async () => {
   await tidings.close();
+  await pushService.close();
+  await receiver.close();
   app.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 let recipients = 0;
-async function browser() {
-  const recipient = `user-${recipients++}`;
+/** A browser's stream, opened in process, for `recipient`. */
+async function openStream(recipient: string) {
   const token = await tidings.createConnectToken({ recipient });
   const stream = readEvents(
     await tidings.fetch(new Request(`http://tidings.test/v1/connect/${token.token}`), { clientAddress: '203.0.113.4' }),
   );
-  await stream.next('ready');
+  const ready = JSON.parse((await stream.next('ready')).data) as { browser_id: string };
+  return { stream, browserId: ready.browser_id };
+}
+
+/**
+ * A recipient with two browsers: one with its stream open, and one whose stream has closed but
+ * whose push subscription is at the tests' push service.
+ */
+async function browser() {
+  const recipient = `user-${recipients++}`;
+  const { stream } = await openStream(recipient);
+  const closed = await openStream(recipient);
+  const subscription = pushService.subscribe();
+  const saved = await store.putPushSubscription({
+    browserId: closed.browserId,
+    endpoint: subscription.endpoint,
+    p256dh: subscription.p256dh,
+    auth: subscription.auth,
+    expiresAt: null,
+    now: Date.now(),
+  });
+  expect(saved.kind).toBe('saved');
+  await closed.stream.cancel();
   const titles = () =>
     stream.events.filter((event) => event.event === 'notification').map((event) => JSON.parse(event.data).title);
-  return { recipient, stream, titles };
+  const pushes = () => pushService.received.filter((push) => push.subscriptionId === subscription.id);
+  /** The webhook messages about this recipient's notifications. */
+  const webhooks = () => receiver.receivedBy('sqlite').filter((message) => message.data.recipient === recipient);
+  return { recipient, stream, titles, pushes, webhooks };
 }
 
 const usage = (projectId: string) =>
@@ -70,8 +132,15 @@ describe('a send through the application’s better-sqlite3 transaction', () => 
     expect(sent.replayed).toBe(false);
     expect(sent.notification).toMatchObject({ object: 'notification', recipient: target.recipient });
     await target.stream.until(() => target.titles().length === 1);
-    await quietPeriod(200, 'a second delivery');
+    await until(() => target.pushes().length === 1 && target.webhooks().length === 1, {
+      what: 'the push and the webhook message',
+    });
+    await quietPeriod(PUSH.graceMs + 600, 'a second delivery');
     expect(target.titles()).toEqual(['Order paid']);
+    expect(target.pushes()).toHaveLength(1);
+    expect(target.pushes()[0]!.payload).toContain(sent.notification.id);
+    // A stream's write is no event; the push service's acceptance is one.
+    expect(target.webhooks().map((message) => message.data.notification_id)).toEqual([sent.notification.id]);
     expect(usage(project.id)).toBe(before + 1);
     // The key answers with what the transaction committed.
     const again = await tidings.notifications.send(
@@ -127,8 +196,10 @@ describe('a send through the application’s better-sqlite3 transaction', () => 
       const before = usage(project.id);
       const key = `sqlite-rolled-back-${recipients}`;
       await rollBack(key, target.recipient);
-      await quietPeriod(200, 'a delivery of a rolled-back send');
+      await quietPeriod(PUSH.graceMs + 600, 'a delivery of a rolled-back send');
       expect(target.titles()).toEqual([]);
+      expect(target.pushes()).toEqual([]);
+      expect(target.webhooks()).toEqual([]);
       expect(usage(project.id)).toBe(before);
       expect(keyRecords(key)).toBe(0);
       const later = await tidings.notifications.send(
