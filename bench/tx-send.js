@@ -263,31 +263,32 @@ try {
       const postgresNote = withPostgres
         ? `; postgres CPU per send ${list(inTx, (run) => ms(run.postgresMsPerSend))} vs ${list(http, (run) => ms(run.postgresMsPerSend))}`
         : '';
-      report(
-        row({
-          benchmark: `CPU per send in the application transaction (${subject.store}, this process)`,
-          figure: median(inTx, 'cpuMsPerSend'),
-          figureText: ms(median(inTx, 'cpuMsPerSend')),
-          baseline: median(http, 'cpuMsPerSend'),
-          baselineText: ms(median(http, 'cpuMsPerSend')),
-          baselineName: 'POST /v1/notifications in process',
-          unit: 'ms',
-          target: null,
-          note: `sends/s ${list(inTx, (run) => formatCount(run.perSecond))} vs ${list(http, (run) => formatCount(run.perSecond))}${postgresNote}`,
-        }),
+      /** A row of the medians of `field`: the subject's runs against the baseline's. */
+      const compared = (benchmark, field, baselineName, note) =>
+        report(
+          row({
+            benchmark,
+            figure: median(inTx, field),
+            figureText: ms(median(inTx, field)),
+            baseline: median(http, field),
+            baselineText: ms(median(http, field)),
+            baselineName,
+            unit: 'ms',
+            target: null,
+            note,
+          }),
+        );
+      compared(
+        `CPU per send in the application transaction (${subject.store}, this process)`,
+        'cpuMsPerSend',
+        'POST /v1/notifications in process',
+        `sends/s ${list(inTx, (run) => formatCount(run.perSecond))} vs ${list(http, (run) => formatCount(run.perSecond))}${postgresNote}`,
       );
-      report(
-        row({
-          benchmark: `commit → event p99 (${subject.store})`,
-          figure: median(inTx, 'p99'),
-          figureText: ms(median(inTx, 'p99')),
-          baseline: median(http, 'p99'),
-          baselineText: ms(median(http, 'p99')),
-          baselineName: '201 → event p99 of POST /v1/notifications',
-          unit: 'ms',
-          target: null,
-          note: `p50 ${list(inTx, (run) => ms(run.p50))} vs ${list(http, (run) => ms(run.p50))}`,
-        }),
+      compared(
+        `commit → event p99 (${subject.store})`,
+        'p99',
+        '201 → event p99 of POST /v1/notifications',
+        `p50 ${list(inTx, (run) => ms(run.p50))} vs ${list(http, (run) => ms(run.p50))}`,
       );
     } finally {
       await subject.close();

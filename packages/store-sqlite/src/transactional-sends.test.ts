@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
-import { pushJobs, webhookJobs } from '@tidings/core/node';
 import { quietPeriod, until } from '@tidings/core/testing';
+import { LOCAL_PUSH, localDeliveries, subscribeThenClose } from '@tidings/test-support/local-deliveries.js';
 import { startTestPushService, type TestPushService } from '@tidings/test-support/push-service.js';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import { startWebhookReceiver, type TestWebhookReceiver } from '@tidings/test-support/webhook-receiver.js';
@@ -16,13 +16,6 @@ import { createSqliteStore } from './sqlite-store.js';
  * (docs/transactions.md): delivered once the transaction has committed (to the stream, the
  * webhook receiver and the push service, once each), never after a rollback.
  */
-const PUSH = {
-  vapidSubject: 'mailto:ops@example.com',
-  allowedHosts: ['127.0.0.1'],
-  allowHttp: true,
-  allowPrivateAddresses: true,
-  graceMs: 200,
-};
 let pushService: TestPushService;
 let receiver: TestWebhookReceiver;
 let dir: string;
@@ -41,15 +34,7 @@ beforeAll(async () => {
     project: 'sqlite-app',
     logger: silentLogger,
     sweepIntervalMs: 0,
-    push: PUSH,
-    allowHttpWebhooks: true,
-    jobs: {
-      pollMs: 100,
-      kinds: {
-        ...pushJobs({ store, ...PUSH, logger: silentLogger }),
-        ...webhookJobs({ store, allowHttp: true, allowPrivateAddresses: true, logger: silentLogger }),
-      },
-    },
+    ...localDeliveries(store),
   });
   const endpoint = await tidings.admin.createWebhookEndpoint({
     projectId: (await tidings.project()).id,
@@ -88,21 +73,9 @@ async function openStream(recipient: string) {
 async function browser() {
   const recipient = `user-${recipients++}`;
   const { stream } = await openStream(recipient);
-  const closed = await openStream(recipient);
-  const subscription = pushService.subscribe();
-  const saved = await store.putPushSubscription({
-    browserId: closed.browserId,
-    endpoint: subscription.endpoint,
-    p256dh: subscription.p256dh,
-    auth: subscription.auth,
-    expiresAt: null,
-    now: Date.now(),
-  });
-  expect(saved.kind).toBe('saved');
-  await closed.stream.cancel();
+  const pushes = await subscribeThenClose(store, pushService, await openStream(recipient));
   const titles = () =>
     stream.events.filter((event) => event.event === 'notification').map((event) => JSON.parse(event.data).title);
-  const pushes = () => pushService.received.filter((push) => push.subscriptionId === subscription.id);
   /** The webhook messages about this recipient's notifications. */
   const webhooks = () => receiver.receivedBy('sqlite').filter((message) => message.data.recipient === recipient);
   return { recipient, stream, titles, pushes, webhooks };
@@ -135,7 +108,7 @@ describe('a send through the application’s better-sqlite3 transaction', () => 
     await until(() => target.pushes().length === 1 && target.webhooks().length === 1, {
       what: 'the push and the webhook message',
     });
-    await quietPeriod(PUSH.graceMs + 600, 'a second delivery');
+    await quietPeriod(LOCAL_PUSH.graceMs + 600, 'a second delivery');
     expect(target.titles()).toEqual(['Order paid']);
     expect(target.pushes()).toHaveLength(1);
     expect(target.pushes()[0]!.payload).toContain(sent.notification.id);
@@ -196,7 +169,7 @@ describe('a send through the application’s better-sqlite3 transaction', () => 
       const before = usage(project.id);
       const key = `sqlite-rolled-back-${recipients}`;
       await rollBack(key, target.recipient);
-      await quietPeriod(PUSH.graceMs + 600, 'a delivery of a rolled-back send');
+      await quietPeriod(LOCAL_PUSH.graceMs + 600, 'a delivery of a rolled-back send');
       expect(target.titles()).toEqual([]);
       expect(target.pushes()).toEqual([]);
       expect(target.webhooks()).toEqual([]);

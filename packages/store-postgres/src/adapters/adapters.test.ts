@@ -1,6 +1,6 @@
-import { type PostgresTransaction, type Store, silentLogger } from '@tidings/core';
-import { pushJobs, webhookJobs } from '@tidings/core/node';
+import type { PostgresTransaction, Store } from '@tidings/core';
 import { quietPeriod, until } from '@tidings/core/testing';
+import { LOCAL_PUSH, localDeliveries, subscribeThenClose } from '@tidings/test-support/local-deliveries.js';
 import { startTestPushService, type TestPushService } from '@tidings/test-support/push-service.js';
 import { startWebhookReceiver, type TestWebhookReceiver } from '@tidings/test-support/webhook-receiver.js';
 import { sql as drizzleSql } from 'drizzle-orm';
@@ -29,13 +29,6 @@ import { postgresJsTransaction } from './postgres-js.js';
  */
 const schema = randomSchema('tidings_adapters');
 const orders = `${quoteIdentifier(`${schema}_app`)}.orders`;
-const PUSH = {
-  vapidSubject: 'mailto:ops@example.com',
-  allowedHosts: ['127.0.0.1'],
-  allowHttp: true,
-  allowPrivateAddresses: true,
-  graceMs: 200,
-};
 let pool: pg.Pool;
 let one: AppInstance & { store: Store };
 let tables: ReturnType<typeof tidingsTables>;
@@ -57,18 +50,7 @@ beforeAll(async () => {
   pushService = await startTestPushService({ closeAfterTest: false });
   receiver = await startWebhookReceiver({ closeAfterTest: false });
   const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
-  one = await appInstance(schema, 'adapters-app', {
-    store,
-    push: PUSH,
-    allowHttpWebhooks: true,
-    jobs: {
-      pollMs: 100,
-      kinds: {
-        ...pushJobs({ store, ...PUSH, logger: silentLogger }),
-        ...webhookJobs({ store, allowHttp: true, allowPrivateAddresses: true, logger: silentLogger }),
-      },
-    },
-  });
+  one = await appInstance(schema, 'adapters-app', { store, ...localDeliveries(store) });
   tables = tidingsTables(pool, schema);
   const project = await one.tidings.project();
   const endpoint = await one.tidings.admin.createWebhookEndpoint({
@@ -214,18 +196,7 @@ const libraries: Library[] = [
 async function recipientWithTwoBrowsers() {
   const streaming = await openBrowser(one);
   const closed = await openBrowser(one, streaming.recipient);
-  const subscription = pushService.subscribe();
-  const saved = await one.store.putPushSubscription({
-    browserId: closed.browserId,
-    endpoint: subscription.endpoint,
-    p256dh: subscription.p256dh,
-    auth: subscription.auth,
-    expiresAt: null,
-    now: Date.now(),
-  });
-  expect(saved.kind).toBe('saved');
-  await closed.stream.cancel();
-  const pushes = () => pushService.received.filter((push) => push.subscriptionId === subscription.id);
+  const pushes = await subscribeThenClose(one.store, pushService, closed);
   return { streaming, closed, pushes };
 }
 
@@ -305,7 +276,7 @@ describe.each(libraries)('a send through a transaction of $name', ({ name, run, 
     ).catch(() => undefined);
     expect(notificationId).not.toBe('');
     expect(await orderRows(orderId)).toBe(0);
-    await quietPeriod(PUSH.graceMs + 800, 'a delivery of a rolled-back send');
+    await quietPeriod(LOCAL_PUSH.graceMs + 800, 'a delivery of a rolled-back send');
     expect(streaming.titles()).toEqual([]);
     expect(pushes()).toEqual([]);
     expect(webhooksAbout(notificationId)).toEqual([]);
