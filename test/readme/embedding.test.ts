@@ -1,12 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { until } from '@tidings/core/testing';
-import { testDatabaseUrl } from '@tidings/test-support/services.js';
+import { privateDatabase, startApp } from '@tidings/test-support/app-process.js';
 import { readEvents } from '@tidings/test-support/sse-client.js';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -17,13 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * the shutdown with a stream open) is the example's.
  */
 const root = join(import.meta.dirname, '..', '..');
-const database = `tidings_readme_${process.pid}_${Date.now().toString(36)}`;
-const admin = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 });
-const databaseUrl = (() => {
-  const url = new URL(testDatabaseUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-})();
+let database: Awaited<ReturnType<typeof privateDatabase>>;
 let dir: string;
 let file: string;
 let app: pg.Pool;
@@ -37,22 +28,9 @@ async function embeddingExample(): Promise<string> {
   return match[1]!;
 }
 
-/** A port nothing listens on now (the example listens on `PORT`). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
 beforeAll(async () => {
-  await admin.query(`CREATE DATABASE ${database}`);
-  app = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-  // DROP DATABASE … WITH (FORCE) ends whatever connection is still open: not an error here.
-  app.on('error', () => {});
+  database = await privateDatabase('readme');
+  app = database.pool;
   await app.query(
     "CREATE TABLE orders (id text PRIMARY KEY, buyer_id text NOT NULL, status text NOT NULL DEFAULT 'paid')",
   );
@@ -64,9 +42,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await database?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -80,28 +56,9 @@ describe("the README's embedding example", () => {
   }, 120_000);
 
   it('runs as written: the page, a token, the send in the order’s transaction, the receipts, the shutdown', async () => {
-    const port = await freePort();
-    const child: ChildProcess = spawn(process.execPath, [file], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const exited = once(child, 'exit');
-    const base = `http://127.0.0.1:${port}`;
+    const example = await startApp(file, { DATABASE_URL: database.url });
+    const { base, child, exited } = example;
     try {
-      await until(
-        () =>
-          fetch(`${base}/`).then(
-            (answer) => answer.ok,
-            () => false,
-          ),
-        {
-          what: `the example to listen (${output})`,
-          timeoutMs: 15_000,
-        },
-      );
       const page = await (await fetch(`${base}/`, { headers: { 'x-user': 'user_7' } })).text();
       expect(page).toContain('/assets/tidings.global.js');
       expect((await fetch(`${base}/assets/tidings.global.js`)).status).toBe(200);
@@ -141,10 +98,10 @@ describe("the README's embedding example", () => {
       // SIGTERM with a stream still open: the process ends by itself, the stream with it.
       child.kill('SIGTERM');
       const [code, signal] = await exited;
-      expect({ code, signal, output }).toMatchObject({ code: 0, signal: null });
+      expect({ code, signal, output: example.output() }).toMatchObject({ code: 0, signal: null });
       await stream.end();
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      example.kill();
     }
   }, 60_000);
 });

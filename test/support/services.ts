@@ -77,6 +77,11 @@ export function hasProgram(command: string): boolean {
 }
 
 /** The services of `npm test`. */
+/** Whether PostgreSQL answers its SSL request at the test database's address. */
+function postgresProbe(): Promise<boolean> {
+  return probeTcp(testDatabaseUrl, 5432, POSTGRES_SSL_REQUEST, (answer) => answer[0] === 0x53 || answer[0] === 0x4e);
+}
+
 export const TEST_SERVICES: ServiceNeed[] = [
   {
     name: 'PostgreSQL',
@@ -85,10 +90,10 @@ export const TEST_SERVICES: ServiceNeed[] = [
       'packages/store-postgres/**/*.test.ts',
       'packages/cli/test/store-choice.test.ts',
       'test/readme/embedding.test.ts',
+      'test/e2e/example-orders-postgres.test.ts',
       'test/deploy/**/*.test.ts',
     ],
-    probe: () =>
-      probeTcp(testDatabaseUrl, 5432, POSTGRES_SSL_REQUEST, (answer) => answer[0] === 0x53 || answer[0] === 0x4e),
+    probe: postgresProbe,
   },
   {
     name: 'Redis',
@@ -119,6 +124,12 @@ export const BROWSER_TEST_SERVICES: ServiceNeed[] = [
     howToEnable: `Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
     suites: ['test/browser/**/*.test.ts'],
     probe: async () => hasProgram(chromiumPath),
+  },
+  {
+    name: 'PostgreSQL',
+    howToEnable: `a PostgreSQL server at ${testDatabaseUrl} (or set TIDINGS_TEST_DATABASE_URL)`,
+    suites: ['test/browser/example-orders.test.ts'],
+    probe: postgresProbe,
   },
 ];
 
