@@ -44,7 +44,8 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
   );
   // One statement for a whole batch: per attempt, the first time of each receipt kind. Receipt
   // times are written once; a delivered receipt ends only an attempt that is not final, and
-  // proves it was sent even when the batched record of sending has not landed yet. The row lock
+  // proves it was sent even when the batched record of sending has not landed yet (which,
+  // written after the event was, never stays after the delivery: `least` ignores a null). The row lock
   // reads the latest `final`, so of two batches racing on one attempt only one delivers it.
   const applyBatchSql = (guard: string) =>
     `WITH receipt AS (
@@ -59,7 +60,7 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
      UPDATE ${t('attempts')} AS a SET
        status = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN 'delivered' ELSE a.status END,
        delivered_at = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN r.delivered ELSE a.delivered_at END,
-       sent_at = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN coalesce(a.sent_at, r.delivered) ELSE a.sent_at END,
+       sent_at = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN least(a.sent_at, r.delivered) ELSE a.sent_at END,
        final = a.final OR r.delivered IS NOT NULL,
        displayed_at = coalesce(a.displayed_at, r.displayed),
        clicked_at = coalesce(a.clicked_at, r.clicked),

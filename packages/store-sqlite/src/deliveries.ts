@@ -97,12 +97,13 @@ export function deliveryOperations(
     .pluck();
   // Receipt times are written once: a repeated or late receipt never moves them.
   // A delivered receipt proves the attempt was sent, even when the batched record of sending
-  // has not landed yet.
+  // has not landed yet; and sending, recorded after the event was written, never comes after
+  // the delivery.
   const receiptUpdate = (sql: string) =>
     db.prepare<[{ at: number; id: string }], string>(`${sql} RETURNING notification_id`).pluck();
   const apply: Record<ReceiptType, Database.Statement<[{ at: number; id: string }], string>> = {
     delivered: receiptUpdate(
-      `UPDATE attempts SET status = 'delivered', final = 1, delivered_at = @at, sent_at = COALESCE(sent_at, @at)
+      `UPDATE attempts SET status = 'delivered', final = 1, delivered_at = @at, sent_at = MIN(COALESCE(sent_at, @at), @at)
         WHERE id = @id AND final = 0`,
     ),
     displayed: receiptUpdate('UPDATE attempts SET displayed_at = @at WHERE id = @id AND displayed_at IS NULL'),

@@ -238,6 +238,27 @@ export function deliveryConformance(
       });
     });
 
+    it('never leaves sentAt after deliveredAt: a record of sending that landed late yields to the receipt', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const attempt = await attemptFor(store, project.id, browser, T0 + 1);
+      // Sending is recorded in batches, after the event was written: here at T0 + 40, while the
+      // browser had it at T0 + 12.
+      await store.markAttemptsSent({ attemptIds: [attempt.id], now: T0 + 40, via: 'stream' });
+      await store.applyReceipts({
+        browserId: browser.id,
+        receipts: [{ type: 'delivered', attemptId: attempt.id, at: T0 + 12 }],
+        now: T0 + 41,
+      });
+      expect(await reread(store, project.id, attempt)).toMatchObject({
+        status: 'delivered',
+        sentAt: T0 + 12,
+        sentVia: 'stream',
+        deliveredAt: T0 + 12,
+      });
+    });
+
     it('sets displayed, clicked and dismissed once, never changing the status', async () => {
       const store = getStore();
       const project = await seedProject(store);
