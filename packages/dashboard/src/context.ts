@@ -6,7 +6,7 @@ import { type AuditEntry, recordAudit } from './domain/audit.js';
 import type { Sessions, SignedIn } from './domain/sessions.js';
 import { sessionCookieName } from './domain/sessions.js';
 import type { ResolvedDashboardOptions } from './options.js';
-import type { PageContext } from './views/layout.js';
+import { formatTime, type PageContext } from './views/layout.js';
 
 /** What the routes share: the options, the account rules, the sessions. */
 export interface Deps {
@@ -70,9 +70,22 @@ export async function ownedProject(deps: Deps, signedIn: SignedIn, id: string): 
     throw error;
   });
   if (!project || project.account_id !== signedIn.account.account.id) {
-    throw new TidingsError('NOT_FOUND', 'No such project');
+    throw new TidingsError('NOT_FOUND', project ? 'No such project' : await goneProject(deps, signedIn, id));
   }
   return project;
+}
+
+/**
+ * Why there is no project at `id`: one this account deleted says so, with when and by whom (a
+ * bookmark, the Back button after the deletion); any other is only "no such project".
+ */
+async function goneProject(deps: Deps, signedIn: SignedIn, id: string): Promise<string> {
+  const entries = await deps.options.store.listAuditEvents({ projectId: id, limit: 50 });
+  const deleted = entries.find((entry) => entry.action === 'project.deleted');
+  const own = entries.some((entry) => entry.actorAccountId === signedIn.account.account.id);
+  if (!deleted || !own) return 'No such project';
+  const by = deleted.actorEmail ?? (deleted.actorName ? `the operator (${deleted.actorName})` : 'the operator');
+  return `The project “${deleted.detail}” was deleted on ${formatTime(deleted.createdAt)} by ${by}; its keys, notifications and webhooks went with it.`;
 }
 
 /**

@@ -83,7 +83,18 @@ describe('deleting a project', () => {
     // The very next request with the key is refused.
     expect(await apiStatus(key)).toBe(401);
     expect(await dashboard.store.listApiKeys(ids[0]!).catch(() => [])).toEqual([]);
-    expect((await browser.get(`/dashboard/projects/${ids[0]}`)).status).toBe(404);
+    // Its pages say it was deleted, to its account only.
+    for (const path of [`/dashboard/projects/${ids[0]}`, `/dashboard/projects/${ids[0]}/delete`]) {
+      const gone = await browser.get(path);
+      expect(gone.status).toBe(404);
+      expect(await gone.text()).toMatch(
+        /The project “P1” was deleted on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC by ada@example\.com/,
+      );
+    }
+    const stranger = await signUpVerified(dashboard, 'eve@example.com');
+    const unknown = await (await stranger.get(`/dashboard/projects/${ids[0]}`)).text();
+    expect(unknown).toContain('No such project');
+    expect(unknown).not.toContain('deleted');
     expect(await (await browser.get('/dashboard?deleted=1')).text()).toContain('9/10 projects');
     expect((await browser.post('/dashboard/projects', { name: 'Eleventh' })).status).toBe(303);
     const events = await dashboard.dashboardStore.listAuditEvents({ projectId: ids[0]!, limit: 10 });
