@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDashboard, signUpVerified } from '../../../test/support/dashboard-app.js';
+import { createTestDashboard, ORIGIN, signUpVerified } from '../../../test/support/dashboard-app.js';
 import { PURGE_INTERVAL_MS } from './app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
@@ -26,6 +26,33 @@ describe('pages', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('name="email"');
     expect(html).toContain('name="password"');
+  });
+
+  it('sends a form of an ended session to the sign-in page, which says why, then back to the form’s page', async () => {
+    const browser = await signUpVerified(dashboard, 'ada@example.com');
+    // Ninety days on, past any session's life: the cookie is still sent, and signs nobody in.
+    dashboard.clock.advance(90 * 86_400_000);
+    const page = '/dashboard/projects/proj_x/settings';
+    const refused = await browser.post(
+      '/dashboard/projects/proj_x/rename',
+      { name: 'New' },
+      { Origin: ORIGIN, Referer: `${ORIGIN}${page}` },
+    );
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('Location')).toBe(`/dashboard/login?next=${encodeURIComponent(page)}&session=ended`);
+    const login = await (await browser.get(refused.headers.get('Location')!)).text();
+    expect(login).toContain('Your session has ended, so nothing was changed');
+    expect(login).toContain(`name="next" value="${page}"`);
+    // Another site's Referer is no page to go back to.
+    const foreign = await browser.post(
+      '/dashboard/projects/proj_x/rename',
+      { name: 'New' },
+      {
+        Origin: ORIGIN,
+        Referer: 'https://elsewhere.example/dashboard/projects/proj_x/settings',
+      },
+    );
+    expect(foreign.headers.get('Location')).toBe('/dashboard/login?session=ended');
   });
 
   it('sends a signed-out visitor to the sign-in page, and after it to the page asked for', async () => {

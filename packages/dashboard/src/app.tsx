@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { TidingsError } from '@tidings/core';
 import { Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { jsxRenderer } from 'hono/jsx-renderer';
@@ -9,7 +10,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { registerAssetRoutes } from './assets.js';
 import { type DashboardEnv, type Deps, loadSession, pageContext } from './context.js';
 import { createAccountService } from './domain/accounts.js';
-import { createSessions } from './domain/sessions.js';
+import { createSessions, sessionCookieName } from './domain/sessions.js';
 import { type DashboardOptions, resolveDashboardOptions } from './options.js';
 import { render, seeOther } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
@@ -149,11 +150,18 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
     const signedIn = await loadSession(c, deps);
     const path = c.req.path.slice(base.length) || '/';
     if (signedIn || PUBLIC_PATHS.includes(path) || path.startsWith('/assets/')) return next();
-    // A page asked for before sign-in is where sign-in leads (a link in a mail, a bookmark).
+    // A page asked for before sign-in is where sign-in leads (a link in a mail, a bookmark); a
+    // form sent after the session ended leads back to the page it was sent from.
     const url = new URL(c.req.url);
-    const wanted =
-      c.req.method === 'GET' && path !== '/' ? `?next=${encodeURIComponent(url.pathname + url.search)}` : '';
-    return seeOther(c, `${base}/login${wanted}`);
+    const from = c.req.method === 'GET' ? url : sameOriginReferer(c.req.header('Referer'), url.origin);
+    const query = new URLSearchParams();
+    if (from?.pathname.startsWith(base) && from.pathname !== (base || '/')) {
+      query.set('next', from.pathname + from.search);
+    }
+    // A session cookie that no longer signs in: the session ended (expired, or signed out elsewhere).
+    if (getCookie(c, sessionCookieName(options.secureCookie))) query.set('session', 'ended');
+    const search = query.toString();
+    return seeOther(c, `${base}/login${search ? `?${search}` : ''}`);
   });
 
   registerAuthRoutes(app, deps);
@@ -197,4 +205,15 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   });
 
   return app;
+}
+
+/** The `Referer` as a URL when it is of `origin`; null otherwise (absent, another site's, bad). */
+function sameOriginReferer(referer: string | undefined, origin: string): URL | null {
+  if (!referer) return null;
+  try {
+    const url = new URL(referer);
+    return url.origin === origin ? url : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * The dashboard's one script. Every page works without it; with it, a new key's page gets a copy
- * button and forgets the key as soon as it is left, and the live view opens its stream.
+ * button and forgets the key as soon as it is left, the live view opens its stream, and a form
+ * sent after the session ended is filled in again once its page is back after sign-in.
  */
 
 function setStatus(text: string): void {
@@ -123,9 +124,78 @@ function setUpLive(): void {
   });
 }
 
+/** What a form held when it was sent: kept for this tab only, until the next page shows. */
+interface SentForm {
+  page: string;
+  action: string;
+  fields: [string, string][];
+}
+const SENT_FORM = 'tidings:sent-form';
+const SESSION_ENDED = 'tidings:session-ended';
+/** Fields never kept, even for this tab: passwords, codes, secrets, tokens. */
+const SECRET_FIELD = /password|secret|code|token/i;
+/** The pages of signing in, through which a kept form waits for its page. */
+const SIGN_IN_PAGE = /\/(login|signup|reset)(\/|$)/;
+
+function keepSentForms(): void {
+  document.addEventListener('submit', (event) => {
+    const form = event.target as HTMLFormElement;
+    if (form.method !== 'post' || SIGN_IN_PAGE.test(new URL(form.action).pathname)) return;
+    const fields: [string, string][] = [];
+    for (const field of form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+      'input, textarea, select',
+    )) {
+      const type = field instanceof HTMLInputElement ? field.type : '';
+      if (!field.name || SECRET_FIELD.test(field.name) || ['password', 'hidden', 'file', 'submit'].includes(type)) {
+        continue;
+      }
+      if ((type === 'checkbox' || type === 'radio') && !(field as HTMLInputElement).checked) continue;
+      fields.push([field.name, field.value]);
+    }
+    const sent: SentForm = { page: location.pathname + location.search, action: form.action, fields };
+    sessionStorage.setItem(SENT_FORM, JSON.stringify(sent));
+  });
+}
+
+/**
+ * After sign-in, the page whose form the ended session refused gets that form's fields back, and
+ * says so; any other page forgets what was kept. Pages of signing in keep it, and the sign-in
+ * page that tells of an ended session marks it as refused.
+ */
+function restoreSentForm(): void {
+  if (document.querySelector('[data-session-ended]')) sessionStorage.setItem(SESSION_ENDED, '1');
+  if (SIGN_IN_PAGE.test(location.pathname)) return;
+  const kept = sessionStorage.getItem(SENT_FORM);
+  const refused = sessionStorage.getItem(SESSION_ENDED) === '1';
+  sessionStorage.removeItem(SENT_FORM);
+  sessionStorage.removeItem(SESSION_ENDED);
+  if (!kept || !refused) return;
+  const sent = JSON.parse(kept) as SentForm;
+  if (sent.page !== location.pathname + location.search) return;
+  const form = [...document.querySelectorAll('form')].find((candidate) => candidate.action === sent.action);
+  if (!form) return;
+  for (const [name, value] of sent.fields) {
+    const field = form.elements.namedItem(name);
+    if (field instanceof RadioNodeList) {
+      field.value = value;
+    } else if (field instanceof HTMLInputElement && (field.type === 'checkbox' || field.type === 'radio')) {
+      field.checked = true;
+    } else if (field && 'value' in field) {
+      (field as HTMLInputElement).value = value;
+    }
+  }
+  const notice = element('p', 'What you typed before signing in again is filled in: check it, then send it.');
+  notice.className = 'notice info';
+  notice.setAttribute('role', 'status');
+  notice.dataset.restored = '';
+  form.before(notice);
+}
+
 function start(): void {
   setUpReveal();
   setUpLive();
+  keepSentForms();
+  restoreSentForm();
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

@@ -119,7 +119,15 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   });
 
   app.get('/login', (c) =>
-    render(c, <LoginPage state={{}} signupOpen={signupOpen} next={nextPage(c.req.query('next'))} />),
+    render(
+      c,
+      <LoginPage
+        state={{}}
+        signupOpen={signupOpen}
+        next={nextPage(c.req.query('next'))}
+        sessionEnded={c.req.query('session') === 'ended'}
+      />,
+    ),
   );
   app.post('/login', async (c) => {
     const body = await c.req.parseBody();

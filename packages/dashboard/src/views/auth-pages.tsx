@@ -108,12 +108,20 @@ function NextPage(props: { next: string | undefined }) {
   return props.next && props.next !== ctx.base ? <input type="hidden" name="next" value={props.next} /> : null;
 }
 
-export function LoginPage(props: { state: FormState; signupOpen: boolean; next?: string }) {
+export function LoginPage(props: { state: FormState; signupOpen: boolean; next?: string; sessionEnded?: boolean }) {
   const ctx = usePage();
   const { state } = props;
   const codeLink = props.next && props.next !== ctx.base ? `?next=${encodeURIComponent(props.next)}` : '';
   return (
     <AuthCard title="Sign in">
+      {props.sessionEnded ? (
+        <Notice kind="info">
+          <span data-session-ended="">
+            Your session has ended, so nothing was changed. Sign in again to go back to the page you were on
+            {props.next ? '' : ' (the projects page)'}; with JavaScript on, what you typed there is filled in again.
+          </span>
+        </Notice>
+      ) : null}
       <FormMessages state={state} />
       <form method="post" action={`${ctx.base}/login`} novalidate>
         <NextPage next={props.next} />
