@@ -32,7 +32,7 @@ async function signIn(context: BrowserContext, email: string): Promise<Page> {
   const { code } = await tidingsJson<{ code: string }>(['account', 'sign-in-code', '--email', email, '--db', db]);
   const page = await context.newPage();
   await page.goto(`${server.url}/dashboard/login/code`);
-  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Code').fill(code);
   await submit(page, 'Sign in');
   return page;

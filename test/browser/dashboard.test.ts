@@ -373,7 +373,7 @@ describe('the dashboard in Chromium', () => {
       const op = await operatorContext.newPage();
       await op.goto(`${server.url}/dashboard/login/code`);
       await checkAxe(op);
-      await op.getByLabel('Email').fill('op@example.com');
+      await op.getByLabel('Email', { exact: true }).fill('op@example.com');
       await op.getByLabel('Code').fill(code);
       await submit(op, 'Sign in');
       await op.getByRole('link', { name: 'Operator' }).click();

@@ -36,6 +36,7 @@ const PUBLIC_PATHS = [
   '/signup/verify/resend',
   '/login',
   '/login/code',
+  '/login/code/send',
   '/reset',
   '/reset/confirm',
   '/logout',

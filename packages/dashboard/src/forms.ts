@@ -42,6 +42,8 @@ export const loginBodySchema = z.object({
 });
 /** POST /login/code. */
 export const codeLoginBodySchema = z.object({ email, code });
+/** POST /login/code/send: the address to mail a sign-in code to. */
+export const codeRequestBodySchema = z.object({ email });
 /** POST /verify. */
 export const verifyBodySchema = z.object({ code });
 /** POST /signup/verify: the address travels with the code, as nobody is signed in yet. */

@@ -214,6 +214,15 @@ export function createAccountService(options: AccountServiceOptions) {
     revokeInvitation(email: string): Promise<boolean> {
       return store.revokeInvitation({ email, now: clock.now(), maxAttempts: CODE_MAX_ATTEMPTS });
     },
+    /**
+     * Mails a one-time sign-in code (15 minutes) to the address when a verified account has it;
+     * does nothing otherwise, so that the answer tells nobody which addresses have accounts.
+     */
+    async mailSignInCode(email: string): Promise<void> {
+      const found = await store.findAccountByEmail(email);
+      if (!found?.account.verified) return;
+      await mailCode(email, 'sign-in', ['Your code to sign in to Tidings: {code}', 'It is good for 15 minutes.']);
+    },
     /** Issues a one-time sign-in code (for the operator CLI and the demo), returned rather than mailed. */
     issueSignInCode(email: string, ttlMs: number): Promise<string> {
       return issueCode(email, 'sign-in', ttlMs);

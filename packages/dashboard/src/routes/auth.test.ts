@@ -260,6 +260,31 @@ describe('sign-in', () => {
     expect((await browser.get('/dashboard')).status).toBe(200);
   });
 
+  it('mails a one-time code to an account that asks, answering the same for an unknown address', async () => {
+    await signUpVerified(dashboard, 'ada@example.com');
+    const next = '/dashboard/account';
+    const browser = dashboard.browser();
+    const asked = await browser.post('/dashboard/login/code/send', { email: 'ada@example.com', next });
+    expect(asked.status).toBe(303);
+    expect(asked.headers.get('Location')).toBe(
+      `/dashboard/login/code?email=ada%40example.com&sent=1&next=${encodeURIComponent(next)}`,
+    );
+    const mail = dashboard.mailer.sent.at(-1)!;
+    expect(mail).toMatchObject({ to: 'ada@example.com', subject: 'Your Tidings sign-in code' });
+    const page = await (await browser.get(asked.headers.get('Location')!)).text();
+    expect(page).toContain('a sign-in code is on its way there');
+
+    const mailsBefore = dashboard.mailer.sent.length;
+    const unknown = await dashboard.browser().post('/dashboard/login/code/send', { email: 'nobody@example.com' });
+    expect(unknown.headers.get('Location')).toBe('/dashboard/login/code?email=nobody%40example.com&sent=1');
+    expect(dashboard.mailer.sent.length).toBe(mailsBefore);
+
+    const signedIn = await browser.post('/dashboard/login/code', { email: 'ada@example.com', code: mail.code!, next });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('Location')).toBe(next);
+    expect((await browser.get(next)).status).toBe(200);
+  });
+
   it('throttles guesses at one account from one address with 429 and Retry-After, also for the right password', async () => {
     await dashboard.browser().post('/dashboard/signup', { email: 'a@example.com', password: PASSWORD });
     for (let i = 0; i < 10; i++) {

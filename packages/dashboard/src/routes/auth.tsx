@@ -6,6 +6,7 @@ import { sessionCookieName } from '../domain/sessions.js';
 import type { ThrottleKind } from '../domain/throttle.js';
 import {
   codeLoginBodySchema,
+  codeRequestBodySchema,
   loginBodySchema,
   parseForm,
   resetConfirmBodySchema,
@@ -150,9 +151,26 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   app.get('/login/code', (c) =>
     render(
       c,
-      <CodeLoginPage state={{ values: { email: c.req.query('email') ?? '' } }} next={nextPage(c.req.query('next'))} />,
+      <CodeLoginPage
+        state={{ values: { email: c.req.query('email') ?? '' } }}
+        next={nextPage(c.req.query('next'))}
+        sent={c.req.query('sent') === '1'}
+      />,
     ),
   );
+  // The same answer whether or not an account has the address: a code is mailed only if one does.
+  app.post('/login/code/send', async (c) => {
+    const body = await c.req.parseBody();
+    const next = nextPage(body.next);
+    const form = parseForm(codeRequestBodySchema, body);
+    if (!form.ok) return render(c, <CodeLoginPage state={form} next={next} />, 400);
+    const limited = await throttled(c, 'send-code', form.data.email);
+    if (limited) return limited;
+    await accounts.mailSignInCode(form.data.email);
+    const query = new URLSearchParams({ email: form.data.email, sent: '1' });
+    if (next !== base) query.set('next', next);
+    return seeOther(c, `${base}/login/code?${query}`);
+  });
   app.post('/login/code', async (c) => {
     const body = await c.req.parseBody();
     const next = nextPage(body.next);

@@ -138,22 +138,45 @@ export function LoginPage(props: { state: FormState; signupOpen: boolean; next?:
   );
 }
 
-/** Sign-in with a one-time code (printed by `tidings account sign-in-code` or `npm start`). */
-export function CodeLoginPage(props: { state: FormState; next?: string }) {
+/**
+ * Sign-in with a one-time code: mailed to the account's address on request (or printed by
+ * `tidings account sign-in-code`, or by `npm start` for its demo account), then entered here.
+ */
+export function CodeLoginPage(props: { state: FormState; next?: string; sent?: boolean }) {
   const ctx = usePage();
   const { state } = props;
+  const email = state.values?.email;
   return (
     <AuthCard title="Sign in with a code">
       <FormMessages state={state} />
-      <p>
-        An operator can print a one-time sign-in code with <code>tidings account sign-in-code --email …</code>.
-      </p>
+      {props.sent ? (
+        <Notice kind="success">
+          If an account has the address {email}, a sign-in code is on its way there. It is good for 15 minutes.
+        </Notice>
+      ) : (
+        <form method="post" action={`${ctx.base}/login/code/send`} novalidate>
+          <NextPage next={props.next} />
+          <Field
+            label="Your email address"
+            name="email"
+            id="field-send-email"
+            type="email"
+            autocomplete="email"
+            value={email}
+          />
+          <button type="submit">Email me a sign-in code</button>
+        </form>
+      )}
+      <h2>{props.sent ? 'Enter the code' : 'Have a code? Enter it'}</h2>
       <form method="post" action={`${ctx.base}/login/code`} novalidate>
         <NextPage next={props.next} />
-        <Field label="Email" name="email" type="email" autocomplete="email" value={state.values?.email} />
+        <Field label="Email" name="email" type="email" autocomplete="email" value={email} />
         <Field label="Code" name="code" inputmode="numeric" autocomplete="one-time-code" error={state.errors?.code} />
         <button type="submit">Sign in</button>
       </form>
+      <p class="muted">
+        An operator can also print a code with <code>tidings account sign-in-code --email …</code>.
+      </p>
       <p>
         <a href={`${ctx.base}/login`}>Sign in with a password</a>
       </p>

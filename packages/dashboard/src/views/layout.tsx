@@ -90,8 +90,10 @@ export function Field(props: {
   minlength?: number;
   maxlength?: number;
   autofocus?: boolean;
+  /** The input's id, for a page with two fields of one name (in two forms). @default `field-${name}` */
+  id?: string;
 }) {
-  const id = `field-${props.name}`;
+  const id = props.id ?? `field-${props.name}`;
   const hintId = props.hint ? `${id}-hint` : undefined;
   const errorId = props.error ? `${id}-error` : undefined;
   const described = [hintId, errorId].filter(Boolean).join(' ') || undefined;
