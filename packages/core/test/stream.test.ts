@@ -19,7 +19,7 @@ function open(headers: Record<string, string> = {}, query = '') {
 
 async function attemptOf(notificationId: string) {
   const read = await (await h.request(`/v1/notifications/${notificationId}`, { key: h.testKey })).json();
-  return read.attempts[0] as { status: string; final: boolean; reason: string | null };
+  return read.attempts[0] as { status: string; final: boolean; reason: string | null; sent_at: string | null };
 }
 
 describe('GET /v1/connect/{token}', () => {
@@ -60,6 +60,21 @@ describe('GET /v1/connect/{token}', () => {
     expect((await stream.next('notification', 2)).id).toBe(`${data.browser_id}.2`);
     await h.tidings.close();
     expect((await attemptOf(sent.id)).status).toBe('sent');
+  });
+
+  it('records an attempt sent at the time its event was written, not when the batched record lands', async () => {
+    const stream = readEvents(await open());
+    await stream.next('ready');
+    const writtenAt = h.clock.now();
+    const sent = await (await h.send({ recipient: 'streamer', title: 'Timed' })).json();
+    await stream.next('notification');
+    // The record of sending is written in a batch a little later: by then the clock has moved on.
+    h.clock.advance(5_000);
+    const attempt = await until(() => attemptOf(sent.id), {
+      accept: (read) => read.status === 'sent',
+      what: 'the record of sending',
+    });
+    expect(attempt.sent_at).toBe(new Date(writtenAt).toISOString());
   });
 
   it('writes a heartbeat comment at least every heartbeat_ms', async () => {

@@ -34,11 +34,14 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
   // several, so that two of them never wait on each other.
   const markSent = statement(
     'mark_sent',
-    `WITH sent AS (
-       SELECT id FROM ${t('attempts')} WHERE id = ANY($2::text[]) AND status = 'accepted' AND NOT final
-        ORDER BY id FOR NO KEY UPDATE
+    `WITH written AS (
+       SELECT * FROM unnest($2::text[], $1::int8[]) AS w(id, at)
+     ), sent AS (
+       SELECT a.id, written.at FROM ${t('attempts')} AS a JOIN written ON written.id = a.id
+        WHERE a.status = 'accepted' AND NOT a.final
+        ORDER BY a.id FOR NO KEY UPDATE OF a
      )
-     UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = $1, sent_via = $3
+     UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = sent.at, sent_via = $3
        FROM sent WHERE a.id = sent.id AND a.status = 'accepted' AND NOT a.final`,
     { planEachRun: true },
   );
@@ -90,8 +93,11 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
     async listDeliveries({ browserId, now }) {
       return run<Delivery>(pool, selectDeliveries, [browserId, now]);
     },
-    async markAttemptsSent({ attemptIds, now, via }) {
-      if (attemptIds.length > 0) await run(pool, markSent, [now, attemptIds, via]);
+    async markAttemptsSent({ attemptIds, now, via, sentAts }) {
+      // Each attempt with the time it was written (or `now`).
+      if (attemptIds.length > 0) {
+        await run(pool, markSent, [attemptIds.map((_, i) => sentAts?.[i] ?? now), attemptIds, via]);
+      }
     },
     async applyReceipts({ browserId, receipts, now }) {
       if (receipts.length === 0) return { named: 0, deliveredAttemptIds: [] };

@@ -85,11 +85,13 @@ export function deliveryOperations(
   }));
   // One statement for a whole batch of ids (a JSON array), not one per attempt.
   // Every write to attempts returns the notifications it changed, which the cache then forgets.
+  // `[[id, sentAt], …]`: each attempt with the time it was written.
   const markSent = db
-    .prepare<[number, string, string], string>(
-      `UPDATE attempts SET status = 'sent', sent_at = ?, sent_via = ?
-        WHERE id IN (SELECT value FROM json_each(?)) AND status = 'accepted' AND final = 0
-        RETURNING notification_id`,
+    .prepare<[string, string], string>(
+      `UPDATE attempts SET status = 'sent', sent_at = sent.at, sent_via = ?
+         FROM (SELECT value ->> 0 AS id, value ->> 1 AS at FROM json_each(?)) AS sent
+        WHERE attempts.id = sent.id AND attempts.status = 'accepted' AND attempts.final = 0
+        RETURNING attempts.notification_id`,
     )
     .pluck();
   const isOwnAttempt = db
@@ -156,14 +158,13 @@ export function deliveryOperations(
       const after = JSON.stringify(browserIds.map((id, i) => [id, afterSeqs?.[i] ?? 0]));
       return readPending.deferred(after, JSON.stringify(browserIds), now);
     },
-    async markAttemptsSent({ attemptIds, now, via }) {
+    async markAttemptsSent({ attemptIds, now, via, sentAts }) {
       // Joins the group commit of the sends of this turn: one transaction for both. Not waited
       // for on disk: nobody is answered about it, the next durable write flushes it, and a record
       // lost to a power loss leaves the attempt accepted, to be sent again on resume.
       if (attemptIds.length > 0) {
-        await groupCommit.run(() => cache.forget(markSent.all(now, via, JSON.stringify(attemptIds))), {
-          durable: false,
-        });
+        const sent = JSON.stringify(attemptIds.map((id, i) => [id, sentAts?.[i] ?? now]));
+        await groupCommit.run(() => cache.forget(markSent.all(via, sent)), { durable: false });
       }
     },
     async applyReceipts(input) {

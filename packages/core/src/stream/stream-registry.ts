@@ -44,6 +44,8 @@ export class StreamRegistry implements StreamOwner {
   readonly #byBrowser = new StreamsByBrowser();
   /** Attempts written to streams, to record as `sent`. */
   readonly #sent: BatchedWrites<string>;
+  /** When a stream here wrote each attempt whose record of sending is not stored yet. */
+  readonly #writtenAt = new Map<string, number>();
   /**
    * Browsers whose first stream here opened or whose last one ended: each is recorded as held by
    * this instance or let go of, by what it has here when the write runs, so that the last write
@@ -71,7 +73,16 @@ export class StreamRegistry implements StreamOwner {
     this.#sent = new BatchedWrites({
       delayMs: SENT_RECORD_DELAY_MS,
       chunkSize: WRITE_CHUNK,
-      write: (attemptIds) => deps.store.markAttemptsSent({ attemptIds, now: deps.clock.now(), via: 'stream' }),
+      write: async (attemptIds) => {
+        // Each attempt is recorded sent at the time its stream wrote it, not when the batch is.
+        const now = deps.clock.now();
+        const sentAts = attemptIds.map((id) => this.#writtenAt.get(id) ?? now);
+        try {
+          await deps.store.markAttemptsSent({ attemptIds, now, via: 'stream', sentAts });
+        } finally {
+          for (const id of attemptIds) this.#writtenAt.delete(id);
+        }
+      },
       // The attempts stay `accepted`; they are written again on the browser's next resume.
       // Attempts of many requests are recorded together: the log line names the task, not a request.
       onError: (error, count) =>
@@ -144,8 +155,10 @@ export class StreamRegistry implements StreamOwner {
     return this.#sent.written(attemptIds);
   }
 
-  /** Records attempts written by a stream as sent (batched). */
+  /** Records attempts written by a stream as sent (batched), each at the time it was written. */
   written(attemptIds: string[]): void {
+    const now = this.deps.clock.now();
+    for (const id of attemptIds) if (!this.#writtenAt.has(id)) this.#writtenAt.set(id, now);
     this.#sent.add(attemptIds);
   }
 

@@ -202,6 +202,31 @@ export function deliveryConformance(
       expect(await reread(store, project.id, accepted)).toMatchObject({ status: 'sent', sentAt: T0 + 5 });
       await expect(store.markAttemptsSent({ attemptIds: [], now: T0, via: 'stream' })).resolves.toBeUndefined();
     });
+
+    it('records each attempt sent at the time given for it, when times are given', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const browser = await seedBrowser(store, project.id, 'user-1');
+      const first = await attemptFor(store, project.id, browser, T0 + 1);
+      const second = await attemptFor(store, project.id, browser, T0 + 2);
+      // Written at T0 + 3 and T0 + 6, recorded together at T0 + 25.
+      await store.markAttemptsSent({
+        attemptIds: [second.id, first.id, 'att_unknown'],
+        now: T0 + 25,
+        via: 'stream',
+        sentAts: [T0 + 6, T0 + 3, T0 + 7],
+      });
+      expect(await reread(store, project.id, first)).toMatchObject({
+        status: 'sent',
+        sentAt: T0 + 3,
+        sentVia: 'stream',
+      });
+      expect(await reread(store, project.id, second)).toMatchObject({
+        status: 'sent',
+        sentAt: T0 + 6,
+        sentVia: 'stream',
+      });
+    });
   });
 
   describe('receipts', () => {

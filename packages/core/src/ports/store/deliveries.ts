@@ -34,8 +34,16 @@ export interface DeliveryStore {
     now: number;
     afterSeqs?: readonly number[];
   }): Promise<PendingDeliveries>;
-  /** Moves the given attempts from `accepted` to `sent` by `via`; others are left as they are. */
-  markAttemptsSent(input: { attemptIds: string[]; now: number; via: AttemptPath }): Promise<void>;
+  /**
+   * Moves the given attempts from `accepted` to `sent` by `via`; others are left as they are.
+   * `sentAts` (optional, one per id): when each was written, its `sentAt`; else `now` for all.
+   */
+  markAttemptsSent(input: {
+    attemptIds: string[];
+    now: number;
+    via: AttemptPath;
+    sentAts?: readonly number[];
+  }): Promise<void>;
   /**
    * Applies receipts of one browser. Receipts for attempts of other browsers are ignored. A
    * `delivered` receipt also sets `sentAt` when the record of sending has not landed yet
