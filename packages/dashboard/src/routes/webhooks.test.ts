@@ -324,6 +324,47 @@ describe('webhook endpoints', () => {
     expect(endpoints[0]).toMatchObject({ url: 'https://example.com/hooks', status: 'enabled' });
   });
 
+  it('shows each endpoint’s last 24 hours, and a failing badge while its latest request is refused', async () => {
+    dashboard = createTestDashboard();
+    const browser = await signUpVerified(dashboard);
+    const id = await createProject(browser);
+    const { id: endpointId } = await createEndpoint(browser, id);
+    const list = `/dashboard/projects/${id}/webhooks`;
+    expect(await (await browser.get(list)).text()).toContain('no requests in 24 h');
+
+    const record = async (status: 'delivered' | 'failed') => {
+      const message = await dashboard.tidings.admin.sendTestWebhookEvent(endpointId);
+      dashboard.clock.advance(1000);
+      await dashboard.store.recordWebhookAttempt({
+        attempt: {
+          messageId: message.id,
+          attemptedAt: dashboard.clock.now(),
+          statusCode: status === 'delivered' ? 204 : 500,
+          latencyMs: 12,
+          outcome: status === 'delivered' ? 'succeeded' : 'failed',
+          responseExcerpt: null,
+          error: null,
+        },
+        status,
+        nextAttemptAt: null,
+      });
+    };
+    await record('delivered');
+    await record('delivered');
+    await record('failed');
+    for (const page of [list, `${list}/${endpointId}`]) {
+      const html = await (await browser.get(page)).text();
+      expect(html).toContain('2 of 3 delivered (66%)');
+      expect(html).toContain('given up');
+      expect(html).toContain('>failing</span>');
+    }
+    await record('delivered');
+    const recovered = await (await browser.get(list)).text();
+    expect(recovered).toContain('3 of 4 delivered (75%)');
+    expect(recovered).not.toContain('>failing</span>');
+    expect(recovered).toContain('<span class="badge ok">enabled</span>');
+  });
+
   it('refuses a new endpoint, a test event, a replay and a resend to a suspended project', async () => {
     dashboard = createTestDashboard();
     const browser = await signUpVerified(dashboard);

@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { auditEntryOf } from '../domain/audit-policy.js';
+import { type EndpointHealth, endpointHealth, HEALTH_MESSAGES, HEALTH_WINDOW_MS } from '../domain/webhook-health.js';
 import {
   type ParsedForm,
   parseForm,
@@ -85,12 +86,27 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   const { options, tidings } = deps;
   const base = options.basePath;
 
+  /** How the endpoint answered its newest messages of the last 24 hours. */
+  async function healthOf(endpointId: string): Promise<EndpointHealth> {
+    const since = options.clock.now() - HEALTH_WINDOW_MS;
+    return endpointHealth(await tidings.admin.listWebhookMessages(endpointId, { since, limit: HEALTH_MESSAGES }));
+  }
+
   async function listPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
     const endpoints = await tidings.admin.listWebhookEndpoints(project.id);
+    const health = new Map(
+      await Promise.all(endpoints.map(async (endpoint) => [endpoint.id, await healthOf(endpoint.id)] as const)),
+    );
     return render(
       c,
-      <WebhooksPage project={project} endpoints={endpoints} limit={MAX_WEBHOOK_ENDPOINTS_PER_PROJECT} state={state} />,
+      <WebhooksPage
+        project={project}
+        endpoints={endpoints}
+        health={health}
+        limit={MAX_WEBHOOK_ENDPOINTS_PER_PROJECT}
+        state={state}
+      />,
       status,
     );
   }
@@ -166,7 +182,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const nextCursor = items.length > MESSAGES_PAGE_SIZE ? (messages[messages.length - 1]?.id ?? null) : null;
     return render(
       c,
-      <EndpointPage project={project} endpoint={endpoint} state={state}>
+      <EndpointPage project={project} endpoint={endpoint} health={await healthOf(endpoint.id)} state={state}>
         <MessagesSection
           endpoint={endpoint}
           messages={messages}

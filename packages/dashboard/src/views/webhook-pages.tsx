@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject, WebhookEndpointObject } from '@tidings/core';
 import type { Child } from 'hono/jsx';
+import type { EndpointHealth } from '../domain/webhook-health.js';
 import { WEBHOOK_FORM_EVENTS } from '../forms.js';
 import type { FormState } from './auth-pages.js';
 import { DataTable } from './data-table.js';
@@ -22,9 +23,17 @@ export function endpointPath(base: string, endpoint: { project_id: string; id: s
   return `${base}/projects/${endpoint.project_id}/webhooks/${endpoint.id}`;
 }
 
-function EndpointStatus(props: { endpoint: WebhookEndpointObject }) {
-  const { endpoint } = props;
-  if (endpoint.status === 'enabled') return <span class="badge ok">enabled</span>;
+function EndpointStatus(props: { endpoint: WebhookEndpointObject; health?: EndpointHealth | undefined }) {
+  const { endpoint, health } = props;
+  if (endpoint.status === 'enabled') {
+    return health?.failing ? (
+      <span class="badge danger" title="Its latest request was not answered with 2xx">
+        failing
+      </span>
+    ) : (
+      <span class="badge ok">enabled</span>
+    );
+  }
   return (
     <>
       <span class="badge muted-badge">disabled</span>
@@ -46,7 +55,7 @@ function EventList(props: { events: string[] }) {
   );
 }
 
-function EndpointTable(props: { endpoints: WebhookEndpointObject[] }) {
+function EndpointTable(props: { endpoints: WebhookEndpointObject[]; health: ReadonlyMap<string, EndpointHealth> }) {
   const ctx = usePage();
   if (props.endpoints.length === 0) return <p class="empty">No webhook endpoints yet.</p>;
   return (
@@ -63,7 +72,8 @@ function EndpointTable(props: { endpoints: WebhookEndpointObject[] }) {
             <EventList events={endpoint.events} />
           </td>
           <td>
-            <EndpointStatus endpoint={endpoint} />
+            <EndpointStatus endpoint={endpoint} health={props.health.get(endpoint.id)} />
+            <HealthLine health={props.health.get(endpoint.id)} />
           </td>
           <td>
             <Time at={endpoint.created_at} />
@@ -133,9 +143,24 @@ function StateNotices(props: { state: FormState }) {
  * A project's webhook endpoints: the list with n/limit, and the form to create one (or, at the
  * limit, why there is none).
  */
+/** The last 24 hours of an endpoint: how many messages it took, and its latest request. */
+function HealthLine(props: { health: EndpointHealth | undefined }) {
+  const { health } = props;
+  if (!health || health.tried === 0) return <span class="muted health">no requests in 24 h</span>;
+  const percent = Math.floor((health.rate ?? 0) * 100);
+  const last = health.last!;
+  return (
+    <span class="muted health">
+      {health.delivered} of {health.tried} delivered ({percent}%); latest request <Time at={last.last_attempt_at!} />:{' '}
+      {last.status === 'delivered' ? 'taken' : last.status === 'failed' ? 'given up' : 'refused, retrying'}
+    </span>
+  );
+}
+
 export function WebhooksPage(props: {
   project: ProjectObject;
   endpoints: WebhookEndpointObject[];
+  health: ReadonlyMap<string, EndpointHealth>;
   limit: number;
   state: FormState;
 }) {
@@ -152,7 +177,7 @@ export function WebhooksPage(props: {
       <p class="count">
         {endpoints.length}/{props.limit} endpoints
       </p>
-      <EndpointTable endpoints={endpoints} />
+      <EndpointTable endpoints={endpoints} health={props.health} />
       <section class="card">
         <h2>New endpoint</h2>
         {endpoints.length >= props.limit ? (
@@ -253,8 +278,8 @@ export function SecretRolledPage(props: { project: ProjectObject; endpoint: Webh
 }
 
 /** An endpoint's facts. */
-function EndpointFacts(props: { endpoint: WebhookEndpointObject }) {
-  const { endpoint } = props;
+function EndpointFacts(props: { endpoint: WebhookEndpointObject; health: EndpointHealth }) {
+  const { endpoint, health } = props;
   return (
     <dl class="facts">
       <dt>Id</dt>
@@ -273,7 +298,11 @@ function EndpointFacts(props: { endpoint: WebhookEndpointObject }) {
       </dd>
       <dt>Status</dt>
       <dd>
-        <EndpointStatus endpoint={endpoint} />
+        <EndpointStatus endpoint={endpoint} health={health} />
+      </dd>
+      <dt>Last 24 h</dt>
+      <dd>
+        <HealthLine health={health} />
       </dd>
       {endpoint.previous_secret_expires_at ? (
         <>
@@ -313,6 +342,7 @@ export function ButtonForm(props: { action: string; label: string; danger?: bool
 export function EndpointPage(props: {
   project: ProjectObject;
   endpoint: WebhookEndpointObject;
+  health: EndpointHealth;
   state: FormState;
   children?: Child;
 }) {
@@ -326,7 +356,7 @@ export function EndpointPage(props: {
       </p>
       <StateNotices state={state} />
       <h2>{endpoint.description ?? 'Webhook endpoint'}</h2>
-      <EndpointFacts endpoint={endpoint} />
+      <EndpointFacts endpoint={endpoint} health={props.health} />
       <div class="actions endpoint-actions">
         <ButtonForm action={`${path}/test`} label="Send a test event" />
         {endpoint.status === 'enabled' ? (
