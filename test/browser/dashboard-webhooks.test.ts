@@ -127,11 +127,9 @@ describe('dashboard webhooks in Chromium', () => {
     expect(request!.headers['webhook-signature']).toContain(webhookSignature(secret, id, timestamp, request!.body));
 
     const row = page.locator(`tr[data-message-id="${id}"]`);
+    // No reload: the list of messages refreshes itself while the page is shown.
     await until(
-      async () => {
-        await page.reload();
-        return (await row.count()) === 0 ? null : row.getAttribute('data-status');
-      },
+      async () => ((await row.count()) === 0 ? null : row.getAttribute('data-status')),
       (status) => status === 'delivered',
       'the message delivered on the endpoint page',
     );

@@ -191,9 +191,32 @@ function restoreSentForm(): void {
   form.before(notice);
 }
 
+/**
+ * A list marked `data-refresh-ms` is read again from its page that often while the tab is shown,
+ * and replaced when it changed (a webhook endpoint's messages: new ones, new states).
+ */
+function setUpRefresh(): void {
+  const list = document.querySelector<HTMLElement>('[data-refresh-ms]');
+  const every = Number(list?.dataset.refreshMs);
+  if (!list?.id || !(every > 0)) return;
+  const refresh = async () => {
+    if (document.hidden) return;
+    try {
+      const answer = await fetch(location.href, { headers: { Accept: 'text/html' }, credentials: 'same-origin' });
+      if (!answer.ok) return;
+      const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html').getElementById(list.id);
+      if (fresh && fresh.innerHTML !== list.innerHTML) list.innerHTML = fresh.innerHTML;
+    } catch {
+      // Offline for now: the next round tries again.
+    }
+  };
+  setInterval(() => void refresh(), every);
+}
+
 function start(): void {
   setUpReveal();
   setUpLive();
+  setUpRefresh();
   keepSentForms();
   restoreSentForm();
 }

@@ -189,6 +189,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
           filters={filters}
           nextCursor={nextCursor}
           replay={replay}
+          live={!isId('msg', before)}
         />
       </EndpointPage>,
       status,

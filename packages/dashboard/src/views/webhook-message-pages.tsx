@@ -41,6 +41,8 @@ export function MessagesSection(props: {
   filters: MessageFilters;
   nextCursor: string | null;
   replay: FormState;
+  /** The first page: it refreshes itself. */
+  live: boolean;
 }) {
   const ctx = usePage();
   const { endpoint, filters } = props;
@@ -55,7 +57,8 @@ export function MessagesSection(props: {
     <>
       <h3 id="messages">Messages</h3>
       <p class="muted">
-        Each event sent to this endpoint, newest first, kept 30 days. Open one to see its payload and each request.
+        Each event sent to this endpoint, newest first, kept 30 days. Open one to see its payload and each request. The
+        first page keeps itself up to date.
       </p>
       <form method="get" action={`${path}#messages`} class="row-form filters">
         <div class="field">
@@ -75,42 +78,45 @@ export function MessagesSection(props: {
           Filter
         </button>
       </form>
-      {props.messages.length === 0 ? (
-        <p class="empty">No messages{filters.status ? ` ${filters.status}` : ' yet'}.</p>
-      ) : (
-        <DataTable label="Messages" columns={['Created', 'Event', 'Status', 'Attempts', 'Next attempt']}>
-          {props.messages.map((message) => (
-            <tr data-message-id={message.id} data-status={message.status}>
-              <td>
-                <a href={`${path}/messages/${message.id}`}>
-                  <Time at={message.created_at} />
-                </a>
-              </td>
-              <td>
-                <code>{message.event_type}</code>
-              </td>
-              <td>
-                <MessageStatus status={message.status} />
-              </td>
-              <td class="num">{message.attempts}</td>
-              <td>
-                {message.next_attempt_at === null ? (
-                  <span class="muted">—</span>
-                ) : (
-                  <Time at={message.next_attempt_at} />
-                )}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
-      {props.nextCursor ? (
-        <p>
-          <a href={next(props.nextCursor)} rel="next">
-            Older messages
-          </a>
-        </p>
-      ) : null}
+      {/* The first page refreshes itself (dashboard.js) while it is shown: new messages and new states appear. */}
+      <div id="message-list" data-refresh-ms={props.live ? '5000' : undefined}>
+        {props.messages.length === 0 ? (
+          <p class="empty">No messages{filters.status ? ` ${filters.status}` : ' yet'}.</p>
+        ) : (
+          <DataTable label="Messages" columns={['Created', 'Event', 'Status', 'Attempts', 'Next attempt']}>
+            {props.messages.map((message) => (
+              <tr data-message-id={message.id} data-status={message.status}>
+                <td>
+                  <a href={`${path}/messages/${message.id}`}>
+                    <Time at={message.created_at} />
+                  </a>
+                </td>
+                <td>
+                  <code>{message.event_type}</code>
+                </td>
+                <td>
+                  <MessageStatus status={message.status} />
+                </td>
+                <td class="num">{message.attempts}</td>
+                <td>
+                  {message.next_attempt_at === null ? (
+                    <span class="muted">—</span>
+                  ) : (
+                    <Time at={message.next_attempt_at} />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+        {props.nextCursor ? (
+          <p>
+            <a href={next(props.nextCursor)} rel="next">
+              Older messages
+            </a>
+          </p>
+        ) : null}
+      </div>
       <section class="card">
         <h3>Replay</h3>
         <p class="muted">
