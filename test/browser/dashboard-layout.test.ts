@@ -6,17 +6,31 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAxeViolations, submit } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
+import { brokenWords, hiddenCells, pastTheScreen, scrollingTables } from './table-layout.js';
 
 /**
  * The dashboard with data as long as people make it (a 100-character project name with no
  * space, long key names, a long recipient), at a desktop width and a phone's: no page scrolls
  * sideways, tables scroll inside their own box, and each page is screenshotted at both widths
- * (`test-artifacts/dashboard/`).
+ * (`test-artifacts/dashboard/`). Every table holds names, titles and URLs of 100 characters: no
+ * word of a cell is broken over two lines, and at the phone's width each row is a card that shows
+ * every column's value under its header.
  */
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 const LONG_NAME = `Project${'x'.repeat(93)}`;
 const WIDTHS = [1280, 390] as const;
+/** 100 characters each: the longest names the dashboard takes, and a title of ordinary words. */
+const LONG_ACTOR = `deploy-bot-${'a'.repeat(89)}`;
+const LONG_URL = `https://hooks.example.invalid/${'p'.repeat(70)}`;
+const LONG_DESCRIPTION = 'Forwards every event to the billing team and its audit pipeline, with retries '.padEnd(
+  100,
+  'z',
+);
+const WORDY_TITLE = 'Live view test of a notification whose title is made of ordinary words and runs long '.padEnd(
+  100,
+  'w',
+);
 
 let workspace: Awaited<ReturnType<typeof tempDir>>;
 let db: string;
@@ -26,6 +40,7 @@ let customer: BrowserContext;
 let operator: BrowserContext;
 let projectId = '';
 let notificationId = '';
+let endpointId = '';
 
 async function signIn(context: BrowserContext, email: string, next = '/dashboard'): Promise<Page> {
   const { code } = await tidingsJson<{ code: string }>(['account', 'sign-in-code', '--email', email, '--db', db]);
@@ -64,6 +79,8 @@ beforeAll(async () => {
     owner.id,
     '--name',
     LONG_NAME,
+    '--actor',
+    LONG_ACTOR,
     '--db',
     db,
   ]);
@@ -78,12 +95,31 @@ beforeAll(async () => {
       '--mode',
       i % 2 ? 'test' : 'live',
       '--name',
-      `server-${i}-${'n'.repeat(80)}`,
+      `server-${i}-${'n'.repeat(91)}`,
+      '--actor',
+      LONG_ACTOR,
       '--db',
       db,
     ]);
     if (i === 0) liveKey = created.key;
   }
+  const endpoint = await tidingsJson<{ id: string }>([
+    'webhook',
+    'create',
+    '--project',
+    projectId,
+    '--url',
+    LONG_URL,
+    '--events',
+    'browser.connected,notification.completed',
+    '--description',
+    LONG_DESCRIPTION,
+    '--actor',
+    LONG_ACTOR,
+    '--db',
+    db,
+  ]);
+  endpointId = endpoint.id;
   server = await startServe(['--db', db, '--port', '0']);
   // One send to a long recipient, with a browser connected for it.
   const headers = { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' };
@@ -106,6 +142,12 @@ beforeAll(async () => {
   });
   expect(sent.status).toBe(201);
   notificationId = ((await sent.json()) as { id: string }).id;
+  const wordy = await fetch(`${server.url}/v1/notifications`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ recipient, title: WORDY_TITLE }),
+  });
+  expect(wordy.status).toBe(201);
   await reader.cancel();
 
   browser = await launchChromium();
@@ -169,6 +211,61 @@ describe('the dashboard’s layout with long data', () => {
       .first()
       .boundingBox();
     expect(suspend).not.toBeNull();
+  });
+
+  it('breaks no word of a table cell, and shows every column of a row as a card at 390 px', async () => {
+    const project = `/dashboard/projects/${projectId}`;
+    const tables = [
+      ['keys', project],
+      ['log', `${project}/log`],
+      ['notification', `${project}/notifications/${notificationId}`],
+      ['audit', `${project}/audit`],
+      ['usage', `${project}/usage`],
+      ['webhooks', `${project}/webhooks`],
+      ['webhook-endpoint', `${project}/webhooks/${endpointId}`],
+    ] as const;
+    await mkdir(artifacts, { recursive: true });
+    const page = await customer.newPage();
+    const op = await operator.newPage();
+    const findings: string[] = [];
+    const cells: Record<string, number> = {};
+    for (const width of WIDTHS) {
+      for (const [target, pages] of [
+        [page, tables],
+        [op, [['operator', '/dashboard/operator']] as const],
+      ] as const) {
+        await target.setViewportSize({ width, height: 900 });
+        for (const [name, path] of pages) {
+          await target.goto(`${server.url}${path}`);
+          findings.push(...(await brokenWords(target, `${name} at ${width} px`)));
+          const past = await overflow(target);
+          if (past > 0) {
+            const what = (await pastTheScreen(target)).join(', ');
+            findings.push(`${name} at ${width} px reaches ${past} px past the screen (${what})`);
+          }
+          // A desktop has room for every column but the eleven of a notification's attempts.
+          if (width === 1280 && name !== 'notification') findings.push(...(await scrollingTables(target, name)));
+          if (width === 390) {
+            const seen = await hiddenCells(target, name);
+            findings.push(...seen.findings, ...(await seriousAxeViolations(target)));
+            cells[name] = seen.cells;
+          }
+          await target.screenshot({ path: join(artifacts, `tables-${name}-${width}.png`), fullPage: true });
+        }
+      }
+    }
+    expect(findings).toEqual([]);
+    // Every page had rows to look at, and the title a person reads is there in full for hover.
+    for (const [name] of [...tables, ['operator']]) expect(cells[name], name).toBeGreaterThan(0);
+    await page.goto(`${server.url}${project}/log`);
+    expect(await page.getByRole('link', { name: WORDY_TITLE }).getAttribute('title')).toBe(WORDY_TITLE);
+    // A webhook message's status is on the phone's screen.
+    await page.setViewportSize({ width: 390, height: 900 });
+    await page.goto(`${server.url}${project}/webhooks/${endpointId}`);
+    const status = page.locator('tr[data-message-id] td').nth(2);
+    expect(await status.isVisible()).toBe(true);
+    const box = (await status.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
   });
 
   it('replaces the new-key form with a notice at the limit, and a skip link leads to the content', async () => {

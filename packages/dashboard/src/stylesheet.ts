@@ -16,8 +16,8 @@ code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monosp
 .brand { font-weight: 700; font-size: 1.15rem; color: var(--ink); text-decoration: none; letter-spacing: 0.01em; }
 .top nav { display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; }
 .who { color: var(--muted); }
-main { max-width: 880px; margin: 0 auto; padding: 1.5rem; }
-main.wide { max-width: 1120px; }
+/* One content width on every page, so that moving between tabs does not move the content. */
+main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
 h1 { font-size: 1.6rem; margin: 0.5rem 0 1rem; display: flex; align-items: center; gap: 0.6rem; }
 h2 { font-size: 1.2rem; margin: 1.5rem 0 0.6rem; }
 h3 { font-size: 1.05rem; margin: 1.2rem 0 0.5rem; }
@@ -46,7 +46,7 @@ textarea[aria-invalid="true"] { border-color: var(--danger); }
 fieldset.events { border: none; padding: 0; margin: 0 0 1rem; display: grid; gap: 0.4rem; }
 fieldset.events legend { font-weight: 600; margin-bottom: 0.4rem; padding: 0; }
 fieldset.events label { font-weight: 400; display: flex; flex-wrap: wrap; gap: 0.35rem; align-items: baseline; }
-.endpoint-url code, .excerpt { overflow-wrap: anywhere; word-break: break-all; }
+.endpoint-url code { overflow-wrap: anywhere; word-break: break-all; }
 .endpoint-actions { flex-wrap: wrap; margin: 0 0 1.5rem; }
 fieldset.modes { border: none; padding: 0; margin: 0 0 1rem; display: flex; gap: 1rem; align-items: center; }
 fieldset.modes legend { float: left; margin-right: 0.5rem; }
@@ -72,8 +72,9 @@ fieldset.modes label { font-weight: 400; display: flex; gap: 0.35rem; align-item
 .project-list { list-style: none; padding: 0; margin: 0; }
 .project-list li { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 0.5rem; display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; }
 .project-list li > a { font-weight: 600; font-size: 1.05rem; }
-.tabs { display: flex; gap: 0.25rem; border-bottom: 1px solid var(--line); margin: 0.5rem 0 1rem; flex-wrap: wrap; }
-.tabs a { padding: 0.5rem 0.9rem; text-decoration: none; color: var(--muted); border-bottom: 3px solid transparent; }
+/* The tabs stay one row: on a phone the row scrolls sideways rather than wrapping or widening the page. */
+.tabs { display: flex; gap: 0.25rem; border-bottom: 1px solid var(--line); margin: 0.5rem 0 1rem; overflow-x: auto; scrollbar-width: thin; }
+.tabs a { padding: 0.5rem 0.9rem; text-decoration: none; color: var(--muted); border-bottom: 3px solid transparent; white-space: nowrap; flex: none; }
 .tabs a[aria-current="page"] { color: var(--ink); border-bottom-color: var(--brand); font-weight: 600; }
 .table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; }
@@ -111,12 +112,33 @@ pre.curl { background: #1d2522; color: #e8efeb; padding: 0.9rem 1rem; border-rad
 .skip-link:focus { top: 0.5rem; }
 main:focus { outline: none; }
 /* Names people choose (projects, keys, recipients, emails) may be long and have no spaces: they wrap. */
-h1, h2, .crumbs, .who, td, dd, .project-list li > a, .live-list li, .notice, .card p { overflow-wrap: anywhere; }
+h1, h2, .crumbs, .who, dd, .project-list li > a, .live-list li, .notice, .card p { overflow-wrap: anywhere; }
 h1 > *, .project-list li > * { min-width: 0; }
-/* A table keeps a readable width and scrolls inside its box on a narrow screen. */
+/* A table keeps a readable width and scrolls inside its box when it has more columns than fit. */
 .table-wrap > table { min-width: 36rem; }
 input, select { max-width: 100%; }
+/* A table never breaks a word: a header is as wide as its words (the column's least width), and a
+   long value is one line cut with an ellipsis (.clip) whose full text is in its title, on focus
+   and on the page it links to. */
+th, td { overflow-wrap: normal; word-break: normal; }
+th { white-space: nowrap; }
 td code, td time, td .badge, td button, td .danger-link { white-space: nowrap; }
+.clip { display: block; max-width: 14rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.clip:focus-visible { white-space: normal; overflow-wrap: anywhere; }
+.clip code { white-space: inherit; }
+/* On a phone each row is a card with every column's value after its header (data-label), so that
+   no column is out of sight, as a table's columns past the first would be. */
+@media (max-width: 600px) {
+  .table-wrap { overflow-x: visible; background: none; border: none; border-radius: 0; }
+  .table-wrap > table { min-width: 0; }
+  .table-wrap table, .table-wrap tbody, .table-wrap tr, .table-wrap td, .table-wrap tbody th { display: block; }
+  .table-wrap thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  .table-wrap tbody tr { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 0.4rem 0.8rem; margin-bottom: 0.6rem; }
+  .table-wrap td, .table-wrap tbody th { display: flow-root; padding: 0.25rem 0 0.25rem 7rem; border: none; text-align: left; background: none; font-size: 1rem; color: var(--ink); }
+  .table-wrap [data-label]::before { content: attr(data-label) / ""; float: left; width: 6.5rem; margin-left: -7rem; color: var(--muted); font-size: 0.85rem; font-weight: 600; line-height: 1.75; }
+  .table-wrap td:not([data-label]) { padding-left: 0; }
+  .clip { max-width: 100%; }
+}
 @media (max-width: 560px) {
   .top { padding: 0.6rem 1rem; flex-wrap: wrap; }
   main { padding: 1rem; }

@@ -263,7 +263,9 @@ describe('invitations', () => {
     expect(code).toMatch(/^\d{6}$/);
     const page = await (await operator.get('/dashboard/operator')).text();
     expect(page).toContain('Pending invitations (2)');
-    expect(page).toMatch(/data-invitation="new@example.com">\s*<td>new@example.com<\/td>\s*<td>op@example.com<\/td>/);
+    expect(page).toMatch(
+      /data-invitation="new@example.com"><td data-label="Email"><span class="clip" title="new@example.com">new@example.com<\/span><\/td><td data-label="Invited by"><span class="clip" title="op@example.com">op@example.com<\/span><\/td>/,
+    );
     expect(page).toContain('href="/dashboard/operator/invitations/new%40example.com/revoke"');
 
     const confirm = await operator.get('/dashboard/operator/invitations/new%40example.com/revoke');

@@ -92,7 +92,7 @@ describe('API keys', () => {
     const row =
       /<tr data-key-id="[^"]+">.*?<\/tr>/s.exec(await (await browser.get(`/dashboard/projects/${id}`)).text())?.[0] ??
       '';
-    expect(row).toContain('<td class="last-used"><time');
+    expect(row).toContain('<td class="last-used" data-label="Last used"><time');
     const audit = await (await browser.get(`/dashboard/projects/${id}/audit`)).text();
     expect(audit).toContain('Key created');
     expect(audit).not.toContain(key);

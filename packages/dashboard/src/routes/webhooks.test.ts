@@ -475,7 +475,7 @@ describe('webhook messages', () => {
     const html = await (await browser.get(`${path}/messages/${message!.id}`)).text();
     expect(html).toContain('webhook.test');
     expect(html).toContain(`&quot;endpoint_id&quot;: &quot;${endpointId}&quot;`);
-    expect(html).toContain('<td data-field="status-code">500</td>');
+    expect(html).toContain('<td data-field="status-code" data-label="Status code">500</td>');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script>alert(1)</script>');
 

@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyObject, ProjectObject } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
+import { Clip } from './clip.js';
+import { DataTable } from './data-table.js';
 import { FirstSendPanel, type FirstSendProps } from './first-send.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
@@ -10,59 +12,44 @@ function KeyTable(props: { project: ProjectObject; keys: ApiKeyObject[] }) {
   const { project } = props;
   if (props.keys.length === 0) return <p class="empty">No keys yet.</p>;
   return (
-    <section class="table-wrap" tabindex={0} aria-label="API keys">
-      <table>
-        <caption class="visually-hidden">API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((key) => (
-            <tr data-key-id={key.id}>
-              <td>{key.name ?? <span class="muted">unnamed</span>}</td>
-              <td>
-                <code>{key.prefix}…</code>
-              </td>
-              <td>
-                <span class={`badge ${key.mode}`}>{key.mode}</span>
-              </td>
-              <td>
-                <Time at={key.created_at} />
-              </td>
-              <td class="last-used">
-                <Time at={key.last_used_at} />
-              </td>
-              <td>
-                {key.revoked_at === null ? (
-                  <span class="badge ok">active</span>
-                ) : (
-                  <span class="badge muted-badge">
-                    revoked <Time at={key.revoked_at} />
-                  </span>
-                )}
-              </td>
-              <td>
-                {key.revoked_at === null ? (
-                  <a class="danger-link" href={`${ctx.base}/projects/${project.id}/keys/${key.id}/revoke`}>
-                    Revoke<span class="visually-hidden"> {key.name ?? key.prefix}</span>
-                  </a>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+    <DataTable
+      label="API keys"
+      columns={['Name', 'Key', 'Mode', 'Created', 'Last used', 'Status', { label: 'Actions', hidden: true }]}
+    >
+      {props.keys.map((key) => (
+        <tr data-key-id={key.id}>
+          <td>{key.name ? <Clip text={key.name} /> : <span class="muted">unnamed</span>}</td>
+          <td>
+            <code>{key.prefix}…</code>
+          </td>
+          <td>
+            <span class={`badge ${key.mode}`}>{key.mode}</span>
+          </td>
+          <td>
+            <Time at={key.created_at} />
+          </td>
+          <td class="last-used">
+            <Time at={key.last_used_at} />
+          </td>
+          <td>
+            {key.revoked_at === null ? (
+              <span class="badge ok">active</span>
+            ) : (
+              <span class="badge muted-badge">
+                revoked <Time at={key.revoked_at} />
+              </span>
+            )}
+          </td>
+          <td>
+            {key.revoked_at === null ? (
+              <a class="danger-link" href={`${ctx.base}/projects/${project.id}/keys/${key.id}/revoke`}>
+                Revoke<span class="visually-hidden"> {key.name ?? key.prefix}</span>
+              </a>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -22,7 +22,7 @@ export function usePage(): PageContext {
 }
 
 /** The frame of every page: header, navigation, the one stylesheet and the one script. */
-export function Layout(props: { title: string; children: Child; wide?: boolean }) {
+export function Layout(props: { title: string; children: Child }) {
   const ctx = usePage();
   return (
     <html lang="en">
@@ -58,7 +58,7 @@ export function Layout(props: { title: string; children: Child; wide?: boolean }
             </nav>
           ) : null}
         </header>
-        <main id="main" tabindex={-1} class={props.wide ? 'wide' : undefined}>
+        <main id="main" tabindex={-1}>
           {props.children}
         </main>
       </body>

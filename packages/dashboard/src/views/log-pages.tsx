@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { AttemptObject, NotificationDetail, NotificationObject, ProjectObject } from '@tidings/core';
 import type { AuditEventRecord } from '../domain/dashboard-store.js';
+import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
@@ -81,10 +82,10 @@ export function LogPage(props: {
                 <Time at={item.created_at} />
               </td>
               <td>
-                <code>{item.recipient}</code>
+                <Clip text={item.recipient} code />
               </td>
               <td>
-                <a href={`${root}/notifications/${item.id}`}>{item.title}</a>
+                <Clip text={item.title} href={`${root}/notifications/${item.id}`} />
               </td>
               <td>
                 <span class={`badge ${item.mode}`}>{item.mode}</span>
@@ -211,66 +212,62 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
       {attempts.length === 0 ? (
         <p class="empty">No attempts.</p>
       ) : (
-        <section class="table-wrap" tabindex={0} aria-label="Attempts">
-          <table>
-            <caption class="visually-hidden">Attempts and their receipts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Browser</th>
-                <th scope="col">Path</th>
-                <th scope="col">Status</th>
-                <th scope="col">Accepted</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Delivered</th>
-                <th scope="col">Displayed</th>
-                <th scope="col">Clicked</th>
-                <th scope="col">Dismissed</th>
-                <th scope="col">Expired</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {attempts.map((attempt: AttemptObject) => (
-                <tr data-attempt-id={attempt.id}>
-                  <td>
-                    <code>{attempt.browser_id}</code>
-                  </td>
-                  <td data-field="path">
-                    {attemptPath(notification.mode, attempt, props.detail.attempt_paths[attempt.id])}
-                  </td>
-                  <td>
-                    <span class={`badge status-${attempt.status}`}>{attempt.status}</span>
-                    {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
-                  </td>
-                  <td>
-                    <Time at={attempt.accepted_at} />
-                  </td>
-                  <td data-receipt="sent">
-                    <When at={attempt.sent_at} />
-                  </td>
-                  <td data-receipt="delivered">
-                    <When at={attempt.delivered_at} />
-                  </td>
-                  <td data-receipt="displayed">
-                    <When at={attempt.displayed_at} />
-                  </td>
-                  <td data-receipt="clicked">
-                    <When at={attempt.clicked_at} />
-                  </td>
-                  <td data-receipt="dismissed">
-                    <When at={attempt.dismissed_at} />
-                  </td>
-                  <td data-receipt="expired">
-                    <When at={attempt.expired_at} />
-                  </td>
-                  <td data-receipt="failed">
-                    <When at={attempt.failed_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable
+          label="Attempts"
+          caption="Attempts and their receipts"
+          columns={[
+            'Browser',
+            'Path',
+            'Status',
+            'Accepted',
+            'Sent',
+            'Delivered',
+            'Displayed',
+            'Clicked',
+            'Dismissed',
+            'Expired',
+            'Failed',
+          ]}
+        >
+          {attempts.map((attempt: AttemptObject) => (
+            <tr data-attempt-id={attempt.id}>
+              <td>
+                <Clip text={attempt.browser_id} code />
+              </td>
+              <td data-field="path">
+                {attemptPath(notification.mode, attempt, props.detail.attempt_paths[attempt.id])}
+              </td>
+              <td>
+                <span class={`badge status-${attempt.status}`}>{attempt.status}</span>
+                {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
+              </td>
+              <td>
+                <Time at={attempt.accepted_at} />
+              </td>
+              <td data-receipt="sent">
+                <When at={attempt.sent_at} />
+              </td>
+              <td data-receipt="delivered">
+                <When at={attempt.delivered_at} />
+              </td>
+              <td data-receipt="displayed">
+                <When at={attempt.displayed_at} />
+              </td>
+              <td data-receipt="clicked">
+                <When at={attempt.clicked_at} />
+              </td>
+              <td data-receipt="dismissed">
+                <When at={attempt.dismissed_at} />
+              </td>
+              <td data-receipt="expired">
+                <When at={attempt.expired_at} />
+              </td>
+              <td data-receipt="failed">
+                <When at={attempt.failed_at} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </ProjectFrame>
   );
@@ -324,10 +321,15 @@ export function AuditPage(props: { project: ProjectObject; events: AuditEventRec
               </td>
               <td>{ACTIONS[event.action]}</td>
               <td>
-                {event.detail}
-                {event.reason ? <span class="muted"> — reason: {event.reason}</span> : null}
+                <Clip text={event.reason ? `${event.detail} — reason: ${event.reason}` : event.detail} />
               </td>
-              <td>{event.source === 'cli' ? `${event.actorName ?? 'unknown'} (CLI)` : event.actorEmail}</td>
+              <td>
+                <Clip
+                  text={
+                    event.source === 'cli' ? `${event.actorName ?? 'unknown'} (CLI)` : (event.actorEmail ?? 'unknown')
+                  }
+                />
+              </td>
               <td>
                 <code>{event.ip ?? '—'}</code>
               </td>

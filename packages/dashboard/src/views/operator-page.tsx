@@ -3,6 +3,7 @@ import { MAX_SUSPENSION_REASON_LENGTH, type ProjectObject } from '@tidings/core'
 import type { DashboardAccount, InvitationRecord } from '../domain/dashboard-store.js';
 import type { SignupPolicy } from '../options.js';
 import type { FormState } from './auth-pages.js';
+import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
@@ -72,7 +73,7 @@ export function OperatorPage(props: {
   const shown = (page: number, count: number, total: number) =>
     total === 0 ? 'none' : `${first(page, total)}–${first(page, total) + count - 1} of ${total}`;
   return (
-    <Layout title="Operator" wide>
+    <Layout title="Operator">
       <h1>Operator</h1>
       {state.message ? <Notice kind="error">{state.message}</Notice> : null}
       {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}
@@ -97,44 +98,35 @@ export function OperatorPage(props: {
       {props.invitations.length > 0 ? (
         <>
           <h2>Pending invitations ({props.invitations.length})</h2>
-          <section class="table-wrap" tabindex={0} aria-label="Pending invitations">
-            <table>
-              <caption class="visually-hidden">Pending invitations</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Invited by</th>
-                  <th scope="col">Sent</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.invitations.map((invitation) => (
-                  <tr data-invitation={invitation.email}>
-                    <td>{invitation.email}</td>
-                    <td>{invitation.invitedBy ?? <span class="muted">unknown</span>}</td>
-                    <td>
-                      <Time at={invitation.createdAt} />
-                    </td>
-                    <td>
-                      <Time at={invitation.expiresAt} />
-                    </td>
-                    <td>
-                      <a
-                        class="danger-link"
-                        href={`${ctx.base}/operator/invitations/${encodeURIComponent(invitation.email)}/revoke`}
-                      >
-                        Revoke<span class="visually-hidden"> the invitation of {invitation.email}</span>
-                      </a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
+          <DataTable
+            label="Pending invitations"
+            columns={['Email', 'Invited by', 'Sent', 'Expires', { label: 'Actions', hidden: true }]}
+          >
+            {props.invitations.map((invitation) => (
+              <tr data-invitation={invitation.email}>
+                <td>
+                  <Clip text={invitation.email} />
+                </td>
+                <td>
+                  {invitation.invitedBy ? <Clip text={invitation.invitedBy} /> : <span class="muted">unknown</span>}
+                </td>
+                <td>
+                  <Time at={invitation.createdAt} />
+                </td>
+                <td>
+                  <Time at={invitation.expiresAt} />
+                </td>
+                <td>
+                  <a
+                    class="danger-link"
+                    href={`${ctx.base}/operator/invitations/${encodeURIComponent(invitation.email)}/revoke`}
+                  >
+                    Revoke<span class="visually-hidden"> the invitation of {invitation.email}</span>
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       ) : null}
       <search>
@@ -158,55 +150,47 @@ export function OperatorPage(props: {
       {props.projects.length === 0 ? (
         <p class="empty">{query.q === '' ? 'No projects yet.' : 'No project matches.'}</p>
       ) : (
-        <section class="table-wrap" tabindex={0} aria-label="Projects">
-          <table>
-            <caption class="visually-hidden">Projects</caption>
-            <thead>
-              <tr>
-                <th scope="col">Project</th>
-                <th scope="col">Account</th>
-                <th scope="col">Created</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.projects.map(({ project, accountEmail }) => (
-                <tr data-project-id={project.id}>
-                  <td>
-                    {project.name} <code class="muted">{project.id}</code>
-                  </td>
-                  <td>{accountEmail}</td>
-                  <td>
-                    <Time at={project.created_at} />
-                  </td>
-                  <td>
-                    {project.suspended ? (
-                      <>
-                        <span class="badge danger">suspended</span>
-                        {project.suspended_reason ? <span class="reason"> {project.suspended_reason}</span> : null}
-                        {project.suspended_by ? <span class="muted"> by {project.suspended_by}</span> : null}
-                      </>
-                    ) : (
-                      <span class="badge ok">active</span>
-                    )}
-                  </td>
-                  <td>
-                    <a
-                      class={project.suspended ? undefined : 'danger-link'}
-                      href={`${ctx.base}/operator/projects/${project.id}/${project.suspended ? 'resume' : 'suspend'}?back=${back}`}
-                    >
-                      {project.suspended ? 'Resume' : 'Suspend'}
-                      <span class="visually-hidden"> {project.name}</span>
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable
+          label="Projects"
+          columns={['Project', 'Account', 'Created', 'Status', { label: 'Actions', hidden: true }]}
+        >
+          {props.projects.map(({ project, accountEmail }) => (
+            <tr data-project-id={project.id}>
+              <td>
+                <Clip text={project.name} />
+                <div class="muted">
+                  <Clip text={project.id} code />
+                </div>
+              </td>
+              <td>
+                <Clip text={accountEmail} />
+              </td>
+              <td>
+                <Time at={project.created_at} />
+              </td>
+              <td>
+                {project.suspended ? (
+                  <>
+                    <span class="badge danger">suspended</span>
+                    {project.suspended_reason ? <span class="reason"> {project.suspended_reason}</span> : null}
+                    {project.suspended_by ? <span class="muted"> by {project.suspended_by}</span> : null}
+                  </>
+                ) : (
+                  <span class="badge ok">active</span>
+                )}
+              </td>
+              <td>
+                <a
+                  class={project.suspended ? undefined : 'danger-link'}
+                  href={`${ctx.base}/operator/projects/${project.id}/${project.suspended ? 'resume' : 'suspend'}?back=${back}`}
+                >
+                  {project.suspended ? 'Resume' : 'Suspend'}
+                  <span class="visually-hidden"> {project.name}</span>
+                </a>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Pager
         label="Projects"
@@ -225,7 +209,10 @@ export function OperatorPage(props: {
           {props.accounts.map(({ account, operator }) => (
             <tr data-account-id={account.id}>
               <td>
-                {account.email} <code class="muted">{account.id}</code>
+                <Clip text={account.email} />
+                <div class="muted">
+                  <Clip text={account.id} code />
+                </div>
               </td>
               <td>
                 <Time at={account.createdAt} />

@@ -22,7 +22,7 @@ export function ProjectFrame(props: { project: ProjectObject; tab: ProjectTab; t
   const { project } = props;
   const root = `${ctx.base}/projects/${project.id}`;
   return (
-    <Layout title={`${props.title} · ${project.name}`} wide>
+    <Layout title={`${props.title} · ${project.name}`}>
       <p class="crumbs">
         <a href={ctx.base}>Projects</a> / <code>{project.id}</code>
       </p>

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { PasskeyRecord } from '../domain/dashboard-store.js';
 import type { FormState } from './auth-pages.js';
+import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
@@ -53,7 +54,9 @@ function PasskeyTable(props: { passkeys: PasskeyRecord[] }) {
     <DataTable label="Passkeys" columns={['Name', 'Added', 'Last used']}>
       {props.passkeys.map((passkey) => (
         <tr data-passkey={passkey.name}>
-          <td>{passkey.name}</td>
+          <td>
+            <Clip text={passkey.name} />
+          </td>
           <td>
             <Time at={passkey.createdAt} />
           </td>

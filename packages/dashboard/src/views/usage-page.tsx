@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject, UsageBreakdown, UsageBreakdownDayObject } from '@tidings/core';
+import { DataTable } from './data-table.js';
 import { Field, Notice, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
@@ -154,43 +155,30 @@ export function UsagePage(props: { project: ProjectObject; range: UsageRangeStat
           <p id="usage-table-note" class="muted">
             The table below has every figure of the charts, newest day first.
           </p>
-          <section class="table-wrap usage-table" tabindex={0} aria-label="Usage per UTC day">
-            <table>
-              <caption class="visually-hidden">Usage per UTC day, live and test</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day (UTC)</th>
-                  <th scope="col" class="num">
-                    Live notifications
-                  </th>
-                  <th scope="col" class="num">
-                    Live attempts
-                  </th>
-                  <th scope="col" class="num">
-                    Sent
-                  </th>
-                  <th scope="col" class="num">
-                    Delivered
-                  </th>
-                  <th scope="col" class="num">
-                    Test notifications
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...usage.days].reverse().map((day) => (
-                  <tr data-date={day.date}>
-                    <th scope="row">{day.date}</th>
-                    <td class="num">{day.live.notifications}</td>
-                    <td class="num">{day.live.attempts}</td>
-                    <td class="num">{day.live.sent}</td>
-                    <td class="num">{day.live.delivered}</td>
-                    <td class="num">{day.test.notifications}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
+          <DataTable
+            label="Usage per UTC day"
+            caption="Usage per UTC day, live and test"
+            class="usage-table"
+            columns={[
+              'Day (UTC)',
+              { label: 'Live notifications', num: true },
+              { label: 'Live attempts', num: true },
+              { label: 'Sent', num: true },
+              { label: 'Delivered', num: true },
+              { label: 'Test notifications', num: true },
+            ]}
+          >
+            {[...usage.days].reverse().map((day) => (
+              <tr data-date={day.date}>
+                <th scope="row">{day.date}</th>
+                <td class="num">{day.live.notifications}</td>
+                <td class="num">{day.live.attempts}</td>
+                <td class="num">{day.live.sent}</td>
+                <td class="num">{day.live.delivered}</td>
+                <td class="num">{day.test.notifications}</td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       ) : null}
     </ProjectFrame>

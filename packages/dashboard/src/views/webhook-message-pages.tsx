@@ -6,6 +6,7 @@ import type {
   WebhookMessageObject,
 } from '@tidings/core';
 import type { FormState } from './auth-pages.js';
+import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
@@ -221,11 +222,11 @@ export function MessagePage(props: {
                 </span>
                 {attempt.error ? <span class="muted"> {attempt.error}</span> : null}
               </td>
-              <td class="excerpt">
+              <td>
                 {attempt.response_excerpt === null ? (
                   <span class="muted">none</span>
                 ) : (
-                  <code>{attempt.response_excerpt}</code>
+                  <Clip text={attempt.response_excerpt} code />
                 )}
               </td>
             </tr>

@@ -4,6 +4,7 @@ import type { Child } from 'hono/jsx';
 import type { EndpointHealth } from '../domain/webhook-health.js';
 import { WEBHOOK_FORM_EVENTS } from '../forms.js';
 import type { FormState } from './auth-pages.js';
+import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
@@ -62,12 +63,10 @@ function EndpointTable(props: { endpoints: WebhookEndpointObject[]; health: Read
     <DataTable label="Webhook endpoints" columns={['URL', 'Description', 'Events', 'Status', 'Created']}>
       {props.endpoints.map((endpoint) => (
         <tr data-endpoint-id={endpoint.id}>
-          <td class="endpoint-url">
-            <a href={endpointPath(ctx.base, endpoint)}>
-              <code>{endpoint.url}</code>
-            </a>
+          <td>
+            <Clip text={endpoint.url} href={endpointPath(ctx.base, endpoint)} code />
           </td>
-          <td>{endpoint.description ?? <span class="muted">none</span>}</td>
+          <td>{endpoint.description ? <Clip text={endpoint.description} /> : <span class="muted">none</span>}</td>
           <td>
             <EventList events={endpoint.events} />
           </td>
