@@ -268,6 +268,22 @@ describe('the dashboard’s layout with long data', () => {
     expect(box.x + box.width).toBeLessThanOrEqual(390);
   });
 
+  it('counts a name’s characters as they are typed, and refuses one over the limit whole', async () => {
+    const page = await customer.newPage();
+    await page.goto(`${server.url}/dashboard/projects/${projectId}/settings`);
+    const counter = page.locator('#field-name-count');
+    expect(await counter.textContent()).toBe('100 / 100');
+    await page.getByLabel('Project name').press('End');
+    await page.getByLabel('Project name').pressSequentially('yz');
+    expect(await counter.textContent()).toBe('102 / 100: 2 too many');
+    expect(await counter.getAttribute('class')).toContain('over');
+    const response = await submit(page, 'Rename');
+    expect(response?.status()).toBe(400);
+    expect(await page.textContent('main')).toContain('This is 102 characters long: shorten it to 100 or fewer.');
+    expect(await page.getByLabel('Project name').inputValue()).toBe(`${LONG_NAME}yz`);
+    await page.close();
+  });
+
   it('replaces the new-key form with a notice at the limit, and a skip link leads to the content', async () => {
     const page = await customer.newPage();
     await page.goto(`${server.url}/dashboard/projects/${projectId}`);

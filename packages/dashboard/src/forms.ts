@@ -2,6 +2,7 @@ import { MAX_SUSPENSION_REASON_LENGTH, WEBHOOK_EVENT_TYPES } from '@tidings/core
 import { z } from 'zod';
 import { passwordWeakness } from './domain/password-strength.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './domain/passwords.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH, tooLong } from './limits.js';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -23,7 +24,7 @@ const projectName = z
   .string({ error: 'Name the project' })
   .trim()
   .min(1, 'Name the project')
-  .max(100, 'Use at most 100 characters');
+  .max(MAX_NAME_LENGTH, tooLong(MAX_NAME_LENGTH));
 
 /** Refuses a new password that is easy to guess, its account's email included. */
 function strongPassword(form: { email: string; password: string }, context: z.RefinementCtx): void {
@@ -62,7 +63,7 @@ export const keyBodySchema = z.object({
     .string({ error: 'Name the key, e.g. “production server”' })
     .trim()
     .min(1, 'Name the key, e.g. “production server”')
-    .max(100, 'Use at most 100 characters'),
+    .max(MAX_NAME_LENGTH, tooLong(MAX_NAME_LENGTH)),
   mode: z.enum(['live', 'test'], { error: 'Choose live or test' }),
 });
 /** POST /account/password: the current password, and a new one (its strength is checked with the account's email). */
@@ -111,8 +112,8 @@ export const webhookEndpointBodySchema = z.object({
     .string({ error: 'Enter the URL events are sent to' })
     .trim()
     .min(1, 'Enter the URL events are sent to')
-    .max(2048, 'Use at most 2048 characters'),
-  description: z.string().trim().max(200, 'Use at most 200 characters').optional(),
+    .max(MAX_WEBHOOK_URL_LENGTH, tooLong(MAX_WEBHOOK_URL_LENGTH)),
+  description: z.string().trim().max(MAX_DESCRIPTION_LENGTH, tooLong(MAX_DESCRIPTION_LENGTH)).optional(),
   events: z.preprocess(
     (value) => (typeof value === 'string' ? [value] : value),
     z

@@ -30,6 +30,8 @@ input, select { font: inherit; padding: 0.5rem 0.65rem; border: 1px solid #9aa7a
 input[aria-invalid="true"] { border-color: var(--danger); }
 .hint { color: var(--muted); font-size: 0.9rem; margin: 0; }
 .field-error { color: var(--danger); font-size: 0.9rem; margin: 0; font-weight: 600; }
+.counter { font-variant-numeric: tabular-nums; }
+.counter.over { color: var(--danger); font-weight: 600; }
 button, .button { font: inherit; font-weight: 600; padding: 0.55rem 1rem; border-radius: 6px; border: 1px solid var(--brand); background: var(--brand); color: var(--brand-ink); cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary { background: #fff; color: var(--brand); }
 button.danger { background: var(--danger); border-color: var(--danger); }

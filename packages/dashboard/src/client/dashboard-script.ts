@@ -1,8 +1,11 @@
 /**
  * The dashboard's one script. Every page works without it; with it, a new key's page gets a copy
- * button and forgets the key as soon as it is left, the live view opens its stream, and a form
- * sent after the session ended is filled in again once its page is back after sign-in.
+ * button and forgets the key as soon as it is left, the live view opens its stream, a field
+ * with a length limit counts its characters, and a form sent after the session ended is filled
+ * in again once its page is back after sign-in.
  */
+
+import { setUpCounters } from './length-counter.js';
 
 function setStatus(text: string): void {
   const status = document.getElementById('copy-status');
@@ -219,6 +222,7 @@ function start(): void {
   setUpRefresh();
   keepSentForms();
   restoreSentForm();
+  setUpCounters();
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

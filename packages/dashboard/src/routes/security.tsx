@@ -27,6 +27,7 @@ import {
 import type { SignedIn } from '../domain/sessions.js';
 import type { ThrottleKind } from '../domain/throttle.js';
 import { parseForm } from '../forms.js';
+import { MAX_PASSKEY_NAME_LENGTH, tooLong } from '../limits.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
 import { SecondFactorPage, SecurityPage } from '../views/security-pages.js';
@@ -51,7 +52,7 @@ const addPasskeySchema = z.object({
     .string({ error: 'Name the passkey, e.g. “work laptop”' })
     .trim()
     .min(1, 'Name the passkey, e.g. “work laptop”')
-    .max(60, 'Use at most 60 characters'),
+    .max(MAX_PASSKEY_NAME_LENGTH, tooLong(MAX_PASSKEY_NAME_LENGTH)),
   response: webauthnResponse,
 });
 const removePasskeySchema = z.object({

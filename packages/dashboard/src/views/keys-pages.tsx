@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyObject, ProjectObject } from '@tidings/core';
+import { MAX_NAME_LENGTH } from '../limits.js';
 import type { FormState } from './auth-pages.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
@@ -107,7 +108,7 @@ function NewKeyForm(props: { project: ProjectObject; state: FormState }) {
         <Field
           label="Key name"
           name="name"
-          maxlength={100}
+          limit={MAX_NAME_LENGTH}
           value={state.values?.name}
           error={state.errors?.name}
           hint="Where it is used, e.g. “production server”."

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { type Child, createContext, useContext } from 'hono/jsx';
+import { counterText } from '../client/length-counter.js';
 
 /** What every page knows: where the dashboard lives and who is signed in. */
 export interface PageContext {
@@ -89,6 +90,11 @@ export function Field(props: {
   pattern?: string;
   minlength?: number;
   maxlength?: number;
+  /**
+   * The most characters the server takes. Unlike `maxlength`, which cuts a longer paste without a
+   * word, it shows a counter and leaves the refusal of a longer value to the server, which says so.
+   */
+  limit?: number;
   autofocus?: boolean;
   /** The input's id, for a page with two fields of one name (in two forms). @default `field-${name}` */
   id?: string;
@@ -96,7 +102,9 @@ export function Field(props: {
   const id = props.id ?? `field-${props.name}`;
   const hintId = props.hint ? `${id}-hint` : undefined;
   const errorId = props.error ? `${id}-error` : undefined;
-  const described = [hintId, errorId].filter(Boolean).join(' ') || undefined;
+  const counterId = props.limit ? `${id}-count` : undefined;
+  const described = [hintId, counterId, errorId].filter(Boolean).join(' ') || undefined;
+  const length = props.value?.length ?? 0;
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
@@ -111,6 +119,8 @@ export function Field(props: {
         pattern={props.pattern}
         minlength={props.minlength}
         maxlength={props.maxlength}
+        data-limit={props.limit}
+        data-counter={counterId}
         autofocus={props.autofocus}
         aria-describedby={described}
         aria-invalid={props.error ? 'true' : undefined}
@@ -118,6 +128,11 @@ export function Field(props: {
       {props.hint ? (
         <p class="hint" id={hintId}>
           {props.hint}
+        </p>
+      ) : null}
+      {props.limit ? (
+        <p class={length > props.limit ? 'hint counter over' : 'hint counter'} id={counterId}>
+          {counterText(length, props.limit)}
         </p>
       ) : null}
       {props.error ? (

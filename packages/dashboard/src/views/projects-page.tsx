@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
+import { MAX_NAME_LENGTH } from '../limits.js';
 import type { FormState } from './auth-pages.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
@@ -46,7 +47,7 @@ export function ProjectsPage(props: { projects: ProjectObject[]; limit: number; 
             <Field
               label="Project name"
               name="name"
-              maxlength={100}
+              limit={MAX_NAME_LENGTH}
               value={state.values?.name}
               error={state.errors?.name}
             />

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { PasskeyRecord } from '../domain/dashboard-store.js';
+import { MAX_PASSKEY_NAME_LENGTH } from '../limits.js';
 import type { FormState } from './auth-pages.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
@@ -108,7 +109,7 @@ export function SecurityPage(props: {
           <Field
             label="Passkey name"
             name="name"
-            maxlength={60}
+            limit={MAX_PASSKEY_NAME_LENGTH}
             hint="A name to tell it apart, e.g. “work laptop” or “phone”."
             value={state.values?.name}
             error={state.errors?.name}

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
+import { MAX_NAME_LENGTH } from '../limits.js';
 import type { FormState } from './auth-pages.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
@@ -30,7 +31,7 @@ export function SettingsPage(props: { project: ProjectObject; state: FormState }
           <Field
             label="Project name"
             name="name"
-            maxlength={100}
+            limit={MAX_NAME_LENGTH}
             value={state.values?.name ?? project.name}
             error={state.errors?.name}
           />

@@ -3,6 +3,7 @@ import type { ProjectObject, WebhookEndpointObject } from '@tidings/core';
 import type { Child } from 'hono/jsx';
 import type { EndpointHealth } from '../domain/webhook-health.js';
 import { WEBHOOK_FORM_EVENTS } from '../forms.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH } from '../limits.js';
 import type { FormState } from './auth-pages.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
@@ -96,7 +97,7 @@ function EndpointFields(props: { state: FormState; endpoint?: WebhookEndpointObj
         label="Endpoint URL"
         name="url"
         type="url"
-        maxlength={2048}
+        limit={MAX_WEBHOOK_URL_LENGTH}
         value={state.values ? state.values.url : endpoint?.url}
         error={state.errors?.url}
         hint="Where Tidings sends each event by POST, e.g. https://example.com/webhooks/tidings."
@@ -105,7 +106,7 @@ function EndpointFields(props: { state: FormState; endpoint?: WebhookEndpointObj
         label="Description"
         name="description"
         required={false}
-        maxlength={200}
+        limit={MAX_DESCRIPTION_LENGTH}
         value={description}
         error={state.errors?.description}
         hint="Optional: what receives it, e.g. “order service”."

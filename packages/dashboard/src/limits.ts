@@ -1,0 +1,24 @@
+/**
+ * The longest values the dashboard's forms take: one place for the forms' checks and the counters
+ * their fields show, so that the two cannot disagree.
+ */
+
+/** A project's or a key's name (the admin API's own limit). */
+export const MAX_NAME_LENGTH = 100;
+/** A webhook endpoint's URL (the admin API's own limit). */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/** A webhook endpoint's description (the admin API's own limit). */
+export const MAX_DESCRIPTION_LENGTH = 200;
+/** A passkey's name. */
+export const MAX_PASSKEY_NAME_LENGTH = 60;
+
+/**
+ * The error of a value over `limit` characters, for zod's `.max()`: how long it is and what to do,
+ * as a value that long is refused whole rather than cut.
+ */
+export function tooLong(limit: number) {
+  return {
+    error: (issue: { input?: unknown }) =>
+      `This is ${String(issue.input ?? '').length} characters long: shorten it to ${limit} or fewer.`,
+  };
+}
