@@ -111,7 +111,7 @@ beforeAll(async () => {
     '--url',
     LONG_URL,
     '--events',
-    'browser.connected,notification.completed',
+    'browser.connected,notification.attempt.updated',
     '--description',
     LONG_DESCRIPTION,
     '--actor',

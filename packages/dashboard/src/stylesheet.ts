@@ -125,7 +125,7 @@ input, select { max-width: 100%; }
 th, td { overflow-wrap: normal; word-break: normal; }
 th { white-space: nowrap; }
 td code, td time, td .badge, td button, td .danger-link { white-space: nowrap; }
-.clip { display: block; max-width: 14rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.clip { display: block; max-width: 13rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .clip:focus-visible { white-space: normal; overflow-wrap: anywhere; }
 .clip code { white-space: inherit; }
 /* On a phone each row is a card with every column's value after its header (data-label), so that
@@ -136,9 +136,9 @@ td code, td time, td .badge, td button, td .danger-link { white-space: nowrap; }
   .table-wrap table, .table-wrap tbody, .table-wrap tr, .table-wrap td, .table-wrap tbody th { display: block; }
   .table-wrap thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   .table-wrap tbody tr { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 0.4rem 0.8rem; margin-bottom: 0.6rem; }
-  .table-wrap td, .table-wrap tbody th { display: flow-root; padding: 0.25rem 0 0.25rem 7rem; border: none; text-align: left; background: none; font-size: 1rem; color: var(--ink); }
-  .table-wrap [data-label]::before { content: attr(data-label) / ""; float: left; width: 6.5rem; margin-left: -7rem; color: var(--muted); font-size: 0.85rem; font-weight: 600; line-height: 1.75; }
-  .table-wrap td:not([data-label]) { padding-left: 0; }
+  .table-wrap td, .table-wrap tbody th { padding: 0.3rem 0; border: none; text-align: left; background: none; font-size: 1rem; color: var(--ink); }
+  /* The label above its value, so that the value has the card's whole width: an event type or a time is one word. */
+  .table-wrap [data-label]::before { content: attr(data-label) / ""; display: block; color: var(--muted); font-size: 0.8rem; font-weight: 600; }
   .clip { max-width: 100%; }
 }
 @media (max-width: 560px) {
