@@ -124,7 +124,7 @@ describe('the operators’ page in a browser', () => {
     findings.push(...(await checkAtWidths(op, 'suspend-confirm')));
     const refused = await submit(op, 'Suspend the project');
     expect(refused?.status()).toBe(400);
-    expect(await op.getByRole('alert').textContent()).toContain('VALIDATION_FAILED');
+    expect(await op.getByRole('alert').textContent()).toContain('Check the fields marked below, then submit again.');
     expect(await op.getByLabel('Reason').getAttribute('aria-invalid')).toBe('true');
     findings.push(...(await checkAtWidths(op, 'suspend-refused')));
     await op.getByLabel('Reason').fill(REASON);

@@ -257,7 +257,7 @@ describe('the dashboard in Chromium', () => {
       return { status: response.status, text: await response.text() };
     });
     expect(direct.status).toBe(409);
-    expect(direct.text).toContain('PROJECT_LIMIT_REACHED');
+    expect(direct.text).toContain('Delete a project you no longer use');
 
     await page.goto(`${server.url}/dashboard/projects/${projectId}`);
     const active = await page.locator('tr', { has: page.locator('.badge.ok') }).count();
@@ -279,7 +279,7 @@ describe('the dashboard in Chromium', () => {
       return { status: response.status, text: await response.text() };
     }, `/dashboard/projects/${projectId}/keys`);
     expect(refused.status).toBe(409);
-    expect(refused.text).toContain('KEY_LIMIT_REACHED');
+    expect(refused.text).toContain('Revoke a key you no longer use');
     expect(refused.text).not.toMatch(/sk_(live|test)_[A-Za-z0-9]{32}/);
   });
 

@@ -63,7 +63,7 @@ describe('deleting a project', () => {
       const refused = await browser.post(`/dashboard/projects/${id}/delete`, { name });
       expect(refused.status).toBe(400);
       const html = await refused.text();
-      expect(html).toContain(name === '' ? 'Type the project&#39;s name' : 'VALIDATION_FAILED');
+      expect(html).toContain(name === '' ? 'Type the project&#39;s name' : 'Type the project’s name exactly as shown');
     }
     expect(await dashboard.store.getProject(id)).not.toBeNull();
     expect(await apiStatus(key)).toBe(404);

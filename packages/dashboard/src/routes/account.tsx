@@ -105,7 +105,11 @@ export function registerAccountRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const { account, sessionHash } = signedInOf(c);
     const ref = c.req.param('ref');
     if (!/^[0-9a-f]{16}$/.test(ref) || !(await store.deleteAccountSession({ accountId: account.account.id, ref }))) {
-      return sessionsPage(c, { message: 'No such session: it may have ended already. (NOT_FOUND)' }, 404);
+      return sessionsPage(
+        c,
+        { message: 'No such session: it may have ended already. The list below shows the sessions still open.' },
+        404,
+      );
     }
     if (ref === sessionHash.slice(0, 16)) {
       deleteCookie(c, sessionCookieName(options.secureCookie), { path: '/', secure: options.secureCookie });

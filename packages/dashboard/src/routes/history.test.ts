@@ -255,7 +255,7 @@ describe('usage', () => {
     expect(html).toContain('2026-01-10: 1 test notifications');
   });
 
-  it('shows a range of the form, and refuses a bad one with VALIDATION_FAILED and 400', async () => {
+  it('shows a range of the form, and refuses a bad one with 400 and what to do', async () => {
     const browser = await signUpVerified(dashboard);
     const projectId = await createProject(browser);
     const page = await browser.get(`/dashboard/projects/${projectId}/usage?from=2026-01-01&to=2026-01-07`);
@@ -275,7 +275,8 @@ describe('usage', () => {
       const refused = await browser.get(`/dashboard/projects/${projectId}/usage?${query}`);
       expect(refused.status, query).toBe(400);
       const text = await refused.text();
-      expect(text, query).toContain('VALIDATION_FAILED');
+      expect(text, query).toContain('Choose other dates, then show the usage again.');
+      expect(text, query).not.toContain('VALIDATION_FAILED');
       expect(text, query).toMatch(message);
       expect(text, query).toContain('role="alert"');
       expect(text, query).not.toContain('<tr data-date=');

@@ -44,7 +44,7 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         if (field.path === 'from' || field.path === 'to')
           errors[field.path] = `${RANGE_LABELS[field.path]} ${field.message}`;
       }
-      const message = `${error.code}: ${Object.values(errors).join('; ') || error.message}`;
+      const message = `${Object.values(errors).join('; ') || error.message}. Choose other dates, then show the usage again.`;
       return render(c, <UsagePage project={project} range={{ ...range, errors, message }} usage={null} />, 400);
     }
   });

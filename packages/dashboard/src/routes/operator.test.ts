@@ -71,7 +71,7 @@ describe('operators', () => {
       );
       expect(refused.status).toBe(400);
       const text = await refused.text();
-      expect(text).toContain('VALIDATION_FAILED');
+      expect(text).toContain('Check the fields marked below, then submit again.');
       expect(text).toContain(reason === tooLong ? 'at most 500 characters' : 'Give a reason');
       expect(text).toContain('aria-invalid="true"');
     }

@@ -5,6 +5,7 @@ import { audit, type DashboardContext, type DashboardEnv, type Deps, signedInOf 
 import { auditEntryOf } from '../domain/audit-policy.js';
 import { normaliseEmail } from '../domain/codes.js';
 import { invitationBodySchema, parseForm, suspensionBodySchema } from '../forms.js';
+import { CHECK_THE_FIELDS } from '../refusals.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
 import { OperatorPage, type OperatorQuery, RevokeInvitationPage, SuspensionPage } from '../views/operator-page.js';
@@ -132,7 +133,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
       const back = backOf(body.back);
       const form = parseForm(suspensionBodySchema, body);
       if (!form.ok) {
-        const state = { ...form, message: `${form.errors.reason ?? 'Check the form'} (VALIDATION_FAILED)` };
+        const state = { ...form, message: `${form.errors.reason ?? 'The reason is not valid'}. ${CHECK_THE_FIELDS}` };
         return render(
           c,
           <SuspensionPage project={project} accountEmail={accountEmail} action={action} back={back} state={state} />,

@@ -36,7 +36,8 @@ export function registerProjectDeleteRoutes(app: Hono<DashboardEnv>, deps: Deps)
         {
           values: form.values,
           errors: { name: `This is not the project's name, “${project.name}”: nothing was deleted.` },
-          message: 'The name does not match, so the project was not deleted. (VALIDATION_FAILED)',
+          message:
+            'The name does not match, so nothing was deleted. Type the project’s name exactly as shown, then delete again.',
         },
         400,
       );

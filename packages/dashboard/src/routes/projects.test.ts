@@ -25,7 +25,7 @@ describe('projects', () => {
     await browser.post('/dashboard/login', { email: 'a@example.com', password: 'correct horse battery' });
     const response = await browser.post('/dashboard/projects', { name: 'Shop' });
     expect(response.status).toBe(403);
-    expect(await response.text()).toContain('EMAIL_NOT_VERIFIED');
+    expect(await response.text()).toContain('Verify your email address with the code sent to it');
   });
 
   it('creates, lists (n/10) and renames projects; the 11th is refused with PROJECT_LIMIT_REACHED', async () => {
@@ -38,7 +38,9 @@ describe('projects', () => {
     expect(list).not.toContain('action="/dashboard/projects"');
     const eleventh = await browser.post('/dashboard/projects', { name: 'One too many' });
     expect(eleventh.status).toBe(409);
-    expect(await eleventh.text()).toContain('PROJECT_LIMIT_REACHED');
+    expect(await eleventh.text()).toContain(
+      'An account holds at most 10 projects. Delete a project you no longer use, or ask an operator',
+    );
     const empty = await browser.post(`/dashboard/projects/${id}/rename`, { name: '   ' });
     expect(empty.status).toBe(400);
     expect((await browser.post(`/dashboard/projects/${id}/rename`, { name: 'Shop (EU)' })).status).toBe(303);
@@ -115,7 +117,7 @@ describe('API keys', () => {
     const eleventh = await browser.post(`/dashboard/projects/${id}/keys`, { name: 'k11', mode: 'test' });
     expect(eleventh.status).toBe(409);
     const html = await eleventh.text();
-    expect(html).toContain('KEY_LIMIT_REACHED');
+    expect(html).toContain('Revoke a key you no longer use, then create the new one.');
     expect(html.match(KEY_PATTERN)).toBeNull();
     expect(await dashboard.store.listApiKeys(id)).toHaveLength(10);
     // At the limit, the page offers a notice instead of the form.

@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { auditEntryOf } from '../domain/audit-policy.js';
 import { keyBodySchema, parseForm, projectBodySchema } from '../forms.js';
+import { refusalMessage } from '../refusals.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
 import { KeyCreatedPage, KeysPage, RevokePage } from '../views/keys-pages.js';
@@ -15,7 +16,7 @@ import { apiUrlOf, firstSendRecipient } from './first-send.js';
 /** The page's message for a refusal of the admin API, and its HTTP status. */
 function refusal(error: unknown): { message: string; status: ContentfulStatusCode } {
   if (!(error instanceof TidingsError)) throw error;
-  return { message: `${error.message} (${error.code})`, status: error.status as ContentfulStatusCode };
+  return { message: refusalMessage(error), status: error.status as ContentfulStatusCode };
 }
 
 const NOTICES: Record<string, string> = {
@@ -105,7 +106,10 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     if (project.suspended) {
       return keysPage(
         c,
-        { values: form.values, message: 'This project is suspended: it takes no new keys (PROJECT_SUSPENDED).' },
+        {
+          values: form.values,
+          message: 'This project is suspended, so it takes no new keys. Ask an operator to resume it.',
+        },
         403,
       );
     }

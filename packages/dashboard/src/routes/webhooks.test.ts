@@ -133,7 +133,7 @@ describe('webhook endpoints', () => {
     });
     expect(http.status).toBe(400);
     const httpHtml = await http.text();
-    expect(httpHtml).toContain('VALIDATION_FAILED');
+    expect(httpHtml).toContain('Check the fields marked below, then submit again.');
     expect(httpHtml).toContain('must be an https: URL');
     expect(httpHtml).toContain('aria-invalid="true"');
     // What was typed stays in the form, the one event still checked.
@@ -151,7 +151,7 @@ describe('webhook endpoints', () => {
     });
     expect(eleventh.status).toBe(409);
     const html = await eleventh.text();
-    expect(html).toContain('WEBHOOK_ENDPOINT_LIMIT_REACHED');
+    expect(html).toContain('Delete an endpoint you no longer use, then add the new one.');
     expect(html.match(SECRET_PATTERN)).toBeNull();
     const page = await (await browser.get(`/dashboard/projects/${id}/webhooks`)).text();
     expect(page).toContain('10/10 endpoints');
@@ -388,7 +388,7 @@ describe('webhook endpoints', () => {
       events: '*',
     });
     expect(response.status).toBe(403);
-    expect(await response.text()).toContain('PROJECT_SUSPENDED');
+    expect(await response.text()).toContain('it takes no new webhook endpoints. Ask an operator to resume it.');
     expect(await dashboard.tidings.admin.listWebhookEndpoints(id)).toHaveLength(0);
   });
 

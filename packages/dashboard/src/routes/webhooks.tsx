@@ -12,6 +12,7 @@ import {
   webhookReplayBodySchema,
   webhookRollBodySchema,
 } from '../forms.js';
+import { CHECK_THE_FIELDS, refusalMessage } from '../refusals.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
 import {
@@ -58,7 +59,7 @@ function noticeOf(query: Record<string, string>): FormState {
 }
 
 /**
- * A refusal of the admin API as the form shows it: the message with its code, each field's error
+ * A refusal of the admin API as the form shows it: what happened and what to do, each field's error
  * beside its field, and the HTTP status.
  */
 function refusal(error: unknown, values: Record<string, string>): { state: FormState; status: ContentfulStatusCode } {
@@ -66,14 +67,14 @@ function refusal(error: unknown, values: Record<string, string>): { state: FormS
   const errors: Record<string, string> = {};
   for (const field of error.errors ?? []) errors[field.path] ??= field.message;
   return {
-    state: { values, errors, message: `${error.message} (${error.code})` },
+    state: { values, errors, message: refusalMessage(error) },
     status: error.status as ContentfulStatusCode,
   };
 }
 
 /** A form's own refusal, before the admin API is asked. */
 function invalidForm(form: Extract<ParsedForm<unknown>, { ok: false }>): FormState {
-  return { ...form, message: 'Check the fields marked below. (VALIDATION_FAILED)' };
+  return { ...form, message: CHECK_THE_FIELDS };
 }
 
 /**
@@ -122,7 +123,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         c,
         {
           values: form.values,
-          message: 'This project is suspended: it takes no new webhook endpoints (PROJECT_SUSPENDED).',
+          message: 'This project is suspended, so it takes no new webhook endpoints. Ask an operator to resume it.',
         },
         403,
       );
@@ -274,7 +275,11 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   app.post('/projects/:id/webhooks/:endpointId/test', async (c) => {
     const { project, endpoint } = await ownedEndpoint(c);
     if (project.suspended) {
-      return endpointPage(c, { message: 'This project is suspended: it sends no webhooks (PROJECT_SUSPENDED).' }, 403);
+      return endpointPage(
+        c,
+        { message: 'This project is suspended, so it sends no webhooks. Ask an operator to resume it.' },
+        403,
+      );
     }
     await tidings.admin.sendTestWebhookEvent(endpoint.id);
     return seeOther(c, `${endpointPath(base, endpoint)}?tested=1#messages`);
@@ -288,7 +293,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     if (project.suspended) {
       return endpointPage(c, {}, 403, {
         values: form.values,
-        message: 'This project is suspended: it sends no webhooks (PROJECT_SUSPENDED).',
+        message: 'This project is suspended, so it sends no webhooks. Ask an operator to resume it.',
       });
     }
     try {
