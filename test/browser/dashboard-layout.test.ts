@@ -58,6 +58,13 @@ function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
+/** How many rows the project's tabs take (0 on a page without them): one, scrolled sideways on a phone. */
+function tabRows(page: Page): Promise<number> {
+  return page.evaluate(
+    () => new Set([...document.querySelectorAll<HTMLElement>('.tabs a')].map((tab) => tab.offsetTop)).size,
+  );
+}
+
 beforeAll(async () => {
   assertBuilt();
   workspace = await tempDir();
@@ -246,6 +253,8 @@ describe('the dashboard’s layout with long data', () => {
           // A desktop has room for every column but the eleven of a notification's attempts.
           if (width === 1280 && name !== 'notification') findings.push(...(await scrollingTables(target, name)));
           if (width === 390) {
+            const rows = await tabRows(target);
+            if (rows > 1) findings.push(`${name} at 390 px: the tabs wrap onto ${rows} rows`);
             const seen = await hiddenCells(target, name);
             findings.push(...seen.findings, ...(await seriousAxeViolations(target)));
             cells[name] = seen.cells;
