@@ -47,7 +47,7 @@ async function signIn(context: BrowserContext, email: string, next = '/dashboard
   const page = await context.newPage();
   await page.goto(`${server.url}${next}`);
   await page.getByRole('link', { name: 'Sign in with a one-time code' }).click();
-  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Code').fill(code);
   await submit(page, 'Sign in');
   return page;

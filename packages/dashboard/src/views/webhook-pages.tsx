@@ -73,7 +73,7 @@ function EndpointTable(props: { endpoints: WebhookEndpointObject[]; health: Read
           </td>
           <td>
             <EndpointStatus endpoint={endpoint} health={props.health.get(endpoint.id)} />
-            <HealthLine health={props.health.get(endpoint.id)} />
+            <HealthLine health={props.health.get(endpoint.id)} compact />
           </td>
           <td>
             <Time at={endpoint.created_at} />
@@ -144,10 +144,20 @@ function StateNotices(props: { state: FormState }) {
  * limit, why there is none).
  */
 /** The last 24 hours of an endpoint: how many messages it took, and its latest request. */
-function HealthLine(props: { health: EndpointHealth | undefined }) {
+function HealthLine(props: { health: EndpointHealth | undefined; compact?: boolean }) {
   const { health } = props;
-  if (!health || health.tried === 0) return <span class="muted health">no requests in 24 h</span>;
+  if (!health || health.tried === 0) {
+    return <span class="muted health">{props.compact ? 'no requests' : 'no requests in 24 h'}</span>;
+  }
   const percent = Math.floor((health.rate ?? 0) * 100);
+  // In a table: the share alone, so that the column stays narrow; the endpoint's page has the rest.
+  if (props.compact) {
+    return (
+      <span class="muted health" title={`${health.delivered} of ${health.tried} delivered in 24 h`}>
+        {percent}% in 24 h
+      </span>
+    );
+  }
   const last = health.last!;
   return (
     <span class="muted health">
