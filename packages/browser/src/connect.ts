@@ -553,7 +553,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
   if (config.recipient && locks && host.BroadcastChannel) {
     // Versioned, so that a tab still running an older SDK does not read these messages.
     const name = `tidings:1:${config.baseUrl}:${config.recipient}`;
-    phase = Phase.Following;
+    to(Input.Follow); // a connection that shares the tabs' starts as a follower
     election = createTabElection({
       name,
       locks,
