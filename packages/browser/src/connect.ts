@@ -80,8 +80,16 @@ export function connect(options: ConnectOptions): TidingsConnection {
   let lastDetail: TidingsStatusDetail | undefined;
   /** Shared with the other tabs when there is a recipient and the browser can (see the end). */
   let election: TabElection | null = null;
+  /**
+   * Every change of phase. What a phase does ends with it: the try under way is aborted and the
+   * loop's sleep ends, so that the loop goes on with what the new phase does.
+   */
   const to = (input: Input) => {
-    phase = transition(phase, input);
+    const next = transition(phase, input);
+    if (next === phase) return;
+    phase = next;
+    current?.abort();
+    endSleep?.();
   };
 
   // The app's callbacks must not break the loop; their errors surface as uncaught ones instead.
@@ -378,8 +386,6 @@ export function connect(options: ConnectOptions): TidingsConnection {
   const stop = (reason: TidingsCloseReason, error?: TidingsError): undefined => {
     if (phase === Phase.Closed) return;
     to(Input.Close);
-    current?.abort();
-    endSleep?.();
     stopWatching();
     receipts.flush();
     if (reason === 'disconnected') {
@@ -483,10 +489,7 @@ export function connect(options: ConnectOptions): TidingsConnection {
     if (phase === Phase.Trying && current?.isStale?.()) {
       wakeNow = true;
       current.stall!();
-    } else if (phase === Phase.Waiting) {
-      to(Input.Wake);
-      endSleep?.();
-    }
+    } else to(Input.Wake);
   };
   const { host } = environment;
   const document = host?.document;
@@ -502,19 +505,10 @@ export function connect(options: ConnectOptions): TidingsConnection {
       'pagehide',
       () => {
         to(Input.Hide);
-        current?.abort();
         receipts.flush();
       },
     ],
-    [
-      host,
-      'pageshow',
-      (event) => {
-        if (!(event as PageTransitionEvent).persisted) return;
-        to(Input.Show);
-        endSleep?.();
-      },
-    ],
+    [host, 'pageshow', (event) => (event as PageTransitionEvent).persisted && to(Input.Show)],
   ];
   for (const [target, type, listener] of listeners) target?.addEventListener(type, listener);
   const stopWatching = () => {
@@ -566,15 +560,8 @@ export function connect(options: ConnectOptions): TidingsConnection {
         detail: { ...lastDetail, error: undefined },
         ...(withPush && { vapidKey: push?.vapidKey() }),
       }),
-      onRole: (role: TabRole) => {
-        if (role === TabRole.Leader) {
-          to(Input.Lead);
-          endSleep?.();
-        } else if (role === TabRole.Follower) {
-          to(Input.Follow);
-          current?.abort(); // another tab holds the connection now
-        }
-      },
+      // A follower's try ends: another tab holds the connection now.
+      onRole: (role: TabRole) => role !== TabRole.Closed && to(role === TabRole.Leader ? Input.Lead : Input.Follow),
       onMessage: follow,
     });
   }
