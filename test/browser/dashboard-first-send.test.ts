@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cspViolations,
   layoutFindings,
-  mailedCode,
   overflow,
   recordContext,
   seriousAxeViolations,
+  signUpWithProject,
   submit,
 } from './dashboard-harness.js';
 import { launchChromium, until } from './harness.js';
@@ -80,14 +80,7 @@ afterAll(async () => {
 
 describe('the first send in the dashboard', () => {
   it('signs up, creates a project and a key, and the test notification arrives in the page, delivered', async () => {
-    await page.goto(`${server.url}/dashboard/signup`);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await submit(page, 'Create account');
-    await page.getByLabel('Verification code').fill(await mailedCode(server, EMAIL));
-    await submit(page, 'Verify');
-    await page.getByLabel('Project name').fill('Shop');
-    await submit(page, 'Create project');
+    await signUpWithProject(page, server, { email: EMAIL, password: PASSWORD });
     // The empty project's page offers the first send already.
     expect(await page.getByRole('heading', { name: 'Send a test notification' }).isVisible()).toBe(true);
 

@@ -120,3 +120,23 @@ export async function layoutFindings(
   await page.setViewportSize({ width: 1280, height: 900 });
   return findings;
 }
+
+/**
+ * Signs up in the page as a new customer does: the form, the mailed code, then a first project
+ * named `project`, whose page the browser is left on.
+ */
+export async function signUpWithProject(
+  page: Page,
+  server: ServeProcess,
+  account: { email: string; password: string },
+  project = 'Shop',
+): Promise<void> {
+  await page.goto(`${server.url}/dashboard/signup`);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await submit(page, 'Create account');
+  await page.getByLabel('Verification code').fill(await mailedCode(server, account.email));
+  await submit(page, 'Verify');
+  await page.getByLabel('Project name').fill(project);
+  await submit(page, 'Create project');
+}

@@ -4,7 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFindings, mailedCode, recordContext, seriousAxeViolations, submit } from './dashboard-harness.js';
+import {
+  layoutFindings,
+  mailedCode,
+  recordContext,
+  seriousAxeViolations,
+  signUpWithProject,
+  submit,
+} from './dashboard-harness.js';
 import { launchChromium, until } from './harness.js';
 
 /**
@@ -80,14 +87,7 @@ afterAll(async () => {
 
 describe('dashboard self-service in Chromium', () => {
   it('signs up and makes a project with a working key', async () => {
-    await page.goto(`${server.url}/dashboard/signup`);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await submit(page, 'Create account');
-    await page.getByLabel('Verification code').fill(await mailedCode(server, EMAIL));
-    await submit(page, 'Verify');
-    await page.getByLabel('Project name').fill('Shop');
-    await submit(page, 'Create project');
+    await signUpWithProject(page, server, { email: EMAIL, password: PASSWORD });
     await page.getByLabel('Key name').fill('production server');
     await submit(page, 'Create key');
     key = ((await page.textContent('#new-key')) ?? '').trim();

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailedCode, seriousAxeViolations, submit } from './dashboard-harness.js';
+import { seriousAxeViolations, signUpWithProject, submit } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
@@ -42,14 +42,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${server.url}/dashboard/signup`);
-  await page.getByLabel('Email').fill(EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await submit(page, 'Create account');
-  await page.getByLabel('Verification code').fill(await mailedCode(server, EMAIL));
-  await submit(page, 'Verify');
-  await page.getByLabel('Project name').fill('Shop');
-  await submit(page, 'Create project');
+  await signUpWithProject(page, server, { email: EMAIL, password: PASSWORD });
   settingsPath = `${new URL(page.url()).pathname.replace(/\/$/, '')}/settings`;
   await context.close();
 }, 60_000);

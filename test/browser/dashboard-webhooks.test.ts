@@ -5,7 +5,7 @@ import { webhookSignature } from '@tidings/core';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFindings, mailedCode, recordContext, seriousAxeViolations, submit } from './dashboard-harness.js';
+import { layoutFindings, recordContext, seriousAxeViolations, signUpWithProject, submit } from './dashboard-harness.js';
 import { launchChromium, until } from './harness.js';
 
 /**
@@ -77,14 +77,7 @@ afterAll(async () => {
 
 describe('dashboard webhooks in Chromium', () => {
   it('creates an endpoint whose secret is shown once', async () => {
-    await page.goto(`${server.url}/dashboard/signup`);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await submit(page, 'Create account');
-    await page.getByLabel('Verification code').fill(await mailedCode(server, EMAIL));
-    await submit(page, 'Verify');
-    await page.getByLabel('Project name').fill('Shop');
-    await submit(page, 'Create project');
+    await signUpWithProject(page, server, { email: EMAIL, password: PASSWORD });
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL(/\/webhooks$/);
     findings.push(...(await layoutFindings(page, 'webhooks-empty')));
