@@ -477,6 +477,10 @@ describe('webhook messages', () => {
     expect(html).toContain('webhook.test');
     expect(html).toContain(`&quot;endpoint_id&quot;: &quot;${endpointId}&quot;`);
     expect(html).toContain('<td data-field="status-code" data-label="Status code">500</td>');
+    // The headers the request carried: the message's id, and the request's time in seconds.
+    const seconds = Math.floor(dashboard.clock.now() / 1000);
+    expect(html).toContain(`webhook-id: ${message!.id}\nwebhook-timestamp: ${seconds}\n`);
+    expect(html).toContain('user-agent: Tidings');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script>alert(1)</script>');
 

@@ -146,6 +146,36 @@ export function MessagesSection(props: {
  * One message, for debugging a receiver: its event, status and times, its payload (pretty JSON,
  * escaped), each request with its answer, and the button that sends it again.
  */
+/**
+ * The headers each request of the message carries, as the latest one sent them: its id and
+ * time, and a signature per signing secret (not kept: made from the secret at each request).
+ */
+function RequestHeaders(props: { messageId: string; latest: WebhookMessageAttemptView | undefined }) {
+  const timestamp = props.latest ? String(Math.floor(Date.parse(props.latest.attempted_at) / 1000)) : null;
+  const headers: [string, string][] = [
+    ['content-type', 'application/json'],
+    ['user-agent', 'Tidings'],
+    ['webhook-id', props.messageId],
+    ['webhook-timestamp', timestamp ?? '(the time of each request, in seconds)'],
+    ['webhook-signature', 'v1,… (one per signing secret: HMAC-SHA256 of id.timestamp.body)'],
+  ];
+  return (
+    <>
+      <h3 id="headers-title">Request headers</h3>
+      <p class="muted">
+        {props.latest
+          ? 'As the latest request sent them; every request of this message has the same id.'
+          : 'What each request will carry.'}
+      </p>
+      <section class="payload" tabindex={0} aria-labelledby="headers-title">
+        <pre>
+          <code data-field="request-headers">{headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</code>
+        </pre>
+      </section>
+    </>
+  );
+}
+
 export function MessagePage(props: {
   project: ProjectObject;
   endpoint: WebhookEndpointObject;
@@ -202,6 +232,7 @@ export function MessagePage(props: {
           <code>{JSON.stringify(message.payload, null, 2)}</code>
         </pre>
       </section>
+      <RequestHeaders messageId={message.id} latest={props.attempts.at(-1)} />
       <h3>Requests</h3>
       {props.attempts.length === 0 ? (
         <p class="empty">Not sent yet.</p>
