@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -105,6 +106,16 @@ describe('passkeys in Chromium', () => {
     codes = await page.locator('#recovery-codes code').allTextContents();
     expect(codes).toHaveLength(10);
     for (const code of codes) expect(code).toMatch(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/);
+    // The script saves them as a text file, one a line (and copies them the same way).
+    const [saved] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download' }).click(),
+    ]);
+    expect(saved.suggestedFilename()).toBe('tidings-recovery-codes.txt');
+    const file = await saved.path();
+    expect((await readFile(file, 'utf8')).trim().split('\n')).toEqual(codes);
+    expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
+    expect(await page.textContent('#copy-status')).toContain('saved as tidings-recovery-codes.txt');
     expect(await page.locator('tr[data-passkey="Work laptop"]').count()).toBe(1);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);

@@ -21,8 +21,25 @@ function selectText(element: Element): void {
   selection?.addRange(range);
 }
 
+/** The text of what is revealed: a list one item a line (recovery codes), else the element's text. */
+function revealedText(element: Element): string {
+  const items = element.querySelectorAll('li');
+  if (items.length === 0) return element.textContent?.trim() ?? '';
+  return [...items].map((item) => item.textContent?.trim() ?? '').join('\n');
+}
+
+/** Saves `text` as a file named `filename`, made in the page (nothing is asked of the server). */
+function download(text: string, filename: string): void {
+  const url = URL.createObjectURL(new Blob([`${text}\n`], { type: 'text/plain' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
 async function copy(element: Element, what: string): Promise<void> {
-  const text = element.textContent?.trim() ?? '';
+  const text = revealedText(element);
   // The Clipboard API exists only in secure contexts (https, localhost); a plain-http LAN install
   // falls back to selecting the text and the older copy command.
   if (navigator.clipboard && window.isSecureContext) {
@@ -56,6 +73,15 @@ function setUpReveal(): void {
     if (!target) continue;
     button.hidden = false;
     button.addEventListener('click', () => void copy(target, what));
+  }
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-download]')) {
+    const target = document.getElementById(button.dataset.download ?? '');
+    if (!target) continue;
+    button.hidden = false;
+    button.addEventListener('click', () => {
+      download(revealedText(target), button.dataset.filename ?? 'tidings.txt');
+      setStatus(`The ${what} are saved as ${button.dataset.filename ?? 'a file'}.`);
+    });
   }
   setStatus(`Copy the ${what} with the button, or select it.`);
   // Leaving the page wipes the key, so back/forward from the page cache cannot show it again.

@@ -30,7 +30,12 @@ function WebAuthnStatus() {
 function RecoveryCodes(props: { codes: string[] }) {
   const ctx = usePage();
   return (
-    <section class="card reveal" data-replace-url={`${ctx.base}/account/security`} aria-labelledby="codes-title">
+    <section
+      class="card reveal"
+      data-replace-url={`${ctx.base}/account/security`}
+      data-revealed="recovery codes"
+      aria-labelledby="codes-title"
+    >
       <h2 id="codes-title">Your recovery codes</h2>
       <Notice kind="info">
         Keep these codes somewhere safe, apart from your passkey: each one signs you in once when your passkey is not at
@@ -43,6 +48,24 @@ function RecoveryCodes(props: { codes: string[] }) {
           </li>
         ))}
       </ul>
+      {/* Shown by the script, which copies the codes one a line or saves them as a text file. */}
+      <div class="actions">
+        <button type="button" class="copy" data-copy="recovery-codes" hidden>
+          Copy
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          data-download="recovery-codes"
+          data-filename="tidings-recovery-codes.txt"
+          hidden
+        >
+          Download
+        </button>
+      </div>
+      <p class="hint" id="copy-status" role="status" aria-live="polite">
+        Write them down, or select them and copy them.
+      </p>
     </section>
   );
 }
