@@ -339,6 +339,23 @@ describe('tidings serve delivers webhooks', { timeout: 60_000 }, () => {
     expect(enqueued.event_type).toBe('webhook.test');
     const [message] = await receivedOf('tested', 1);
     expect(message).toMatchObject({ id: enqueued.id, type: 'webhook.test', data: { endpoint_id: created.id } });
+    // A sample of an event type: the receiver checks it against the OpenAPI document's schema.
+    const sample = await tidingsJson<{ id: string; event_type: string }>([
+      'webhook',
+      'test',
+      created.id,
+      '--type',
+      'notification.completed',
+      '--db',
+      db,
+    ]);
+    const [, completed] = await receivedOf('tested', 2);
+    expect(completed).toMatchObject({
+      id: sample.id,
+      type: 'notification.completed',
+      data: { recipient: 'tidings-sample-recipient' },
+    });
+    expect(receiver.rejected.filter((rejected) => rejected.endpoint === 'tested')).toEqual([]);
   });
 
   it('resends one message and replays an endpoint’s messages, each with its own webhook-id again', async () => {

@@ -445,12 +445,14 @@ export const adminCommands: AdminCommand[] = [
   },
   {
     name: 'webhook test',
-    synopsis: 'ENDPOINT_ID',
-    summary: 'Send a webhook.test event to an endpoint now, whatever the event types it wants',
-    options: {},
+    synopsis: 'ENDPOINT_ID [--type EVENT_TYPE]',
+    summary:
+      'Send a webhook.test event to an endpoint now, whatever the event types it wants (--type: a sample of that event type)',
+    options: { type: { type: 'string' } },
     async run(admin, parsed) {
       const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);
-      const message = await admin.sendTestWebhookEvent(id!);
+      const type = parsed.values.type;
+      const message = await admin.sendTestWebhookEvent(id!, typeof type === 'string' ? { type } : {});
       return { result: message, text: `sending ${webhookMessageLine(message)}` };
     },
   },

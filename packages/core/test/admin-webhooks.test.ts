@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError } from '../src/index.js';
+import { MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError, WEBHOOK_EVENT_TYPES } from '../src/index.js';
+import { webhookEventSchemas } from '../src/webhooks/event-schemas.js';
+import { SAMPLE_RECIPIENT } from '../src/webhooks/samples.js';
 import { isWellFormedWebhookSecret } from '../src/webhooks/signature.js';
 import { createHarness, type Harness } from './harness.js';
 
@@ -115,5 +117,28 @@ describe('admin: webhook endpoints', () => {
 
     expect(await admin.deleteWebhookEndpoint(created.id)).toMatchObject({ id: created.id });
     expect(await admin.listWebhookEndpoints(h.project.id)).toEqual([]);
+  });
+});
+
+describe('a test event of a chosen type', () => {
+  it('is a sample of that type that its schema accepts, with fresh ids and the sample recipient', async () => {
+    h = await createHarness();
+    const { admin } = h.tidings;
+    const endpoint = await admin.createWebhookEndpoint({
+      projectId: h.project.id,
+      url: 'https://example.com/hooks',
+      events: ['browser.connected'],
+    });
+    for (const type of [...WEBHOOK_EVENT_TYPES, 'webhook.test'] as const) {
+      const message = await admin.sendTestWebhookEvent(endpoint.id, { type });
+      expect(message).toMatchObject({ event_type: type, status: 'pending' });
+      const parsed = webhookEventSchemas[type].safeParse(message.payload);
+      expect(parsed.success, `${type}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+      if (type !== 'webhook.test') expect(JSON.stringify(message.payload)).toContain(SAMPLE_RECIPIENT);
+    }
+    expect(await refusal(admin.sendTestWebhookEvent(endpoint.id, { type: 'notification.sent' }))).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      paths: ['type'],
+    });
   });
 });

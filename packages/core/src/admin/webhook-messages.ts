@@ -10,6 +10,8 @@ import type {
   WebhookMessageStore,
 } from '../ports/store.js';
 import { WEBHOOK_TEST_EVENT, webhookMessageOf } from '../webhooks/events.js';
+import { sampleEventData } from '../webhooks/samples.js';
+import { WEBHOOK_EVENT_TYPES } from './webhooks.js';
 
 /** Messages per page of {@link WebhookMessagesAdminApi.listWebhookMessages}, by default and at most. */
 export const DEFAULT_WEBHOOK_MESSAGES_PAGE = 50;
@@ -100,8 +102,11 @@ export interface WebhookMessagesAdminApi {
   resendWebhookMessage(messageId: string): Promise<WebhookMessageObject>;
   /** Sends again, in order, every delivered or failed message of the endpoint created since `since` (ms). */
   replayWebhookMessages(endpointId: string, options: { since: number }): Promise<{ count: number }>;
-  /** Enqueues a `webhook.test` message for the endpoint, whatever the event types it wants. */
-  sendTestWebhookEvent(endpointId: string): Promise<WebhookMessageObject>;
+  /**
+   * Enqueues a `webhook.test` message for the endpoint, whatever the event types it wants; with
+   * `type`, a sample event of that type instead (fresh ids, a sample recipient), to try a receiver.
+   */
+  sendTestWebhookEvent(endpointId: string, options?: { type?: string }): Promise<WebhookMessageObject>;
 }
 
 function invalid(path: string, message: string): TidingsError {
@@ -168,14 +173,19 @@ export function createWebhookMessagesAdmin(
       const messages = await store.resendWebhookMessages({ endpointId, since, now: clock.now() });
       return { count: messages.length };
     },
-    async sendTestWebhookEvent(endpointId) {
+    async sendTestWebhookEvent(endpointId, options = {}) {
+      const type = options.type ?? WEBHOOK_TEST_EVENT;
+      const known: readonly string[] = WEBHOOK_EVENT_TYPES;
+      if (type !== WEBHOOK_TEST_EVENT && !known.includes(type)) {
+        throw invalid('type', `must be ${WEBHOOK_TEST_EVENT} or one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+      }
       const endpoint = await endpointOf(endpointId);
       const now = clock.now();
       const message = webhookMessageOf(
         {
-          type: WEBHOOK_TEST_EVENT,
+          type,
           timestamp: isoTime(now),
-          data: { endpoint_id: endpoint.id },
+          data: type === WEBHOOK_TEST_EVENT ? { endpoint_id: endpoint.id } : sampleEventData(type, now),
           orderKey: 'test',
         },
         endpoint,

@@ -366,6 +366,21 @@ describe('webhook endpoints', () => {
     expect(recovered).toContain('<span class="badge ok">enabled</span>');
   });
 
+  it('sends a test event of the type chosen: webhook.test, or a sample of an event type', async () => {
+    dashboard = createTestDashboard();
+    const browser = await signUpVerified(dashboard);
+    const id = await createProject(browser);
+    const { id: endpointId } = await createEndpoint(browser, id);
+    const path = `/dashboard/projects/${id}/webhooks/${endpointId}`;
+    const page = await (await browser.get(path)).text();
+    expect(page).toContain('<option value="notification.completed">notification.completed (a sample)</option>');
+    expect((await browser.post(`${path}/test`, { type: 'notification.completed' })).status).toBe(303);
+    expect((await browser.post(`${path}/test`)).status).toBe(303);
+    const sent = await dashboard.tidings.admin.listWebhookMessages(endpointId);
+    expect(sent.map((message) => message.event_type).sort()).toEqual(['notification.completed', 'webhook.test']);
+    expect((await browser.post(`${path}/test`, { type: 'notification.sent' })).status).toBe(400);
+  });
+
   it('refuses a new endpoint, a test event, a replay and a resend to a suspended project', async () => {
     dashboard = createTestDashboard();
     const browser = await signUpVerified(dashboard);
@@ -440,7 +455,7 @@ describe('webhook messages', () => {
     const [message] = await dashboard.tidings.admin.listWebhookMessages(endpointId);
     expect(message).toMatchObject({ event_type: 'webhook.test', status: 'pending', endpoint_id: endpointId });
     const page = await (await browser.get(`${path}?tested=1`)).text();
-    expect(page).toContain('A webhook.test event is on its way');
+    expect(page).toContain('A test event is on its way');
     expect(page).toContain(`data-message-id="${message!.id}" data-status="pending"`);
 
     for (let i = 0; i < 26; i++) {

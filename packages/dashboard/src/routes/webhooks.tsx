@@ -39,7 +39,7 @@ const NOTICES: Record<string, string> = {
   disabled: 'The endpoint is disabled: no event is sent to it until you enable it again.',
   enabled: 'The endpoint is enabled: it receives the events of changes made from now on.',
   deleted: 'The endpoint is deleted. No event is sent to it any more.',
-  tested: 'A webhook.test event is on its way to this endpoint: it shows below as soon as it is sent.',
+  tested: 'A test event is on its way to this endpoint: it shows below as soon as it is sent.',
   resent: 'The message is sent again, with the same id, as soon as possible.',
 };
 
@@ -281,7 +281,9 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         403,
       );
     }
-    await tidings.admin.sendTestWebhookEvent(endpoint.id);
+    const { type } = await c.req.parseBody();
+    // The admin API refuses a type it does not know (400, beside the other refusals).
+    await tidings.admin.sendTestWebhookEvent(endpoint.id, typeof type === 'string' && type ? { type } : {});
     return seeOther(c, `${endpointPath(base, endpoint)}?tested=1#messages`);
   });
 

@@ -335,6 +335,26 @@ function EndpointFacts(props: { endpoint: WebhookEndpointObject; health: Endpoin
 }
 
 /** A form of one button that posts to `action`. */
+/** Sends a test event: `webhook.test`, or a sample of a chosen type to try how a receiver handles it. */
+function TestEventForm(props: { action: string }) {
+  return (
+    <form method="post" action={props.action} class="inline test-event">
+      <label for="test-event-type" class="visually-hidden">
+        Test event type
+      </label>
+      <select id="test-event-type" name="type">
+        <option value="webhook.test" selected>
+          webhook.test
+        </option>
+        {WEBHOOK_FORM_EVENTS.filter((type) => type !== '*').map((type) => (
+          <option value={type}>{type} (a sample)</option>
+        ))}
+      </select>
+      <button type="submit">Send a test event</button>
+    </form>
+  );
+}
+
 export function ButtonForm(props: { action: string; label: string; danger?: boolean; secondary?: boolean }) {
   return (
     <form method="post" action={props.action} class="inline">
@@ -368,7 +388,7 @@ export function EndpointPage(props: {
       <h2>{endpoint.description ?? 'Webhook endpoint'}</h2>
       <EndpointFacts endpoint={endpoint} health={props.health} />
       <div class="actions endpoint-actions">
-        <ButtonForm action={`${path}/test`} label="Send a test event" />
+        <TestEventForm action={`${path}/test`} />
         {endpoint.status === 'enabled' ? (
           <ButtonForm action={`${path}/disable`} label="Disable" secondary />
         ) : (
