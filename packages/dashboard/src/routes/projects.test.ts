@@ -50,6 +50,11 @@ describe('projects', () => {
     expect(audit).toContain('Shop → Shop (EU)');
     expect(audit).toContain('Project created');
     expect(audit).toContain('ada@example.com');
+    // The breadcrumb names the project, links to it, and says which page of it this is.
+    const crumbs = /<nav class="crumbs" aria-label="Breadcrumb">(.*?)<\/nav>/s.exec(audit)?.[1] ?? '';
+    expect(crumbs).toContain(`href="/dashboard/projects/${id}"`);
+    expect(crumbs).toContain('Shop (EU)');
+    expect(crumbs).toContain('Audit log');
   });
 
   it("answers 404 for another account's project, as for an unknown one", async () => {

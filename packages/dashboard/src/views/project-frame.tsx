@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
 import type { Child } from 'hono/jsx';
+import { Clip } from './clip.js';
 import { Layout, Notice, Time, usePage } from './layout.js';
 
 /** The sections of a project, in the order of its tabs. */
@@ -23,9 +24,10 @@ export function ProjectFrame(props: { project: ProjectObject; tab: ProjectTab; t
   const root = `${ctx.base}/projects/${project.id}`;
   return (
     <Layout title={`${props.title} · ${project.name}`}>
-      <p class="crumbs">
-        <a href={ctx.base}>Projects</a> / <code>{project.id}</code>
-      </p>
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <a href={ctx.base}>Projects</a> / <Clip text={project.name} href={root} /> / {props.title}{' '}
+        <code class="muted">{project.id}</code>
+      </nav>
       <h1>
         {project.name}
         {project.suspended ? <span class="badge danger">suspended</span> : null}
