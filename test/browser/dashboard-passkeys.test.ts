@@ -95,6 +95,8 @@ describe('passkeys in Chromium', () => {
     await submit(page, 'Verify');
     expect(await sessionCookie()).toBeDefined();
 
+    // Security is a tab of the account's pages.
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
     await page.getByRole('link', { name: 'Security' }).click();
     await page.waitForURL(`${origin}/dashboard/account/security`);
     expect(await page.textContent('main')).toContain('No passkeys yet');

@@ -181,6 +181,10 @@ describe('passkeys as a second factor', () => {
     expect(later).toContain('Laptop');
     expect(later).toContain('9 unused recovery codes left');
     for (const code of codes) expect(later).not.toContain(code);
+    // Security is a tab of the account's pages, not a link of its own in the header.
+    expect(later).toContain('<nav class="tabs" aria-label="Account settings">');
+    expect(later).toContain('href="/dashboard/account/security" aria-current="page"');
+    expect(later).not.toContain('<a href="/dashboard/account/security">Security</a></nav>');
   });
 
   it('starts no session before the second factor: the pending cookie alone opens nothing', async () => {

@@ -5,12 +5,13 @@ import { summariseUserAgent } from '../domain/sessions.js';
 import { type FormState, NewPasswordField } from './auth-pages.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 
-type AccountTab = 'overview' | 'password' | 'sessions' | 'email' | 'delete';
+type AccountTab = 'overview' | 'password' | 'sessions' | 'security' | 'email' | 'delete';
 
 const TABS: { tab: AccountTab; label: string; path: string }[] = [
   { tab: 'overview', label: 'Account', path: '' },
   { tab: 'password', label: 'Password', path: '/password' },
   { tab: 'sessions', label: 'Sessions', path: '/sessions' },
+  { tab: 'security', label: 'Security', path: '/security' },
   { tab: 'email', label: 'Email', path: '/email' },
   { tab: 'delete', label: 'Delete account', path: '/delete' },
 ];
@@ -24,8 +25,8 @@ function FormMessages(props: { state: FormState }) {
   );
 }
 
-/** The frame of the account's pages: a heading and their tabs. */
-function AccountFrame(props: { tab: AccountTab; title: string; children: Child }) {
+/** The frame of the account's pages (Security's included): a heading and their tabs. */
+export function AccountFrame(props: { tab: AccountTab; title: string; children: Child }) {
   const ctx = usePage();
   return (
     <Layout title={props.title}>
@@ -64,6 +65,9 @@ export function AccountPage(props: { email: string; verified: boolean; sessions:
         </li>
         <li>
           <a href={`${ctx.base}/account/sessions`}>See where you are signed in</a>
+        </li>
+        <li>
+          <a href={`${ctx.base}/account/security`}>Add a passkey, or make new recovery codes</a>
         </li>
         <li>
           <a href={`${ctx.base}/account/email`}>Change your email address</a>

@@ -48,7 +48,6 @@ export function Layout(props: { title: string; children: Child }) {
             <nav aria-label="Account">
               <a href={ctx.base}>Projects</a>
               {ctx.operator ? <a href={`${ctx.base}/operator`}>Operator</a> : null}
-              <a href={`${ctx.base}/account/security`}>Security</a>
               <a href={`${ctx.base}/account`}>Account</a>
               <span class="who">{ctx.email}</span>
               <form method="post" action={`${ctx.base}/logout`} class="inline">

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { PasskeyRecord } from '../domain/dashboard-store.js';
 import { MAX_PASSKEY_NAME_LENGTH } from '../limits.js';
+import { AccountFrame } from './account-pages.js';
 import type { FormState } from './auth-pages.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
@@ -107,8 +108,8 @@ export function SecurityPage(props: {
   const ctx = usePage();
   const { passkeys, state } = props;
   return (
-    <Layout title="Security">
-      <h1>Security</h1>
+    <AccountFrame tab="security" title="Security">
+      <h2>Security</h2>
       <Messages state={state} />
       {props.newCodes ? <RecoveryCodes codes={props.newCodes} /> : null}
       <section class="card" aria-labelledby="passkeys-title">
@@ -200,7 +201,7 @@ export function SecurityPage(props: {
         </>
       ) : null}
       <PasskeyScript />
-    </Layout>
+    </AccountFrame>
   );
 }
 
