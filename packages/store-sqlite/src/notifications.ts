@@ -53,27 +53,28 @@ export const INSERT_NOTIFICATION = `INSERT INTO notifications
 export const INSERT_ATTEMPT = `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
  VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`;
 
+/** The parameters of {@link INSERT_NOTIFICATION}, in its columns' order. */
+export type NotificationValues = [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  number,
+  number,
+  string | null,
+  string | null,
+  string | null,
+];
+
 /** The parameters of {@link INSERT_NOTIFICATION} for a notification. */
-export function notificationValues(
-  notification: NotificationRecord,
-): [
-  string,
-  string,
-  string,
-  string,
-  string,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  number,
-  number,
-  number,
-  string | null,
-  string | null,
-  string | null,
-] {
+export function notificationValues(notification: NotificationRecord): NotificationValues {
   return [
     notification.id,
     notification.projectId,
@@ -134,27 +135,7 @@ export function notificationOperations(
     const rows = connectedBrowsers.all(projectId, recipient);
     return { ids: rows.map((row) => row[0]), lastSeqs: rows.map((row) => row[1]) };
   };
-  const insertNotification =
-    db.prepare<
-      [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string | null,
-        string | null,
-        string | null,
-        string | null,
-        string | null,
-        number,
-        number,
-        number,
-        string | null,
-        string | null,
-        string | null,
-      ]
-    >(INSERT_NOTIFICATION);
+  const insertNotification = db.prepare<NotificationValues>(INSERT_NOTIFICATION);
   const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(INSERT_ATTEMPT);
   const selectIdempotency = db.prepare<[string, string], IdempotencyRow>(
     `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE project_id = ? AND key = ?`,

@@ -10,7 +10,7 @@ import {
 import type Database from 'better-sqlite3';
 import { IDEMPOTENCY_COLUMNS, type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import { type InsertJobs, jobInserter } from './jobs.js';
-import { INSERT_ATTEMPT, INSERT_NOTIFICATION, notificationValues } from './notifications.js';
+import { INSERT_ATTEMPT, INSERT_NOTIFICATION, type NotificationValues, notificationValues } from './notifications.js';
 
 /** What a send through an application's transaction needs from the store. */
 export interface TransactionalSendDeps {
@@ -49,7 +49,7 @@ function prepareSend(db: SqliteTransaction): SendStatements {
       `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE project_id = ? AND key = ?`,
     ),
     raiseSeq: raw.prepare('UPDATE browsers SET last_seq = ? WHERE id = ?'),
-    notification: raw.prepare(INSERT_NOTIFICATION),
+    notification: raw.prepare<NotificationValues>(INSERT_NOTIFICATION),
     attempt: raw.prepare(INSERT_ATTEMPT),
     storeResult: raw.prepare(
       `INSERT OR REPLACE INTO idempotency_keys
