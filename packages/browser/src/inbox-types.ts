@@ -1,0 +1,79 @@
+/** One item of a recipient's inbox: a live notification they were sent, with its state (docs/inbox.md). */
+export interface TidingsInboxItem {
+  object: 'inbox_item';
+  /** The notification's id (`ntf_…`). */
+  id: string;
+  recipient: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: Record<string, unknown> | null;
+  created_at: string;
+  seen_at: string | null;
+  read_at: string | null;
+  archived_at: string | null;
+}
+
+/** The counts of a recipient's items that are not archived. */
+export interface TidingsInboxCounts {
+  object: 'inbox_counts';
+  total: number;
+  unread: number;
+  unseen: number;
+}
+
+/** What a mark does to the items it names, or to all of them. */
+export type TidingsInboxAction = 'seen' | 'read' | 'unread' | 'archive' | 'unarchive';
+
+/** What one mark changed: the answer to a mark, and the `inbox` event of every connected browser. */
+export interface TidingsInboxUpdate {
+  object: 'inbox_update';
+  action: TidingsInboxAction;
+  all: boolean;
+  /** The items the action changed, as they are now (empty for `all`). */
+  items: TidingsInboxItem[];
+  /** The ids given that are not in the recipient's inbox. */
+  not_found: string[];
+  counts: TidingsInboxCounts;
+}
+
+/** One page of the inbox, newest first. */
+export interface TidingsInboxPage {
+  object: 'list';
+  data: TidingsInboxItem[];
+  has_more: boolean;
+  counts: TidingsInboxCounts;
+}
+
+/** What {@link TidingsInbox.list} reads. */
+export interface TidingsInboxListOptions {
+  /** Only the unread items. @default false */
+  unread?: boolean;
+  /** The archived items only (true) or the others (false). @default false */
+  archived?: boolean;
+  /** 1–100. @default 20 */
+  limit?: number;
+  /** The last id of the previous page. */
+  startingAfter?: string;
+}
+
+/**
+ * What a subscriber of the inbox hears: a mark from any browser of the recipient or from the back
+ * end (`update`), a new notification as an item (`item`), counts read again (`counts`, after a new
+ * notification and after every reconnect).
+ */
+export type TidingsInboxEvent =
+  | { type: 'update'; update: TidingsInboxUpdate }
+  | { type: 'item'; item: TidingsInboxItem }
+  | { type: 'counts'; counts: TidingsInboxCounts };
+
+/** The recipient's inbox, through this connection's browser (`connection.inbox`). */
+export interface TidingsInbox {
+  list(options?: TidingsInboxListOptions): Promise<TidingsInboxPage>;
+  counts(): Promise<TidingsInboxCounts>;
+  mark(action: TidingsInboxAction, ids: readonly string[] | 'all'): Promise<TidingsInboxUpdate>;
+  /** Calls `listener` with every inbox event of this browser, in every tab; returns the unsubscribe function. */
+  subscribe(listener: (event: TidingsInboxEvent) => void): () => void;
+}
