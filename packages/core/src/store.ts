@@ -31,6 +31,15 @@ export type {
   IdempotencyStore,
   StoredResponse,
 } from './ports/store/idempotency.js';
+export {
+  DEFAULT_INBOX_RETENTION_DAYS,
+  type InboxAction,
+  type InboxCounts,
+  type InboxItemRecord,
+  type InboxStore,
+  type InboxTarget,
+  type MarkInboxResult,
+} from './ports/store/inbox.js';
 export type { JobStore } from './ports/store/jobs.js';
 export type { MaintenanceStore } from './ports/store/maintenance.js';
 export type {
@@ -77,6 +86,9 @@ export {
   type BrowserConnectedChange,
   type BrowserDisconnectedChange,
   type BrowserDisconnectedReason,
+  type InboxReadChange,
+  isNotificationChange,
+  type UnreadReminderChange,
   WEBHOOK_MESSAGE_RETENTION_MS,
   type WebhookChange,
   webhookJobOf,

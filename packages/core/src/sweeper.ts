@@ -1,6 +1,6 @@
 import type { ResolvedOptionsWith } from './options.js';
 import type { Hub } from './ports/hub.js';
-import type { AccountStore, BrowserStore, MaintenanceStore } from './ports/store.js';
+import type { AccountStore, BrowserStore, InboxStore, MaintenanceStore } from './ports/store.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -10,7 +10,7 @@ const PURGE_INTERVAL_MS = 60_000;
  * same store): this process's hub never heard of it, but the store knows.
  */
 async function closeSuspendedStreams(
-  options: ResolvedOptionsWith<AccountStore & BrowserStore & MaintenanceStore>,
+  options: ResolvedOptionsWith<AccountStore & BrowserStore & InboxStore & MaintenanceStore>,
   hub: Hub,
   streams: StreamRegistry,
 ): Promise<void> {
@@ -23,11 +23,12 @@ async function closeSuspendedStreams(
 /**
  * Moves time-driven states: attempts past their ttl become `expired`, browsers unseen for
  * `staleBrowserMs` are disconnected as stale (their open attempts `failed`), and idempotency
- * records and connect tokens past their expiry are deleted; streams of projects suspended
+ * records and connect tokens past their expiry are deleted, and inbox items past their project's
+ * retention; streams of projects suspended
  * elsewhere are closed.
  */
 export function createSweeper(
-  options: ResolvedOptionsWith<AccountStore & BrowserStore & MaintenanceStore>,
+  options: ResolvedOptionsWith<AccountStore & BrowserStore & InboxStore & MaintenanceStore>,
   hub: Hub,
   streams: StreamRegistry,
 ) {
@@ -55,6 +56,7 @@ export function createSweeper(
     await closeSuspendedStreams(options, hub, streams);
     if (now - lastPurge >= PURGE_INTERVAL_MS) {
       await store.purgeExpired({ now });
+      await store.purgeInbox({ now });
       lastPurge = now;
     }
   }

@@ -301,6 +301,94 @@ export const migrations: readonly string[] = [
   CREATE INDEX browsers_unheld_by_last_seen ON {schema}.browsers (last_seen_at, id) WHERE connected AND held_by IS NULL;
   CREATE INDEX browsers_by_holder ON {schema}.browsers (held_by) WHERE held_by IS NOT NULL;
   `,
+  // 13: the inbox (docs/inbox.md). Every live notification is an item of its recipient's inbox,
+  // made by a trigger in the insert's own transaction, whichever write inserts it (a send, a
+  // batch of sends, a send in an application's transaction). The counts of each recipient are
+  // kept by statement triggers on the items, in the transaction of every change, so they are
+  // exact and one row to read; each trigger writes its recipients' counts in one order, so two
+  // transactions that change the counts of the same recipients wait for each other instead of
+  // deadlocking. The live notifications of the last 90 days become items, unread.
+  `
+  CREATE TABLE {schema}.inbox_items (
+    notification_id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL,
+    recipient text COLLATE "C" NOT NULL,
+    created_at bigint NOT NULL,
+    seen_at bigint,
+    read_at bigint,
+    archived_at bigint,
+    reminded_at bigint
+  );
+  CREATE INDEX inbox_items_by_recipient ON {schema}.inbox_items (project_id, recipient, notification_id);
+  CREATE INDEX inbox_items_by_created_at ON {schema}.inbox_items (created_at);
+  CREATE TABLE {schema}.inbox_counts (
+    project_id text COLLATE "C" NOT NULL,
+    recipient text COLLATE "C" NOT NULL,
+    total bigint NOT NULL,
+    unread bigint NOT NULL,
+    unseen bigint NOT NULL,
+    PRIMARY KEY (project_id, recipient)
+  );
+  CREATE TABLE {schema}.inbox_retention (
+    project_id text COLLATE "C" PRIMARY KEY,
+    days integer NOT NULL
+  );
+  CREATE FUNCTION {schema}.inbox_items_of_notifications() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO {schema}.inbox_items (notification_id, project_id, recipient, created_at)
+    SELECT id, project_id, recipient, created_at FROM new_rows WHERE mode = 'live' ORDER BY id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER inbox_items_of_notifications AFTER INSERT ON {schema}.notifications
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {schema}.inbox_items_of_notifications();
+  CREATE FUNCTION {schema}.inbox_counts_of_new_items() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen)
+    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen) FROM (SELECT project_id, recipient, (archived_at IS NULL)::int AS total,
+             (read_at IS NULL AND archived_at IS NULL)::int AS unread,
+             (seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM new_rows) AS d
+     GROUP BY project_id, recipient ORDER BY project_id, recipient
+    ON CONFLICT (project_id, recipient) DO UPDATE SET
+      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER inbox_counts_of_new_items AFTER INSERT ON {schema}.inbox_items
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {schema}.inbox_counts_of_new_items();
+  CREATE FUNCTION {schema}.inbox_counts_of_changed_items() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen)
+    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen) FROM (SELECT project_id, recipient, (archived_at IS NULL)::int AS total,
+             (read_at IS NULL AND archived_at IS NULL)::int AS unread,
+             (seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM new_rows
+      UNION ALL SELECT project_id, recipient, -(archived_at IS NULL)::int AS total,
+             -(read_at IS NULL AND archived_at IS NULL)::int AS unread,
+             -(seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM old_rows) AS d
+     GROUP BY project_id, recipient ORDER BY project_id, recipient
+    ON CONFLICT (project_id, recipient) DO UPDATE SET
+      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER inbox_counts_of_changed_items AFTER UPDATE ON {schema}.inbox_items
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION {schema}.inbox_counts_of_changed_items();
+  CREATE FUNCTION {schema}.inbox_counts_of_deleted_items() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen)
+    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen) FROM (SELECT project_id, recipient, -(archived_at IS NULL)::int AS total,
+             -(read_at IS NULL AND archived_at IS NULL)::int AS unread,
+             -(seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM old_rows) AS d
+     GROUP BY project_id, recipient ORDER BY project_id, recipient
+    ON CONFLICT (project_id, recipient) DO UPDATE SET
+      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER inbox_counts_of_deleted_items AFTER DELETE ON {schema}.inbox_items
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION {schema}.inbox_counts_of_deleted_items();
+  INSERT INTO {schema}.inbox_items (notification_id, project_id, recipient, created_at)
+  SELECT id, project_id, recipient, created_at FROM {schema}.notifications
+   WHERE mode = 'live' AND created_at >= (extract(epoch FROM now())::bigint - 90 * 86400) * 1000
+   ORDER BY id;
+  `,
 ];
 
 /** What {@link migrate} found and did. */

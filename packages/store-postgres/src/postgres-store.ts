@@ -15,6 +15,7 @@ import { migrateDashboard } from './dashboard-migrations.js';
 import { createSql, runText } from './db.js';
 import { deliveryOperations } from './deliveries.js';
 import { idempotencyOperations } from './idempotency.js';
+import { inboxOperations } from './inbox.js';
 import { jobOperations } from './jobs.js';
 import { maintenanceOperations } from './maintenance.js';
 import { type MigrateResult, migrate, migrations, readSchemaVersion } from './migrations.js';
@@ -87,6 +88,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...maintenanceOperations(pool, sql, recordEvents),
     ...projectAdminOperations(pool, sql),
     ...pushOperations(pool, sql, recordEvents),
+    ...inboxOperations(pool, sql, recordEvents),
     close() {
       // A pool handed in is the host's to end.
       closing ??= ownPool ? ownPool.end() : Promise.resolve();

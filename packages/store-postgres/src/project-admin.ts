@@ -49,6 +49,9 @@ export function projectAdminOperations(pool: Pool, sql: Sql): ProjectAdminStore 
   const lockProject = statement('lock_project_for_delete', `SELECT id FROM ${t('projects')} WHERE id = $1 FOR UPDATE`);
   const deleteProjectRows = [
     `DELETE FROM ${t('attempts')} WHERE notification_id IN (SELECT id FROM ${t('notifications')} WHERE project_id = $1)`,
+    `DELETE FROM ${t('inbox_items')} WHERE project_id = $1`,
+    `DELETE FROM ${t('inbox_counts')} WHERE project_id = $1`,
+    `DELETE FROM ${t('inbox_retention')} WHERE project_id = $1`,
     `DELETE FROM ${t('notifications')} WHERE project_id = $1`,
     `DELETE FROM ${t('connect_tokens')} WHERE project_id = $1`,
     `DELETE FROM ${t('browsers')} WHERE project_id = $1`,

@@ -1,6 +1,7 @@
 import type { AttemptRecord, NotificationRecord, NotificationWithAttempts } from '@tidings/core';
 import {
   anyEndpointWants,
+  isNotificationChange,
   type NewWebhookMessage,
   type WebhookChange,
   type WebhookEndpointRecord,
@@ -194,7 +195,7 @@ export function webhookMessageOperations(
     const notificationIds = new Set<string>();
     const browserIds = new Set<string>();
     for (const change of changes) {
-      if (change.kind === 'attempt') notificationIds.add(change.notificationId);
+      if (isNotificationChange(change)) notificationIds.add(change.notificationId);
       else browserIds.add(change.browserId);
     }
     const rows = await run<WebhookEndpointRecord & { source: string }>(db, sources, [
@@ -215,7 +216,7 @@ export function webhookMessageOperations(
     }
     const byProject = new Map<string, WebhookChange[]>();
     for (const change of changes) {
-      const projectId = projectOf.get(change.kind === 'attempt' ? change.notificationId : change.browserId);
+      const projectId = projectOf.get(isNotificationChange(change) ? change.notificationId : change.browserId);
       if (projectId === undefined) continue;
       let list = byProject.get(projectId);
       if (!list) {

@@ -412,6 +412,72 @@ export const migrations: readonly string[] = [
   CREATE INDEX browsers_unheld_by_last_seen ON browsers (last_seen_at) WHERE connected = 1 AND held_by IS NULL;
   CREATE INDEX browsers_by_holder ON browsers (held_by) WHERE held_by IS NOT NULL;
   `,
+  // 18: the inbox (docs/inbox.md). Every live notification is an item of its recipient's inbox,
+  // made by a trigger in the insert's own transaction, whichever write inserts it (a send, a
+  // send in an application's transaction). The counts of each recipient are kept by triggers on
+  // the items, in the transaction of every change, so they are exact and one row to read. The
+  // live notifications of the last 90 days become items, unread.
+  `
+  CREATE TABLE inbox_items (
+    notification_id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    seen_at INTEGER,
+    read_at INTEGER,
+    archived_at INTEGER,
+    reminded_at INTEGER
+  ) WITHOUT ROWID;
+  CREATE INDEX inbox_items_by_recipient ON inbox_items (project_id, recipient, notification_id);
+  CREATE INDEX inbox_items_by_created_at ON inbox_items (created_at);
+  CREATE TABLE inbox_counts (
+    project_id TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    unread INTEGER NOT NULL,
+    unseen INTEGER NOT NULL,
+    PRIMARY KEY (project_id, recipient)
+  ) WITHOUT ROWID;
+  CREATE TABLE inbox_retention (
+    project_id TEXT PRIMARY KEY,
+    days INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TRIGGER inbox_item_of_live_notification AFTER INSERT ON notifications WHEN NEW.mode = 'live'
+  BEGIN
+    INSERT INTO inbox_items (notification_id, project_id, recipient, created_at)
+    VALUES (NEW.id, NEW.project_id, NEW.recipient, NEW.created_at);
+  END;
+  CREATE TRIGGER inbox_counts_of_new_item AFTER INSERT ON inbox_items
+  BEGIN
+    INSERT INTO inbox_counts (project_id, recipient, total, unread, unseen)
+    VALUES (NEW.project_id, NEW.recipient, NEW.archived_at IS NULL,
+            NEW.read_at IS NULL AND NEW.archived_at IS NULL, NEW.seen_at IS NULL AND NEW.archived_at IS NULL)
+    ON CONFLICT (project_id, recipient) DO UPDATE SET
+      total = total + excluded.total, unread = unread + excluded.unread, unseen = unseen + excluded.unseen;
+  END;
+  CREATE TRIGGER inbox_counts_of_changed_item AFTER UPDATE OF seen_at, read_at, archived_at ON inbox_items
+  BEGIN
+    UPDATE inbox_counts SET
+      total = total + (NEW.archived_at IS NULL) - (OLD.archived_at IS NULL),
+      unread = unread + (NEW.read_at IS NULL AND NEW.archived_at IS NULL)
+                      - (OLD.read_at IS NULL AND OLD.archived_at IS NULL),
+      unseen = unseen + (NEW.seen_at IS NULL AND NEW.archived_at IS NULL)
+                      - (OLD.seen_at IS NULL AND OLD.archived_at IS NULL)
+    WHERE project_id = NEW.project_id AND recipient = NEW.recipient;
+  END;
+  CREATE TRIGGER inbox_counts_of_deleted_item AFTER DELETE ON inbox_items
+  BEGIN
+    UPDATE inbox_counts SET
+      total = total - (OLD.archived_at IS NULL),
+      unread = unread - (OLD.read_at IS NULL AND OLD.archived_at IS NULL),
+      unseen = unseen - (OLD.seen_at IS NULL AND OLD.archived_at IS NULL)
+    WHERE project_id = OLD.project_id AND recipient = OLD.recipient;
+  END;
+  INSERT INTO inbox_items (notification_id, project_id, recipient, created_at)
+  SELECT id, project_id, recipient, created_at FROM notifications
+   WHERE mode = 'live' AND created_at >= (unixepoch() - 90 * 86400) * 1000
+   ORDER BY id;
+  `,
 ];
 
 /**

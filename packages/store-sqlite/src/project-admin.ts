@@ -82,6 +82,9 @@ export function projectAdminOperations(db: Database.Database, cache: Notificatio
     .pluck();
   const deleteProjectRows = [
     'DELETE FROM attempts WHERE notification_id IN (SELECT id FROM notifications WHERE project_id = ?)',
+    'DELETE FROM inbox_items WHERE project_id = ?',
+    'DELETE FROM inbox_counts WHERE project_id = ?',
+    'DELETE FROM inbox_retention WHERE project_id = ?',
     'DELETE FROM notifications WHERE project_id = ?',
     'DELETE FROM connect_tokens WHERE project_id = ?',
     'DELETE FROM browsers WHERE project_id = ?',

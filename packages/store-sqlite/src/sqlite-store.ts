@@ -18,6 +18,7 @@ import { migrateDashboard } from './dashboard-migrations.js';
 import { deliveryOperations } from './deliveries.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
+import { inboxOperations } from './inbox.js';
 import { jobInserter, jobOperations } from './jobs.js';
 import { maintenanceOperations } from './maintenance.js';
 import { createNotificationCache } from './notification-cache.js';
@@ -70,6 +71,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...browserOperations(db, cache, recordEvents),
     ...deliveryOperations(db, groupCommit, cache, recordEvents),
     ...pushOperations(db, cache, recordEvents),
+    ...inboxOperations(db, recordEvents),
     ...jobOperations(db, insertJobs),
     onJobsEnqueued: wakeups.subscribe,
     ...maintenanceOperations(db, cache, recordEvents),

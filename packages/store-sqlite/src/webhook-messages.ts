@@ -1,6 +1,7 @@
 import type { NotificationWithAttempts, Store } from '@tidings/core';
 import {
   anyEndpointWants,
+  isNotificationChange,
   type NewWebhookMessage,
   type WebhookAttemptOutcome,
   type WebhookChange,
@@ -146,10 +147,9 @@ export function webhookEventRecorder(
     if (changes.length === 0) return;
     const byProject = new Map<string, WebhookChange[]>();
     for (const change of changes) {
-      const projectId =
-        change.kind === 'attempt'
-          ? notificationProject.get(change.notificationId)
-          : browserProject.get(change.browserId);
+      const projectId = isNotificationChange(change)
+        ? notificationProject.get(change.notificationId)
+        : browserProject.get(change.browserId);
       if (projectId === undefined) continue;
       let list = byProject.get(projectId);
       if (!list) {

@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'notification.completed',
   'browser.connected',
   'browser.disconnected',
+  'notification.read',
+  'notification.unread',
 ] as const;
 const MAX_URL_LENGTH = 2048;
 const MAX_DESCRIPTION_LENGTH = 200;

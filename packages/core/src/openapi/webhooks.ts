@@ -87,6 +87,24 @@ export function documentWebhooks(): Record<string, { post: OpenApiOperation }> {
           'that were not final became `failed`.',
       ),
     },
+    'notification.read': {
+      post: webhook(
+        'notification.read',
+        'WebhookNotificationRead',
+        'An inbox item was read',
+        "A recipient's inbox item became read (docs/inbox.md): marked read by one of their browsers or by your " +
+          'back end, or a `clicked` receipt came. Not sent again when it is read again after being marked unread.',
+      ),
+    },
+    'notification.unread': {
+      post: webhook(
+        'notification.unread',
+        'WebhookNotificationUnread',
+        'An inbox item is still unread',
+        'The item of a send with `notify_unread_after` was still unread and not archived that many seconds later. ' +
+          'Sent at most once per notification, for example to send an email instead.',
+      ),
+    },
     'webhook.test': {
       post: webhook(
         'webhook.test',

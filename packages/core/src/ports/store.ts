@@ -3,6 +3,7 @@ import type { ApiKeyStore } from './store/api-keys.js';
 import type { BrowserStore } from './store/browsers.js';
 import type { DeliveryStore } from './store/deliveries.js';
 import type { IdempotencyStore } from './store/idempotency.js';
+import type { InboxStore } from './store/inbox.js';
 import type { JobStore } from './store/jobs.js';
 import type { MaintenanceStore } from './store/maintenance.js';
 import type { NotificationStore } from './store/notifications.js';
@@ -19,6 +20,7 @@ export type * from './store/browsers.js';
 export type * from './store/deliveries.js';
 export type * from './store/duties.js';
 export type * from './store/idempotency.js';
+export type * from './store/inbox.js';
 export type * from './store/jobs.js';
 export type * from './store/maintenance.js';
 export type * from './store/notifications.js';
@@ -55,6 +57,7 @@ export interface Store
     NotificationStore,
     BrowserStore,
     DeliveryStore,
+    InboxStore,
     PushStore,
     JobStore,
     MaintenanceStore {}

@@ -8,6 +8,7 @@ import { concurrencyConformance } from './conformance-concurrency.js';
 import { deliveryConformance } from './conformance-deliveries.js';
 import { dutiesConformance } from './conformance-duties.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
+import { inboxConformance } from './conformance-inbox.js';
 import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
@@ -54,6 +55,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     webhookEndpointConformance(getStore);
     webhookMessageConformance(getStore);
     pushConformance(getStore);
+    inboxConformance(getStore);
     dutiesConformance(getStore);
   });
 }

@@ -77,6 +77,29 @@ export const browserDisconnectedEventSchema = envelope(
   'A browser was disconnected; its attempts that were not final became `failed`.',
 );
 
+/** `notification.read`: a recipient's inbox item became read. */
+export const notificationReadEventSchema = envelope(
+  'notification.read',
+  z.object({
+    notification_id: z.string().regex(idPattern('ntf')).describe("The notification's id (`ntf_…`)."),
+    recipient: recipientSchema.describe('Your own id of the recipient.'),
+    read_at: time.describe('When it was read.'),
+  }),
+  'An inbox item became read: marked read by a browser of the recipient or by your back end, or clicked.',
+);
+
+/** `notification.unread`: the reminder a send asked for with `notify_unread_after`. */
+export const notificationUnreadEventSchema = envelope(
+  'notification.unread',
+  z.object({
+    notification_id: z.string().regex(idPattern('ntf')).describe("The notification's id (`ntf_…`)."),
+    recipient: recipientSchema.describe('Your own id of the recipient.'),
+    created_at: time.describe('When the notification was sent.'),
+    unread_after_seconds: z.int().describe('The `notify_unread_after` of the send.'),
+  }),
+  'An inbox item was still unread (and not archived) `notify_unread_after` seconds after its send. Sent once.',
+);
+
 /** `webhook.test`: sent only on request, to one endpoint, whatever its event types. */
 export const webhookTestEventSchema = envelope(
   'webhook.test',
@@ -92,6 +115,8 @@ export const webhookEventSchemas = {
   'notification.completed': notificationCompletedEventSchema,
   'browser.connected': browserConnectedEventSchema,
   'browser.disconnected': browserDisconnectedEventSchema,
+  'notification.read': notificationReadEventSchema,
+  'notification.unread': notificationUnreadEventSchema,
   'webhook.test': webhookTestEventSchema,
 } as const;
 

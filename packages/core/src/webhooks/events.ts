@@ -72,8 +72,45 @@ export interface BrowserDisconnectedChange {
   reason: DisconnectReason;
 }
 
+/** An inbox item a write made read. */
+export interface InboxReadChange {
+  kind: 'inbox-read';
+  notificationId: string;
+  recipient: string;
+  at: number;
+}
+
+/** An inbox item still unread when its send's `notify_unread_after` ran out. */
+export interface UnreadReminderChange {
+  kind: 'unread-reminder';
+  notificationId: string;
+  recipient: string;
+  createdAt: number;
+  afterSeconds: number;
+}
+
 /** What one write changed that webhook events report. */
-export type WebhookChange = AttemptChange | BrowserConnectedChange | BrowserDisconnectedChange;
+export type WebhookChange =
+  | AttemptChange
+  | BrowserConnectedChange
+  | BrowserDisconnectedChange
+  | InboxReadChange
+  | UnreadReminderChange;
+
+/** The event type of a change that is not an attempt's. */
+const CHANGE_EVENT_TYPE = {
+  'browser-connected': 'browser.connected',
+  'browser-disconnected': 'browser.disconnected',
+  'inbox-read': 'notification.read',
+  'unread-reminder': 'notification.unread',
+} as const;
+
+/** Whether a change belongs to a notification (its project is the notification's), not to a browser. */
+export function isNotificationChange(
+  change: WebhookChange,
+): change is AttemptChange | InboxReadChange | UnreadReminderChange {
+  return change.kind === 'attempt' || change.kind === 'inbox-read' || change.kind === 'unread-reminder';
+}
 
 /** Whether an endpoint wants an event type. */
 export function endpointWants(endpoint: Pick<WebhookEndpointRecord, 'events' | 'status'>, type: string): boolean {
@@ -158,6 +195,27 @@ export function webhookEventsOf(input: {
           orderKey: change.browserId,
         });
         break;
+      case 'inbox-read':
+        events.push({
+          type: 'notification.read',
+          timestamp,
+          data: { notification_id: change.notificationId, recipient: change.recipient, read_at: isoTime(change.at) },
+          orderKey: change.notificationId,
+        });
+        break;
+      case 'unread-reminder':
+        events.push({
+          type: 'notification.unread',
+          timestamp,
+          data: {
+            notification_id: change.notificationId,
+            recipient: change.recipient,
+            created_at: isoTime(change.createdAt),
+            unread_after_seconds: change.afterSeconds,
+          },
+          orderKey: change.notificationId,
+        });
+        break;
     }
   }
   for (const id of completed) {
@@ -228,7 +286,7 @@ export function anyEndpointWants(
     const types =
       change.kind === 'attempt'
         ? ['notification.attempt.updated', 'notification.completed']
-        : [change.kind === 'browser-connected' ? 'browser.connected' : 'browser.disconnected'];
+        : [CHANGE_EVENT_TYPE[change.kind]];
     if (endpoints.some((endpoint) => types.some((type) => endpointWants(endpoint, type)))) return true;
   }
   return false;

@@ -53,6 +53,15 @@ export function sampleEventData(type: string, now: number): Record<string, unkno
         disconnected_at: isoTime(now),
         reason: 'disconnected',
       };
+    case 'notification.read':
+      return { notification_id: notification.id, recipient: notification.recipient, read_at: isoTime(now) };
+    case 'notification.unread':
+      return {
+        notification_id: notification.id,
+        recipient: notification.recipient,
+        created_at: isoTime(notification.createdAt),
+        unread_after_seconds: 900,
+      };
     default:
       throw new TypeError(`No sample of the event type ${type}`);
   }

@@ -17,6 +17,8 @@ export const WEBHOOK_EVENT_LABELS: Record<(typeof WEBHOOK_FORM_EVENTS)[number], 
   'notification.completed': 'A notification is complete (every attempt final)',
   'browser.connected': 'A browser connected',
   'browser.disconnected': 'A browser disconnected',
+  'notification.read': 'An inbox item was read (in any browser of the recipient, or by your back end)',
+  'notification.unread': 'An inbox item is still unread after the send’s notify_unread_after',
   '*': 'Every event, including types added later',
 };
 
