@@ -170,7 +170,7 @@ export function createConformanceChecker(
     }
   }
 
-  const eventSchemas: Record<string, string> = { ready: 'ReadyEvent', notification: 'Delivery' };
+  const eventSchemas: Record<string, string> = { ready: 'ReadyEvent', notification: 'Delivery', inbox: 'InboxUpdate' };
 
   function checkEvent(event: string, data: string): string[] {
     const schema = eventSchemas[event];

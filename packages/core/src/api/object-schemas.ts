@@ -155,6 +155,54 @@ export const receiptBatchSchema = z.object({
   accepted: z.int().min(0).describe('How many receipts named an attempt of this browser.'),
 });
 
+/** One item of a recipient's inbox (docs/inbox.md). */
+export const inboxItemObjectSchema = z.object({
+  object: z.literal('inbox_item'),
+  id: idSchema('ntf', 'notification'),
+  recipient: recipientSchema.describe('Your own id of the recipient.'),
+  title: z.string(),
+  body: z.string().nullable(),
+  url: z.string().nullable(),
+  icon: z.string().nullable(),
+  tag: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+  created_at: time,
+  seen_at: nullableTime('it was shown in a list, read, archived or displayed'),
+  read_at: nullableTime('it was read (a mark, or a click)'),
+  archived_at: nullableTime('it was archived'),
+});
+
+/** The counts of a recipient's items that are not archived. */
+export const inboxCountsObjectSchema = z.object({
+  object: z.literal('inbox_counts'),
+  total: z.int().min(0).describe('Items not archived.'),
+  unread: z.int().min(0).describe('Items not archived and not read.'),
+  unseen: z.int().min(0).describe('Items not archived and not seen.'),
+});
+
+/** A page of a recipient's inbox, newest first. */
+export const inboxListObjectSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(inboxItemObjectSchema),
+  has_more: z.boolean().describe('True when there are more items after the last one (`starting_after`).'),
+  counts: inboxCountsObjectSchema,
+});
+
+/** The actions of a mark. */
+export const inboxActionSchema = z
+  .enum(['seen', 'read', 'unread', 'archive', 'unarchive'])
+  .describe('`seen`, `read`, `unread`, `archive` or `unarchive` (docs/inbox.md#marking).');
+
+/** What a mark changed: its answer, and the data of the `inbox` event of every connected browser of the recipient. */
+export const inboxUpdateObjectSchema = z.object({
+  object: z.literal('inbox_update'),
+  action: inboxActionSchema,
+  all: z.boolean().describe('True when the mark applied to every item.'),
+  items: z.array(inboxItemObjectSchema).describe('The items it changed, as they are now; empty for `all`.'),
+  not_found: z.array(z.string()).describe('The ids given that are not in the recipient’s inbox.'),
+  counts: inboxCountsObjectSchema,
+});
+
 const codes = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
 
 /** One invalid field of a request. */

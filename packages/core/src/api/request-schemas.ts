@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type FieldError, TidingsError } from '../errors.js';
+import { idPattern } from '../util/ids.js';
 
 /** A recipient id: the customer's own, 1–128 characters of `A-Z a-z 0-9 _ - . : @`. */
 export const recipientSchema = z
@@ -68,10 +69,71 @@ export const notificationBodySchema = z.strictObject({
     .max(604_800)
     .nullish()
     .describe('Seconds to wait for delivery before the attempts expire; default 86400.'),
+  notify_unread_after: z
+    .int()
+    .min(1)
+    .max(2_592_000)
+    .nullish()
+    .describe(
+      'Seconds after which a `notification.unread` webhook is sent if the recipient has not read the notification in their inbox (live mode).',
+    ),
 });
 
 /** A validated notification body. */
 export type NotificationBody = z.infer<typeof notificationBodySchema>;
+
+/** A notification id, as an inbox names its items. */
+const inboxItemIdSchema = z.string().regex(idPattern('ntf'), 'must be a notification id (ntf_…)');
+
+/** The most items one page of an inbox holds, and one mark names. */
+export const MAX_INBOX_PAGE = 100;
+
+/** Which page of an inbox to read: the browser's body and the query of the server's GET alike. */
+export const inboxListFields = {
+  unread: z.boolean().optional().describe('Only the unread items. Default false.'),
+  archived: z.boolean().optional().describe('The archived items only (true), or the others (false, the default).'),
+  limit: z.int().min(1).max(MAX_INBOX_PAGE).optional().describe('Items per page, 1–100; default 20.'),
+  starting_after: inboxItemIdSchema.optional().describe('The last id of the previous page.'),
+};
+
+/** A mark: one action, on some items or on all of them. */
+export const inboxMarkFields = {
+  action: z.enum(['seen', 'read', 'unread', 'archive', 'unarchive']),
+  ids: z.array(inboxItemIdSchema).min(1).max(MAX_INBOX_PAGE).optional().describe('1–100 notification ids.'),
+  all: z.literal(true).optional().describe('Every item the action applies to, instead of `ids`.'),
+};
+
+/** Exactly one of `ids` and `all`. */
+function oneTarget(value: { ids?: unknown; all?: unknown }, context: z.RefinementCtx): void {
+  if ((value.ids === undefined) === (value.all === undefined)) {
+    context.addIssue({ code: 'custom', path: ['ids'], message: 'give either ids or all: true' });
+  }
+}
+
+/** The body of POST /v1/recipients/{recipient}/inbox/mark. */
+export const inboxMarkBodySchema = z.strictObject(inboxMarkFields).superRefine(oneTarget);
+
+/** The body of POST /v1/browsers/{id}/inbox/mark. */
+export const browserInboxMarkBodySchema = z
+  .strictObject({ browser_secret: z.string().min(1).max(100), ...inboxMarkFields })
+  .superRefine(oneTarget);
+
+/** The body of POST /v1/browsers/{id}/inbox. */
+export const browserInboxListBodySchema = z.strictObject({
+  browser_secret: z.string().min(1).max(100),
+  ...inboxListFields,
+});
+
+/** The body of POST /v1/browsers/{id}/inbox/counts. */
+export const browserInboxCountsBodySchema = z.strictObject({ browser_secret: z.string().min(1).max(100) });
+
+/** The query of GET /v1/recipients/{recipient}/inbox: the same fields, as strings. */
+export const inboxListQuerySchema = z.strictObject({
+  unread: z.enum(['true', 'false']).optional(),
+  archived: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_INBOX_PAGE).optional(),
+  starting_after: inboxItemIdSchema.optional(),
+});
 
 /** The body of POST /v1/connect-tokens; the longest ttl is an option of the instance. */
 export function connectTokenBodySchema(maxTtlSeconds: number) {

@@ -6,6 +6,10 @@ import {
   deliveryListSchema,
   deliveryPayloadSchema,
   fieldErrorSchema,
+  inboxCountsObjectSchema,
+  inboxItemObjectSchema,
+  inboxListObjectSchema,
+  inboxUpdateObjectSchema,
   notificationObjectSchema,
   problemSchema,
   pushSubscriptionObjectSchema,
@@ -13,10 +17,14 @@ import {
   receiptBatchSchema,
 } from '../api/object-schemas.js';
 import {
+  browserInboxCountsBodySchema,
+  browserInboxListBodySchema,
+  browserInboxMarkBodySchema,
   connectPollBodySchema,
   connectTokenBodySchema,
   disconnectBodySchema,
   eventsBodySchema,
+  inboxMarkBodySchema,
   notificationBodySchema,
   pushSubscriptionBodySchema,
   pushUnsubscribeBodySchema,
@@ -28,6 +36,8 @@ import {
   browserConnectedEventSchema,
   browserDisconnectedEventSchema,
   notificationCompletedEventSchema,
+  notificationReadEventSchema,
+  notificationUnreadEventSchema,
   WEBHOOK_MESSAGE_ID_PATTERN,
   webhookTestEventSchema,
 } from '../webhooks/event-schemas.js';
@@ -71,6 +81,16 @@ export function componentSchemas(options: { maxConnectTokenTtlSeconds: number })
     WebhookBrowserConnected: browserConnectedEventSchema,
     WebhookBrowserDisconnected: browserDisconnectedEventSchema,
     WebhookTest: webhookTestEventSchema,
+    WebhookNotificationRead: notificationReadEventSchema,
+    WebhookNotificationUnread: notificationUnreadEventSchema,
+    InboxItem: inboxItemObjectSchema,
+    InboxCounts: inboxCountsObjectSchema,
+    InboxList: inboxListObjectSchema,
+    InboxUpdate: inboxUpdateObjectSchema,
+    InboxMark: inboxMarkBodySchema,
+    BrowserInboxList: browserInboxListBodySchema,
+    BrowserInboxCounts: browserInboxCountsBodySchema,
+    BrowserInboxMark: browserInboxMarkBodySchema,
   };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
   // `input`: what a client sends, and objects left open unless declared strict.

@@ -58,6 +58,11 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
         description:
           'What a page calls, with a connect token or its browser secret. CORS for any origin, without credentials.',
       },
+      {
+        name: 'Inbox',
+        description:
+          'Each recipient’s inbox: read, seen and archived per recipient, with counts (a browser’s credentials, or an API key).',
+      },
       { name: 'Reference', description: 'This document.' },
       {
         name: 'Webhooks',

@@ -1,4 +1,5 @@
 import { schemaRef } from './components.js';
+import { inboxPaths } from './inbox-paths.js';
 import { commonHeaders, jsonResponse, problemResponses } from './responses.js';
 import type { OpenApiDocument, OpenApiOperation, OpenApiParameter, OpenApiReference } from './types.js';
 
@@ -139,6 +140,12 @@ const openStream: OpenApiOperation = {
               oneOf: [
                 sseEvent('ready', 'ReadyEvent', 'Comes first, once.'),
                 sseEvent('notification', 'Delivery', 'One per attempt written to the stream.'),
+                {
+                  type: 'object',
+                  description: 'A change of the recipient’s inbox (docs/inbox.md); no `id`: never replayed.',
+                  required: ['event', 'data'],
+                  properties: { event: { const: 'inbox' }, data: { $ref: '#/components/schemas/InboxUpdate' } },
+                },
               ],
             },
           },
@@ -332,6 +339,7 @@ export function documentPaths(): OpenApiDocument['paths'] {
     '/v1/events': { post: postEvents },
     '/v1/browsers/{id}/disconnect': { post: disconnectBrowser },
     '/v1/browsers/{id}/push-subscription': { put: putPushSubscription, delete: deletePushSubscription },
+    ...inboxPaths(),
     '/v1/openapi.json': { get: getOpenApiDocument },
   };
 }

@@ -6,6 +6,11 @@ export type HubMessage =
   | { type: 'deliver'; delivery: Delivery }
   /** The browser was disconnected (by request or as stale): its open streams close. */
   | { type: 'close-browser'; browserId: string }
+  /**
+   * A change of the recipient's inbox, for one of their browsers: its open streams write it as an
+   * `inbox` event. `update` is the inbox update object as JSON.
+   */
+  | { type: 'inbox'; browserId: string; update: string }
   /** The project was suspended: all its open streams close. */
   | { type: 'close-project'; projectId: string };
 
@@ -18,6 +23,7 @@ export function hubMessageBrowserId(message: HubMessage): string | null {
     case 'deliver':
       return message.delivery.browserId;
     case 'close-browser':
+    case 'inbox':
       return message.browserId;
     case 'close-project':
       return null;

@@ -3,13 +3,14 @@ import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readBodyText, readJsonBody } from '../http/body.js';
 import { jsonReply, reply } from '../http/responses.js';
+import { markAndTell } from '../inbox/tell.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
-import type { BrowserStore, DeliveryStore } from '../ports/store.js';
-import type { Receipt } from '../records.js';
+import type { BrowserStore, DeliveryStore, InboxStore } from '../ports/store.js';
+import type { BrowserRecord, Receipt } from '../records.js';
 import { isWellFormedBrowserSecret } from '../util/secrets.js';
 
 /** The roles of the store these routes use. */
-type RouteServices = Services<BrowserStore & DeliveryStore>;
+type RouteServices = Services<BrowserStore & DeliveryStore & InboxStore>;
 
 function field(raw: unknown, name: string): unknown {
   return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[name] : undefined;
@@ -49,7 +50,39 @@ export async function postEvents(ctx: RouteContext, services: RouteServices): Pr
   const applied = await options.store.applyReceipts({ browserId: lookup.browser.id, receipts, now: ctx.now });
   const delivered = applied.deliveredAttemptIds.length;
   if (delivered > 0) options.metrics.attemptsEnded('delivered', null, delivered);
+  await markInboxOfReceipts(services, lookup.browser, receipts, ctx);
   return jsonReply(ctx, 202, JSON.stringify({ object: 'receipt_batch', accepted: applied.named }));
+}
+
+/**
+ * What receipts do to the recipient's inbox (docs/inbox.md): a `displayed` one marks the item
+ * seen, a `clicked` one marks it read. Before the 202, so that a receipt the browser sends again
+ * after a failure marks it again.
+ */
+async function markInboxOfReceipts(
+  services: RouteServices,
+  browser: BrowserRecord,
+  receipts: readonly Receipt[],
+  ctx: RouteContext,
+): Promise<void> {
+  for (const [type, action] of [
+    ['displayed', 'seen'],
+    ['clicked', 'read'],
+  ] as const) {
+    const attemptIds = receipts.filter((receipt) => receipt.type === type).map((receipt) => receipt.attemptId);
+    if (attemptIds.length === 0) continue;
+    await markAndTell(
+      services,
+      {
+        projectId: browser.projectId,
+        recipient: browser.recipient,
+        action,
+        target: { browserId: browser.id, attemptIds },
+        now: ctx.now,
+      },
+      ctx.requestId,
+    );
+  }
 }
 
 /** Reads the secret of a disconnect: JSON `{ browser_secret }`, or the bare secret as text/plain (sendBeacon). */

@@ -3,6 +3,14 @@ import type { Route } from '../router.js';
 import { connectPoll, openStream } from './connect.js';
 import { createConnectTokenRoute } from './connect-tokens.js';
 import { disconnectBrowser, postEvents } from './events.js';
+import {
+  browserInboxCounts,
+  listBrowserInbox,
+  listRecipientInbox,
+  markBrowserInbox,
+  markRecipientInbox,
+  recipientInboxCounts,
+} from './inbox.js';
 import { readNotification, sendNotification } from './notifications.js';
 import { createOpenApiRoute } from './openapi.js';
 import { deletePushSubscription, putPushSubscription } from './push-subscription.js';
@@ -52,6 +60,48 @@ export function createRoutes(options: ResolvedOptions): Route[] {
       params: ['id'],
       methods: { PUT: putPushSubscription, DELETE: deletePushSubscription },
       cors: 'browser',
+    },
+    {
+      path: '/v1/browsers/{id}/inbox',
+      pattern: /^\/v1\/browsers\/([^/]+)\/inbox$/,
+      params: ['id'],
+      methods: { POST: listBrowserInbox },
+      cors: 'browser',
+    },
+    {
+      path: '/v1/browsers/{id}/inbox/counts',
+      pattern: /^\/v1\/browsers\/([^/]+)\/inbox\/counts$/,
+      params: ['id'],
+      methods: { POST: browserInboxCounts },
+      cors: 'browser',
+    },
+    {
+      path: '/v1/browsers/{id}/inbox/mark',
+      pattern: /^\/v1\/browsers\/([^/]+)\/inbox\/mark$/,
+      params: ['id'],
+      methods: { POST: markBrowserInbox },
+      cors: 'browser',
+    },
+    {
+      path: '/v1/recipients/{recipient}/inbox',
+      pattern: /^\/v1\/recipients\/([^/]+)\/inbox$/,
+      params: ['recipient'],
+      methods: { GET: listRecipientInbox },
+      cors: 'api',
+    },
+    {
+      path: '/v1/recipients/{recipient}/inbox/counts',
+      pattern: /^\/v1\/recipients\/([^/]+)\/inbox\/counts$/,
+      params: ['recipient'],
+      methods: { GET: recipientInboxCounts },
+      cors: 'api',
+    },
+    {
+      path: '/v1/recipients/{recipient}/inbox/mark',
+      pattern: /^\/v1\/recipients\/([^/]+)\/inbox\/mark$/,
+      params: ['recipient'],
+      methods: { POST: markRecipientInbox },
+      cors: 'api',
     },
     {
       path: '/v1/openapi.json',

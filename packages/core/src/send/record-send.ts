@@ -3,6 +3,7 @@ import { serializeNotification } from '../api/serialize.js';
 import type { Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { requestFingerprint } from '../idempotency.js';
+import { unreadReminderJob } from '../inbox/unread-reminder.js';
 import type { HubMessage } from '../ports/hub.js';
 import type {
   CreateNotificationInput,
@@ -86,14 +87,14 @@ export async function prepareSend(
   }
   try {
     const notification = buildNotification(request, options.defaultTtlSeconds);
-    const pushJobs = await pushJobsOf(services, notification);
+    const jobs = withReminder(await pushJobsOf(services, notification), notification, request.body);
     const input: CreateNotificationInput = {
       notification,
       newAttemptId: () => newId('att', request.now),
       idempotency,
       // Not memoized: what a send created is never handed out again as the same object.
       render: (created) => ({ status: 201, body: serializeNotification(created) }),
-      ...(pushJobs === null ? {} : { jobs: pushJobs }),
+      ...(jobs === null ? {} : { jobs }),
     };
     return { kind: 'prepared', prepared: { input, inFlightKey } };
   } catch (error) {
@@ -164,6 +165,21 @@ async function pushJobsOf(
   if (subscribed.length === 0) return null;
   const browserIds = new Set(subscribed);
   return (created) => pushJobsForSend(created, browserIds, push.graceMs);
+}
+
+/**
+ * The jobs of a send with the reminder of `notify_unread_after` added (live mode only: a test
+ * send makes no inbox item).
+ */
+function withReminder(
+  jobs: JobsOf<NotificationWithAttempts> | null,
+  notification: NotificationRecord,
+  body: NotificationBody,
+): JobsOf<NotificationWithAttempts> | null {
+  const afterSeconds = body.notify_unread_after;
+  if (afterSeconds == null || notification.mode !== 'live') return jobs;
+  const reminder = unreadReminderJob(notification, afterSeconds);
+  return (created) => [...(jobs?.(created) ?? []), reminder];
 }
 
 /** Hands a committed live send's attempts to the hub (see {@link handOn}). */

@@ -250,6 +250,13 @@ export class BrowserStream implements EventSinkListener, RingMember {
     else if (!this.#sink.write(SSE_HEARTBEAT)) this.#waiting = true;
   }
 
+  /** Queues an event outside the browser's sequence (an inbox update), in order with the rest. */
+  event(bytes: Uint8Array): void {
+    if (this.#state === ENDED) return;
+    this.#push(null, bytes, false);
+    this.#afterQueue();
+  }
+
   /** Ends the stream cleanly; the reader gets what the connection was given first. */
   close(): void {
     if (this.#state === ENDED) return;

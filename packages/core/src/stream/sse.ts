@@ -12,6 +12,14 @@ export function sseEventOfJson(event: string, id: string, json: string): Uint8Ar
   return encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${json}\n\n`);
 }
 
+/**
+ * An event outside the browser's sequence (an inbox update): no `id:` line, so the client's last
+ * event id stays the position of its last notification, and it is never replayed.
+ */
+export function sseUnsequencedEvent(event: string, json: string): Uint8Array {
+  return encoder.encode(`event: ${event}\ndata: ${json}\n\n`);
+}
+
 /** The reconnection time a client should wait, in milliseconds. */
 export function sseRetry(ms: number): Uint8Array {
   return encoder.encode(`retry: ${Math.round(ms)}\n\n`);

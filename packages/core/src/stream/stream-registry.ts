@@ -7,6 +7,7 @@ import { BatchedWrites, nextTurn } from './batched-writes.js';
 import type { BrowserStream, StreamOwner } from './browser-stream.js';
 import { CatchUp } from './catch-up.js';
 import { HeartbeatRing } from './heartbeat-ring.js';
+import { sseUnsequencedEvent } from './sse.js';
 import { StreamsByBrowser } from './streams-by-browser.js';
 
 /** What the registry needs. */
@@ -251,6 +252,13 @@ export class StreamRegistry implements StreamOwner {
       }
       case 'close-browser': {
         for (const stream of this.#byBrowser.of(message.browserId)) stream.close();
+        break;
+      }
+      case 'inbox': {
+        const streams = this.#byBrowser.of(message.browserId);
+        if (streams.length === 0) break;
+        const bytes = sseUnsequencedEvent('inbox', message.update);
+        for (const stream of streams) stream.event(bytes);
         break;
       }
       case 'close-project': {

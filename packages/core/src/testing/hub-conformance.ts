@@ -175,7 +175,9 @@ export function runHubConformance(
             ? message.delivery.browserId
             : message.type === 'close-browser'
               ? `close:${message.browserId}`
-              : `project:${message.projectId}`;
+              : message.type === 'inbox'
+                ? `inbox:${message.browserId}:${message.update}`
+                : `project:${message.projectId}`;
         a.subscribe((message) => onA.push(label(message)));
         b.subscribe((message) => onB.push(label(message)));
         await follow(a, ['brw_on_a']);
@@ -186,6 +188,7 @@ export function runHubConformance(
         const expected = (hub: Hub) => [
           ...['brw_on_a', 'brw_on_b', 'brw_nowhere'].filter((id) => followedBy(hub).includes(id)),
           ...followedBy(hub).map((id) => `close:${id}`),
+          ...followedBy(hub).map((id) => `inbox:${id}:{"counts":1}`),
           'project:proj_everywhere',
         ];
         const publisher = hubs[hubs.length - 1]!;
@@ -196,6 +199,9 @@ export function runHubConformance(
           { type: 'close-browser', browserId: 'brw_on_a' },
           { type: 'close-browser', browserId: 'brw_on_b' },
           { type: 'close-browser', browserId: 'brw_nowhere' },
+          { type: 'inbox', browserId: 'brw_on_a', update: '{"counts":1}' },
+          { type: 'inbox', browserId: 'brw_on_b', update: '{"counts":1}' },
+          { type: 'inbox', browserId: 'brw_nowhere', update: '{"counts":1}' },
         ]);
         await publisher.publish([{ type: 'close-project', projectId: 'proj_everywhere' }]);
         await until(() => onA.includes('project:proj_everywhere') && onB.includes('project:proj_everywhere'), {

@@ -1,4 +1,6 @@
 // The `webhook` job kind: one request of one webhook message (docs/webhooks.md).
+
+import { UNREAD_REMINDER_JOB_KIND, unreadReminderHandler } from '../inbox/unread-reminder.js';
 import { JobError, type JobHandler } from '../jobs/runner.js';
 import {
   createOutboundSender,
@@ -13,6 +15,7 @@ import type { Mailer } from '../ports/mailer.js';
 import { type Metrics, noopMetrics } from '../ports/metrics.js';
 import type {
   AccountStore,
+  InboxStore,
   WebhookAttemptOutcome,
   WebhookEndpointRecord,
   WebhookEndpointStore,
@@ -63,7 +66,7 @@ export interface WebhookAuditEntry {
 
 /** Options of {@link webhookJobs}. */
 export interface WebhookJobsOptions {
-  store: AccountStore & WebhookEndpointStore & WebhookMessageStore;
+  store: AccountStore & WebhookEndpointStore & WebhookMessageStore & Pick<InboxStore, 'remindUnread'>;
   /** Send to `http:` URLs: development and tests only. @default false */
   allowHttp?: boolean;
   /**
@@ -335,5 +338,6 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
     throw new JobError(attempt.error ?? attempt.outcome, { retryAfterMs: Math.max(1, delay) });
   }
 
-  return { [WEBHOOK_JOB_KIND]: webhook };
+  // The reminders of `notify_unread_after` end in a webhook message: they run where webhooks do.
+  return { [WEBHOOK_JOB_KIND]: webhook, [UNREAD_REMINDER_JOB_KIND]: unreadReminderHandler(store, clock) };
 }

@@ -1,0 +1,37 @@
+import type { Services } from '../context.js';
+import type { HubMessage } from '../ports/hub.js';
+import type { InboxAction, InboxStore, InboxTarget } from '../ports/store.js';
+import { type InboxUpdateObject, inboxUpdateObject } from './objects.js';
+
+/** The roles of the store a mark uses. */
+export type InboxServices = Services<InboxStore>;
+
+/**
+ * Applies a mark to a recipient's inbox and, when it changed anything, hands the update to the
+ * hub for every connected browser of the recipient, without waiting: the answer depends on the
+ * commit alone. A browser that misses the update (a hub that lost it) reads the inbox again when
+ * it reconnects.
+ */
+export async function markAndTell(
+  services: InboxServices,
+  input: { projectId: string; recipient: string; action: InboxAction; target: InboxTarget; now: number },
+  requestId: string | null,
+): Promise<InboxUpdateObject> {
+  const result = await services.options.store.markInbox(input);
+  const update = inboxUpdateObject({ action: input.action, all: 'all' in input.target, ...result });
+  if (result.anyChanged && result.browserIds.length > 0) {
+    const json = JSON.stringify(update);
+    const messages: HubMessage[] = result.browserIds.map((browserId) => ({ type: 'inbox', browserId, update: json }));
+    const failed = (error: unknown) =>
+      services.options.logger.error('hub publish failed after an inbox change was recorded', {
+        ...(requestId === null ? {} : { request_id: requestId }),
+        error: String(error),
+      });
+    try {
+      services.hub.publish(messages).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
+  }
+  return update;
+}
