@@ -1,4 +1,5 @@
 import { type ConnectTokens, createConnectTokens } from './connect-tokens.js';
+import { createInbox, type Inbox } from './inbox.js';
 import { createNotifications, type Notifications } from './notifications.js';
 import { type ResolvedClientOptions, resolveClientOptions, type TidingsClientOptions } from './options.js';
 
@@ -12,6 +13,8 @@ export class TidingsClient {
   readonly notifications: Notifications;
   /** Mint connect tokens for your signed-in users' pages. */
   readonly connectTokens: ConnectTokens;
+  /** Each recipient's inbox: list, count and mark their items. */
+  readonly inbox: Inbox;
   /** `live` or `test`, from the key. */
   readonly mode: 'live' | 'test';
 
@@ -20,5 +23,6 @@ export class TidingsClient {
     this.mode = resolved.mode;
     this.notifications = createNotifications(resolved);
     this.connectTokens = createConnectTokens(resolved);
+    this.inbox = createInbox(resolved);
   }
 }

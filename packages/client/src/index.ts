@@ -8,6 +8,7 @@ export {
   type TidingsErrorInit,
   TidingsWaitTimeoutError,
 } from './errors.js';
+export type { Inbox } from './inbox.js';
 export type { Notifications, SendOptions, WaitOptions } from './notifications.js';
 export type { TidingsClientOptions } from './options.js';
 export type { RequestOptions } from './request.js';

@@ -98,6 +98,11 @@ export interface SendNotificationParams {
   data?: Record<string, unknown> | null;
   /** Seconds, 1–604800. @default 86400 */
   ttl?: number | null;
+  /**
+   * Seconds, 1–2592000: if the recipient has not read it in their inbox by then, a
+   * `notification.unread` webhook is sent (live mode).
+   */
+  notify_unread_after?: number | null;
 }
 
 /** The body of `connectTokens.create`. */
@@ -106,3 +111,67 @@ export interface CreateConnectTokenParams {
   /** Lifetime of the token, 1–86400 seconds. @default 3600 (the server's setting) */
   ttlSeconds?: number;
 }
+
+/** One item of a recipient's inbox: a live notification they were sent, with its state. */
+export interface InboxItemObject {
+  object: 'inbox_item';
+  /** The notification's id (`ntf_…`). */
+  id: string;
+  recipient: string;
+  title: string;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  tag: string | null;
+  data: Record<string, unknown> | null;
+  created_at: string;
+  seen_at: string | null;
+  read_at: string | null;
+  archived_at: string | null;
+}
+
+/** The counts of a recipient's items that are not archived. */
+export interface InboxCountsObject {
+  object: 'inbox_counts';
+  total: number;
+  unread: number;
+  unseen: number;
+}
+
+/** A page of a recipient's inbox, newest first. */
+export interface InboxListObject {
+  object: 'list';
+  data: InboxItemObject[];
+  has_more: boolean;
+  counts: InboxCountsObject;
+}
+
+/** What a mark does. */
+export type InboxAction = 'seen' | 'read' | 'unread' | 'archive' | 'unarchive';
+
+/** What a mark changed. */
+export interface InboxUpdateObject {
+  object: 'inbox_update';
+  action: InboxAction;
+  all: boolean;
+  /** The items it changed, as they are now (empty for `all`). */
+  items: InboxItemObject[];
+  /** The ids given that are not in the recipient's inbox. */
+  not_found: string[];
+  counts: InboxCountsObject;
+}
+
+/** Which page of an inbox `inbox.list` reads. */
+export interface InboxListParams {
+  /** Only the unread items. */
+  unread?: boolean;
+  /** The archived items only (true), or the others (false, the default). */
+  archived?: boolean;
+  /** 1–100. @default 20 */
+  limit?: number;
+  /** The last id of the previous page. */
+  startingAfter?: string;
+}
+
+/** A mark: one action on 1–100 items, or on all of them. */
+export type InboxMarkParams = { action: InboxAction; ids: string[] } | { action: InboxAction; all: true };

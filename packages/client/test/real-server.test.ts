@@ -235,3 +235,27 @@ describe('@tidings/client against tidings serve', () => {
     expect((await fromPage.notifications.send({ recipient: 'erin', title: 'From a page' })).mode).toBe('test');
   });
 });
+
+describe('inbox', () => {
+  it('lists, counts and marks a recipient’s inbox; a test key sees it empty', async () => {
+    await connectBrowser(live, 'inbox-reader');
+    const sent = await live.notifications.send({
+      recipient: 'inbox-reader',
+      title: 'Read me',
+      notify_unread_after: 600,
+    });
+    const page = await live.inbox.list('inbox-reader', { unread: true, limit: 5 });
+    expect(page.data.map((item) => item.id)).toEqual([sent.id]);
+    expect(page.data[0]).toMatchObject({ object: 'inbox_item', title: 'Read me', read_at: null });
+    expect(await live.inbox.counts('inbox-reader')).toEqual({ object: 'inbox_counts', total: 1, unread: 1, unseen: 1 });
+    const update = await live.inbox.mark('inbox-reader', { action: 'read', ids: [sent.id] });
+    expect(update.items[0]!.read_at).not.toBeNull();
+    expect(update.counts).toMatchObject({ unread: 0, unseen: 0 });
+    const archived = await live.inbox.mark('inbox-reader', { action: 'archive', all: true });
+    expect(archived).toMatchObject({ all: true, counts: { total: 0 } });
+    expect((await live.inbox.list('inbox-reader', { archived: true })).data).toHaveLength(1);
+    expect((await test.inbox.list('inbox-reader')).data).toEqual([]);
+    const refused = await rejection(live.inbox.list('inbox-reader', { limit: 500 }));
+    expect(refused.code).toBe('VALIDATION_FAILED');
+  });
+});

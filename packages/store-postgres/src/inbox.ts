@@ -73,6 +73,12 @@ export function inboxOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhoo
       WHERE i.notification_id = ANY($1::text[])
       ORDER BY i.notification_id DESC`,
   );
+  const selectItem = statement(
+    'inbox_item',
+    `SELECT ${item}
+       FROM ${t('inbox_items')} AS i JOIN ${t('notifications')} AS n ON n.id = i.notification_id
+      WHERE i.notification_id = $1 AND i.project_id = $2`,
+  );
   const selectKnownIds = statement(
     'inbox_known_ids',
     `SELECT notification_id FROM ${t('inbox_items')}
@@ -137,6 +143,10 @@ export function inboxOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhoo
     },
     getInboxCounts({ projectId, recipient }) {
       return countsOf(pool, projectId, recipient);
+    },
+    async getInboxItem({ projectId, notificationId }) {
+      const [row] = await run<InboxItemRecord>(pool, selectItem, [notificationId, projectId]);
+      return row ?? null;
     },
     markInbox({ projectId, recipient, action, target, now }) {
       const kind = targetKind(target);

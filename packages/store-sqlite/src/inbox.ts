@@ -117,6 +117,11 @@ export function inboxOperations(db: Database.Database, recordEvents: RecordWebho
       WHERE i.notification_id IN (SELECT value FROM json_each(?))
       ORDER BY i.notification_id DESC`,
   );
+  const selectItem = db.prepare<[string, string], ItemRow>(
+    `SELECT ${ITEM_COLUMNS}
+       FROM inbox_items AS i JOIN notifications AS n ON n.id = i.notification_id
+      WHERE i.notification_id = ? AND i.project_id = ?`,
+  );
   const selectKnownIds = db
     .prepare<[string, string, string], string>(
       `SELECT notification_id FROM inbox_items
@@ -223,6 +228,10 @@ export function inboxOperations(db: Database.Database, recordEvents: RecordWebho
     },
     async getInboxCounts({ projectId, recipient }) {
       return countsOf(projectId, recipient);
+    },
+    async getInboxItem({ projectId, notificationId }) {
+      const row = selectItem.get(notificationId, projectId);
+      return row ? itemFromRow(row) : null;
     },
     async markInbox(input) {
       return mark.immediate(input);

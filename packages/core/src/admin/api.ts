@@ -16,6 +16,7 @@ import type { Limiter } from '../ports/limiter.js';
 import type {
   AccountStore,
   ApiKeyStore,
+  InboxStore,
   NotificationStore,
   ProjectAdminStore,
   PushStore,
@@ -48,6 +49,10 @@ export interface AdminApi extends AdminViews, WebhookAdminApi, WebhookMessagesAd
   /** Renames a project (1 to 100 characters, trimmed). */
   renameProject(projectId: string, name: string): Promise<ProjectObject>;
   listProjects(accountId: string): Promise<ProjectObject[]>;
+  /** The days a project's inbox items are kept (docs/inbox.md#retention). */
+  getInboxRetention(projectId: string): Promise<number>;
+  /** Sets the days a project's inbox items are kept: a whole number, 1 to 365. */
+  setInboxRetention(projectId: string, days: number): Promise<number>;
   /**
    * Suspends a project: every request of it is refused with 403 and its open streams close. The
    * reason (1 to {@link MAX_SUSPENSION_REASON_LENGTH} characters, trimmed) and the actor are kept
@@ -117,8 +122,12 @@ function checkProjectName(name: unknown): asserts name is string {
 }
 
 /** The roles of the store the admin API reads and writes: none of the send path's or the queue's. */
+/** The longest inbox retention a project may set, in days. */
+export const MAX_INBOX_RETENTION_DAYS = 365;
+
 export type AdminStore = AccountStore &
   ApiKeyStore &
+  InboxStore &
   NotificationStore &
   ProjectAdminStore &
   PushStore &
@@ -188,6 +197,20 @@ export function createAdminApi(options: ResolvedOptionsWith<AdminStore>, hub: Wa
       const project = await store.renameProject({ id: projectId, name: name.trim() });
       if (!project) throw notFound('project', projectId);
       return projectObject(project);
+    },
+    async getInboxRetention(projectId) {
+      if (!(await store.getProject(projectId))) throw notFound('project', projectId);
+      return store.getInboxRetention({ projectId });
+    },
+    async setInboxRetention(projectId, days) {
+      if (!Number.isInteger(days) || days < 1 || days > MAX_INBOX_RETENTION_DAYS) {
+        throw new TidingsError('VALIDATION_FAILED', 'The inbox retention is a whole number of days, 1 to 365', {
+          errors: [{ path: 'days', message: 'must be a whole number from 1 to 365' }],
+        });
+      }
+      if (!(await store.getProject(projectId))) throw notFound('project', projectId);
+      await store.setInboxRetention({ projectId, days });
+      return days;
     },
     async listProjects(accountId) {
       if (!(await store.getAccount(accountId))) throw notFound('account', accountId);

@@ -8,11 +8,19 @@ import {
 } from '../api/serialize.js';
 import { TidingsError } from '../errors.js';
 import type { WatchedHub } from '../hub/watched-hub.js';
+import { type InboxCountsObject, type InboxItemObject, inboxCountsObject, inboxItemObject } from '../inbox/objects.js';
 import type { ResolvedOptionsWith } from '../options.js';
 import type { Clock } from '../ports/clock.js';
 import type { Limiter } from '../ports/limiter.js';
-import type { AccountStore, ApiKeyStore, NotificationStore, ProjectAdminStore, UsageStore } from '../ports/store.js';
-import type { AttemptPath, KeyMode, UsageBreakdownDay } from '../records.js';
+import type {
+  AccountStore,
+  ApiKeyStore,
+  InboxStore,
+  NotificationStore,
+  ProjectAdminStore,
+  UsageStore,
+} from '../ports/store.js';
+import type { AttemptPath, KeyMode, NotificationRecord, UsageBreakdownDay } from '../records.js';
 import { isId } from '../util/ids.js';
 
 /** What an instance enforces and how it tells time, for a page that shows or needs it. */
@@ -94,6 +102,12 @@ export interface NotificationDetail {
    * this was kept.
    */
   attempt_paths: Record<string, AttemptPath | null>;
+  /**
+   * The notification as an item of its recipient's inbox (docs/inbox.md), with the recipient's
+   * counts now and the project's retention; null in test mode. `item` is null once the item is
+   * past retention.
+   */
+  inbox: { item: InboxItemObject | null; counts: InboxCountsObject; retention_days: number } | null;
 }
 
 /** One UTC day of {@link UsageBreakdown}: live and test sends apart, with their attempts' fates. */
@@ -196,7 +210,9 @@ function invalid(path: string, message: string): TidingsError {
 
 /** Builds the admin API's page reads over the resolved options' store and the instance's hub. */
 export function createAdminViews(
-  options: ResolvedOptionsWith<AccountStore & ApiKeyStore & NotificationStore & ProjectAdminStore & UsageStore>,
+  options: ResolvedOptionsWith<
+    AccountStore & ApiKeyStore & InboxStore & NotificationStore & ProjectAdminStore & UsageStore
+  >,
   hub: WatchedHub,
   limiter: Limiter,
 ): AdminViews {
@@ -247,6 +263,18 @@ export function createAdminViews(
       return notificationObject(found);
     },
     async getNotificationDetail(projectId, notificationId) {
+      const inboxOf = async ({ projectId, id, recipient }: NotificationRecord) => {
+        const [item, counts, retentionDays] = await Promise.all([
+          store.getInboxItem({ projectId, notificationId: id }),
+          store.getInboxCounts({ projectId, recipient }),
+          store.getInboxRetention({ projectId }),
+        ]);
+        return {
+          item: item && inboxItemObject(item),
+          counts: inboxCountsObject(counts),
+          retention_days: retentionDays,
+        };
+      };
       const found = isId('ntf', notificationId) ? await store.getNotification({ projectId, id: notificationId }) : null;
       if (!found) throw notFound('notification', notificationId);
       const { apiKeyId, requestId, idempotencyKey } = found.notification;
@@ -261,6 +289,7 @@ export function createAdminViews(
           idempotency_key: idempotencyKey,
         },
         attempt_paths: Object.fromEntries(found.attempts.map((attempt) => [attempt.id, attempt.sentVia])),
+        inbox: found.notification.mode === 'test' ? null : await inboxOf(found.notification),
       };
     },
     async getUsageBreakdown(projectId, range) {

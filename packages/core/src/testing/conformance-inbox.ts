@@ -69,6 +69,8 @@ export function inboxConformance(getStore: GetStore<Store>): void {
       });
       expect(page.hasMore).toBe(false);
       expect(page.counts).toEqual({ total: 2, unread: 2, unseen: 2 });
+      expect(await store.getInboxItem({ projectId: project.id, notificationId: first! })).toEqual(page.items[1]);
+      expect(await store.getInboxItem({ projectId: 'proj_other', notificationId: first! })).toBeNull();
     });
 
     it('pages newest first with a cursor, and filters unread and archived', async () => {

@@ -26,6 +26,7 @@ export interface AuditSubjects {
   revokeInvitation: { email: string };
   createProject: ProjectObject;
   renameProject: { before: ProjectObject; after: ProjectObject };
+  setInboxRetention: { projectId: string; days: number };
   suspendProject: ProjectObject;
   resumeProject: ProjectObject;
   deleteProject: ProjectObject;
@@ -116,6 +117,12 @@ export const AUDIT_POLICY: {
     detail: ({ before, after }) => `${before.name} → ${after.name}`,
   },
   listProjects: READ,
+  setInboxRetention: {
+    action: 'project.inbox_retention_set',
+    projectId: ({ projectId }) => projectId,
+    detail: ({ days }) => `inbox items kept ${days} days`,
+  },
+  getInboxRetention: READ,
   // Only an operator suspends or resumes a project; the reason is the entry's own field.
   suspendProject: {
     action: 'project.suspended',

@@ -237,6 +237,7 @@ export type CreateAccountWithPasswordResult = { kind: 'created'; account: Dashbo
 export type AuditAction =
   | 'project.created'
   | 'project.renamed'
+  | 'project.inbox_retention_set'
   | 'project.suspended'
   | 'project.resumed'
   | 'project.deleted'

@@ -112,6 +112,12 @@ describe('one notification’s page', () => {
     expect(attempt).toMatch(/<td data-receipt="delivered"[^>]*><time/);
     expect(attempt).toMatch(/<td data-receipt="clicked"[^>]*><time/);
     expect(attempt).toMatch(/<td data-receipt="dismissed"[^>]*><span class="muted">—/);
+    // The click read the recipient's inbox item, on every device of theirs.
+    const inbox = (name: string) => new RegExp(`<dd data-inbox="${name}">(.*?)</dd>`, 's').exec(html)?.[1] ?? '';
+    expect(inbox('read')).toMatch(/^<time/);
+    expect(inbox('seen')).toMatch(/^<time/);
+    expect(inbox('archived')).toContain('—');
+    expect(inbox('counts')).toMatch(/^0 unread, 0 unseen of 1 .*items kept 90 days/s);
   });
 
   it("shows each attempt's path: the poll that answered it, not sent yet, or not recorded", async () => {

@@ -201,6 +201,7 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
           <code>{JSON.stringify(payloadOf(notification), null, 2)}</code>
         </pre>
       </section>
+      <InboxState detail={props.detail} />
       <h3>Attempts, one per connected browser</h3>
       <p class="muted">
         <strong>delivered</strong>: the browser confirmed it. <strong>sent</strong>: written to the browser’s open
@@ -273,9 +274,39 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
   );
 }
 
+/** The notification as an item of its recipient's inbox, and the recipient's counts now. */
+function InboxState(props: { detail: NotificationDetail }) {
+  const { inbox } = props.detail;
+  return (
+    <>
+      <h3>Inbox</h3>
+      {inbox === null ? (
+        <p class="muted">Test mode: no inbox item.</p>
+      ) : (
+        <dl class="facts inbox" data-field="inbox">
+          <dt>Seen</dt>
+          <dd data-inbox="seen">{inbox.item ? <When at={inbox.item.seen_at} /> : PAST_RETENTION}</dd>
+          <dt>Read</dt>
+          <dd data-inbox="read">{inbox.item ? <When at={inbox.item.read_at} /> : PAST_RETENTION}</dd>
+          <dt>Archived</dt>
+          <dd data-inbox="archived">{inbox.item ? <When at={inbox.item.archived_at} /> : PAST_RETENTION}</dd>
+          <dt>Recipient’s inbox now</dt>
+          <dd data-inbox="counts">
+            {inbox.counts.unread} unread, {inbox.counts.unseen} unseen of {inbox.counts.total}{' '}
+            <span class="muted">(items kept {inbox.retention_days} days)</span>
+          </dd>
+        </dl>
+      )}
+    </>
+  );
+}
+
+const PAST_RETENTION = <span class="muted">past the inbox retention</span>;
+
 const ACTIONS: Record<AuditEventRecord['action'], string> = {
   'project.created': 'Project created',
   'project.renamed': 'Project renamed',
+  'project.inbox_retention_set': 'Inbox retention set',
   'project.suspended': 'Project suspended',
   'project.resumed': 'Project resumed',
   'project.deleted': 'Project deleted',

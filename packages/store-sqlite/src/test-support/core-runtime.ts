@@ -9,12 +9,14 @@ export {
   notifyWebhookJobsAfterWrites,
 } from '../../../core/src/jobs/wakeups.js';
 export { STORE_DUTIES } from '../../../core/src/ports/store/duties.js';
+export { DEFAULT_INBOX_RETENTION_DAYS } from '../../../core/src/ports/store/inbox.js';
 export { offerTransactionalSends } from '../../../core/src/ports/transactions.js';
 export { idTimeFloor, newId } from '../../../core/src/util/ids.js';
 export { utcDay } from '../../../core/src/util/time.js';
 export {
   ATTEMPT_EVENT_SUBSCRIPTIONS,
   anyEndpointWants,
+  isNotificationChange,
   WEBHOOK_MESSAGE_RETENTION_MS,
   webhookJobOf,
   webhookMessagesOf,

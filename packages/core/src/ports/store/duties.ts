@@ -109,6 +109,7 @@ export const STORE_DUTIES = {
   reapStaleBrowsers: DURABLE_WITH_EVENTS,
   listInbox: READ,
   getInboxCounts: READ,
+  getInboxItem: READ,
   markInbox: DURABLE_WITH_EVENTS,
   remindUnread: DURABLE_WITH_EVENTS,
   purgeInbox: REDOABLE,

@@ -68,6 +68,8 @@ export interface InboxStore {
     startingAfter: string | null;
   }): Promise<{ items: InboxItemRecord[]; hasMore: boolean; counts: InboxCounts }>;
   getInboxCounts(input: { projectId: string; recipient: string }): Promise<InboxCounts>;
+  /** The item of one notification, or null (test mode, another project, past retention). */
+  getInboxItem(input: { projectId: string; notificationId: string }): Promise<InboxItemRecord | null>;
   /**
    * Applies an action to items of a recipient's inbox, in one transaction with the counters. An
    * item that becomes read records the `notification.read` webhook event.
