@@ -454,6 +454,47 @@ describe('tidings serve delivers webhooks', { timeout: 60_000 }, () => {
   }, 150_000);
 });
 
+describe('tidings serve reminds of unread inbox items', { timeout: 90_000 }, () => {
+  async function sendRemind(recipient: string, seconds: number) {
+    const response = await api('/v1/notifications', {
+      json: { recipient, title: 'Read me', notify_unread_after: seconds },
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  }
+  const about = (id: string) => (message: ReceivedWebhook) =>
+    (message.data as { notification_id?: string }).notification_id === id;
+
+  it('sends notification.unread once for an item still unread, and never for one read in time', async () => {
+    await endpoint('unread', ['notification.unread', 'notification.read']);
+    await browser('ivy');
+    const unread = await sendRemind('ivy', 2);
+    const readInTime = await sendRemind('ivy', 2);
+    const marked = await api('/v1/recipients/ivy/inbox/mark', { json: { action: 'read', ids: [readInTime] } });
+    expect(marked.status).toBe(200);
+    await receivedOf('unread', 2);
+    await quietPeriod(4000, 'a second reminder');
+    const received = receiver.receivedBy('unread');
+    expect(received.filter(about(unread)).map((message) => message.type)).toEqual(['notification.unread']);
+    expect(received.filter(about(readInTime)).map((message) => message.type)).toEqual(['notification.read']);
+    expect(received.find(about(unread))!.data).toMatchObject({ recipient: 'ivy', unread_after_seconds: 2 });
+  });
+
+  it('sends a reminder due across a kill -9 once, after the restart', async () => {
+    await endpoint('unread-crash', ['notification.unread']);
+    await browser('jack');
+    const id = await sendRemind('jack', 2);
+    server!.child.kill('SIGKILL');
+    await server!.exited;
+    server = await serve();
+    await receivedOf('unread-crash', 1);
+    await quietPeriod(4000, 'a second reminder');
+    expect(receiver.receivedBy('unread-crash').map((message) => [message.type, about(id)(message)])).toEqual([
+      ['notification.unread', true],
+    ]);
+  });
+});
+
 describe('tidings serve without --webhooks-allow-private and --webhooks-allow-http', () => {
   it('refuses to send to loopback, private and link-local addresses, and to localhost', async () => {
     const file = join(temp.dir, 'ssrf.db');

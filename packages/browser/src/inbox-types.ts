@@ -22,6 +22,8 @@ export interface TidingsInboxCounts {
   total: number;
   unread: number;
   unseen: number;
+  /** Rises with every change of the recipient's inbox: of two counts, keep the one with the higher version. */
+  version: number;
 }
 
 /** What a mark does to the items it names, or to all of them. */

@@ -136,6 +136,8 @@ export interface InboxCountsObject {
   total: number;
   unread: number;
   unseen: number;
+  /** Rises with every change of the recipient's inbox: of two counts, the higher version is the later. */
+  version: number;
 }
 
 /** A page of a recipient's inbox, newest first. */

@@ -247,7 +247,13 @@ describe('inbox', () => {
     const page = await live.inbox.list('inbox-reader', { unread: true, limit: 5 });
     expect(page.data.map((item) => item.id)).toEqual([sent.id]);
     expect(page.data[0]).toMatchObject({ object: 'inbox_item', title: 'Read me', read_at: null });
-    expect(await live.inbox.counts('inbox-reader')).toEqual({ object: 'inbox_counts', total: 1, unread: 1, unseen: 1 });
+    expect(await live.inbox.counts('inbox-reader')).toEqual({
+      object: 'inbox_counts',
+      total: 1,
+      unread: 1,
+      unseen: 1,
+      version: expect.any(Number),
+    });
     const update = await live.inbox.mark('inbox-reader', { action: 'read', ids: [sent.id] });
     expect(update.items[0]!.read_at).not.toBeNull();
     expect(update.counts).toMatchObject({ unread: 0, unseen: 0 });

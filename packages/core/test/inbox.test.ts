@@ -58,7 +58,7 @@ describe('the inbox through the browser endpoints', () => {
     expect(rest.has_more).toBe(false);
 
     const counts = await asBrowser(browser, '/counts');
-    expect(await counts.json()).toEqual({ object: 'inbox_counts', total: 3, unread: 3, unseen: 3 });
+    expect(await counts.json()).toMatchObject({ object: 'inbox_counts', total: 3, unread: 3, unseen: 3 });
   });
 
   it('marks read for every browser of the recipient: each open stream gets the update', async () => {

@@ -10,7 +10,7 @@ import type { Pool } from 'pg';
 import { type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
-const NO_COUNTS: InboxCounts = { total: 0, unread: 0, unseen: 0 };
+const NO_COUNTS: InboxCounts = { total: 0, unread: 0, unseen: 0, version: 0 };
 
 /** What each action sets, and which items it changes (the others it leaves as they are). */
 const ACTION_SQL: Record<InboxAction, { set: string; changes: string; allScope: string }> = {
@@ -52,11 +52,11 @@ export function inboxOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhoo
     i.archived_at AS "archivedAt"`;
   const selectCounts = statement(
     'inbox_counts',
-    `SELECT total, unread, unseen FROM ${t('inbox_counts')} WHERE project_id = $1 AND recipient = $2`,
+    `SELECT total, unread, unseen, version FROM ${t('inbox_counts')} WHERE project_id = $1 AND recipient = $2`,
   );
   const countsOf = async (db: Queryable, projectId: string, recipient: string): Promise<InboxCounts> => {
     const [row] = await run<InboxCounts>(db, selectCounts, [projectId, recipient]);
-    return row ? { total: row.total, unread: row.unread, unseen: row.unseen } : { ...NO_COUNTS };
+    return row ? { total: row.total, unread: row.unread, unseen: row.unseen, version: row.version } : { ...NO_COUNTS };
   };
   const selectPage = statement(
     'inbox_page',

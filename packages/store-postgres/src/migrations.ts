@@ -305,7 +305,8 @@ export const migrations: readonly string[] = [
   // made by a trigger in the insert's own transaction, whichever write inserts it (a send, a
   // batch of sends, a send in an application's transaction). The counts of each recipient are
   // kept by statement triggers on the items, in the transaction of every change, so they are
-  // exact and one row to read; each trigger writes its recipients' counts in one order, so two
+  // exact and one row to read (their version rises with every change, so that a browser told of
+  // two changes keeps the later); each trigger writes its recipients' counts in one order, so two
   // transactions that change the counts of the same recipients wait for each other instead of
   // deadlocking. The live notifications of the last 90 days become items, unread.
   `
@@ -327,6 +328,7 @@ export const migrations: readonly string[] = [
     total bigint NOT NULL,
     unread bigint NOT NULL,
     unseen bigint NOT NULL,
+    version bigint NOT NULL,
     PRIMARY KEY (project_id, recipient)
   );
   CREATE TABLE {schema}.inbox_retention (
@@ -343,21 +345,22 @@ export const migrations: readonly string[] = [
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {schema}.inbox_items_of_notifications();
   CREATE FUNCTION {schema}.inbox_counts_of_new_items() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen)
-    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen) FROM (SELECT project_id, recipient, (archived_at IS NULL)::int AS total,
+    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen, version)
+    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen), 1 FROM (SELECT project_id, recipient, (archived_at IS NULL)::int AS total,
              (read_at IS NULL AND archived_at IS NULL)::int AS unread,
              (seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM new_rows) AS d
      GROUP BY project_id, recipient ORDER BY project_id, recipient
     ON CONFLICT (project_id, recipient) DO UPDATE SET
-      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen;
+      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen,
+      version = c.version + 1;
     RETURN NULL;
   END $$;
   CREATE TRIGGER inbox_counts_of_new_items AFTER INSERT ON {schema}.inbox_items
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {schema}.inbox_counts_of_new_items();
   CREATE FUNCTION {schema}.inbox_counts_of_changed_items() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen)
-    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen) FROM (SELECT project_id, recipient, (archived_at IS NULL)::int AS total,
+    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen, version)
+    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen), 1 FROM (SELECT project_id, recipient, (archived_at IS NULL)::int AS total,
              (read_at IS NULL AND archived_at IS NULL)::int AS unread,
              (seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM new_rows
       UNION ALL SELECT project_id, recipient, -(archived_at IS NULL)::int AS total,
@@ -365,7 +368,8 @@ export const migrations: readonly string[] = [
              -(seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM old_rows) AS d
      GROUP BY project_id, recipient ORDER BY project_id, recipient
     ON CONFLICT (project_id, recipient) DO UPDATE SET
-      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen;
+      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen,
+      version = c.version + 1;
     RETURN NULL;
   END $$;
   CREATE TRIGGER inbox_counts_of_changed_items AFTER UPDATE ON {schema}.inbox_items
@@ -373,13 +377,14 @@ export const migrations: readonly string[] = [
     FOR EACH STATEMENT EXECUTE FUNCTION {schema}.inbox_counts_of_changed_items();
   CREATE FUNCTION {schema}.inbox_counts_of_deleted_items() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen)
-    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen) FROM (SELECT project_id, recipient, -(archived_at IS NULL)::int AS total,
+    INSERT INTO {schema}.inbox_counts AS c (project_id, recipient, total, unread, unseen, version)
+    SELECT project_id, recipient, sum(total), sum(unread), sum(unseen), 1 FROM (SELECT project_id, recipient, -(archived_at IS NULL)::int AS total,
              -(read_at IS NULL AND archived_at IS NULL)::int AS unread,
              -(seen_at IS NULL AND archived_at IS NULL)::int AS unseen FROM old_rows) AS d
      GROUP BY project_id, recipient ORDER BY project_id, recipient
     ON CONFLICT (project_id, recipient) DO UPDATE SET
-      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen;
+      total = c.total + excluded.total, unread = c.unread + excluded.unread, unseen = c.unseen + excluded.unseen,
+      version = c.version + 1;
     RETURN NULL;
   END $$;
   CREATE TRIGGER inbox_counts_of_deleted_items AFTER DELETE ON {schema}.inbox_items

@@ -48,7 +48,7 @@ function itemFromRow(row: ItemRow): InboxItemRecord {
 const ITEM_COLUMNS = `i.notification_id, i.project_id, i.recipient, n.title, n.body, n.url, n.icon, n.tag, n.data,
   i.created_at, i.seen_at, i.read_at, i.archived_at`;
 
-const NO_COUNTS: InboxCounts = { total: 0, unread: 0, unseen: 0 };
+const NO_COUNTS: InboxCounts = { total: 0, unread: 0, unseen: 0, version: 0 };
 
 /** Past the end of every id: the first page's cursor. */
 const AFTER_EVERY_ID = '\uffff';
@@ -95,11 +95,11 @@ function targetKind(target: InboxTarget): TargetKind {
 /** Each recipient's inbox: items, their state, and the counters the triggers keep (migration 18). */
 export function inboxOperations(db: Database.Database, recordEvents: RecordWebhookEvents): InboxStore {
   const selectCounts = db.prepare<[string, string], InboxCounts>(
-    'SELECT total, unread, unseen FROM inbox_counts WHERE project_id = ? AND recipient = ?',
+    'SELECT total, unread, unseen, version FROM inbox_counts WHERE project_id = ? AND recipient = ?',
   );
   const countsOf = (projectId: string, recipient: string): InboxCounts => {
     const row = selectCounts.get(projectId, recipient);
-    return row ? { total: row.total, unread: row.unread, unseen: row.unseen } : { ...NO_COUNTS };
+    return row ? { total: row.total, unread: row.unread, unseen: row.unseen, version: row.version } : { ...NO_COUNTS };
   };
   const selectPage = db.prepare<
     { projectId: string; recipient: string; before: string; archived: number; unread: number; limit: number },

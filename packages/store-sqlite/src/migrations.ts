@@ -415,7 +415,8 @@ export const migrations: readonly string[] = [
   // 18: the inbox (docs/inbox.md). Every live notification is an item of its recipient's inbox,
   // made by a trigger in the insert's own transaction, whichever write inserts it (a send, a
   // send in an application's transaction). The counts of each recipient are kept by triggers on
-  // the items, in the transaction of every change, so they are exact and one row to read. The
+  // the items, in the transaction of every change, so they are exact and one row to read; their
+  // version rises with every change, so that a browser told of two changes keeps the later. The
   // live notifications of the last 90 days become items, unread.
   `
   CREATE TABLE inbox_items (
@@ -436,6 +437,7 @@ export const migrations: readonly string[] = [
     total INTEGER NOT NULL,
     unread INTEGER NOT NULL,
     unseen INTEGER NOT NULL,
+    version INTEGER NOT NULL,
     PRIMARY KEY (project_id, recipient)
   ) WITHOUT ROWID;
   CREATE TABLE inbox_retention (
@@ -449,11 +451,12 @@ export const migrations: readonly string[] = [
   END;
   CREATE TRIGGER inbox_counts_of_new_item AFTER INSERT ON inbox_items
   BEGIN
-    INSERT INTO inbox_counts (project_id, recipient, total, unread, unseen)
+    INSERT INTO inbox_counts (project_id, recipient, total, unread, unseen, version)
     VALUES (NEW.project_id, NEW.recipient, NEW.archived_at IS NULL,
-            NEW.read_at IS NULL AND NEW.archived_at IS NULL, NEW.seen_at IS NULL AND NEW.archived_at IS NULL)
+            NEW.read_at IS NULL AND NEW.archived_at IS NULL, NEW.seen_at IS NULL AND NEW.archived_at IS NULL, 1)
     ON CONFLICT (project_id, recipient) DO UPDATE SET
-      total = total + excluded.total, unread = unread + excluded.unread, unseen = unseen + excluded.unseen;
+      total = total + excluded.total, unread = unread + excluded.unread, unseen = unseen + excluded.unseen,
+      version = version + 1;
   END;
   CREATE TRIGGER inbox_counts_of_changed_item AFTER UPDATE OF seen_at, read_at, archived_at ON inbox_items
   BEGIN
@@ -462,7 +465,8 @@ export const migrations: readonly string[] = [
       unread = unread + (NEW.read_at IS NULL AND NEW.archived_at IS NULL)
                       - (OLD.read_at IS NULL AND OLD.archived_at IS NULL),
       unseen = unseen + (NEW.seen_at IS NULL AND NEW.archived_at IS NULL)
-                      - (OLD.seen_at IS NULL AND OLD.archived_at IS NULL)
+                      - (OLD.seen_at IS NULL AND OLD.archived_at IS NULL),
+      version = version + 1
     WHERE project_id = NEW.project_id AND recipient = NEW.recipient;
   END;
   CREATE TRIGGER inbox_counts_of_deleted_item AFTER DELETE ON inbox_items
@@ -470,7 +474,8 @@ export const migrations: readonly string[] = [
     UPDATE inbox_counts SET
       total = total - (OLD.archived_at IS NULL),
       unread = unread - (OLD.read_at IS NULL AND OLD.archived_at IS NULL),
-      unseen = unseen - (OLD.seen_at IS NULL AND OLD.archived_at IS NULL)
+      unseen = unseen - (OLD.seen_at IS NULL AND OLD.archived_at IS NULL),
+      version = version + 1
     WHERE project_id = OLD.project_id AND recipient = OLD.recipient;
   END;
   INSERT INTO inbox_items (notification_id, project_id, recipient, created_at)

@@ -178,6 +178,12 @@ export const inboxCountsObjectSchema = z.object({
   total: z.int().min(0).describe('Items not archived.'),
   unread: z.int().min(0).describe('Items not archived and not read.'),
   unseen: z.int().min(0).describe('Items not archived and not seen.'),
+  version: z
+    .int()
+    .min(0)
+    .describe(
+      'Rises with every change of the recipient’s inbox: of two counts (updates from several instances may arrive out of order), keep the one with the higher version.',
+    ),
 });
 
 /** A page of a recipient's inbox, newest first. */

@@ -36,7 +36,13 @@ export function inboxItemObject(item: InboxItemRecord): InboxItemObject {
 }
 
 export function inboxCountsObject(counts: InboxCounts): InboxCountsObject {
-  return { object: 'inbox_counts', total: counts.total, unread: counts.unread, unseen: counts.unseen };
+  return {
+    object: 'inbox_counts',
+    total: counts.total,
+    unread: counts.unread,
+    unseen: counts.unseen,
+    version: counts.version,
+  };
 }
 
 export function inboxListObject(page: {

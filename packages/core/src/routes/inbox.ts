@@ -24,7 +24,7 @@ type RouteServices = Services<BrowserStore & InboxStore>;
 /** The page size when none is asked for. */
 const DEFAULT_PAGE = 20;
 
-const NO_COUNTS = { total: 0, unread: 0, unseen: 0 };
+const NO_COUNTS = { total: 0, unread: 0, unseen: 0, version: 0 };
 
 /** A browser's request: its JSON (or text/plain JSON) body, and the browser its credentials name. */
 async function browserRequest(

@@ -26,6 +26,8 @@ export interface InboxCounts {
   total: number;
   unread: number;
   unseen: number;
+  /** Rises with every change of the recipient's inbox: of two counts, the higher version is the later. */
+  version: number;
 }
 
 /** Which items a mark applies to. */
