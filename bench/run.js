@@ -30,6 +30,7 @@ const benchmarks = [
   { name: 'web-push', script: 'web-push.js' },
   { name: 'webhooks', script: 'webhooks.js' },
   { name: 'receipts-webhooks', script: 'receipts-webhooks.js' },
+  { name: 'inbox', script: 'inbox.js' },
   // Minutes of the whole machine (100,000 streams): run only when named.
   { name: 'streams-100k', script: 'streams-100k.js', onlyWhenNamed: true },
 ];

@@ -11,6 +11,10 @@ export interface FollowedStream {
   readonly notifications: Map<string, string>;
   readonly connections: number;
   readonly browserId: string | null;
+  /** The browser's secret, from the `ready` event that registered it. */
+  readonly browserSecret: string | null;
+  /** The data of every `inbox` event, in the order they came. */
+  readonly inboxUpdates: { counts: { unread: number; total: number; unseen: number; version: number } }[];
   /** True while a connection is open and its `ready` event was read. */
   readonly open: boolean;
   /** True once the server answered 204 or the stream was stopped. */
@@ -25,6 +29,8 @@ export function followStream(connectUrl: string, options: { reconnect?: boolean 
   const notifications = new Map<string, string>();
   let lastEventId: string | null = null;
   let browserId: string | null = null;
+  let browserSecret: string | null = null;
+  const inboxUpdates: FollowedStream['inboxUpdates'] = [];
   let connections = 0;
   let open = false;
   let stopped = false;
@@ -46,7 +52,10 @@ export function followStream(connectUrl: string, options: { reconnect?: boolean 
         const data = JSON.parse(event.data);
         if (event.event === 'ready') {
           browserId = data.browser_id;
+          browserSecret = data.browser_secret ?? browserSecret;
           open = true;
+        } else if (event.event === 'inbox') {
+          inboxUpdates.push(data);
         } else if (event.event === 'notification') {
           notifications.set(data.notification_id, data.attempt_id);
         }
@@ -82,6 +91,10 @@ export function followStream(connectUrl: string, options: { reconnect?: boolean 
     get browserId() {
       return browserId;
     },
+    get browserSecret() {
+      return browserSecret;
+    },
+    inboxUpdates,
     get open() {
       return open;
     },

@@ -103,6 +103,54 @@ describe('three instances behind nginx, on PostgreSQL and Redis', () => {
     }
   });
 
+  it('keeps inbox counts exact under concurrent marks through every instance, and every device ends on them', async () => {
+    const { key } = await newKey(await newProject('inbox'));
+    const devices = await Promise.all(cluster.instances.map((instance) => follow(key, 'reader', instance.url)));
+    const ids: string[] = [];
+    for (let index = 0; index < 12; index++) {
+      ids.push(await send(cluster.instances[index % 3]!.url, key, 'reader', `item ${index}`));
+    }
+    const actions = ['read', 'unread', 'seen', 'archive', 'unarchive', 'read'];
+    const marks = Array.from({ length: 36 }, (_, index) => {
+      const device = devices[index % devices.length]!;
+      const instance = cluster.instances[(index + 1) % cluster.instances.length]!;
+      const body = {
+        browser_secret: device.browserSecret,
+        action: actions[index % actions.length],
+        ...(index % 9 === 0 ? { all: true } : { ids: [ids[index % ids.length], ids[(index * 5) % ids.length]] }),
+      };
+      return fetch(`${instance.url}/v1/browsers/${device.browserId}/inbox/mark`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain' },
+        body: JSON.stringify(body),
+      }).then((response) => response.status);
+    });
+    expect(await Promise.all(marks)).toEqual(Array(36).fill(200));
+    const listed = async (archived: boolean) =>
+      (await (await api(cluster.url, `/v1/recipients/reader/inbox?limit=100&archived=${archived}`, key)).json()) as {
+        data: { read_at: string | null; seen_at: string | null }[];
+        counts: { total: number; unread: number; unseen: number; version: number };
+      };
+    const live = await listed(false);
+    expect((await listed(true)).data.length + live.data.length).toBe(12);
+    expect(live.counts).toMatchObject({
+      total: live.data.length,
+      unread: live.data.filter((item) => item.read_at === null).length,
+      unseen: live.data.filter((item) => item.seen_at === null).length,
+    });
+    // Each device keeps the counts of the highest version it was told of: the final ones.
+    for (const device of devices) {
+      const newest = () =>
+        device.inboxUpdates.reduce((best, update) => (update.counts.version > best.counts.version ? update : best));
+      await device.until(
+        () => device.inboxUpdates.length > 0 && newest().counts.version === live.counts.version,
+        'the final counts on every device',
+        5000,
+      );
+      expect(newest().counts).toMatchObject(live.counts);
+    }
+  });
+
   it('loses nothing when the instances lose their pub/sub connections to Redis', async () => {
     const { key } = await newKey(await newProject('pubsub-cut'));
     const streams = await Promise.all(cluster.instances.map((instance) => follow(key, 'cut', instance.url)));
