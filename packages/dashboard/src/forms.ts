@@ -57,6 +57,14 @@ export const resetRequestBodySchema = z.object({ email });
 export const resetConfirmBodySchema = z.object({ email, code, password: newPassword }).superRefine(strongPassword);
 /** POST /projects and POST /projects/{id}/rename. */
 export const projectBodySchema = z.object({ name: projectName });
+/** POST /projects/{id}/inbox-retention. */
+export const inboxRetentionBodySchema = z.object({
+  days: z.coerce
+    .number({ error: 'Enter a number of days, 1 to 365' })
+    .int('Enter a whole number of days, 1 to 365')
+    .min(1, 'Enter a number of days, 1 to 365')
+    .max(365, 'Enter a number of days, 1 to 365'),
+});
 /** POST /projects/{id}/keys. */
 export const keyBodySchema = z.object({
   name: z

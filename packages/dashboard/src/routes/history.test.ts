@@ -330,3 +330,26 @@ describe('the live view', () => {
     });
   });
 });
+
+describe('a project’s inbox retention', () => {
+  it('shows 90 days at first, refuses a number out of range, saves one in range and records it', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const settings = `/dashboard/projects/${projectId}/settings`;
+    expect(await (await browser.get(settings)).text()).toMatch(/name="days"[^>]*value="90"/);
+    for (const days of ['0', '366', '2.5', 'ten']) {
+      const refused = await browser.post(`/dashboard/projects/${projectId}/inbox-retention`, { days });
+      expect(refused.status, days).toBe(400);
+      expect(await refused.text()).toContain('1 to 365');
+    }
+    const saved = await browser.post(`/dashboard/projects/${projectId}/inbox-retention`, { days: '30' });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('Location')).toBe(`${settings}?retention=1`);
+    const page = await (await browser.get(`${settings}?retention=1`)).text();
+    expect(page).toMatch(/name="days"[^>]*value="30"/);
+    expect(page).toContain('The inbox retention is saved');
+    const audit = await (await browser.get(`/dashboard/projects/${projectId}/audit`)).text();
+    expect(audit).toContain('Inbox retention set');
+    expect(audit).toContain('inbox items kept 30 days');
+  });
+});

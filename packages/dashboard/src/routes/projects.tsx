@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { audit, type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { auditEntryOf } from '../domain/audit-policy.js';
-import { keyBodySchema, parseForm, projectBodySchema } from '../forms.js';
+import { inboxRetentionBodySchema, keyBodySchema, parseForm, projectBodySchema } from '../forms.js';
 import { refusalMessage } from '../refusals.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -23,6 +23,7 @@ const NOTICES: Record<string, string> = {
   verified: 'Your email address is verified. You can create projects now.',
   revoked: 'The key is revoked. The next request with it gets 401.',
   renamed: 'The project is renamed.',
+  retention: 'The inbox retention is saved. Older items leave the inbox at the next sweep.',
   deleted: 'The project is deleted with all it held. Its keys no longer work.',
 };
 
@@ -164,13 +165,32 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   app.get('/projects/:id/settings', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
-    return render(c, <SettingsPage project={project} state={noticeOf(c.req.query())} />);
+    const inboxRetentionDays = await tidings.admin.getInboxRetention(project.id);
+    return render(
+      c,
+      <SettingsPage project={project} state={noticeOf(c.req.query())} inboxRetentionDays={inboxRetentionDays} />,
+    );
+  });
+  app.post('/projects/:id/inbox-retention', async (c) => {
+    const signedIn = signedInOf(c);
+    const project = await ownedProject(deps, signedIn, c.req.param('id'));
+    const form = parseForm(inboxRetentionBodySchema, await c.req.parseBody());
+    if (!form.ok) {
+      const inboxRetentionDays = await tidings.admin.getInboxRetention(project.id);
+      return render(c, <SettingsPage project={project} state={form} inboxRetentionDays={inboxRetentionDays} />, 400);
+    }
+    const days = await tidings.admin.setInboxRetention(project.id, form.data.days);
+    await audit(c, deps, signedIn, auditEntryOf('setInboxRetention', { projectId: project.id, days }));
+    return seeOther(c, `${base}/projects/${project.id}/settings?retention=1`);
   });
   app.post('/projects/:id/rename', async (c) => {
     const signedIn = signedInOf(c);
     const project = await ownedProject(deps, signedIn, c.req.param('id'));
     const form = parseForm(projectBodySchema, await c.req.parseBody());
-    if (!form.ok) return render(c, <SettingsPage project={project} state={form} />, 400);
+    if (!form.ok) {
+      const inboxRetentionDays = await tidings.admin.getInboxRetention(project.id);
+      return render(c, <SettingsPage project={project} state={form} inboxRetentionDays={inboxRetentionDays} />, 400);
+    }
     const renamed = await tidings.admin.renameProject(project.id, form.data.name);
     await audit(c, deps, signedIn, auditEntryOf('renameProject', { before: project, after: renamed }));
     return seeOther(c, `${base}/projects/${project.id}/settings?renamed=1`);

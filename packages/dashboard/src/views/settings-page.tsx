@@ -5,8 +5,8 @@ import type { FormState } from './auth-pages.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
-/** A project's settings: its id, and renaming it. */
-export function SettingsPage(props: { project: ProjectObject; state: FormState }) {
+/** A project's settings: its id, renaming it, and how long its recipients' inbox items are kept. */
+export function SettingsPage(props: { project: ProjectObject; state: FormState; inboxRetentionDays: number }) {
   const ctx = usePage();
   const { project, state } = props;
   return (
@@ -36,6 +36,23 @@ export function SettingsPage(props: { project: ProjectObject; state: FormState }
             error={state.errors?.name}
           />
           <button type="submit">Rename</button>
+        </form>
+      </section>
+      <section class="card">
+        <h2>Inbox</h2>
+        <p>
+          Each recipient’s inbox keeps the live notifications they were sent for this many days; older items leave the
+          inbox and its counts (the notifications stay in the log).
+        </p>
+        <form method="post" action={`${ctx.base}/projects/${project.id}/inbox-retention`} class="row-form" novalidate>
+          <Field
+            label="Days kept"
+            name="days"
+            inputmode="numeric"
+            value={state.values?.days ?? String(props.inboxRetentionDays)}
+            error={state.errors?.days}
+          />
+          <button type="submit">Save</button>
         </form>
       </section>
       <section class="card">
