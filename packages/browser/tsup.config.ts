@@ -15,6 +15,8 @@ const internalProperties = new RegExp(
     'recent',
     'receipts',
     'pushControl',
+    'inboxControl',
+    'inboxRecipient',
     'election',
     'unwatch',
     'ownBrowser',
@@ -39,6 +41,10 @@ const internalProperties = new RegExp(
     'onMessage',
     'role',
     'post',
+    // InboxControl (inbox.ts)
+    'updated',
+    'notified',
+    'statusChanged',
     // ReceiptBatcherOptions, SendOutcome (receipts.ts), RecentIds (recent-ids.ts)
     'send',
     'retry',
@@ -47,14 +53,22 @@ const internalProperties = new RegExp(
   ].join('|')})$`,
 );
 
-/** A script-tag build: src/global.ts sets `window.Tidings = { connect, TidingsError }`. */
-const scriptTagBuild = (name: string, withPush: boolean) => ({
-  entry: { [name]: 'src/global.ts' },
+/** The features a build keeps (src/build-flags.ts): the minifier drops every branch of the others. */
+const features = (flags: { push: boolean; inbox: boolean }) => ({
+  __TIDINGS_PUSH__: String(flags.push),
+  __TIDINGS_INBOX__: String(flags.inbox),
+});
+
+/**
+ * A script-tag build: src/global.ts sets `window.Tidings = { connect, TidingsError }` (and
+ * src/global-inbox.ts also registers `<tidings-inbox>`).
+ */
+const scriptTagBuild = (name: string, entry: string, flags: { push: boolean; inbox: boolean }) => ({
+  entry: { [name]: entry },
   format: ['iife' as const],
   // Types for `import '@tidings/browser/<name>.global.js'`: the global it defines.
   dts: true,
-  // src/build-flags.ts: without push, the minifier drops every push branch of connect.ts.
-  define: { __TIDINGS_PUSH__: String(withPush) },
+  define: features(flags),
   // Terser after esbuild: a few hundred bytes less than esbuild's own minifier, which matters
   // in a file that must stay under 5 KB gzipped (`npm run size`).
   minify: 'terser' as const,
@@ -80,17 +94,20 @@ const scriptTagBuild = (name: string, withPush: boolean) => ({
 export default defineConfig([
   {
     // For bundlers: modern syntax, types, tree-shakable.
+    // `inbox`: the <tidings-inbox> element, which imports nothing of the SDK but its types.
     entry: { index: 'src/index.ts' },
     format: ['esm'],
     dts: true,
-    define: { __TIDINGS_PUSH__: 'true' },
+    define: features({ push: true, inbox: true }),
     target: 'es2020',
     platform: 'browser',
   },
   // tidings.global.js, within its budget (test/size.test.ts), has no Web Push; a page that wants
   // push loads tidings-push.global.js instead, the same SDK with `enablePush()`/`disablePush()`.
-  scriptTagBuild('tidings', false),
-  scriptTagBuild('tidings-push', true),
+  // tidings-inbox.global.js: the SDK with `connection.inbox`, and the <tidings-inbox> element.
+  scriptTagBuild('tidings', 'src/global.ts', { push: false, inbox: false }),
+  scriptTagBuild('tidings-push', 'src/global.ts', { push: true, inbox: false }),
+  scriptTagBuild('tidings-inbox', 'src/global.ts', { push: false, inbox: true }),
   {
     // tidings-sw.js: the service worker a host serves for Web Push (src/push/service-worker.ts).
     entry: { 'tidings-sw': 'src/push/service-worker.ts' },

@@ -1,5 +1,5 @@
 import { backoffDelay } from './backoff.js';
-import { withPush } from './build-flags.js';
+import { withInbox, withPush } from './build-flags.js';
 import { Input, Phase } from './connection-machine.js';
 import {
   type ConnectionState,
@@ -16,6 +16,7 @@ import {
 import { joinTabs } from './connection-tabs.js';
 import { protocolError, TidingsError } from './errors.js';
 import { postText } from './http.js';
+import { createInbox } from './inbox.js';
 import { type ConnectOptions, resolveOptions, type TidingsHost } from './options.js';
 import { pollOnce } from './poll.js';
 import { type Step, StepKind } from './step.js';
@@ -162,6 +163,7 @@ const watchPage = (s: ConnectionState) => {
  */
 export function connect(options: ConnectOptions): TidingsConnection {
   const s = createConnectionState(resolveOptions(options));
+  if (withInbox) s.inboxControl = createInbox(s);
   watchPage(s);
   joinTabs(s);
 
@@ -202,5 +204,6 @@ export function connect(options: ConnectOptions): TidingsConnection {
     connection.enablePush = push.enable;
     connection.disablePush = push.disable;
   }
+  if (withInbox) connection.inbox = s.inboxControl!.handle;
   return connection;
 }

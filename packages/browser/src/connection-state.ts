@@ -1,7 +1,8 @@
-import { withPush } from './build-flags.js';
+import { withInbox, withPush } from './build-flags.js';
 import { Input, Phase, transition } from './connection-machine.js';
 import { TidingsError } from './errors.js';
 import { credentialsBody, isRetryableStatus, postText, problemError } from './http.js';
+import type { InboxControl } from './inbox.js';
 import type { ResolvedOptions, TidingsEnvironment } from './options.js';
 import { createPushControl, type PushControl } from './push/push-control.js';
 import { type BrowserCredentials, createReceiptBatcher, type ReceiptBatcher } from './receipts.js';
@@ -44,6 +45,10 @@ export interface ConnectionState extends ResolvedOptions, TidingsEnvironment {
    * `if (withPush)`, a constant the minifier folds, so that build keeps none of them.
    */
   pushControl?: PushControl;
+  /** The inbox (inbox.ts); absent in the script-tag builds without it, and behind `if (withInbox)` likewise. */
+  inboxControl?: InboxControl;
+  /** The recipient the stream's `ready` named: the recipient of the inbox items made of notifications. */
+  inboxRecipient?: string;
   /** Shared with the other tabs when there is a recipient and the browser can (connection-tabs.ts). */
   election?: TabElection;
   /** Removes the page's listeners (connect.ts). */
@@ -165,6 +170,7 @@ export const setStatus = (s: ConnectionState, next: TidingsStatus, detail?: Tidi
   s.currentStatus = next;
   s.lastDetail = detail;
   safely(s, s.onStatus, next, detail);
+  if (withInbox) s.inboxControl?.statusChanged(next);
   s.election?.post();
 };
 

@@ -1,4 +1,4 @@
-import { withPush } from './build-flags.js';
+import { withInbox, withPush } from './build-flags.js';
 import { Input } from './connection-machine.js';
 import { type ConnectionState, save, setStatus, stop, to } from './connection-state.js';
 import { handleNotification } from './notifications.js';
@@ -35,7 +35,7 @@ export const joinTabs = (s: ConnectionState) => {
       // (The election closes only when the connection has: its role then changes nothing.)
       to(s, role === TabRole.Leader ? Input.Lead : Input.Follow);
     },
-    // A follower takes the leader's browser and status, and the notifications it relays.
+    // A follower takes the leader's browser and status, and the notifications and inbox events it relays.
     onMessage: (message) => {
       const shared = message as {
         browser?: BrowserCredentials | null;
@@ -43,6 +43,7 @@ export const joinTabs = (s: ConnectionState) => {
         status?: TidingsStatus;
         detail?: TidingsStatusDetail;
         notification?: unknown;
+        inbox?: unknown;
         vapidKey?: string | null;
       };
       const next = shared.browser ?? s.ownBrowser;
@@ -51,6 +52,7 @@ export const joinTabs = (s: ConnectionState) => {
       s.resumeId = shared.lastEventId ?? s.resumeId;
       if (withPush && 'vapidKey' in shared) s.pushControl?.answer({ vapid_public_key: shared.vapidKey });
       if (shared.notification) handleNotification(s, shared.notification, false);
+      if (withInbox && shared.inbox) s.inboxControl?.updated(shared.inbox, false);
       // Saved (with the ids seen) only on news: the leader's heartbeat repeats itself four times a second.
       if (changed || shared.notification) save(s);
       if (withPush && changed) s.pushControl?.sync();

@@ -10,10 +10,10 @@ import type { TidingsConnection } from './types.js';
 
 /**
  * The handle of the script-tag builds: `enablePush` and `disablePush` are there in
- * `tidings-push.global.js` only.
+ * `tidings-push.global.js` and `tidings-inbox.global.js`, `inbox` in `tidings-inbox.global.js` only.
  */
-export type TidingsScriptConnection = Omit<TidingsConnection, 'enablePush' | 'disablePush'> &
-  Partial<Pick<TidingsConnection, 'enablePush' | 'disablePush'>>;
+export type TidingsScriptConnection = Omit<TidingsConnection, 'enablePush' | 'disablePush' | 'inbox'> &
+  Partial<Pick<TidingsConnection, 'enablePush' | 'disablePush' | 'inbox'>>;
 
 /** What the script-tag builds define as `window.Tidings`. */
 export interface TidingsGlobal {

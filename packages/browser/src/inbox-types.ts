@@ -1,3 +1,5 @@
+import type { TidingsStatus } from './types.js';
+
 /** One item of a recipient's inbox: a live notification they were sent, with its state (docs/inbox.md). */
 export interface TidingsInboxItem {
   object: 'inbox_item';
@@ -64,18 +66,22 @@ export interface TidingsInboxListOptions {
 /**
  * What a subscriber of the inbox hears: a mark from any browser of the recipient or from the back
  * end (`update`), a new notification as an item (`item`), counts read again (`counts`, after a new
- * notification and after every reconnect).
+ * notification and after every reconnect), and every change of the connection's status (`status`:
+ * a list shows that it is offline).
  */
 export type TidingsInboxEvent =
   | { type: 'update'; update: TidingsInboxUpdate }
   | { type: 'item'; item: TidingsInboxItem }
-  | { type: 'counts'; counts: TidingsInboxCounts };
+  | { type: 'counts'; counts: TidingsInboxCounts }
+  | { type: 'status'; status: TidingsStatus };
 
 /** The recipient's inbox, through this connection's browser (`connection.inbox`). */
 export interface TidingsInbox {
   list(options?: TidingsInboxListOptions): Promise<TidingsInboxPage>;
   counts(): Promise<TidingsInboxCounts>;
   mark(action: TidingsInboxAction, ids: readonly string[] | 'all'): Promise<TidingsInboxUpdate>;
+  /** The connection's status now (`connecting` until it first opens). */
+  status(): TidingsStatus;
   /** Calls `listener` with every inbox event of this browser, in every tab; returns the unsubscribe function. */
   subscribe(listener: (event: TidingsInboxEvent) => void): () => void;
 }

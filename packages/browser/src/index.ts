@@ -4,6 +4,16 @@
  */
 export { connect } from './connect.js';
 export { TidingsError, type TidingsErrorCode, type TidingsErrorInit } from './errors.js';
+export type {
+  TidingsInbox,
+  TidingsInboxAction,
+  TidingsInboxCounts,
+  TidingsInboxEvent,
+  TidingsInboxItem,
+  TidingsInboxListOptions,
+  TidingsInboxPage,
+  TidingsInboxUpdate,
+} from './inbox-types.js';
 export type { ConnectOptions } from './options.js';
 export type {
   TidingsCloseReason,

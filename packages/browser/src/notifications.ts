@@ -1,4 +1,4 @@
-import { withPush } from './build-flags.js';
+import { withInbox, withPush } from './build-flags.js';
 import { type ConnectionState, receipt, report, safely } from './connection-state.js';
 import { protocolError } from './errors.js';
 import { safeUrl } from './system-notification.js';
@@ -15,6 +15,7 @@ export const handleNotification = (s: ConnectionState, payload: unknown, fromSer
   if (typeof attemptId !== 'string') return report(s, protocolError('No attempt_id'));
   if (s.recent.add(attemptId)) {
     safely(s, s.onNotification, notification);
+    if (withInbox) s.inboxControl?.notified(notification);
     // One system notification per browser: the tab that got it from the server shows it, through
     // the Notification API when the page already has permission. Where pages cannot construct
     // notifications (Chrome on Android wants a service worker) nothing shows.

@@ -1,4 +1,4 @@
-import { withPush } from './build-flags.js';
+import { withInbox, withPush } from './build-flags.js';
 import {
   type ConnectionState,
   connectUrl,
@@ -29,6 +29,7 @@ const onReady = (s: ConnectionState, payload: unknown): Step | undefined => {
     browser_secret?: unknown;
     heartbeat_ms?: unknown;
     resumed?: unknown;
+    recipient?: unknown;
   } | null;
   if (typeof ready?.browser_id !== 'string') return retry(protocolError('No browser_id'));
   const fresh = readCredentials(ready);
@@ -39,6 +40,7 @@ const onReady = (s: ConnectionState, payload: unknown): Step | undefined => {
     return retry(protocolError('Browser secret lost'));
   }
   if (withPush) s.pushControl?.answer(ready);
+  if (withInbox && typeof ready.recipient === 'string') s.inboxRecipient = ready.recipient;
   const heartbeat = ready.heartbeat_ms;
   s.heartbeatMs = typeof heartbeat === 'number' && heartbeat > 0 ? heartbeat : defaultHeartbeatMs;
   opened(s, ready.resumed === true, 'sse');
@@ -95,7 +97,7 @@ export const streamOnce = async (s: ConnectionState): Promise<Step> => {
         else if (event.type === 'notification') {
           s.resumeId = event.id; // before the relay, which hands it to the other tabs
           handleNotification(s, parseJson(event.data));
-        }
+        } else if (withInbox && event.type === 'inbox') s.inboxControl?.updated(parseJson(event.data), true);
       },
       onRetry: (milliseconds) => {
         s.retryBaseMs = Math.min(Math.max(milliseconds, 250), 30_000);

@@ -1,4 +1,5 @@
 import type { TidingsError } from './errors.js';
+import type { TidingsInbox } from './inbox-types.js';
 
 /**
  * A notification as the server sends it (`event: notification`, or a poll). Field names are
@@ -95,6 +96,12 @@ export interface TidingsConnection {
    * forgets what the service worker kept. Rejects with the server's error after doing the rest.
    */
   disablePush(): Promise<void>;
+  /**
+   * The recipient's inbox through this browser: its items, counts and marks, and the events that
+   * keep a bell's badge right in every tab (docs/inbox.md). Not in `tidings.global.js` nor
+   * `tidings-push.global.js`: the script-tag build with the inbox is `tidings-inbox.global.js`.
+   */
+  inbox: TidingsInbox;
 }
 
 /** Options of `enablePush()`. */

@@ -1,3 +1,4 @@
+import type { TidingsInboxCounts, TidingsInboxItem, TidingsInboxUpdate } from '../src/inbox-types.js';
 import type { TidingsNotification } from '../src/types.js';
 
 /** A request the SDK made. */
@@ -64,6 +65,11 @@ export class FakeStream {
     this.send(`event: notification\nid: ${id}\ndata: ${JSON.stringify(notification)}\n\n`);
   }
 
+  /** An `inbox` event: it has no id, it is not replayed. */
+  inbox(update: TidingsInboxUpdate): void {
+    this.send(`event: inbox\ndata: ${JSON.stringify(update)}\n\n`);
+  }
+
   end(): void {
     if (this.closed) return;
     this.closed = true;
@@ -83,6 +89,42 @@ export const notification = (attemptId: string, extra: Partial<TidingsNotificati
   data: null,
   created_at: '2026-01-01T00:00:00Z',
   expires_at: '2026-01-02T00:00:00Z',
+  ...extra,
+});
+
+export const counts = (unread = 0, total = unread, unseen = unread): TidingsInboxCounts => ({
+  object: 'inbox_counts',
+  total,
+  unread,
+  unseen,
+});
+
+/** An inbox item with the given notification id. */
+export const inboxItem = (id: string, extra: Partial<TidingsInboxItem> = {}): TidingsInboxItem => ({
+  object: 'inbox_item',
+  id,
+  recipient: 'user_1',
+  title: `Title ${id}`,
+  body: null,
+  url: null,
+  icon: null,
+  tag: null,
+  data: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  seen_at: null,
+  read_at: null,
+  archived_at: null,
+  ...extra,
+});
+
+/** An inbox update, as a mark answers it and the `inbox` event carries it. */
+export const inboxUpdate = (extra: Partial<TidingsInboxUpdate> = {}): TidingsInboxUpdate => ({
+  object: 'inbox_update',
+  action: 'read',
+  all: false,
+  items: [],
+  not_found: [],
+  counts: counts(0),
   ...extra,
 });
 
@@ -108,7 +150,13 @@ type Answer = (request: RecordedRequest) => Response | Promise<Response>;
 export function createFakeServer() {
   const requests: RecordedRequest[] = [];
   const streams: FakeStream[] = [];
-  const answers = { connect: [] as Answer[], poll: [] as Answer[], events: [] as Answer[] };
+  const answers = {
+    connect: [] as Answer[],
+    poll: [] as Answer[],
+    events: [] as Answer[],
+    /** The three inbox endpoints (`/v1/browsers/{id}/inbox`, `/inbox/counts`, `/inbox/mark`). */
+    inbox: [] as Answer[],
+  };
 
   const fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(String(input));
@@ -142,6 +190,14 @@ export function createFakeServer() {
       return json(202, { accepted: (JSON.parse(request.body ?? '{}').events ?? []).length });
     }
     if (/^\/v1\/browsers\/[^/]+\/disconnect$/.test(url.pathname)) return new Response(null, { status: 204 });
+    const inbox = /^\/v1\/browsers\/[^/]+\/inbox(\/counts|\/mark)?$/.exec(url.pathname);
+    if (inbox && method === 'POST') {
+      const answer = answers.inbox.shift();
+      if (answer) return answer(request);
+      if (inbox[1] === '/counts') return json(200, counts(0));
+      if (inbox[1] === '/mark') return json(200, inboxUpdate({ action: JSON.parse(request.body ?? '{}').action }));
+      return json(200, { object: 'list', data: [], has_more: false, counts: counts(0) });
+    }
     return problem(404, 'NOT_FOUND');
   };
 
@@ -156,6 +212,14 @@ export function createFakeServer() {
       if (!last) throw new Error('no stream was opened');
       return last;
     },
+    /** The requests to the inbox endpoints, in order: their path and JSON body. */
+    inboxRequests: () =>
+      requests
+        .filter((request) => /\/inbox(\/|$)/.test(request.url.pathname))
+        .map((request) => ({
+          path: request.url.pathname,
+          body: JSON.parse(request.body ?? 'null') as Record<string, unknown>,
+        })),
     /** The GET connect requests, in order. */
     connects: () => requests.filter((request) => request.method === 'GET'),
     /** Every receipt posted to /v1/events, with the browser it was posted for. */
