@@ -50,6 +50,8 @@ const internalProperties = new RegExp(
     'retry',
     'newest',
     'flush',
+    // The members of the <tidings-inbox> element's class (inbox-element/element.ts): `_` and a letter.
+    '_[a-zA-Z]\\w*',
   ].join('|')})$`,
 );
 
@@ -86,8 +88,11 @@ const scriptTagBuild = (name: string, entry: string, flags: { push: boolean; inb
   platform: 'browser' as const,
   // esbuild's syntax minifier before terser (`let` for `const`, among others): some 20 bytes of gzip
   // that terser alone leaves.
-  esbuildOptions(options: { minifySyntax?: boolean }) {
+  // Class fields as they are (every browser the SDK supports has them): lowered, they become
+  // string keys that terser cannot shorten.
+  esbuildOptions(options: { minifySyntax?: boolean; supported?: Record<string, boolean> }) {
     options.minifySyntax = true;
+    options.supported = { 'class-field': true, 'class-static-field': true };
   },
 });
 
@@ -95,7 +100,7 @@ export default defineConfig([
   {
     // For bundlers: modern syntax, types, tree-shakable.
     // `inbox`: the <tidings-inbox> element, which imports nothing of the SDK but its types.
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', inbox: 'src/inbox-element/index.ts' },
     format: ['esm'],
     dts: true,
     define: features({ push: true, inbox: true }),
@@ -107,7 +112,7 @@ export default defineConfig([
   // tidings-inbox.global.js: the SDK with `connection.inbox`, and the <tidings-inbox> element.
   scriptTagBuild('tidings', 'src/global.ts', { push: false, inbox: false }),
   scriptTagBuild('tidings-push', 'src/global.ts', { push: true, inbox: false }),
-  scriptTagBuild('tidings-inbox', 'src/global.ts', { push: false, inbox: true }),
+  scriptTagBuild('tidings-inbox', 'src/global-inbox.ts', { push: false, inbox: true }),
   {
     // tidings-sw.js: the service worker a host serves for Web Push (src/push/service-worker.ts).
     entry: { 'tidings-sw': 'src/push/service-worker.ts' },

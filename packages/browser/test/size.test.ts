@@ -18,6 +18,8 @@ const budgets = {
   'tidings.global.js': 5119, // under 5 KiB
   // The same SDK with Web Push (enablePush, disablePush): for the pages that want it.
   'tidings-push.global.js': 7679, // under 7.5 KiB
+  // The SDK with the inbox (`connection.inbox`) and the <tidings-inbox> element.
+  'tidings-inbox.global.js': 11263, // under 11 KiB
 };
 
 describe('the script-tag builds', () => {
@@ -33,5 +35,14 @@ describe('the script-tag builds', () => {
     expect(gzippedSize('tidings-push.global.js') - gzippedSize('tidings.global.js')).toBeGreaterThan(1000);
     const script = readFileSync(fileURLToPath(new URL('../dist/tidings.global.js', import.meta.url)), 'utf8');
     expect(script).not.toMatch(/push-subscription|vapid_public_key|PushManager/);
+  });
+
+  it('only tidings-inbox.global.js keeps the inbox: the build flag drops it from the others', () => {
+    const inboxCode = /inbox_update|\/inbox|tidings-inbox/;
+    for (const name of ['tidings.global.js', 'tidings-push.global.js']) {
+      expect(readFileSync(fileURLToPath(new URL(`../dist/${name}`, import.meta.url)), 'utf8')).not.toMatch(inboxCode);
+    }
+    const script = readFileSync(fileURLToPath(new URL('../dist/tidings-inbox.global.js', import.meta.url)), 'utf8');
+    expect(script).toMatch(inboxCode);
   });
 });
