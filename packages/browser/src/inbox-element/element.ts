@@ -202,9 +202,11 @@ export class TidingsInboxElement extends Base {
 
   /** An item as it is now: replaced, removed once archived, or inserted in its place when the list reaches it. */
   _put(item: TidingsInboxItem) {
-    const items = this._items.filter((other) => other.id !== item.id);
+    const items = [...this._items];
+    const at = items.findIndex((other) => other.id === item.id);
     const last = items[items.length - 1];
-    if (!item.archived_at && (!this._hasMore || !last || item.created_at >= last.created_at)) {
+    if (at >= 0) items.splice(at, 1, ...(item.archived_at ? [] : [item]));
+    else if (!item.archived_at && (!this._hasMore || !last || item.created_at >= last.created_at)) {
       const index = items.findIndex((other) => other.created_at < item.created_at);
       items.splice(index < 0 ? items.length : index, 0, item);
     }
@@ -318,6 +320,12 @@ export class TidingsInboxElement extends Base {
     const list = this._part('list');
     const locale = this.closest('[lang]')?.getAttribute('lang') || undefined;
     const now = Date.now();
+    const shown = new Set(this._items.map((item) => item.id));
+    for (const [id, row] of this._rows) {
+      if (shown.has(id)) continue;
+      row.remove();
+      this._rows.delete(id);
+    }
     let next = list.firstElementChild;
     for (const item of this._items) {
       const row = this._row(item.id);
@@ -325,12 +333,6 @@ export class TidingsInboxElement extends Base {
       // Rows in place stay: moving one would take the focus from it.
       if (row === next) next = row.nextElementSibling;
       else list.insertBefore(row, next);
-    }
-    const shown = new Set(this._items.map((item) => item.id));
-    for (const [id, row] of this._rows) {
-      if (shown.has(id)) continue;
-      row.remove();
-      this._rows.delete(id);
     }
     this._part('empty').hidden = this._items.length > 0 || this._loading;
     this._part('loading').hidden = !this._loading;
