@@ -68,6 +68,11 @@ describe('connection.inbox: requests', () => {
     const request = server.requests.find((entry) => entry.url.pathname.endsWith('/inbox'))!;
     expect(request.method).toBe('POST');
     expect(request.headers.get('content-type')).toBe('text/plain');
+    // A mark outlives the page (a click that follows the item's link), a read does not need to.
+    expect(server.requests.filter((entry) => entry.init.keepalive).map((entry) => entry.url.pathname)).toEqual([
+      '/v1/browsers/brw_1/inbox/mark',
+      '/v1/browsers/brw_1/inbox/mark',
+    ]);
     await expect(listed).resolves.toMatchObject({ object: 'list', data: [], has_more: false });
     await expect(counted).resolves.toEqual(counts(0));
     await expect(marked).resolves.toMatchObject({ object: 'inbox_update', action: 'read' });

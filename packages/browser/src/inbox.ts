@@ -75,11 +75,15 @@ export function createInbox(s: ConnectionState): InboxControl {
     return s.ownBrowser;
   };
 
-  /** POSTs to `/v1/browsers/{id}/inbox{path}` with the browser's secret; the answer's JSON, or throws. */
+  /**
+   * POSTs to `/v1/browsers/{id}/inbox{path}` with the browser's secret; the answer's JSON, or
+   * throws. A mark is `keepalive`: a click that marks an item read and follows its link leaves the page.
+   */
   const post = async (path: string, body: object): Promise<unknown> => {
     const { browserId, browserSecret } = await browser();
     const url = `${s.baseUrl}/v1/browsers/${encodeURIComponent(browserId)}/inbox${path}`;
-    const response = await postText(s.fetch, url, JSON.stringify({ browser_secret: browserSecret, ...body }));
+    const init = path === '/mark' ? { keepalive: true } : {};
+    const response = await postText(s.fetch, url, JSON.stringify({ browser_secret: browserSecret, ...body }), init);
     if (response instanceof TidingsError) throw response;
     if (!response.ok) throw await problemError(response);
     const answer = await readJson(response);

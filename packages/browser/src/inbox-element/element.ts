@@ -31,7 +31,7 @@ const statusText: Record<TidingsStatus, string> = {
 /** The item as an action leaves it, for a mark of `all` (whose answer lists no items). */
 const afterAction = (item: TidingsInboxItem, action: TidingsInboxAction, at: string): TidingsInboxItem => ({
   ...item,
-  seen_at: item.seen_at ?? at,
+  seen_at: action === 'unread' ? item.seen_at : (item.seen_at ?? at),
   read_at: action === 'unread' ? null : action === 'read' ? (item.read_at ?? at) : item.read_at,
 });
 
