@@ -22,8 +22,8 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** The SDK's script-tag build, as a customer would serve it from their own origin. */
-const sdkPath = fileURLToPath(new URL('../../packages/browser/dist/tidings.global.js', import.meta.url));
+/** A script-tag build of the SDK, as a customer would serve it from their own origin. */
+const sdkPath = (name: string) => fileURLToPath(new URL(`../../packages/browser/dist/${name}`, import.meta.url));
 
 /** Waits for `predicate` to hold of what `check` resolves with (the one `until`, with a browser's longer default). */
 export function until<T>(
@@ -77,11 +77,11 @@ declare global {
  * Query: `recipient`, `ack=manual` to turn `autoDelivered` off, and `share=1` to give the SDK the
  * recipient, so that the tabs of one browser share one connection.
  */
-function testPageHtml(tidingsUrl: string): string {
+function testPageHtml(tidingsUrl: string, inbox: boolean): string {
   const baseUrl = JSON.stringify(tidingsUrl).replaceAll('<', '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Customer app</title><link rel="icon" href="data:,"></head>
-<body><h1>Customer app</h1>
+<body>${inbox ? '<header><h1>Customer app</h1><tidings-inbox></tidings-inbox></header>' : '<h1>Customer app</h1>'}
 <script src="/tidings.global.js"></script>
 <script>
   const params = new URLSearchParams(location.search);
@@ -119,6 +119,7 @@ function testPageHtml(tidingsUrl: string): string {
     onError: (error) => window.__errors.push({ code: error.code, message: error.message, fatal: error.fatal }),
   });
   window.__ackAll = () => log.forEach((id) => window.__connection.delivered(id));
+  ${inbox ? "document.querySelector('tidings-inbox').connection = window.__connection;" : ''}
 </script>
 </body></html>
 `;
@@ -135,10 +136,18 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-/** Starts the customer's web server on 127.0.0.1, port 0. `tokenKey` is its secret API key. */
-export async function startPageServer(tidingsUrl: string, tokenKey: string): Promise<PageServer> {
-  const sdk = readFileSync(sdkPath);
-  const html = testPageHtml(tidingsUrl);
+/**
+ * Starts the customer's web server on 127.0.0.1, port 0. `tokenKey` is its secret API key. With
+ * `inbox`, its page loads `tidings-inbox.global.js` (at the same path) and shows `<tidings-inbox>`.
+ */
+export async function startPageServer(
+  tidingsUrl: string,
+  tokenKey: string,
+  options: { inbox?: boolean } = {},
+): Promise<PageServer> {
+  const inbox = options.inbox ?? false;
+  const sdk = readFileSync(sdkPath(inbox ? 'tidings-inbox.global.js' : 'tidings.global.js'));
+  const html = testPageHtml(tidingsUrl, inbox);
   let hold: { arrived: () => void; released: Promise<void> } | null = null;
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://page.test');
