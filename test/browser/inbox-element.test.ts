@@ -69,16 +69,17 @@ window.__inbox = {
 };
 `;
 
-const html = `<!doctype html>
+/** The page; `late`: it gives the element its connection before the script defines the element. */
+const html = (late: boolean) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Customer app</title><link rel="icon" href="data:,"></head>
 <body><header style="display:flex;justify-content:space-between;align-items:center;padding:8px">
 <h1 style="margin:0;font-size:20px">Customer app</h1><tidings-inbox></tidings-inbox></header>
 <main><p>Orders and things.</p></main>
-<script src="/tidings-inbox.global.js"></script>
+${late ? '' : '<script src="/tidings-inbox.global.js"></script>'}
 <script>${fakeInbox}
 document.querySelector('tidings-inbox').connection = { inbox: window.__inbox };
-</script></body></html>`;
+</script>${late ? '<script src="/tidings-inbox.global.js"></script>' : ''}</body></html>`;
 
 declare global {
   interface Window {
@@ -98,7 +99,10 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     if (request.url?.startsWith('/tidings-inbox.global.js')) {
       response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
-    } else response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
+    } else {
+      const late = request.url?.startsWith('/late') ?? false;
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html(late));
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -128,11 +132,10 @@ const panel = () => page.locator('tidings-inbox').getByRole('dialog', { name: 'N
 const items = () => page.locator('tidings-inbox [part~=item]');
 const calls = () => page.evaluate(() => window.__calls);
 
-async function openInbox(query = '') {
+/** Opens the page (`query` names another) and waits for the bell to say `unread`. */
+async function openInbox(query = '', unread = 23) {
   await page.goto(`${url}/${query}`);
-  await expect
-    .poll(() => bell().getAttribute('aria-label'))
-    .toBe('Notifications, 23 unread'.replace('23', query ? '0' : '23'));
+  await expect.poll(() => bell().getAttribute('aria-label')).toBe(`Notifications, ${unread} unread`);
 }
 
 describe('<tidings-inbox>', () => {
@@ -152,6 +155,12 @@ describe('<tidings-inbox>', () => {
     expect(await page.locator('tidings-inbox [part~="unread"]').count()).toBe(10);
     // The page shown is marked seen, in one mark.
     await expect.poll(calls).toContainEqual(['mark', 'seen', expect.arrayContaining(['ntf_044', 'ntf_025'])]);
+  });
+
+  it('takes a connection given before the element was defined', async () => {
+    await openInbox('late');
+    await bell().click();
+    await expect.poll(() => items().count()).toBe(20);
   });
 
   it('loads the next page when the end of the list comes into view', async () => {
@@ -225,7 +234,7 @@ describe('<tidings-inbox>', () => {
   });
 
   it('says when there is nothing, and when the connection is not open', async () => {
-    await openInbox('?items=0');
+    await openInbox('?items=0', 0);
     await bell().click();
     await expect.poll(() => page.locator('tidings-inbox [part~=empty]').isVisible()).toBe(true);
     expect(await page.locator('tidings-inbox [part~=empty]').textContent()).toBe('No notifications');

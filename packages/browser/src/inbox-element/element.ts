@@ -78,7 +78,12 @@ export class TidingsInboxElement extends Base {
 
   connectedCallback() {
     this._build();
-    this._attach();
+    // A connection set before the element was defined sits on the instance, hiding the setter.
+    if (Object.prototype.hasOwnProperty.call(this, 'connection')) {
+      const source = this.connection;
+      delete (this as { connection?: unknown }).connection;
+      this.connection = source;
+    } else this._attach();
   }
 
   disconnectedCallback() {
