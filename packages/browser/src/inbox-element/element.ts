@@ -79,7 +79,7 @@ export class TidingsInboxElement extends Base {
   connectedCallback() {
     this._build();
     // A connection set before the element was defined sits on the instance, hiding the setter.
-    if (Object.prototype.hasOwnProperty.call(this, 'connection')) {
+    if (Object.hasOwn(this, 'connection')) {
       const source = this.connection;
       delete (this as { connection?: unknown }).connection;
       this.connection = source;
