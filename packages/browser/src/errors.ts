@@ -29,7 +29,10 @@ export type TidingsErrorCode =
   | 'PUSH_DENIED'
   /** `enablePush()`: the server has Web Push off (its connect answer had no VAPID key). */
   | 'PUSH_NOT_CONFIGURED'
-  /** `enablePush()` before the connection first opened: there is no browser to subscribe yet. */
+  /**
+   * `enablePush()` before the connection first opened: there is no browser to subscribe yet; or an
+   * inbox request (`connection.inbox`) on a closed connection.
+   */
   | 'NOT_CONNECTED'
   /** `enablePush()`: registering the worker, subscribing or storing for the worker failed (see `cause`). */
   | 'PUSH_FAILED'

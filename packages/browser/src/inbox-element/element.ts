@@ -46,17 +46,17 @@ const Base = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
  */
 export class TidingsInboxElement extends Base {
   static observedAttributes = ['label'];
-  _source: TidingsInboxSource | null = null;
-  _inbox: TidingsInbox | null = null;
-  _unsubscribe: () => void = ignore;
-  _items: TidingsInboxItem[] = [];
-  _rows = new Map<string, HTMLElement>();
-  _unread: number | null = null;
-  _status: TidingsStatus = 'connecting';
-  _hasMore = false;
-  _loading = false;
-  _shadow: ShadowRoot | null = null;
-  _observer: IntersectionObserver | null = null;
+  private _source: TidingsInboxSource | null = null;
+  private _inbox: TidingsInbox | null = null;
+  private _unsubscribe: () => void = ignore;
+  private _items: TidingsInboxItem[] = [];
+  private _rows = new Map<string, HTMLElement>();
+  private _unread: number | null = null;
+  private _status: TidingsStatus = 'connecting';
+  private _hasMore = false;
+  private _loading = false;
+  private _shadow: ShadowRoot | null = null;
+  private _observer: IntersectionObserver | null = null;
 
   /** The connection whose inbox the element shows (`connect()`'s handle), or null. */
   get connection(): TidingsInboxSource | null {
@@ -119,15 +119,15 @@ export class TidingsInboxElement extends Base {
     this._emit('tidings-inbox-close');
   }
 
-  _part(name: string): HTMLElement {
+  private _part(name: string): HTMLElement {
     return this._shadow!.querySelector(`[part~=${name}]`)!;
   }
 
-  _emit(type: string, detail?: unknown) {
+  private _emit(type: string, detail?: unknown) {
     return this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable: true }));
   }
 
-  _build() {
+  private _build() {
     if (this._shadow) return;
     const root = this.attachShadow({ mode: 'open' });
     root.innerHTML = `<style>${styles}</style>${shell()}`;
@@ -148,7 +148,7 @@ export class TidingsInboxElement extends Base {
     this._renderList();
   }
 
-  _attach() {
+  private _attach() {
     this._detach();
     const inbox = this._source?.inbox;
     if (!inbox || !this.isConnected || !this._shadow) return;
@@ -159,7 +159,7 @@ export class TidingsInboxElement extends Base {
     inbox.counts().then((counts) => inbox === this._inbox && this._setCounts(counts), ignore);
   }
 
-  _detach() {
+  private _detach() {
     this.hide();
     this._unsubscribe();
     this._unsubscribe = ignore;
@@ -169,21 +169,21 @@ export class TidingsInboxElement extends Base {
     if (this._shadow) this._renderBell();
   }
 
-  _on(event: TidingsInboxEvent) {
+  private _on(event: TidingsInboxEvent) {
     if (event.type === 'update') this._apply(event.update);
     else if (event.type === 'item') this._add(event.item);
     else if (event.type === 'counts') this._setCounts(event.counts);
     else this._setStatus(event.status);
   }
 
-  _setStatus(status: TidingsStatus) {
+  private _setStatus(status: TidingsStatus) {
     this._status = status;
     // Back online: what changed meanwhile is read again.
     if (status === 'open' && this.open) void this._loadPage(true);
     this._renderList();
   }
 
-  _setCounts(counts: TidingsInboxCounts) {
+  private _setCounts(counts: TidingsInboxCounts) {
     const before = this._unread;
     this._unread = counts.unread;
     this._renderBell();
@@ -192,7 +192,7 @@ export class TidingsInboxElement extends Base {
     }
   }
 
-  _apply(update: TidingsInboxUpdate) {
+  private _apply(update: TidingsInboxUpdate) {
     this._setCounts(update.counts);
     if (update.all && update.action === 'archive') this._items = [];
     else if (update.all && update.action === 'unarchive') {
@@ -206,7 +206,7 @@ export class TidingsInboxElement extends Base {
   }
 
   /** An item as it is now: replaced, removed once archived, or inserted in its place when the list reaches it. */
-  _put(item: TidingsInboxItem) {
+  private _put(item: TidingsInboxItem) {
     const items = [...this._items];
     const at = items.findIndex((other) => other.id === item.id);
     const last = items[items.length - 1];
@@ -218,14 +218,14 @@ export class TidingsInboxElement extends Base {
     this._items = items;
   }
 
-  _add(item: TidingsInboxItem) {
+  private _add(item: TidingsInboxItem) {
     if (this._items.some((other) => other.id === item.id)) return;
     this._items = [item, ...this._items];
     this._renderList();
     this._markSeen([item]);
   }
 
-  async _loadPage(first: boolean) {
+  private async _loadPage(first: boolean) {
     const inbox = this._inbox;
     if (!inbox || (this._loading && !first) || (!first && !this._hasMore)) return;
     this._loading = true;
@@ -251,23 +251,23 @@ export class TidingsInboxElement extends Base {
   }
 
   /** Watches the end of the list while there is more: observing again reports where it is now. */
-  _watchEnd() {
+  private _watchEnd() {
     const end = this._shadow!.querySelector('.sentinel')!;
     this._observer?.unobserve(end);
     if (this._hasMore && this.open) this._observer?.observe(end);
   }
 
-  _markSeen(items: TidingsInboxItem[]) {
+  private _markSeen(items: TidingsInboxItem[]) {
     const ids = items.filter((item) => !item.seen_at).map((item) => item.id);
     if (this.open && ids.length) this._mark('seen', ids);
   }
 
-  _mark(action: TidingsInboxAction, ids: string[] | 'all') {
+  private _mark(action: TidingsInboxAction, ids: string[] | 'all') {
     const inbox = this._inbox;
     inbox?.mark(action, ids).then((update) => inbox === this._inbox && this._apply(update), ignore);
   }
 
-  _onListClick = (event: Event) => {
+  private _onListClick = (event: Event) => {
     const target = event.target as Element;
     const button = target.closest('button');
     const row = target.closest('li');
@@ -280,26 +280,26 @@ export class TidingsInboxElement extends Base {
   };
 
   /** Archives the item; the focus moves to the next one first, since its row goes. */
-  _archive(item: TidingsInboxItem, row: HTMLElement) {
+  private _archive(item: TidingsInboxItem, row: HTMLElement) {
     const next = (row.nextElementSibling ?? row.previousElementSibling)?.querySelector('button');
     (next ?? this._part('panel')).focus();
     this._mark('archive', [item.id]);
   }
 
   /** Marks the item read and follows its URL, unless a listener of `tidings-inbox-select` prevents it. */
-  _select(item: TidingsInboxItem) {
+  private _select(item: TidingsInboxItem) {
     const follow = this._emit('tidings-inbox-select', { item } satisfies TidingsInboxSelectDetail);
     if (!item.read_at) this._mark('read', [item.id]);
     const url = safeUrl(item.url, location.href);
     if (follow && url) location.assign(url);
   }
 
-  _onOutside = (event: Event) => {
+  private _onOutside = (event: Event) => {
     if (!event.composedPath().includes(this)) this.hide();
   };
 
   /** Puts the panel under the bell, inside the viewport whatever its width. */
-  _place = () => {
+  private _place = () => {
     const panel = this._part('panel');
     const bell = this._part('bell').getBoundingClientRect();
     const viewport = document.documentElement.clientWidth;
@@ -310,7 +310,7 @@ export class TidingsInboxElement extends Base {
     panel.style.maxHeight = `${Math.max(160, innerHeight - top - 8)}px`;
   };
 
-  _renderBell() {
+  private _renderBell() {
     const label = this.getAttribute('label') || 'Notifications';
     const unread = this._unread ?? 0;
     const badge = this._part('badge');
@@ -321,7 +321,7 @@ export class TidingsInboxElement extends Base {
     (this._part('mark-all') as HTMLButtonElement).disabled = !unread;
   }
 
-  _renderList() {
+  private _renderList() {
     const list = this._part('list');
     const locale = this.closest('[lang]')?.getAttribute('lang') || undefined;
     const now = Date.now();
@@ -346,7 +346,7 @@ export class TidingsInboxElement extends Base {
     offline.textContent = statusText[this._status];
   }
 
-  _row(id: string): HTMLElement {
+  private _row(id: string): HTMLElement {
     let row = this._rows.get(id);
     if (!row) {
       row = document.createElement('li');
