@@ -34,12 +34,13 @@ const items = Array.from({ length: count }, (_, index) => ({
   seen_at: null, read_at: index % 2 ? '2026-11-28T13:00:00Z' : null, archived_at: null,
 })).reverse();
 const listeners = new Set();
+let version = 1;
 window.__calls = [];
 window.__status = 'open';
 const counts = () => {
   const kept = items.filter((item) => !item.archived_at);
   return { object: 'inbox_counts', total: kept.length, unread: kept.filter((item) => !item.read_at).length,
-    unseen: kept.filter((item) => !item.seen_at).length };
+    unseen: kept.filter((item) => !item.seen_at).length, version };
 };
 const now = () => new Date().toISOString();
 const change = { seen: (item) => { item.seen_at ??= now(); }, read: (item) => { item.read_at ??= now(); item.seen_at ??= now(); },
@@ -61,6 +62,7 @@ window.__inbox = {
     window.__calls.push(['mark', action, ids]);
     const chosen = ids === 'all' ? items.filter((item) => !item.archived_at) : items.filter((item) => ids.includes(item.id));
     chosen.forEach(change[action]);
+    version++;
     const update = { object: 'inbox_update', action, all: ids === 'all', items: ids === 'all' ? [] : chosen.map((item) => ({ ...item })),
       not_found: [], counts: counts() };
     window.__emit({ type: 'update', update });
@@ -199,6 +201,22 @@ describe('<tidings-inbox>', () => {
     expect(await page.locator('tidings-inbox [part~=badge]').isVisible()).toBe(false);
     expect(await page.locator('tidings-inbox [part~="unread"]').count()).toBe(0);
     expect(await page.locator('tidings-inbox').getByRole('button', { name: 'Mark all read' }).isDisabled()).toBe(true);
+  });
+
+  it('keeps the counts of the highest version it was told', async () => {
+    await openInbox();
+    const tell = (unread: number, version: number) =>
+      page.evaluate(
+        ([unread, version]) =>
+          window.__emit({ type: 'counts', counts: { object: 'inbox_counts', total: 45, unread, unseen: 0, version } }),
+        [unread, version],
+      );
+    await tell(7, 50);
+    await expect.poll(() => bell().getAttribute('aria-label')).toBe('Notifications, 7 unread');
+    await tell(9, 49); // older: the element handles an event at once, so the label would say 9 now
+    expect(await bell().getAttribute('aria-label')).toBe('Notifications, 7 unread');
+    await tell(8, 50);
+    await expect.poll(() => bell().getAttribute('aria-label')).toBe('Notifications, 8 unread');
   });
 
   it('a click on an item marks it read and follows its url', async () => {

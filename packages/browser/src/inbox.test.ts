@@ -180,7 +180,7 @@ describe('connection.inbox: subscribe', () => {
     await tick(10);
     listen();
     const first = heldAnswer(() => json(200, counts(1)));
-    server.answers.inbox.push(first.answer, () => json(200, counts(4)));
+    server.answers.inbox.push(first.answer, () => json(200, counts(4, 2)));
     for (const id of ['att_1', 'att_2', 'att_3', 'att_4']) server.stream.notification(`brw_1.${id}`, notification(id));
     await tick(10);
     expect(server.inboxRequests()).toHaveLength(1);
@@ -198,7 +198,7 @@ describe('connection.inbox: subscribe', () => {
       'counts',
       'counts',
     ]);
-    expect(withoutStatus(events).at(-1)).toEqual({ type: 'counts', counts: counts(4) });
+    expect(withoutStatus(events).at(-1)).toEqual({ type: 'counts', counts: counts(4, 2) });
     connection.close();
   });
 
@@ -223,6 +223,38 @@ describe('connection.inbox: subscribe', () => {
     expect(connection.inbox.status()).toBe('open');
     connection.close();
     expect(connection.inbox.status()).toBe('closed');
+  });
+
+  it('keeps the counts of the highest version: updates from several instances may arrive out of order', async () => {
+    const { server, connection, events, listen } = start();
+    listen();
+    await tick(10);
+    server.stream.ready('brw_1', 'bs_1');
+    await tick(10);
+    events.length = 0;
+    const newest = counts(2, 5);
+    server.stream.inbox(inboxUpdate({ counts: newest }));
+    await tick(10);
+    // Counts read meanwhile, but made before that update: no news.
+    server.answers.inbox.push(() => json(200, counts(3, 4)));
+    server.stream.notification('brw_1.1', notification('att_1'));
+    await tick(10);
+    // An older update still tells its items, with the newest counts.
+    const late = inboxUpdate({ items: [inboxItem('ntf_1')], counts: counts(1, 3) });
+    server.stream.inbox(late);
+    await tick(10);
+    expect(withoutStatus(events)).toEqual([
+      { type: 'update', update: inboxUpdate({ counts: newest }) },
+      { type: 'item', item: expect.objectContaining({ id: 'ntf_att_1' }) },
+      { type: 'update', update: { ...late, counts: newest } },
+    ]);
+    // The answers of the page's own requests count too.
+    server.answers.inbox.push(() => json(200, counts(0, 9)));
+    await connection.inbox.counts();
+    server.stream.inbox(inboxUpdate({ counts: counts(7, 8) }));
+    await tick(10);
+    expect(withoutStatus(events).at(-1)).toEqual({ type: 'update', update: inboxUpdate({ counts: counts(0, 9) }) });
+    connection.close();
   });
 
   it('reports an inbox event that is not an update, and hands it to nobody', async () => {

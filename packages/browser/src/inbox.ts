@@ -4,6 +4,7 @@ import { protocolError, TidingsError } from './errors.js';
 import { postText, problemError, readJson } from './http.js';
 import type {
   TidingsInbox,
+  TidingsInboxCounts,
   TidingsInboxEvent,
   TidingsInboxItem,
   TidingsInboxListOptions,
@@ -61,6 +62,14 @@ export function createInbox(s: ConnectionState): InboxControl {
   let hadOpen = false;
   let refreshing = false;
   let refreshQueued = false;
+  /** The counts with the highest version yet, of answers and events, which may arrive out of order. */
+  let latest: TidingsInboxCounts | undefined;
+
+  /** The later of `counts` and the latest yet; `counts` become the latest unless they are older. */
+  const later = (counts: TidingsInboxCounts) => {
+    if (!latest || !(counts.version < latest.version)) latest = counts;
+    return latest;
+  };
 
   const emit = (event: TidingsInboxEvent) => {
     for (const listener of [...listeners]) safely(s, listener, event);
@@ -86,8 +95,10 @@ export function createInbox(s: ConnectionState): InboxControl {
     const response = await postText(s.fetch, url, JSON.stringify({ browser_secret: browserSecret, ...body }), init);
     if (response instanceof TidingsError) throw response;
     if (!response.ok) throw await problemError(response);
-    const answer = await readJson(response);
+    const answer = (await readJson(response)) as { object?: unknown; counts?: TidingsInboxCounts } | null;
     if (!answer) throw protocolError('Bad inbox answer');
+    const counts = answer.object === 'inbox_counts' ? (answer as TidingsInboxCounts) : answer.counts;
+    if (counts) later(counts);
     return answer;
   };
 
@@ -114,7 +125,8 @@ export function createInbox(s: ConnectionState): InboxControl {
     }
     refreshing = true;
     try {
-      emit({ type: 'counts', counts: await handle.counts() });
+      const counts = await handle.counts();
+      if (later(counts) === counts) emit({ type: 'counts', counts });
     } catch (error) {
       if (s.phase !== Phase.Closed) report(s, error as TidingsError);
     } finally {
@@ -130,9 +142,10 @@ export function createInbox(s: ConnectionState): InboxControl {
     handle,
     updated(payload, fromServer) {
       const update = payload as TidingsInboxUpdate | null;
-      if (update?.object !== 'inbox_update')
+      if (update?.object !== 'inbox_update' || !update.counts) {
         return fromServer ? report(s, protocolError('Bad inbox event')) : undefined;
-      emit({ type: 'update', update });
+      }
+      emit({ type: 'update', update: { ...update, counts: later(update.counts) } });
       if (fromServer) s.election?.post({ inbox: update });
     },
     notified(notification) {

@@ -92,11 +92,12 @@ export const notification = (attemptId: string, extra: Partial<TidingsNotificati
   ...extra,
 });
 
-export const counts = (unread = 0, total = unread, unseen = unread): TidingsInboxCounts => ({
+export const counts = (unread = 0, version = 1, total = unread, unseen = unread): TidingsInboxCounts => ({
   object: 'inbox_counts',
   total,
   unread,
   unseen,
+  version,
 });
 
 /** An inbox item with the given notification id. */

@@ -52,6 +52,8 @@ export class TidingsInboxElement extends Base {
   private _items: TidingsInboxItem[] = [];
   private _rows = new Map<string, HTMLElement>();
   private _unread: number | null = null;
+  /** The version of the counts shown: older ones (answers that crossed a newer event) change nothing. */
+  private _version = Number.NEGATIVE_INFINITY;
   private _status: TidingsStatus = 'connecting';
   private _hasMore = false;
   private _loading = false;
@@ -166,6 +168,7 @@ export class TidingsInboxElement extends Base {
     this._inbox = null;
     this._items = [];
     this._unread = null;
+    this._version = Number.NEGATIVE_INFINITY;
     if (this._shadow) this._renderBell();
   }
 
@@ -184,6 +187,8 @@ export class TidingsInboxElement extends Base {
   }
 
   private _setCounts(counts: TidingsInboxCounts) {
+    if (counts.version < this._version) return;
+    this._version = counts.version;
     const before = this._unread;
     this._unread = counts.unread;
     this._renderBell();
