@@ -203,6 +203,34 @@ describe('<tidings-inbox>', () => {
     expect(await page.locator('tidings-inbox').getByRole('button', { name: 'Mark all read' }).isDisabled()).toBe(true);
   });
 
+  it('puts a new notification at the top of the open list, and marks it seen', async () => {
+    await openInbox();
+    await bell().click();
+    await expect.poll(() => items().count()).toBe(20);
+    await page.evaluate(() =>
+      window.__emit({
+        type: 'item',
+        item: {
+          object: 'inbox_item',
+          id: 'ntf_new',
+          recipient: 'ann',
+          title: 'Just now',
+          body: null,
+          url: null,
+          icon: null,
+          tag: null,
+          data: null,
+          created_at: new Date().toISOString(),
+          seen_at: null,
+          read_at: null,
+          archived_at: null,
+        },
+      }),
+    );
+    expect(await page.locator('tidings-inbox [part~=title]').first().textContent()).toBe('Just now');
+    await expect.poll(calls).toContainEqual(['mark', 'seen', ['ntf_new']]);
+  });
+
   it('keeps the counts of the highest version it was told', async () => {
     await openInbox();
     const tell = (unread: number, version: number) =>
