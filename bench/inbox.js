@@ -13,6 +13,9 @@
 //   browser, open in this process. Baseline: send→event, the time a notification takes from the
 //   start of its send to the same stream, in the same run.
 //
+// - What the inbox costs a send: CPU per send on SQLite with the trigger that makes the item,
+//   against the same sends on a file without it.
+//
 // Run after `npm run build`: node bench/inbox.js (BENCH_POSTGRES_URL, BENCH_INBOX_ITEMS).
 import { join } from 'node:path';
 import { createTidings, silentLogger } from '@tidings/core';
@@ -47,7 +50,7 @@ async function instance(store) {
     const batch = Array.from({ length: Math.min(500, ITEMS - start) }, (_, i) =>
       tidings.notifications.send({ recipient: RECIPIENT, title: `Item ${start + i}`, body: 'A line of text' }),
     );
-    for (const sent of await Promise.all(batch)) ids.push(sent.id);
+    for (const sent of await Promise.all(batch)) ids.push(sent.notification.id);
   }
   // Opened after the items are sent: a new browser, with none of them pending.
   const stream = await openStream(tidings);
@@ -103,13 +106,19 @@ function browserRequest(subject, path, body) {
   );
 }
 
-/** CPU milliseconds of this process per call of `once`, over READS calls after 50 unmeasured. */
+/**
+ * CPU milliseconds of this process per call of `once`, over READS calls after 50 unmeasured; its
+ * `wall` milliseconds per call too (on PostgreSQL the database's own work shows only there).
+ */
 async function cpuPerCall(once) {
+  await once(true);
   for (let i = 0; i < 50; i++) await once();
   const before = process.cpuUsage();
+  const started = performance.now();
   for (let i = 0; i < READS; i++) await once();
+  const wall = (performance.now() - started) / READS;
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / READS;
+  return Object.assign(new Number((used.user + used.system) / 1000 / READS), { wall });
 }
 
 /** Mark→event on the other browser's stream, and send→event, in milliseconds (p50, p99). */
@@ -121,6 +130,7 @@ async function latencies(subject) {
     const arrived = subject.stream.next((frame) => frame.startsWith('event: inbox'));
     const started = performance.now();
     const answer = await browserRequest(subject, '/mark', { action: i % 2 === 0 ? 'read' : 'unread', ids: [item] });
+    if (answer.status !== 200) throw new Error(`mark answered ${answer.status}: ${await answer.text()}`);
     await answer.arrayBuffer();
     marks.push((await arrived) - started);
     const title = `Latency ${i}`;
@@ -134,7 +144,12 @@ async function latencies(subject) {
 }
 
 async function measure(name, subject, bare) {
-  const page = await cpuPerCall(async () => (await browserRequest(subject, '', { limit: 20 })).arrayBuffer());
+  const answered = (path, body) => async (check) => {
+    const answer = await browserRequest(subject, path, body);
+    if (check && answer.status !== 200) throw new Error(`${path || 'list'} answered ${answer.status}`);
+    return answer.arrayBuffer();
+  };
+  const page = await cpuPerCall(answered('', { limit: 20 }));
   const { store } = subject;
   const storePage = await cpuPerCall(async () =>
     JSON.stringify(
@@ -149,31 +164,35 @@ async function measure(name, subject, bare) {
     ),
   );
   const barePage = await cpuPerCall(bare.page);
-  const counts = await cpuPerCall(async () => (await browserRequest(subject, '/counts')).arrayBuffer());
+  const counts = await cpuPerCall(answered('/counts', {}));
   const bareCount = await cpuPerCall(bare.count);
   report(
     row({
       benchmark: `inbox page of 20 of ${ITEMS} items (${name})`,
-      figure: page,
+      figure: Number(page),
       figureText: `${page.toFixed(3)} ms CPU`,
-      baseline: barePage,
+      baseline: Number(barePage),
       baselineText: `${barePage.toFixed(3)} ms CPU`,
       baselineName: 'bare SQL read of the same rows',
       unit: 'ms',
       target: null,
-      note: `the store's read alone (listInbox: the page and the counts, no HTTP): ${storePage.toFixed(3)} ms CPU, ${(storePage / barePage).toFixed(2)}× the bare read`,
+      note:
+        `the store's read alone (listInbox: the page and the counts, no HTTP): ${storePage.toFixed(3)} ms CPU, ` +
+        `${(storePage / barePage).toFixed(2)}× the bare read; wall per call: page ${page.wall.toFixed(3)} ms, ` +
+        `listInbox ${storePage.wall.toFixed(3)} ms, bare ${barePage.wall.toFixed(3)} ms`,
     }),
   );
   report(
     row({
       benchmark: `inbox counts of ${ITEMS} items (${name})`,
-      figure: counts,
+      figure: Number(counts),
       figureText: `${counts.toFixed(3)} ms CPU`,
-      baseline: bareCount,
+      baseline: Number(bareCount),
       baselineText: `${bareCount.toFixed(3)} ms CPU`,
       baselineName: 'bare SQL count of the unread',
       unit: 'ms',
       target: null,
+      note: `wall per call: counts ${counts.wall.toFixed(3)} ms, bare count ${bareCount.wall.toFixed(3)} ms`,
     }),
   );
   const { marks, sends } = await latencies(subject);
@@ -253,7 +272,69 @@ async function postgres() {
   await store.close();
 }
 
+/**
+ * What the inbox costs a send on SQLite: this process's CPU per send (the store is in process),
+ * with the trigger that makes each live notification an item, and on a file whose trigger was
+ * dropped, in alternating rounds; the median round counts.
+ */
+async function sendCost() {
+  const SENDS = 3000;
+  const runs = { with: [], without: [] };
+  for (let round = 0; round < 3; round++) {
+    for (const variant of ['with', 'without']) {
+      const path = join(tempDir(`inbox-send-${variant}`), 'tidings.db');
+      const store = createSqliteStore({ path });
+      const tidings = createTidings({
+        store,
+        project: 'bench-send',
+        logger: silentLogger,
+        sweepIntervalMs: 0,
+        limits: highLimits,
+      });
+      await tidings.project();
+      if (variant === 'without') {
+        const db = new Database(path);
+        db.exec('DROP TRIGGER inbox_item_of_live_notification');
+        db.close();
+      }
+      const { token } = await tidings.createConnectToken({ recipient: RECIPIENT });
+      await tidings.fetch(new Request(`http://tidings.bench/v1/connect/${token}`, { method: 'POST' }));
+      const sendMany = async (count) => {
+        for (let start = 0; start < count; start += 50) {
+          await Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              tidings.notifications.send({ recipient: RECIPIENT, title: `n${start + i}` }),
+            ),
+          );
+        }
+      };
+      await sendMany(500);
+      const before = process.cpuUsage();
+      await sendMany(SENDS);
+      const used = process.cpuUsage(before);
+      runs[variant].push((used.user + used.system) / 1000 / SENDS);
+      await tidings.close();
+      await store.close();
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[1];
+  report(
+    row({
+      benchmark: 'send with its inbox item (SQLite, CPU per send)',
+      figure: median(runs.with),
+      figureText: `${median(runs.with).toFixed(3)} ms`,
+      baseline: median(runs.without),
+      baselineText: `${median(runs.without).toFixed(3)} ms`,
+      baselineName: 'the same send without the inbox trigger',
+      unit: 'ms',
+      target: null,
+      note: `rounds with: ${runs.with.map((v) => v.toFixed(3)).join(', ')}; without: ${runs.without.map((v) => v.toFixed(3)).join(', ')}`,
+    }),
+  );
+}
+
 try {
+  await sendCost();
   await sqlite();
   await postgres();
 } finally {
