@@ -17,6 +17,12 @@ export interface OperationResults {
   deletePushSubscription: { status: number };
   disconnectBrowser: { status: number };
   getOpenApiDocument: { status: number; openapi?: string };
+  listBrowserInbox: { status: number; items?: number; unread?: number };
+  getBrowserInboxCounts: { status: number; unread?: number };
+  markBrowserInbox: { status: number; changed?: number; unread?: number };
+  listRecipientInbox: { status: number; items?: number; unread?: number };
+  getRecipientInboxCounts: { status: number; unread?: number };
+  markRecipientInbox: { status: number; changed?: number; unread?: number };
 }
 
 /**
@@ -40,7 +46,7 @@ export async function runEveryOperation(baseUrl: string, liveKey: string): Promi
     params: { header: { 'Idempotency-Key': `gen-${Date.now()}` } },
   });
   const refused = await client.POST('/v1/notifications', { body: { recipient, title: '' } });
-  const read = await client.GET('/v1/notifications/{id}', { params: { path: { id: sent.data?.id ?? 'ntf_x' } } });
+  const readBack = await client.GET('/v1/notifications/{id}', { params: { path: { id: sent.data?.id ?? 'ntf_x' } } });
   const missing = await client.GET('/v1/notifications/{id}', {
     params: { path: { id: 'ntf_00000000000000000000000000' } },
   });
@@ -58,6 +64,28 @@ export async function runEveryOperation(baseUrl: string, liveKey: string): Promi
       browser_secret: browser?.browser_secret ?? '',
       events: [{ type: 'delivered', attempt_id: attemptId }],
     },
+  });
+
+  // The inbox, through the browser's credentials and through the key.
+  const credentials = { browser_secret: browser?.browser_secret ?? '' };
+  const browserPath = { params: { path: { id: browser?.browser_id ?? '' } } };
+  const recipientPath = { params: { path: { recipient } } };
+  const inboxPage = await client.POST('/v1/browsers/{id}/inbox', {
+    ...browserPath,
+    body: { ...credentials, limit: 5 },
+  });
+  const inboxCounts = await client.POST('/v1/browsers/{id}/inbox/counts', { ...browserPath, body: credentials });
+  const seen = await client.POST('/v1/browsers/{id}/inbox/mark', {
+    ...browserPath,
+    body: { ...credentials, action: 'seen', all: true },
+  });
+  const recipientPage = await client.GET('/v1/recipients/{recipient}/inbox', {
+    params: { path: { recipient }, query: { unread: 'true', limit: 5 } },
+  });
+  const recipientCounts = await client.GET('/v1/recipients/{recipient}/inbox/counts', recipientPath);
+  const read = await client.POST('/v1/recipients/{recipient}/inbox/mark', {
+    ...recipientPath,
+    body: { action: 'read', ids: [sent.data?.id ?? ''] },
   });
 
   // The stream: its head is all a JSON client can read; the body is cancelled at once.
@@ -93,7 +121,7 @@ export async function runEveryOperation(baseUrl: string, liveKey: string): Promi
       code: refused.error?.code,
       errors: refused.error?.errors?.length,
     },
-    getNotification: { status: read.response.status, status_: read.data?.status },
+    getNotification: { status: readBack.response.status, status_: readBack.data?.status },
     getNotificationMissing: { status: missing.response.status, code: missing.error?.code },
     createConnectToken: { status: minted.response.status, token: minted.data?.token },
     openStream: { status: stream.response.status, contentType: stream.response.headers.get('content-type') },
@@ -104,5 +132,27 @@ export async function runEveryOperation(baseUrl: string, liveKey: string): Promi
     deletePushSubscription: { status: pushRemoved.response.status },
     disconnectBrowser: { status: disconnected.response.status },
     getOpenApiDocument: { status: document.response.status, openapi: (document.data as { openapi?: string })?.openapi },
+    listBrowserInbox: {
+      status: inboxPage.response.status,
+      items: inboxPage.data?.data.length,
+      unread: inboxPage.data?.counts.unread,
+    },
+    getBrowserInboxCounts: { status: inboxCounts.response.status, unread: inboxCounts.data?.unread },
+    markBrowserInbox: {
+      status: seen.response.status,
+      changed: seen.data?.items.length,
+      unread: seen.data?.counts.unread,
+    },
+    listRecipientInbox: {
+      status: recipientPage.response.status,
+      items: recipientPage.data?.data.length,
+      unread: recipientPage.data?.counts.unread,
+    },
+    getRecipientInboxCounts: { status: recipientCounts.response.status, unread: recipientCounts.data?.unread },
+    markRecipientInbox: {
+      status: read.response.status,
+      changed: read.data?.items.length,
+      unread: read.data?.counts.unread,
+    },
   };
 }

@@ -78,5 +78,11 @@ describe('a client generated from docs/openapi.json', () => {
     expect(results.openStream.contentType).toMatch(/^text\/event-stream/);
     expect(results.disconnectBrowser.status).toBe(204);
     expect(results.getOpenApiDocument).toMatchObject({ status: 200, openapi: '3.1.1' });
+    expect(results.listBrowserInbox).toEqual({ status: 200, items: 1, unread: 1 });
+    expect(results.getBrowserInboxCounts).toEqual({ status: 200, unread: 1 });
+    expect(results.markBrowserInbox).toEqual({ status: 200, changed: 0, unread: 1 });
+    expect(results.listRecipientInbox).toEqual({ status: 200, items: 1, unread: 1 });
+    expect(results.getRecipientInboxCounts).toEqual({ status: 200, unread: 1 });
+    expect(results.markRecipientInbox).toEqual({ status: 200, changed: 1, unread: 0 });
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import type { Services } from '../context.js';
+import { publishWithoutWaiting } from '../hub/publish-without-waiting.js';
 import type { HubMessage } from '../ports/hub.js';
 import type { InboxAction, InboxStore, InboxTarget } from '../ports/store.js';
 import { type InboxUpdateObject, inboxUpdateObject } from './objects.js';
@@ -21,17 +22,13 @@ export async function markAndTell(
   const update = inboxUpdateObject({ action: input.action, all: 'all' in input.target, ...result });
   if (result.anyChanged && result.browserIds.length > 0) {
     const json = JSON.stringify(update);
-    const messages: HubMessage[] = result.browserIds.map((browserId) => ({ type: 'inbox', browserId, update: json }));
-    const failed = (error: unknown) =>
-      services.options.logger.error('hub publish failed after an inbox change was recorded', {
-        ...(requestId === null ? {} : { request_id: requestId }),
-        error: String(error),
-      });
-    try {
-      services.hub.publish(messages).catch(failed);
-    } catch (error) {
-      failed(error);
-    }
+    publishWithoutWaiting(
+      services.hub,
+      services.options.logger,
+      result.browserIds.map((browserId): HubMessage => ({ type: 'inbox', browserId, update: json })),
+      'hub publish failed after an inbox change was recorded',
+      requestId,
+    );
   }
   return update;
 }

@@ -2,9 +2,9 @@ import type { NotificationBody } from '../api/request-schemas.js';
 import { serializeNotification } from '../api/serialize.js';
 import type { Services } from '../context.js';
 import { TidingsError } from '../errors.js';
+import { publishWithoutWaiting } from '../hub/publish-without-waiting.js';
 import { requestFingerprint } from '../idempotency.js';
 import { unreadReminderJob } from '../inbox/unread-reminder.js';
-import type { HubMessage } from '../ports/hub.js';
 import type {
   CreateNotificationInput,
   CreateNotificationResult,
@@ -182,34 +182,17 @@ function withReminder(
   return (created) => [...(jobs?.(created) ?? []), reminder];
 }
 
-/** Hands a committed live send's attempts to the hub (see {@link handOn}). */
+/** Hands a committed live send's attempts to the hub, without waiting. */
 export function handOnCreated(services: SendServices, created: NotificationWithAttempts, requestId: string | null) {
   const { notification } = created;
   if (notification.mode !== 'live') return;
-  handOn(
-    services,
+  publishWithoutWaiting(
+    services.hub,
+    services.options.logger,
     created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
+    'hub publish failed after a send was recorded',
     requestId,
   );
-}
-
-/**
- * Publishes a recorded send's attempts without waiting: the 201 depends on the commit alone. Both
- * hubs of Tidings write to this process's streams before `publish` returns and carry the
- * attempts to other instances on their own time; what a hub fails to carry reaches the streams
- * through the catch-up, on resume or by polling, so a failure is logged and the send stands.
- */
-function handOn(services: SendServices, messages: HubMessage[], requestId: string | null): void {
-  const failed = (error: unknown) =>
-    services.options.logger.error('hub publish failed after a send was recorded', {
-      ...(requestId === null ? {} : { request_id: requestId }),
-      error: String(error),
-    });
-  try {
-    services.hub.publish(messages).catch(failed);
-  } catch (error) {
-    failed(error);
-  }
 }
 
 function idempotencyMismatch(): TidingsError {

@@ -5,6 +5,7 @@ import type {
   AccountStore,
   BrowserStore,
   DeliveryStore,
+  InboxStore,
   JobStore,
   MaintenanceStore,
   NotificationStore,
@@ -23,6 +24,7 @@ import { DAY_MS, type GetStore, seedBrowser, seedProject, sendCreated, T0 } from
 /** The roles the duties' cases use: the writes that have duties, and where they are seen. */
 type DutiesStore = AccountStore &
   BrowserStore &
+  InboxStore &
   DeliveryStore &
   JobStore &
   MaintenanceStore &
@@ -40,7 +42,9 @@ type EventRecordingWrite =
   | 'reapStaleBrowsers'
   | 'markAttemptPushed'
   | 'failAttempt'
-  | 'expireAttempts';
+  | 'expireAttempts'
+  | 'markInbox'
+  | 'remindUnread';
 
 /** What each write's case starts from: a project with an endpoint that wants every event, a browser, a send to it. */
 interface EventWorld {
@@ -135,6 +139,27 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
     markAttemptPushed: ({ store, attemptId }) => store.markAttemptPushed({ attemptId, now: T0 + 1 }),
     failAttempt: ({ store, attemptId }) => store.failAttempt({ attemptId, reason: 'push_rejected', now: T0 + 1 }),
     expireAttempts: ({ store }) => store.expireAttempts({ now: T0 + DAY_MS }),
+    markInbox: ({ store, project }) =>
+      store.markInbox({
+        projectId: project.id,
+        recipient: 'user-1',
+        action: 'read',
+        target: { all: true },
+        now: T0 + 1,
+      }),
+    remindUnread: async ({ store, project }) => {
+      const [item] = (
+        await store.listInbox({
+          projectId: project.id,
+          recipient: 'user-1',
+          unread: true,
+          archived: false,
+          limit: 1,
+          startingAfter: null,
+        })
+      ).items;
+      return store.remindUnread({ notificationId: item!.notificationId, afterSeconds: 60, now: T0 + 60_000 });
+    },
   };
   const expectedEvent: Record<EventRecordingWrite, string> = {
     registerBrowser: 'browser.connected',
@@ -144,6 +169,8 @@ export function dutiesConformance(getStore: GetStore<DutiesStore>): void {
     markAttemptPushed: 'notification.attempt.updated',
     failAttempt: 'notification.attempt.updated',
     expireAttempts: 'notification.attempt.updated',
+    markInbox: 'notification.read',
+    remindUnread: 'notification.unread',
   };
 
   it('every write that records webhook events has a case here', () => {
