@@ -27,7 +27,7 @@ export const testProjects: Record<string, string[]> = {
   /** The core's rules, the adapters, the SDKs and the dashboard, in process. */
   unit: [
     'packages/{core,browser,client,dashboard,metrics,adapter-hono,adapter-express}/src/**/*.test.ts',
-    'packages/{core,browser,client,dashboard,metrics}/test/**/*.test.ts',
+    'packages/{core,browser,client,dashboard,metrics,react}/test/**/*.test.ts',
   ],
   /** The stores and the Redis limiter and hub, on their real databases. */
   stores: ['packages/{store-sqlite,store-postgres,redis}/{src,test}/**/*.test.ts'],

@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { createInboxStore, type InboxOptions } from '../src/inbox-store.js';
+import { counts, fakeInbox, item, page, READ_AT, settle, update } from './fake-inbox.js';
+
+/** A store over a fake inbox, listened to as a mounted component would. */
+function started(options: InboxOptions = {}) {
+  const fake = fakeInbox();
+  const store = createInboxStore(fake.inbox, options);
+  let renders = 0;
+  const stop = store.subscribe(() => renders++);
+  return { fake, store, stop, renders: () => renders, ids: () => store.getState().items.map(({ id }) => id) };
+}
+
+/** A started store whose first page (items 3, 2, 1 unless given) has been read. */
+async function loaded(options: InboxOptions = {}, first = page([item(3), item(2), item(1)], true, counts(3))) {
+  const run = started(options);
+  run.fake.lists[0]!.resolve(first);
+  await settle();
+  return run;
+}
+
+describe('the inbox store', () => {
+  it('listens to the inbox while it has a listener, and reads the first page with its filter', async () => {
+    const { fake, store, stop } = started({ unread: true, pageSize: 5 });
+    expect(fake.listeners()).toBe(1);
+    expect(fake.lists.map(({ args }) => args)).toEqual([
+      { unread: true, archived: false, limit: 5, startingAfter: undefined },
+    ]);
+    expect(store.getState().loading).toBe(true);
+    stop();
+    expect(fake.listeners()).toBe(0);
+  });
+
+  it('holds the first page, its counts and whether there is more', async () => {
+    const { store, ids } = await loaded();
+    expect(ids()).toEqual(['ntf_3', 'ntf_2', 'ntf_1']);
+    expect(store.getState()).toMatchObject({ hasMore: true, loading: false, error: null, counts: counts(3) });
+  });
+
+  it('reads the next page after the last id, and adds only the items it does not hold', async () => {
+    const { fake, store, ids } = await loaded();
+    void store.actions.loadMore();
+    void store.actions.loadMore();
+    expect(fake.lists).toHaveLength(2);
+    expect(fake.lists[1]!.args.startingAfter).toBe('ntf_1');
+    fake.lists[1]!.resolve(page([item(1), item(0)], false));
+    await settle();
+    expect(ids()).toEqual(['ntf_3', 'ntf_2', 'ntf_1', 'ntf_0']);
+    expect(store.getState().hasMore).toBe(false);
+    await store.actions.loadMore();
+    expect(fake.lists).toHaveLength(2);
+  });
+
+  it('puts a new item at the top once, and not in a list it does not belong to', async () => {
+    const { fake, ids } = await loaded();
+    fake.emit({ type: 'item', item: item(4) });
+    fake.emit({ type: 'item', item: item(4) });
+    fake.emit({ type: 'item', item: item(2) });
+    expect(ids()).toEqual(['ntf_4', 'ntf_3', 'ntf_2', 'ntf_1']);
+
+    const archived = await loaded({ archived: true }, page([]));
+    archived.fake.emit({ type: 'item', item: item(5) });
+    expect(archived.ids()).toEqual([]);
+  });
+
+  it('keeps a new item that came while the first page was read, once', async () => {
+    const { fake, ids } = started();
+    fake.emit({ type: 'item', item: item(5) });
+    fake.emit({ type: 'item', item: item(4) });
+    fake.lists[0]!.resolve(page([item(4), item(3)]));
+    await settle();
+    expect(ids()).toEqual(['ntf_5', 'ntf_4', 'ntf_3']);
+  });
+
+  it('replaces the items an update changed, and takes its counts', async () => {
+    const { fake, store } = await loaded();
+    fake.emit({
+      type: 'update',
+      update: update('read', [item(2, { read_at: READ_AT, seen_at: READ_AT })], counts(2, 3, 2)),
+    });
+    expect(store.getState().items.map(({ read_at }) => read_at)).toEqual([null, READ_AT, null]);
+    expect(store.getState().counts).toEqual(counts(2, 3, 2));
+  });
+
+  it('drops from the list an item that no longer belongs in it', async () => {
+    const { fake, ids } = await loaded({ unread: true });
+    fake.emit({ type: 'update', update: update('read', [item(2, { read_at: READ_AT })], counts(2, 3)) });
+    expect(ids()).toEqual(['ntf_3', 'ntf_1']);
+    fake.emit({ type: 'update', update: update('archive', [item(3, { archived_at: READ_AT })], counts(1, 2)) });
+    expect(ids()).toEqual(['ntf_1']);
+  });
+
+  it('brings in an item that now belongs in the list, in its place among the items loaded', async () => {
+    const { fake, ids } = await loaded({}, page([item(5), item(3)], true));
+    fake.emit({ type: 'update', update: update('unarchive', [item(4), item(1)], counts(4)) });
+    expect(ids()).toEqual(['ntf_5', 'ntf_4', 'ntf_3']);
+  });
+
+  it('applies an update of all items to the items held, by its action', async () => {
+    const { fake, store } = await loaded({}, page([item(3), item(2, { read_at: READ_AT, seen_at: READ_AT })]));
+    fake.emit({ type: 'update', update: update('read', [], counts(0, 2, 0), true) });
+    const [third, second] = store.getState().items;
+    expect(third!.read_at).not.toBeNull();
+    expect(third!.seen_at).toBe(third!.read_at);
+    expect(second!.read_at).toBe(READ_AT);
+    expect(store.getState().counts).toEqual(counts(0, 2, 0));
+
+    fake.emit({ type: 'update', update: update('archive', [], counts(0, 0, 0), true) });
+    expect(store.getState().items).toEqual([]);
+  });
+
+  it('takes the counts of counts events, over those of a page read meanwhile', async () => {
+    const { fake, store } = started();
+    fake.emit({ type: 'counts', counts: counts(7) });
+    fake.lists[0]!.resolve(page([item(1)], false, counts(1)));
+    await settle();
+    expect(store.getState().counts).toEqual(counts(7));
+    fake.emit({ type: 'counts', counts: counts(8) });
+    expect(store.getState().counts).toEqual(counts(8));
+  });
+
+  it('marks through the inbox and shows the answer before any event', async () => {
+    const { fake, store } = await loaded();
+    const marked = store.actions.markRead('ntf_3');
+    expect(fake.marks[0]!.args).toEqual({ action: 'read', ids: ['ntf_3'] });
+    fake.marks[0]!.resolve(update('read', [item(3, { read_at: READ_AT })], counts(2, 3)));
+    await marked;
+    expect(store.getState().items[0]!.read_at).toBe(READ_AT);
+    expect(store.getState().counts).toEqual(counts(2, 3));
+  });
+
+  it('names each action as the inbox knows it', async () => {
+    const { fake, store } = await loaded();
+    void store.actions.markUnread('a');
+    void store.actions.markAllRead();
+    void store.actions.archive('b');
+    void store.actions.unarchive('c');
+    void store.actions.markSeen(['d', 'e']);
+    void store.actions.markSeen([]);
+    expect(fake.marks.map(({ args }) => args)).toEqual([
+      { action: 'unread', ids: ['a'] },
+      { action: 'read', ids: 'all' },
+      { action: 'archive', ids: ['b'] },
+      { action: 'unarchive', ids: ['c'] },
+      { action: 'seen', ids: ['d', 'e'] },
+    ]);
+  });
+
+  it('holds a failed mark or page as its error, without rejecting', async () => {
+    const { fake, store } = await loaded();
+    const marked = store.actions.archive('ntf_1');
+    fake.marks[0]!.reject(new Error('offline'));
+    await expect(marked).resolves.toBeUndefined();
+    expect(store.getState().error?.message).toBe('offline');
+
+    const more = store.actions.loadMore();
+    fake.lists[1]!.reject('still offline');
+    await more;
+    expect(store.getState()).toMatchObject({ loading: false, error: new Error('still offline') });
+  });
+
+  it('drops the answers that come after its last listener left', async () => {
+    const { fake, store, stop, renders } = started();
+    const marked = store.actions.markAllRead();
+    stop();
+    const before = renders();
+    fake.lists[0]!.resolve(page([item(1)]));
+    fake.marks[0]!.resolve(update('read', [], counts(0), true));
+    await marked;
+    await settle();
+    expect(renders()).toBe(before);
+    expect(store.getState().items).toEqual([]);
+  });
+
+  it('reads the first page again when listened to again, dropping the answer of the first time', async () => {
+    const { fake, store, stop, ids } = started();
+    stop();
+    const again = store.subscribe(() => {});
+    expect(fake.listeners()).toBe(1);
+    fake.lists[0]!.resolve(page([item(1)]));
+    fake.lists[1]!.resolve(page([item(2)]));
+    await settle();
+    expect(ids()).toEqual(['ntf_2']);
+    again();
+    expect(fake.listeners()).toBe(0);
+  });
+});
