@@ -1,0 +1,24 @@
+import { connect } from '@tidings/browser';
+import { TidingsProvider } from '@tidings/react';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App.jsx';
+import './styles.css';
+
+/** The page's connect token, from its own server (which knows who is signed in). */
+async function getToken() {
+  const response = await fetch('/api/token', { method: 'POST' });
+  if (!response.ok) throw new Error(`token: ${response.status}`);
+  return response.text();
+}
+
+// Tidings answers on this origin (embedded in the server), so the SDK's base URL is ours.
+const connection = connect({ baseUrl: window.location.origin, getToken });
+
+createRoot(document.getElementById('root')).render(
+  <StrictMode>
+    <TidingsProvider connection={connection}>
+      <App />
+    </TidingsProvider>
+  </StrictMode>,
+);
