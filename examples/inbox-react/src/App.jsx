@@ -1,12 +1,20 @@
 import { useInbox, useUnreadCount } from '@tidings/react';
 import { useEffect, useId, useState } from 'react';
 
+function BellIcon() {
+  return (
+    <svg className="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z" />
+    </svg>
+  );
+}
+
 /** The bell: a button that opens and closes the list, with the unread count read out as it changes. */
 function Bell({ open, onToggle, controls }) {
   const { unread, loading } = useUnreadCount();
   return (
     <button type="button" className="bell" aria-expanded={open} aria-controls={controls} onClick={onToggle}>
-      <span aria-hidden="true">🔔</span> Notifications{' '}
+      <BellIcon /> Notifications{' '}
       <span id="unread-count" className={unread > 0 ? 'badge badge-on' : 'badge'} aria-live="polite" aria-atomic="true">
         {loading ? '…' : unread}
         <span className="visually-hidden"> unread</span>
@@ -19,7 +27,7 @@ const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', tim
 
 function Item({ item, onRead, onUnread, onArchive }) {
   const read = item.read_at !== null;
-  const hidden = <span className="visually-hidden">: {item.title}</span>;
+  const hidden = <span className="visually-hidden"> ({item.title})</span>;
   return (
     <li className={read ? 'item' : 'item item-unread'}>
       <div className="item-text">

@@ -12,8 +12,9 @@ async function getToken() {
   return response.text();
 }
 
-// Tidings answers on this origin (embedded in the server), so the SDK's base URL is ours.
-const connection = connect({ baseUrl: window.location.origin, getToken });
+// Tidings answers on this origin (embedded in the server), so the SDK's base URL is ours. Every
+// notification is also an inbox item, which the list shows: nothing more to do with it here.
+const connection = connect({ baseUrl: window.location.origin, getToken, onNotification: () => {} });
 
 createRoot(document.getElementById('root')).render(
   <StrictMode>
