@@ -20,11 +20,11 @@ export function appendPage(items: TidingsInboxItem[], page: readonly TidingsInbo
 
 /**
  * A first page, after the items already held that are newer than it (a new item that arrived
- * while the page was read).
+ * while the page was read). Ids order the items, newest first, as the server orders them.
  */
 export function firstPage(held: readonly TidingsInboxItem[], page: TidingsInboxItem[]): TidingsInboxItem[] {
-  const newest = page[0]?.created_at ?? '';
-  return [...held.filter((item) => item.created_at > newest && !holds(page, item.id)), ...page];
+  const newest = page[0]?.id ?? '';
+  return [...held.filter((item) => item.id > newest), ...page];
 }
 
 /** A new item at the top, unless it is held already or does not belong in the list. */
@@ -50,7 +50,7 @@ export function markedAll(item: TidingsInboxItem, action: TidingsInboxAction, at
 
 /** Where `item` goes among `items`, newest first; -1 past the end of a list that has more to load. */
 function placeOf(items: readonly TidingsInboxItem[], item: TidingsInboxItem, hasMore: boolean): number {
-  const index = items.findIndex((held) => held.created_at < item.created_at);
+  const index = items.findIndex((held) => held.id < item.id);
   if (index >= 0) return index;
   return hasMore ? -1 : items.length;
 }
