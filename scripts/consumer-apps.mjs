@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import { APPS, checkEmbeddedApps } from './embedded-apps.mjs';
 import { root, workspaces } from './workspaces.mjs';
 
-/** The packages a TypeScript app embedding Tidings installs; the dashboard and the CLI are not among them. */
+/**
+ * The packages a TypeScript app embedding Tidings installs, its React front end's included; the
+ * dashboard and the CLI are not among them.
+ */
 const EMBEDDING = [
   '@tidings/core',
   '@tidings/store-sqlite',
@@ -24,6 +27,7 @@ const EMBEDDING = [
   '@tidings/express',
   '@tidings/client',
   '@tidings/browser',
+  '@tidings/react',
 ];
 
 /**
@@ -44,6 +48,7 @@ const TYPESCRIPT_TOOLING = [
   `typescript@${versionOf('typescript')}`,
   `@types/node@^${versionOf('@types/node').split('.')[0]}`,
   `@types/express@^${versionOf('@types/express').split('.')[0]}`,
+  `@types/react@^${versionOf('@types/react').split('.')[0]}`,
 ];
 /** The web frameworks of the embedded apps (scripts/embedded-apps.mjs), at the repository's versions. */
 const FRAMEWORKS = Object.values(APPS).flatMap(({ libraries }) =>
@@ -69,6 +74,7 @@ function entriesOf(names) {
 const PROGRAM = `import { type CreatedApiKeyObject, createTidings, type Tidings } from '@tidings/core';
 import { connect, type TidingsErrorCode } from '@tidings/browser';
 import { TidingsClient } from '@tidings/client';
+import { type InboxResult, useInbox, useUnreadCount, type UnreadCountState } from '@tidings/react';
 import { tidingsExpress } from '@tidings/express';
 import { tidingsHono } from '@tidings/hono';
 import { createPrometheusMetrics } from '@tidings/metrics';
@@ -97,6 +103,8 @@ export const codes: TidingsErrorCode[] = ['EXTERNAL_ERROR', 'UNAUTHORIZED'];
 export const sdk = connect;
 export const metrics = createPrometheusMetrics;
 export const limiter = createRedisLimiter;
+export const useUnreadList = (): InboxResult => useInbox({ unread: true, pageSize: 10 });
+export const useBadge = (): UnreadCountState => useUnreadCount();
 `;
 
 /** A script that loads each of `entries` through `require()` or `import()`, and exits non-zero if one exports no name. */
