@@ -17,7 +17,10 @@ export interface UnreadCountState {
 
 const INITIAL: UnreadCountState = { unread: 0, unseen: 0, total: 0, loading: true, error: null };
 
-const fromCounts = ({ unread, unseen, total }: TidingsInboxCounts) => ({ unread, unseen, total, loading: false });
+/** The later of two counts: the one with the higher version (updates may arrive out of order). */
+export function laterCounts(held: TidingsInboxCounts | null, next: TidingsInboxCounts): TidingsInboxCounts {
+  return held && held.version > next.version ? held : next;
+}
 
 /** The counts of an event, if it carries them. */
 export function countsOf(event: TidingsInboxEvent): TidingsInboxCounts | null {
@@ -28,23 +31,26 @@ export function countsOf(event: TidingsInboxEvent): TidingsInboxCounts | null {
 
 /** The recipient's counts, read once and then kept current from the inbox's events. */
 export function createCountsStore(inbox: TidingsInbox): Store<UnreadCountState> {
-  let heard = 0; // counts events heard: a read that was under way when one came is older than it
+  let held: TidingsInboxCounts | null = null;
   const store = createStore(INITIAL, () => {
     const unsubscribe = inbox.subscribe((event) => {
       const counts = countsOf(event);
-      if (!counts) return;
-      heard++;
-      store.set({ ...fromCounts(counts), error: null });
+      if (counts) take(counts);
     });
     void read(store.session());
     return unsubscribe;
   });
 
+  function take(counts: TidingsInboxCounts) {
+    held = laterCounts(held, counts);
+    const { unread, unseen, total } = held;
+    store.set({ unread, unseen, total, loading: false, error: null });
+  }
+
   async function read(session: number) {
-    const before = heard;
     try {
       const counts = await inbox.counts();
-      if (session === store.session() && heard === before) store.set({ ...fromCounts(counts), error: null });
+      if (session === store.session()) take(counts);
     } catch (error) {
       if (session === store.session()) store.set({ loading: false, error: asError(error) });
     }

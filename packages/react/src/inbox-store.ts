@@ -7,8 +7,8 @@ import type {
   TidingsInboxPage,
   TidingsInboxUpdate,
 } from '@tidings/browser';
-import { countsOf } from './counts-store.js';
-import { appendPage, applyUpdate, firstPage, type ListFilter, prependItem } from './items.js';
+import { countsOf, laterCounts } from './counts-store.js';
+import { appendPage, applyUpdate, changedIds, firstPage, type ListFilter, prependItem } from './items.js';
 import { asError, createStore, type Store } from './store.js';
 
 /** Which items `useInbox` lists, and how many a page reads. */
@@ -62,7 +62,7 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
   const filter: ListFilter = { unread: options.unread ?? false, archived: options.archived ?? false };
   const limit = options.pageSize ?? 20;
   let cursor: string | undefined; // the last id of the last page read
-  let heard = 0; // counts heard from events: a page read while one came has older counts
+  const versions = new Map<string, number>(); // item id → the counts version of the last update that changed it
   const store = createStore(INITIAL, () => {
     const unsubscribe = inbox.subscribe(onEvent);
     void readFirst();
@@ -72,14 +72,21 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
 
   function onEvent(event: TidingsInboxEvent) {
     const counts = countsOf(event);
-    if (counts) heard++;
     if (event.type === 'item') set({ items: prependItem(state().items, event.item, filter) });
     if (event.type === 'update') applyAnswer(event.update);
-    else if (counts) set({ counts });
+    else if (counts) takeCounts(counts);
   }
 
+  const takeCounts = (counts: TidingsInboxCounts) => set({ counts: laterCounts(state().counts, counts) });
+
+  /** An update, to the items that no later update changed already (updates may arrive out of order). */
   function applyAnswer(update: TidingsInboxUpdate) {
-    set({ items: applyUpdate(state().items, update, filter, state().hasMore), counts: update.counts });
+    const { version } = update.counts;
+    const isLater = (id: string) => (versions.get(id) ?? 0) <= version;
+    const items = applyUpdate(state().items, update, filter, state().hasMore, isLater);
+    for (const id of changedIds(update, state().items)) if (isLater(id)) versions.set(id, version);
+    set({ items });
+    takeCounts(update.counts);
   }
 
   /**
@@ -96,23 +103,22 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
     }
   }
 
-  function readPage(startingAfter: string | undefined, use: (page: TidingsInboxPage, before: number) => void) {
-    const before = heard;
+  function readPage(startingAfter: string | undefined, use: (page: TidingsInboxPage) => void) {
     set({ loading: true });
     return request(
       () => inbox.list({ ...filter, limit, startingAfter }),
       (page) => {
         cursor = page.data.at(-1)?.id ?? startingAfter;
-        use(page, before);
+        use(page);
       },
       (error) => set({ loading: false, error }),
     );
   }
 
   const readFirst = () =>
-    readPage(undefined, (page, before) => {
-      const counts = heard === before ? page.counts : state().counts;
-      set({ items: firstPage(state().items, page.data), counts, hasMore: page.has_more, loading: false, error: null });
+    readPage(undefined, (page) => {
+      set({ items: firstPage(state().items, page.data), hasMore: page.has_more, loading: false, error: null });
+      takeCounts(page.counts);
     });
 
   const loadMore = async () => {

@@ -64,20 +64,30 @@ function insertInOrder(items: TidingsInboxItem[], item: TidingsInboxItem, hasMor
 /**
  * The items after an update: the changed items replace the ones held (and come in when they now
  * belong in the list), an update of all items changes the held items by its action, and an item
- * that no longer belongs in the list leaves it.
+ * that no longer belongs in the list leaves it. Only the items `isLater` accepts change: not
+ * those a later update changed already.
  */
 export function applyUpdate(
   items: TidingsInboxItem[],
   update: TidingsInboxUpdate,
   filter: ListFilter,
   hasMore: boolean,
+  isLater: (id: string) => boolean = () => true,
   at = new Date().toISOString(),
 ): TidingsInboxItem[] {
-  if (update.all)
-    return items.map((item) => markedAll(item, update.action, at)).filter((item) => matches(item, filter));
-  let next = items.map((item) => update.items.find((changed) => changed.id === item.id) ?? item);
-  for (const changed of update.items) {
+  if (update.all) {
+    const marked = items.map((item) => (isLater(item.id) ? markedAll(item, update.action, at) : item));
+    return marked.filter((item) => matches(item, filter));
+  }
+  const changes = update.items.filter((changed) => isLater(changed.id));
+  let next = items.map((item) => changes.find((changed) => changed.id === item.id) ?? item);
+  for (const changed of changes) {
     if (!holds(next, changed.id) && matches(changed, filter)) next = insertInOrder(next, changed, hasMore);
   }
   return next.filter((item) => matches(item, filter));
+}
+
+/** The ids an update changed: its items, or, for an update of all items, the ones held. */
+export function changedIds(update: TidingsInboxUpdate, held: readonly TidingsInboxItem[]): string[] {
+  return (update.all ? held : update.items).map(({ id }) => id);
 }

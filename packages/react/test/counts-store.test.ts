@@ -34,12 +34,16 @@ describe('the counts store', () => {
     expect(store.getState()).toMatchObject({ unread: 0, total: 1 });
   });
 
-  it('keeps the counts of an event over those of a read that was under way', async () => {
+  it('keeps the counts of the higher version, whichever arrives last', async () => {
     const { fake, store } = started();
-    fake.emit({ type: 'counts', counts: counts(4) });
-    fake.counts[0]!.resolve(counts(3));
+    fake.emit({ type: 'counts', counts: counts(4, 4, 4, 7) });
+    fake.counts[0]!.resolve(counts(3, 3, 3, 6));
     await settle();
     expect(store.getState().unread).toBe(4);
+    fake.emit({ type: 'update', update: update('read', [], counts(0, 4, 0, 5), true) });
+    expect(store.getState().unread).toBe(4);
+    fake.emit({ type: 'counts', counts: counts(2, 4, 2, 8) });
+    expect(store.getState().unread).toBe(2);
   });
 
   it('holds a failed read as its error, and ignores a read answered after the last listener left', async () => {

@@ -90,8 +90,9 @@ export function item(n: number, overrides: Partial<TidingsInboxItem> = {}): Tidi
   };
 }
 
-export function counts(unread: number, total = unread, unseen = unread): TidingsInboxCounts {
-  return { object: 'inbox_counts', total, unread, unseen };
+/** Counts at `version` (a later change has a higher one). */
+export function counts(unread: number, total = unread, unseen = unread, version = 1): TidingsInboxCounts {
+  return { object: 'inbox_counts', total, unread, unseen, version };
 }
 
 export function page(data: TidingsInboxItem[], hasMore = false, pageCounts = counts(data.length)): TidingsInboxPage {

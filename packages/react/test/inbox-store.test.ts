@@ -109,14 +109,24 @@ describe('the inbox store', () => {
     expect(store.getState().items).toEqual([]);
   });
 
-  it('takes the counts of counts events, over those of a page read meanwhile', async () => {
+  it('keeps the counts of the higher version, from events and pages alike', async () => {
     const { fake, store } = started();
-    fake.emit({ type: 'counts', counts: counts(7) });
-    fake.lists[0]!.resolve(page([item(1)], false, counts(1)));
+    fake.emit({ type: 'counts', counts: counts(7, 7, 7, 3) });
+    fake.lists[0]!.resolve(page([item(1)], false, counts(1, 1, 1, 2)));
     await settle();
-    expect(store.getState().counts).toEqual(counts(7));
-    fake.emit({ type: 'counts', counts: counts(8) });
-    expect(store.getState().counts).toEqual(counts(8));
+    expect(store.getState().counts).toEqual(counts(7, 7, 7, 3));
+    fake.emit({ type: 'counts', counts: counts(8, 8, 8, 4) });
+    expect(store.getState().counts).toEqual(counts(8, 8, 8, 4));
+  });
+
+  it('leaves an item as a later update left it when an earlier one arrives after', async () => {
+    const { fake, store } = await loaded();
+    const readLater = update('read', [item(3, { read_at: READ_AT })], counts(2, 3, 2, 5));
+    fake.emit({ type: 'update', update: readLater });
+    fake.emit({ type: 'update', update: update('unread', [item(3)], counts(3, 3, 2, 4)) });
+    fake.emit({ type: 'update', update: update('archive', [], counts(0, 0, 0, 3), true) });
+    expect(store.getState().items.map(({ id, read_at }) => [id, read_at])).toEqual([['ntf_3', READ_AT]]);
+    expect(store.getState().counts).toEqual(counts(2, 3, 2, 5));
   });
 
   it('marks through the inbox and shows the answer before any event', async () => {
