@@ -75,6 +75,8 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
     if (event.type === 'item') set({ items: prependItem(state().items, event.item, filter) });
     if (event.type === 'update') applyAnswer(event.update);
     else if (counts) takeCounts(counts);
+    // Back online: what was sent or marked meanwhile is read with the first page again.
+    if (event.type === 'status' && event.status === 'open' && !state().loading) void readFirst();
   }
 
   const takeCounts = (counts: TidingsInboxCounts) => set({ counts: laterCounts(state().counts, counts) });

@@ -49,6 +49,7 @@ export function fakeInbox() {
     list: (options = {}) => record(lists, options),
     counts: () => record(counts, undefined),
     mark: (action, ids) => record(marks, { action, ids }),
+    status: () => 'open',
     subscribe(listener) {
       const own = (event: TidingsInboxEvent) => listener(event);
       listeners.add(own);

@@ -129,6 +129,19 @@ describe('the inbox store', () => {
     expect(store.getState().counts).toEqual(counts(2, 3, 2, 5));
   });
 
+  it('reads the first page again when the connection is open again', async () => {
+    const { fake, ids } = await loaded();
+    fake.emit({ type: 'status', status: 'reconnecting' });
+    expect(fake.lists).toHaveLength(1);
+    fake.emit({ type: 'status', status: 'open' });
+    expect(fake.lists.map(({ args }) => args.startingAfter)).toEqual([undefined, undefined]);
+    fake.emit({ type: 'status', status: 'open' });
+    expect(fake.lists).toHaveLength(2);
+    fake.lists[1]!.resolve(page([item(5), item(3)], true));
+    await settle();
+    expect(ids()).toEqual(['ntf_5', 'ntf_3']);
+  });
+
   it('marks through the inbox and shows the answer before any event', async () => {
     const { fake, store } = await loaded();
     const marked = store.actions.markRead('ntf_3');
