@@ -1,10 +1,8 @@
-import type { TidingsInbox } from '@tidings/browser';
+import type { TidingsConnection } from '@tidings/browser';
 import { createContext, createElement, type ReactNode, useContext } from 'react';
 
 /** What the hooks need of a connection of `@tidings/browser` (`connect()`'s answer): its inbox. */
-export interface TidingsInboxConnection {
-  readonly inbox: TidingsInbox;
-}
+export type TidingsInboxConnection = Pick<TidingsConnection, 'inbox'>;
 
 export interface TidingsProviderProps {
   /** The page's connection, from `connect()` of `@tidings/browser`. */
