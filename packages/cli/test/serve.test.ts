@@ -92,7 +92,8 @@ describe('tidings serve', () => {
     const revoked = await notify(server.url, key);
     expect(revoked.status).toBe(401);
     expect(await code(revoked)).toBe('UNAUTHORIZED');
-  });
+    // A server and six CLI processes, one after another: seconds each while the other suites run.
+  }, 60_000);
 
   it('closes open event streams and exits 0 on SIGINT', async () => {
     const db = join(dir, 'streams.db');

@@ -116,6 +116,10 @@ export function inboxOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhoo
       WHERE notification_id = $2 AND read_at IS NULL AND archived_at IS NULL AND reminded_at IS NULL
       RETURNING recipient, created_at`,
   );
+  const selectShortestRetention = statement(
+    'inbox_shortest_retention',
+    `SELECT min(days) AS days FROM ${t('inbox_retention')}`,
+  );
   const purge = statement(
     'inbox_purge',
     `DELETE FROM ${t('inbox_items')} AS i
@@ -214,10 +218,14 @@ export function inboxOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhoo
       });
     },
     async purgeInbox({ now }) {
+      // Bounded by the shortest retention of any project: the read covers only items that some
+      // project's retention may have passed, not every item of the last 90 days at each sweep.
+      const [row] = await run<{ days: number | null }>(pool, selectShortestRetention);
+      const shortest = Math.min(DEFAULT_INBOX_RETENTION_DAYS, row?.days ?? Number.POSITIVE_INFINITY);
       const result = await pool.query({
         name: purge.name!,
         text: purge.text,
-        values: [now - 86_400_000, now, DEFAULT_INBOX_RETENTION_DAYS],
+        values: [now - shortest * 86_400_000, now, DEFAULT_INBOX_RETENTION_DAYS],
       });
       return result.rowCount ?? 0;
     },

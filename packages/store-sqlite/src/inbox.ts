@@ -154,6 +154,7 @@ export function inboxOperations(db: Database.Database, recordEvents: RecordWebho
       WHERE notification_id = ? AND read_at IS NULL AND archived_at IS NULL AND reminded_at IS NULL
       RETURNING project_id, recipient, created_at`,
   );
+  const selectShortestRetention = db.prepare<[], number | null>('SELECT min(days) FROM inbox_retention').pluck();
   const purge = db.prepare<[number, number, number]>(
     `DELETE FROM inbox_items
       WHERE created_at < ?
@@ -240,7 +241,13 @@ export function inboxOperations(db: Database.Database, recordEvents: RecordWebho
       return remindOnce.immediate(notificationId, afterSeconds, now);
     },
     async purgeInbox({ now }) {
-      return purge.run(now - 86_400_000, now, DEFAULT_INBOX_RETENTION_DAYS).changes;
+      // Bounded by the shortest retention of any project: the read covers only items that some
+      // project's retention may have passed, not every item of the last 90 days at each sweep.
+      const shortest = Math.min(
+        DEFAULT_INBOX_RETENTION_DAYS,
+        selectShortestRetention.get() ?? Number.POSITIVE_INFINITY,
+      );
+      return purge.run(now - shortest * 86_400_000, now, DEFAULT_INBOX_RETENTION_DAYS).changes;
     },
     async setInboxRetention({ projectId, days }) {
       putRetention.run(projectId, days);

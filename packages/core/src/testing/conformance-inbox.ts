@@ -375,9 +375,22 @@ export function inboxConformance(getStore: GetStore<Store>): void {
       const [old] = await sendMany(store, project.id, recipient, 1, T0 - 10 * DAY_MS);
       const [recent] = await sendMany(store, project.id, recipient, 1, T0 - DAY_MS);
       expect(await store.purgeInbox({ now: T0 })).toBe(0);
+      // Another project, on the default retention, keeps an item of the same age.
+      const otherId = newId('proj', T0);
+      const other = await store.createProject({
+        id: otherId,
+        accountId: project.accountId,
+        name: 'Other',
+        now: T0,
+        maxProjects: 10,
+      });
+      expect(other.kind).toBe('created');
+      await seedBrowser(store, otherId, recipient);
+      await sendMany(store, otherId, recipient, 1, T0 - 10 * DAY_MS);
       await store.setInboxRetention({ projectId: project.id, days: 7 });
       expect(await store.getInboxRetention({ projectId: project.id })).toBe(7);
       expect(await store.purgeInbox({ now: T0 })).toBe(1);
+      expect(await store.getInboxCounts({ projectId: otherId, recipient })).toMatchObject({ total: 1 });
       const page = await store.listInbox({
         projectId: project.id,
         recipient,
