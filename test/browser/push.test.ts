@@ -317,13 +317,18 @@ async function openTabWithPush(later: StubSubscription[] = []) {
 /** A DevTools session on a page of the context that stays open, and the site's worker registration. */
 async function workerControl(holder: Page) {
   const cdp: CDPSession = await context.newCDPSession(holder);
-  const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
-  cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: typeof registrations }) => {
-    registrations.push(...event.registrations);
-  });
+  // Each registration as its latest update left it: an earlier test's registration of the same
+  // scope may be reported first and deleted after, and a push to it would reach no worker.
+  const registrations = new Map<string, { registrationId: string; scopeURL: string; isDeleted: boolean }>();
+  cdp.on(
+    'ServiceWorker.workerRegistrationUpdated',
+    (event: { registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] }) => {
+      for (const updated of event.registrations) registrations.set(updated.registrationId, updated);
+    },
+  );
   await cdp.send('ServiceWorker.enable');
   const registration = await until(
-    async () => registrations.find((r) => r.scopeURL === `${site.url}/` && !r.isDeleted),
+    async () => [...registrations.values()].reverse().find((r) => r.scopeURL === `${site.url}/` && !r.isDeleted),
     Boolean,
     'the site’s service worker registration',
   );
