@@ -192,7 +192,8 @@ describe('three instances behind nginx, on PostgreSQL and Redis', () => {
       expect((await response.json()).code).toBe('PROJECT_SUSPENDED');
     }
     for (const stream of open) await stream.until(() => stream.stopped, 'the stream to close', 5000);
-  });
+    // Five CLI processes and three instances' streams, one after another, while other suites run.
+  }, 60_000);
 
   it('loses no acknowledged send when one instance is killed under load; its browsers resume on another', async () => {
     // An account, a project and a key per sender of their own, so that the limits (60 per key,
