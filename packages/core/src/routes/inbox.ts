@@ -11,7 +11,7 @@ import type { RouteContext, Services } from '../context.js';
 import { TidingsError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { jsonReply } from '../http/responses.js';
-import { inboxCountsObject, inboxListObject } from '../inbox/objects.js';
+import { inboxCountsObject, inboxListObject, inboxUpdateObject } from '../inbox/objects.js';
 import { markAndTell } from '../inbox/tell.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
 import type { BrowserStore, InboxStore, InboxTarget } from '../ports/store.js';
@@ -167,14 +167,13 @@ export async function markRecipientInbox(ctx: RouteContext, services: RouteServi
   });
   const body = parseBody(inboxMarkBodySchema, raw);
   if (isTest(key.mode)) {
-    const update = {
-      object: 'inbox_update',
+    const update = inboxUpdateObject({
       action: body.action,
       all: body.all === true,
-      items: [],
-      not_found: body.ids ?? [],
-      counts: inboxCountsObject(NO_COUNTS),
-    };
+      changed: [],
+      notFound: body.ids ?? [],
+      counts: NO_COUNTS,
+    });
     return jsonReply(ctx, 200, JSON.stringify(update));
   }
   const update = await markAndTell(
