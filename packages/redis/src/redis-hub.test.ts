@@ -551,8 +551,17 @@ describe('createRedisHub when Redis goes away', () => {
     await redis.stop();
     await until(() => onB.reports.filter((report) => report === 'all').length >= 2, { timeoutMs: 5_000 });
     await redis.start();
-    await until(() => b.stats().channels > 0 && onB.reports.length > 2, { timeoutMs: 10_000 });
-    await b.ready();
+    // Back once a publish of its own comes back to it through Redis: both connections are up
+    // again (node-redis reconnects them each on its own backoff, so one may be late).
+    await until(
+      async () => {
+        const before = b.stats().received;
+        await b.publish([closeBrowser('brw_waiting')]);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return b.stats().received > before;
+      },
+      { timeoutMs: 15_000, what: 'a publish of its own to come back through Redis' },
+    );
     await quietPeriod(700, 'the reports of the outage to end');
     const settled = onB.reports.length;
     await quietPeriod(700, 'a report once Redis is back');
