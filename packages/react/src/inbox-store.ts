@@ -6,6 +6,7 @@ import type {
   TidingsInboxItem,
   TidingsInboxPage,
   TidingsInboxUpdate,
+  TidingsStatus,
 } from '@tidings/browser';
 import { countsOf, laterCounts } from './counts-store.js';
 import { appendPage, applyUpdate, changedIds, firstPage, type ListFilter, prependItem } from './items.js';
@@ -33,6 +34,11 @@ export interface InboxState {
   loading: boolean;
   /** Why the last page or mark failed; cleared by the next one that succeeds. */
   error: Error | null;
+  /**
+   * The connection's status. While it is not `open`, changes made elsewhere do not reach the list;
+   * once it opens again, the first page is read again.
+   */
+  status: TidingsStatus;
 }
 
 /**
@@ -55,16 +61,24 @@ export interface InboxStore extends Store<InboxState> {
   actions: InboxActions;
 }
 
-const INITIAL: InboxState = { items: [], counts: null, hasMore: false, loading: true, error: null };
-
 /** The recipient's inbox, one filtered list of it read a page at a time, kept current from its events. */
 export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}): InboxStore {
   const filter: ListFilter = { unread: options.unread ?? false, archived: options.archived ?? false };
   const limit = options.pageSize ?? 20;
   let cursor: string | undefined; // the last id of the last page read
   const versions = new Map<string, number>(); // item id → the counts version of the last update that changed it
-  const store = createStore(INITIAL, () => {
+  const initial: InboxState = {
+    items: [],
+    counts: null,
+    hasMore: false,
+    loading: true,
+    error: null,
+    status: inbox.status(),
+  };
+  const store = createStore(initial, () => {
     const unsubscribe = inbox.subscribe(onEvent);
+    // The status may have changed while no component showed the list.
+    if (state().status !== inbox.status()) set({ status: inbox.status() });
     void readFirst();
     return unsubscribe;
   });
@@ -75,8 +89,10 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
     if (event.type === 'item') set({ items: prependItem(state().items, event.item, filter) });
     if (event.type === 'update') applyAnswer(event.update);
     else if (counts) takeCounts(counts);
+    if (event.type !== 'status') return;
+    set({ status: event.status });
     // Back online: what was sent or marked meanwhile is read with the first page again.
-    if (event.type === 'status' && event.status === 'open' && !state().loading) void readFirst();
+    if (event.status === 'open' && !state().loading) void readFirst();
   }
 
   const takeCounts = (counts: TidingsInboxCounts) => set({ counts: laterCounts(state().counts, counts) });

@@ -7,6 +7,7 @@ import type {
   TidingsInboxListOptions,
   TidingsInboxPage,
   TidingsInboxUpdate,
+  TidingsStatus,
 } from '@tidings/browser';
 
 /** A promise with its resolve and reject at hand. */
@@ -33,9 +34,10 @@ export interface Call<A, T> extends Deferred<T> {
 
 /**
  * An inbox whose every request waits for the test to answer it (`lists`, `counts`, `marks`, in
- * the order they were made), and whose events the test emits.
+ * the order they were made), and whose events the test emits (a status event changes its status).
  */
 export function fakeInbox() {
+  let status: TidingsStatus = 'open';
   const listeners = new Set<(event: TidingsInboxEvent) => void>();
   const lists: Call<TidingsInboxListOptions, TidingsInboxPage>[] = [];
   const counts: Call<undefined, TidingsInboxCounts>[] = [];
@@ -49,7 +51,7 @@ export function fakeInbox() {
     list: (options = {}) => record(lists, options),
     counts: () => record(counts, undefined),
     mark: (action, ids) => record(marks, { action, ids }),
-    status: () => 'open',
+    status: () => status,
     subscribe(listener) {
       const own = (event: TidingsInboxEvent) => listener(event);
       listeners.add(own);
@@ -63,6 +65,7 @@ export function fakeInbox() {
     marks,
     listeners: () => listeners.size,
     emit(event: TidingsInboxEvent) {
+      if (event.type === 'status') status = event.status;
       for (const listener of listeners) listener(event);
     },
   };

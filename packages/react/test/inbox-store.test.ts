@@ -31,6 +31,21 @@ describe('the inbox store', () => {
     expect(fake.listeners()).toBe(0);
   });
 
+  it('holds the status the connection has when a component first shows it, and again after none did', () => {
+    const fake = fakeInbox();
+    fake.emit({ type: 'status', status: 'connecting' });
+    const store = createInboxStore(fake.inbox);
+    expect(store.getState().status).toBe('connecting');
+    const stop = store.subscribe(() => {});
+    fake.emit({ type: 'status', status: 'open' });
+    expect(store.getState().status).toBe('open');
+    stop();
+    fake.emit({ type: 'status', status: 'closed' });
+    expect(store.getState().status).toBe('open');
+    store.subscribe(() => {})();
+    expect(store.getState().status).toBe('closed');
+  });
+
   it('holds the first page, its counts and whether there is more', async () => {
     const { store, ids } = await loaded();
     expect(ids()).toEqual(['ntf_3', 'ntf_2', 'ntf_1']);
@@ -130,10 +145,13 @@ describe('the inbox store', () => {
   });
 
   it('reads the first page again when the connection is open again', async () => {
-    const { fake, ids } = await loaded();
+    const { fake, ids, store } = await loaded();
+    expect(store.getState().status).toBe('open');
     fake.emit({ type: 'status', status: 'reconnecting' });
+    expect(store.getState().status).toBe('reconnecting');
     expect(fake.lists).toHaveLength(1);
     fake.emit({ type: 'status', status: 'open' });
+    expect(store.getState().status).toBe('open');
     expect(fake.lists.map(({ args }) => args.startingAfter)).toEqual([undefined, undefined]);
     fake.emit({ type: 'status', status: 'open' });
     expect(fake.lists).toHaveLength(2);
