@@ -1,5 +1,6 @@
 import {
   type AdminApi,
+  MAX_INBOX_RETENTION_DAYS,
   MAX_SUSPENSION_REASON_LENGTH,
   TidingsError,
   type WebhookEndpointObject,
@@ -203,6 +204,25 @@ export const adminCommands: AdminCommand[] = [
     async run(admin, parsed, _store, context) {
       const [projectId] = expectPositionals(parsed, ['PROJECT_ID'], this.name);
       return changeSuspension(admin, 'resume', projectId!, parsed, context);
+    },
+  },
+  {
+    name: 'project inbox-retention',
+    synopsis: 'PROJECT_ID [--days N]',
+    summary: `Show how many days a project's inbox items are kept, or set it with --days (1 to ${MAX_INBOX_RETENTION_DAYS})`,
+    options: { days: { type: 'string' } },
+    changes: true,
+    async run(admin, parsed, _store, context) {
+      const [projectId] = expectPositionals(parsed, ['PROJECT_ID'], this.name);
+      const days = integerFlag(parsed, 'days', this.name, { min: 1, max: MAX_INBOX_RETENTION_DAYS });
+      const before = await admin.getInboxRetention(projectId!);
+      const after = days === undefined ? before : await admin.setInboxRetention(projectId!, days);
+      const result = { object: 'inbox_retention', project_id: projectId, days: after };
+      if (days === undefined) return { result, text: `inbox items of ${projectId} are kept ${after} days` };
+      // Setting what was already set changes nothing and records nothing.
+      if (after === before) return { result, text: `inbox items of ${projectId} were already kept ${after} days` };
+      await context.audit('setInboxRetention', { projectId: projectId!, days: after });
+      return { result, text: `inbox items of ${projectId} are now kept ${after} days (were ${before})` };
     },
   },
   {

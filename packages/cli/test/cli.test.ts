@@ -158,6 +158,38 @@ describe('tidings account, project and key', () => {
     expect(listed?.suspended).toBe(false);
   });
 
+  it('shows and sets how long a project keeps its inbox items, and audits only a change', async () => {
+    const projectId = await project(await verifiedAccount('inbox@example.com'));
+    expect(await tidingsJson(['project', 'inbox-retention', projectId, '--db', paths.db])).toEqual({
+      object: 'inbox_retention',
+      project_id: projectId,
+      days: 90,
+    });
+    const set = await runTidings(['project', 'inbox-retention', projectId, '--days', '30', '--db', paths.db]);
+    expect(set).toEqual({
+      code: 0,
+      stdout: `inbox items of ${projectId} are now kept 30 days (were 90)\n`,
+      stderr: '',
+    });
+    const again = await runTidings(['project', 'inbox-retention', projectId, '--days', '30', '--db', paths.db]);
+    expect(again.stdout).toBe(`inbox items of ${projectId} were already kept 30 days\n`);
+    const audit = await tidingsJson<{ action: string; detail: string }[]>([
+      'audit',
+      '--project',
+      projectId,
+      '--db',
+      paths.db,
+    ]);
+    expect(audit.filter((entry) => entry.action === 'project.inbox_retention_set')).toEqual([
+      expect.objectContaining({ detail: 'inbox items kept 30 days' }),
+    ]);
+    const refused = await runTidings(['project', 'inbox-retention', projectId, '--days', '366', '--db', paths.db]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error: --days must be a whole number from 1 to 365');
+    expect(await failingJson(['project', 'inbox-retention', 'proj_nothere'])).toMatchObject({ code: 'NOT_FOUND' });
+    // Nine CLI processes in a row, each opening the database: the time they take under CI's load.
+  }, 60_000);
+
   it('deletes a project only when --confirm repeats its name', async () => {
     const accountId = await verifiedAccount('delete@example.com');
     const projectId = await project(accountId, 'Doomed');

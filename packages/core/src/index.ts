@@ -5,7 +5,12 @@
  * the conformance kits are `@tidings/core/testing`; Node.js I/O is `@tidings/core/node`.
  */
 
-export { type AdminApi, MAX_SUSPENSION_REASON_LENGTH, type SuspensionChange } from './admin/api.js';
+export {
+  type AdminApi,
+  MAX_INBOX_RETENTION_DAYS,
+  MAX_SUSPENSION_REASON_LENGTH,
+  type SuspensionChange,
+} from './admin/api.js';
 export type { VapidAdminApi, VapidKeyObject } from './admin/vapid.js';
 export {
   type AdminViews,
