@@ -8,7 +8,7 @@ import { jsxRenderer } from 'hono/jsx-renderer';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { registerAssetRoutes } from './assets.js';
-import { type DashboardEnv, type Deps, loadSession, pageContext } from './context.js';
+import { type DashboardEnv, type Deps, loadSession, ProjectDeletedError, pageContext } from './context.js';
 import { createAccountService } from './domain/accounts.js';
 import { createSessions, sessionCookieName } from './domain/sessions.js';
 import { type DashboardOptions, resolveDashboardOptions } from './options.js';
@@ -25,6 +25,7 @@ import { registerSecurityRoutes, SECOND_FACTOR_PATHS } from './routes/security.j
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { ErrorPage } from './views/error-page.js';
 import { PageContextProvider } from './views/layout.js';
+import { ProjectDeletedPage } from './views/project-deleted-page.js';
 
 /** How often the dashboard deletes what has expired (docs/dashboard.md#what-is-kept). */
 export const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -180,6 +181,11 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   });
 
   app.onError((error, c) => {
+    // A deleted project's pages say so with 410 Gone, apart from an unknown one's 404.
+    if (error instanceof ProjectDeletedError) {
+      c.header('Cache-Control', 'no-store');
+      return render(c, <ProjectDeletedPage deleted={error.deleted} />, 410);
+    }
     if (error instanceof TidingsError) {
       for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
       c.header('Cache-Control', 'no-store');

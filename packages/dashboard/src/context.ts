@@ -70,22 +70,49 @@ export async function ownedProject(deps: Deps, signedIn: SignedIn, id: string): 
     throw error;
   });
   if (!project || project.account_id !== signedIn.account.account.id) {
-    throw new TidingsError('NOT_FOUND', project ? 'No such project' : await goneProject(deps, signedIn, id));
+    const deleted = project ? null : await deletedProject(deps, signedIn, id);
+    throw deleted ? new ProjectDeletedError(deleted) : new TidingsError('NOT_FOUND', 'No such project');
   }
   return project;
 }
 
+/** What the audit log keeps of a deleted project: its name, when it went and who deleted it. */
+export interface DeletedProject {
+  id: string;
+  name: string;
+  deletedAt: number;
+  /** The account's email, or the operator's name when the CLI deleted it. */
+  by: string;
+}
+
 /**
- * Why there is no project at `id`: one this account deleted says so, with when and by whom (a
- * bookmark, the Back button after the deletion); any other is only "no such project".
+ * A project of this account that was deleted. It is NOT_FOUND to a program (the first send's
+ * JSON routes answer 404 as for an unknown one); the pages answer 410 Gone and say what happened.
  */
-async function goneProject(deps: Deps, signedIn: SignedIn, id: string): Promise<string> {
+export class ProjectDeletedError extends TidingsError {
+  readonly deleted: DeletedProject;
+  constructor(deleted: DeletedProject) {
+    super(
+      'NOT_FOUND',
+      `The project “${deleted.name}” was deleted on ${formatTime(deleted.deletedAt)} by ${deleted.by}; its keys, notifications and webhooks went with it.`,
+    );
+    this.name = 'ProjectDeletedError';
+    this.deleted = deleted;
+  }
+}
+
+/**
+ * The record of a project this account deleted, read from the audit log, which keeps its entries
+ * and a last one, `project.deleted` (a bookmark, the Back button after the deletion); null for
+ * any other id, so that nothing tells another account's deleted project from an unknown one.
+ */
+async function deletedProject(deps: Deps, signedIn: SignedIn, id: string): Promise<DeletedProject | null> {
   const entries = await deps.options.store.listAuditEvents({ projectId: id, limit: 50 });
   const deleted = entries.find((entry) => entry.action === 'project.deleted');
   const own = entries.some((entry) => entry.actorAccountId === signedIn.account.account.id);
-  if (!deleted || !own) return 'No such project';
+  if (!deleted || !own) return null;
   const by = deleted.actorEmail ?? (deleted.actorName ? `the operator (${deleted.actorName})` : 'the operator');
-  return `The project “${deleted.detail}” was deleted on ${formatTime(deleted.createdAt)} by ${by}; its keys, notifications and webhooks went with it.`;
+  return { id, name: deleted.detail, deletedAt: deleted.createdAt, by };
 }
 
 /**

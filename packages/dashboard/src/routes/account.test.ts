@@ -83,16 +83,29 @@ describe('deleting a project', () => {
     // The very next request with the key is refused.
     expect(await apiStatus(key)).toBe(401);
     expect(await dashboard.store.listApiKeys(ids[0]!).catch(() => [])).toEqual([]);
-    // Its pages say it was deleted, to its account only.
-    for (const path of [`/dashboard/projects/${ids[0]}`, `/dashboard/projects/${ids[0]}/delete`]) {
+    // Its pages, and a form sent again from one, say it was deleted (410 Gone), to its account only.
+    const pages = ['', '/usage', '/log', '/live', '/audit', '/settings', '/webhooks', '/delete'];
+    for (const path of pages.map((page) => `/dashboard/projects/${ids[0]}${page}`)) {
       const gone = await browser.get(path);
-      expect(gone.status).toBe(404);
-      expect(await gone.text()).toMatch(
-        /The project “P1” was deleted on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC by ada@example\.com/,
+      expect(gone.status, path).toBe(410);
+      expect(gone.headers.get('Cache-Control')).toBe('no-store');
+      const html = await gone.text();
+      expect(html).toContain('<h1>This project was deleted</h1>');
+      expect(html).toMatch(
+        /The project <strong>P1<\/strong> was deleted on <time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time> <span class="muted">\([^)]*\)<\/span> by ada@example\.com\./,
       );
+      expect(html).toContain(`<code>${ids[0]}</code>`);
     }
+    const again = await browser.post(`/dashboard/projects/${ids[0]}/delete`, { name: 'P1' });
+    expect(again.status).toBe(410);
+    // A project that never existed stays 404, and another account's deleted one is no different.
+    const never = await browser.get('/dashboard/projects/prj_01jd0000000000000000000000');
+    expect(never.status).toBe(404);
+    expect(await never.text()).toContain('No such project');
     const stranger = await signUpVerified(dashboard, 'eve@example.com');
-    const unknown = await (await stranger.get(`/dashboard/projects/${ids[0]}`)).text();
+    const foreign = await stranger.get(`/dashboard/projects/${ids[0]}`);
+    expect(foreign.status).toBe(404);
+    const unknown = await foreign.text();
     expect(unknown).toContain('No such project');
     expect(unknown).not.toContain('deleted');
     expect(await (await browser.get('/dashboard?deleted=1')).text()).toContain('9/10 projects');
