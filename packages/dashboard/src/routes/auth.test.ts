@@ -358,7 +358,11 @@ describe('sign-in', () => {
       code,
       password: 'a brand new password',
     });
-    expect(done.status).toBe(200);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('Location')).toBe('/dashboard/login?email=ada%40example.com&reset=1');
+    const login = await (await browser.get(done.headers.get('Location')!)).text();
+    expect(login).toContain('Your password is set. Sign in with it.');
+    expect(login).toContain('value="ada@example.com"');
     expect((await first.get('/dashboard')).status).toBe(303);
     expect(
       (await browser.post('/dashboard/login', { email: 'ada@example.com', password: 'a brand new password' })).status,

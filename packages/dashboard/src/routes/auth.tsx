@@ -123,7 +123,11 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
     render(
       c,
       <LoginPage
-        state={{}}
+        state={
+          c.req.query('reset') === '1'
+            ? { notice: 'Your password is set. Sign in with it.', values: { email: c.req.query('email') ?? '' } }
+            : {}
+        }
         signupOpen={signupOpen}
         next={nextPage(c.req.query('next'))}
         sessionEnded={c.req.query('session') === 'ended'}
@@ -250,12 +254,8 @@ export function registerAuthRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
       };
       return render(c, <ResetConfirmPage state={state} />, 400);
     }
-    return render(
-      c,
-      <LoginPage
-        state={{ notice: 'Your password is set. Sign in with it.', values: { email: form.data.email } }}
-        signupOpen={signupOpen}
-      />,
-    );
+    // Post/redirect/get: a reload of the sign-in page never sends the used code again.
+    const query = new URLSearchParams({ email: form.data.email, reset: '1' });
+    return seeOther(c, `${base}/login?${query}`);
   });
 }
