@@ -1,4 +1,12 @@
-import { type Clock, createConsoleMailer, type Limiter, type Logger, type Mailer, type Tidings } from '@tidings/core';
+import {
+  type Clock,
+  createConsoleMailer,
+  type Limiter,
+  type Logger,
+  type Mailer,
+  type ProjectObject,
+  type Tidings,
+} from '@tidings/core';
 import type { Context } from 'hono';
 import type { DashboardStore } from './domain/dashboard-store.js';
 
@@ -38,6 +46,13 @@ export interface DashboardOptions {
   sessionAbsoluteMs?: number;
   /** The client's socket address. @default the Node socket on `@hono/node-server`, else undefined */
   getClientAddress?: (c: Context) => string | undefined;
+  /**
+   * The live notifications a month a project's plan allows, drawn as a line on its monthly usage
+   * chart; null where the project has no such limit. Tidings itself caps no monthly number (its
+   * limits are of rate, per minute): a host that sells plans answers from its own records, and
+   * enforces them itself. @default no project has a monthly limit
+   */
+  monthlyNotificationLimit?: (project: ProjectObject) => number | null | Promise<number | null>;
 }
 
 /** {@link DashboardOptions} with every default applied, and what the pages take from `tidings`. */
@@ -106,6 +121,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     maxActiveKeysPerProject: settings.maxActiveKeysPerProject,
     trustProxy: settings.trustProxy,
     getClientAddress: options.getClientAddress ?? nodeSocketAddress,
+    monthlyNotificationLimit: options.monthlyNotificationLimit ?? (() => null),
   };
 }
 

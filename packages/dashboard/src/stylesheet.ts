@@ -106,6 +106,15 @@ pre.curl { background: #1d2522; color: #e8efeb; padding: 0.9rem 1rem; border-rad
 .chart .bar:hover { fill: #45806f; }
 .chart .axis { stroke: #9aa7a1; stroke-width: 1; }
 .chart .tick { fill: var(--muted); font-size: 11px; }
+.chart .grid { stroke: #e3e8e5; stroke-width: 1; }
+.chart .hit { fill: transparent; }
+.chart .bar.over { fill: var(--danger); }
+.chart .bar-link:hover .bar, .chart .bar-link:focus .bar { fill: #45806f; }
+.chart .bar-link:hover .bar.over, .chart .bar-link:focus .bar.over { fill: #7d1d15; }
+.chart .bar-link:focus { outline: none; } .chart .bar-link:focus-visible .hit { fill: none; stroke: var(--focus); stroke-width: 3; }
+.chart .limit line { stroke: var(--danger); stroke-width: 1.5; stroke-dasharray: 6 4; } .chart .limit text { fill: var(--danger); font-size: 11px; font-weight: 600; }
+.swatch.limit { background: none; border-top: 2px dashed var(--danger); height: 0; vertical-align: 0.25em; }
+.view-switch { display: flex; gap: 0.75rem; margin: 0 0 0.75rem; } .view-switch a[aria-current="page"] { font-weight: 600; color: var(--ink); text-decoration: none; }
 .live-list { list-style: none; padding: 0; margin: 0; }
 .live-list li { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 0.8rem; margin-bottom: 0.4rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }

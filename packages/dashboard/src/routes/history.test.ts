@@ -1,4 +1,4 @@
-import { sendCreated } from '@tidings/core/testing';
+import { seedBrowser, sendCreated } from '@tidings/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
@@ -287,6 +287,83 @@ describe('usage', () => {
       expect(text, query).toContain('role="alert"');
       expect(text, query).not.toContain('<tr data-date=');
     }
+  });
+});
+
+describe('usage by month', () => {
+  /** Records `count` sends of the project at `at`, as the API would have (the store's own fixture). */
+  async function sendsAt(projectId: string, at: number, count: number, mode: 'live' | 'test' = 'live') {
+    for (let i = 0; i < count; i++) {
+      await sendCreated(dashboard.store, { projectId, recipient: 'user_1', mode, now: at + i });
+    }
+  }
+
+  async function seeded(limit: number | null) {
+    await dashboard.close();
+    dashboard = createTestDashboard({ monthlyNotificationLimit: async () => limit });
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    // One browser of the recipient, so each send has one attempt (written to no stream yet).
+    await seedBrowser(dashboard.store, projectId, 'user_1', Date.UTC(2025, 0, 1));
+    // The test dashboard's clock stands at 2026-01-10: the months are February 2025 to January 2026.
+    await sendsAt(projectId, Date.UTC(2025, 0, 31, 23, 59), 7); // before the window
+    await sendsAt(projectId, Date.UTC(2025, 1, 1), 1);
+    await sendsAt(projectId, Date.UTC(2025, 10, 30, 23, 59), 4);
+    await sendsAt(projectId, Date.UTC(2025, 11, 1), 2);
+    await sendsAt(projectId, Date.UTC(2025, 11, 31, 12), 3);
+    await sendsAt(projectId, Date.UTC(2025, 11, 15), 5, 'test');
+    await sendsAt(projectId, Date.UTC(2026, 0, 10, 8), 1);
+    return { browser, projectId };
+  }
+
+  /** The figures of a month's row of the table: live, limit, attempts, sent, delivered, test. */
+  function rowOf(html: string, month: string): string[] {
+    const row = new RegExp(`<tr data-month="${month}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
+    return [...row.matchAll(/<td class="num"[^>]*>([^<]*)<\/td>/g)].map((match) => match[1]!);
+  }
+
+  it('sums the last 12 UTC months, draws the plan’s limit and marks a month over it', async () => {
+    const { browser, projectId } = await seeded(4);
+    const response = await browser.get(`/dashboard/projects/${projectId}/usage?view=month`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('Usage by month, the last 12 months');
+    expect(html.match(/<tr data-month=/g)).toHaveLength(12);
+    expect(html).not.toContain('data-month="2025-01"');
+    expect(rowOf(html, '2025-02')).toEqual(['1', '4', '1', '0', '0', '0']);
+    expect(rowOf(html, '2025-11')).toEqual(['4', '4', '4', '0', '0', '0']);
+    expect(rowOf(html, '2025-12')).toEqual(['5', '4', '5', '0', '0', '5']);
+    expect(rowOf(html, '2026-01')).toEqual(['1', '4', '1', '0', '0', '0']);
+    expect(rowOf(html, '2025-06')).toEqual(['0', '4', '0', '0', '0', '0']);
+    // Each bar is a link to its month's days, with its value in its title and its label.
+    expect(html).toContain(
+      `<a href="/dashboard/projects/${projectId}/usage?from=2025-12-01&amp;to=2025-12-31" aria-label="December 2025: 5 live notifications of 4 allowed, over the limit. Show its days." class="bar-link" data-month="2025-12"><title>December 2025: 5 live notifications of 4 allowed</title>`,
+    );
+    expect(html).toContain('aria-label="November 2025: 4 live notifications of 4 allowed. Show its days."');
+    expect(html).toContain('<title>January 2026: 1 live notification of 4 allowed</title>');
+    expect(html.match(/class="bar live over"/g)).toHaveLength(1);
+    // The limit as a line, in the legend and in words; the y-axis with its values, the months under the bars.
+    expect(html).toContain('<g class="limit" aria-hidden="true">');
+    expect(html).toContain('limit 4 a month');
+    expect(html).toContain('allows <strong>4</strong> live notifications a month');
+    for (const tick of ['0', '2', '4', '6']) expect(html).toContain(`text-anchor="end">${tick}</text>`);
+    for (const month of ['Feb', 'Jun', 'Dec', 'Jan'])
+      expect(html).toContain(`text-anchor="middle" aria-hidden="true">${month}</text>`);
+    expect(html).toContain('x: UTC month · y: live notifications');
+    expect(html).toContain(`<a href="/dashboard/projects/${projectId}/usage?view=month" aria-current="page">`);
+  });
+
+  it('draws no limit for a project without one, and says so', async () => {
+    const { browser, projectId } = await seeded(null);
+    const html = await (await browser.get(`/dashboard/projects/${projectId}/usage?view=month`)).text();
+    expect(html).toContain('This project has no monthly limit on its notifications');
+    expect(html).not.toContain('class="limit"');
+    expect(html).not.toContain('bar live over');
+    expect(rowOf(html, '2025-12')).toEqual(['5', 'none', '5', '0', '0', '5']);
+    expect(html).toContain('aria-label="December 2025: 5 live notifications. Show its days."');
+    // The daily view offers the monthly one.
+    const daily = await (await browser.get(`/dashboard/projects/${projectId}/usage`)).text();
+    expect(daily).toContain(`<a href="/dashboard/projects/${projectId}/usage?view=month">By month</a>`);
   });
 });
 

@@ -3,9 +3,10 @@ import { isId, TidingsError } from '@tidings/core';
 import { utcDay } from '@tidings/core/store';
 import type { Hono } from 'hono';
 import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
+import { lastMonthsRange, usageByMonth } from '../domain/monthly-usage.js';
 import { render } from '../render.js';
 import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
-import { UsagePage, type UsageRangeState } from '../views/usage-page.js';
+import { MonthlyUsagePage, UsagePage, type UsageRangeState } from '../views/usage-page.js';
 
 const PAGE_SIZE = 25;
 const USAGE_DAYS = 30;
@@ -26,8 +27,17 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   app.get('/projects/:id/usage', async (c) => {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id'));
-    // A plain GET form: the last 30 UTC days unless the query names others.
     const today = utcDay(tidings.admin.settings.clock.now());
+    if (c.req.query('view') === 'month') {
+      const breakdown = await tidings.admin.getUsageBreakdown(project.id, lastMonthsRange(today));
+      const limit = await options.monthlyNotificationLimit(project);
+      if (limit !== null && !(Number.isInteger(limit) && limit >= 0)) {
+        throw new TypeError('monthlyNotificationLimit must answer a whole number of notifications, or null');
+      }
+      const usage = { months: usageByMonth(breakdown.days), limit };
+      return render(c, <MonthlyUsagePage project={project} usage={usage} />);
+    }
+    // A plain GET form: the last 30 UTC days unless the query names others.
     const rawFrom = (c.req.query('from') ?? '').trim();
     const rawTo = (c.req.query('to') ?? '').trim();
     const to = rawTo || today;

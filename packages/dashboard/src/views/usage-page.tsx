@@ -1,8 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject, UsageBreakdown, UsageBreakdownDayObject } from '@tidings/core';
+import type { MonthUsage } from '../domain/monthly-usage.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
+import { formatCount, MonthlyUsageChart, MonthlyUsageTable } from './usage-months.js';
 
 const WIDTH = 640;
 const HEIGHT = 200;
@@ -98,6 +100,66 @@ export interface UsageRangeState {
   message?: string;
 }
 
+/** The usage page's two views: per day over a range, or per month over the last 12. */
+function ViewSwitch(props: { root: string; view: 'day' | 'month' }) {
+  return (
+    <nav class="view-switch" aria-label="Usage view">
+      <a href={`${props.root}/usage`} aria-current={props.view === 'day' ? 'page' : undefined}>
+        By day
+      </a>
+      <a href={`${props.root}/usage?view=month`} aria-current={props.view === 'month' ? 'page' : undefined}>
+        By month
+      </a>
+    </nav>
+  );
+}
+
+/** The monthly view's figures: the months, oldest first, and the plan's monthly limit, if any. */
+export interface MonthlyUsage {
+  months: MonthUsage[];
+  limit: number | null;
+}
+
+/**
+ * A project's live notifications per UTC month over the last 12 months, against its plan's
+ * monthly limit where it has one, as a chart and as a table.
+ */
+export function MonthlyUsagePage(props: { project: ProjectObject; usage: MonthlyUsage }) {
+  const ctx = usePage();
+  const { months, limit } = props.usage;
+  const root = `${ctx.base}/projects/${props.project.id}`;
+  const current = months[months.length - 1];
+  return (
+    <ProjectFrame project={props.project} tab="usage" title="Usage">
+      <h2>Usage by month, the last {months.length} months</h2>
+      <ViewSwitch root={root} view="month" />
+      <p class="muted" data-limit-note="">
+        {limit === null ? (
+          <>
+            This project has no monthly limit on its notifications: Tidings limits how fast a project sends (per
+            minute), not how much in a month. Test mode never counts.
+          </>
+        ) : (
+          <>
+            This project's plan allows <strong>{formatCount(limit)}</strong> live notifications a month
+            {current ? (
+              <>
+                ; this month, <strong>{formatCount(current.live.notifications)}</strong> so far
+              </>
+            ) : null}
+            . Test mode never counts.
+          </>
+        )}
+      </p>
+      <MonthlyUsageChart months={months} limit={limit} projectRoot={root} />
+      <p id="usage-months-note" class="muted">
+        Each bar leads to its month's days. The table below has every figure of the chart, newest month first.
+      </p>
+      <MonthlyUsageTable months={months} limit={limit} />
+    </ProjectFrame>
+  );
+}
+
 /**
  * A project's sends per UTC day over a range of days (the last 30 by default): live against
  * test notifications, and of the live attempts those sent against those delivered, as charts and
@@ -110,6 +172,7 @@ export function UsagePage(props: { project: ProjectObject; range: UsageRangeStat
   return (
     <ProjectFrame project={props.project} tab="usage" title="Usage">
       <h2>{usage ? `Usage, ${usage.from} to ${usage.to}` : 'Usage'}</h2>
+      <ViewSwitch root={root} view="day" />
       {range.message ? <Notice kind="error">{range.message}</Notice> : null}
       <form method="get" action={`${root}/usage`} class="row-form filters" novalidate>
         <Field
