@@ -343,12 +343,12 @@ describe('usage by month', () => {
     expect(html).toContain('<title>January 2026: 1 live notification of 4 allowed</title>');
     expect(html.match(/class="bar live over"/g)).toHaveLength(1);
     // The limit as a line, in the legend and in words; the y-axis with its values, the months under the bars.
-    expect(html).toContain('<g class="limit" aria-hidden="true">');
+    expect(html).toContain('<g class="limit">');
     expect(html).toContain('limit 4 a month');
     expect(html).toContain('allows <strong>4</strong> live notifications a month');
-    for (const tick of ['0', '2', '4', '6']) expect(html).toContain(`text-anchor="end">${tick}</text>`);
+    for (const tick of ['0', '2', '4', '6']) expect(html).toContain(`class="tick" text-anchor="end">${tick}</text>`);
     for (const month of ['Feb', 'Jun', 'Dec', 'Jan'])
-      expect(html).toContain(`text-anchor="middle" aria-hidden="true">${month}</text>`);
+      expect(html).toContain(`class="tick month" text-anchor="middle">${month}</text>`);
     expect(html).toContain('x: UTC month · y: live notifications');
     expect(html).toContain(`<a href="/dashboard/projects/${projectId}/usage?view=month" aria-current="page">`);
   });
