@@ -109,7 +109,7 @@ export const suspensionBodySchema = z.object({
     .string({ error: 'Give a reason: the project’s owner sees it' })
     .trim()
     .min(1, 'Give a reason: the project’s owner sees it')
-    .max(MAX_SUSPENSION_REASON_LENGTH, `Use at most ${MAX_SUSPENSION_REASON_LENGTH} characters`),
+    .max(MAX_SUSPENSION_REASON_LENGTH, tooLong(MAX_SUSPENSION_REASON_LENGTH)),
 });
 
 /** The events an endpoint may ask for on its form: each type, or `*` for every one, now and later. */

@@ -17,8 +17,13 @@ export const MAX_PASSKEY_NAME_LENGTH = 60;
  * as a value that long is refused whole rather than cut.
  */
 export function tooLong(limit: number) {
-  return {
-    error: (issue: { input?: unknown }) =>
-      `This is ${String(issue.input ?? '').length} characters long: shorten it to ${limit} or fewer.`,
-  };
+  return { error: (issue: { input?: unknown }) => tooLongMessage(String(issue.input ?? '').length, limit) };
 }
+
+/** What a field says of a value `length` characters long, over its `limit`. */
+export function tooLongMessage(length: number, limit: number): string {
+  return `This is ${length} characters long: shorten it to ${limit} or fewer.`;
+}
+
+/** A recipient in the log's filter (the API's own limit of a recipient). */
+export const MAX_RECIPIENT_LENGTH = 128;

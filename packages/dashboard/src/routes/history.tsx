@@ -4,6 +4,7 @@ import { utcDay } from '@tidings/core/store';
 import type { Hono } from 'hono';
 import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { lastMonthsRange, usageByMonth } from '../domain/monthly-usage.js';
+import { MAX_RECIPIENT_LENGTH, tooLongMessage } from '../limits.js';
 import { render } from '../render.js';
 import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
 import { MonthlyUsagePage, UsagePage, type UsageRangeState } from '../views/usage-page.js';
@@ -64,10 +65,19 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const recipient = (c.req.query('recipient') ?? '').trim();
     const mode = c.req.query('mode') ?? '';
     const before = c.req.query('before') ?? '';
-    const filters: LogFilters = {
-      recipient: RECIPIENT_PATTERN.test(recipient) ? recipient : '',
-      mode: mode === 'live' || mode === 'test' ? mode : '',
-    };
+    const filters: LogFilters = { recipient, mode: mode === 'live' || mode === 'test' ? mode : '' };
+    if (recipient !== '' && !RECIPIENT_PATTERN.test(recipient)) {
+      // The filter's own mistake: said beside the field, the text kept, nothing listed.
+      const recipientError =
+        recipient.length > MAX_RECIPIENT_LENGTH
+          ? tooLongMessage(recipient.length, MAX_RECIPIENT_LENGTH)
+          : 'A recipient has only letters, digits and _ - . : @ (no spaces).';
+      return render(
+        c,
+        <LogPage project={project} items={[]} filters={filters} nextCursor={null} recipientError={recipientError} />,
+        400,
+      );
+    }
     const items = await tidings.admin.listNotifications(project.id, {
       ...(isId('ntf', before) ? { before } : {}),
       limit: PAGE_SIZE + 1,

@@ -72,7 +72,12 @@ describe('operators', () => {
       expect(refused.status).toBe(400);
       const text = await refused.text();
       expect(text).toContain('Check the fields marked below, then submit again.');
-      expect(text).toContain(reason === tooLong ? 'at most 500 characters' : 'Give a reason');
+      expect(text).toContain(
+        reason === tooLong
+          ? 'This is 501 characters long: shorten it to 500 or fewer. Check the fields'
+          : 'Give a reason',
+      );
+      expect(text).not.toContain('VALIDATION_FAILED');
       expect(text).toContain('aria-invalid="true"');
     }
     expect((await dashboard.store.getProject(id))?.suspended).toBe(false);
@@ -186,7 +191,12 @@ describe('operators', () => {
     expect(html).toContain('No project matches.');
     const tooLong = await operator.get(`/dashboard/operator?q=${'x'.repeat(201)}`);
     expect(tooLong.status).toBe(400);
-    expect(await tooLong.text()).toContain('VALIDATION_FAILED');
+    const refused = await tooLong.text();
+    expect(refused).toContain('The search text is too long, so nothing was searched. Shorten it, then search again.');
+    expect(refused).toContain('This is 201 characters long: shorten it to 200 or fewer.');
+    expect(refused).toContain(`value="${'x'.repeat(201)}"`);
+    expect(refused).toContain('<p class="hint counter over" id="field-q-count">201 / 200: 1 too many</p>');
+    expect(refused).not.toContain('VALIDATION_FAILED');
   });
 
   it('pages accounts and projects by 50, with Previous and Next links that keep the search', async () => {

@@ -5,6 +5,7 @@ import { audit, type DashboardContext, type DashboardEnv, type Deps, signedInOf 
 import { auditEntryOf } from '../domain/audit-policy.js';
 import { normaliseEmail } from '../domain/codes.js';
 import { invitationBodySchema, parseForm, suspensionBodySchema } from '../forms.js';
+import { tooLongMessage } from '../limits.js';
 import { CHECK_THE_FIELDS } from '../refusals.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -26,12 +27,12 @@ function invalid(path: string, message: string): TidingsError {
   return new TidingsError('VALIDATION_FAILED', message, { errors: [{ path, message }] });
 }
 
-/** The search and the pages the query asks for; a bad one is VALIDATION_FAILED (400). */
-function operatorQueryOf(c: DashboardContext): OperatorQuery {
+/**
+ * The search and the pages the query asks for; a bad page number is VALIDATION_FAILED (400). A
+ * search text over its limit is the form's own mistake: the page says so beside the field.
+ */
+function operatorQueryOf(c: DashboardContext): OperatorQuery & { tooLong: boolean } {
   const q = (c.req.query('q') ?? '').trim();
-  if (q.length > MAX_SEARCH_QUERY_LENGTH) {
-    throw invalid('q', `The search text must be at most ${MAX_SEARCH_QUERY_LENGTH} characters`);
-  }
   const page = (name: string) => {
     const value = c.req.query(name);
     if (value === undefined || value === '') return 1;
@@ -40,7 +41,12 @@ function operatorQueryOf(c: DashboardContext): OperatorQuery {
       throw invalid(name, `${name} must be a whole number from 1 to ${MAX_PAGE}`);
     return number;
   };
-  return { q, projectsPage: page('projects_page'), accountsPage: page('accounts_page') };
+  return {
+    q,
+    projectsPage: page('projects_page'),
+    accountsPage: page('accounts_page'),
+    tooLong: q.length > MAX_SEARCH_QUERY_LENGTH,
+  };
 }
 
 /** The operators' page: accounts and projects (searched, by pages), suspension, verification, invitations. */
@@ -58,7 +64,31 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
 
   async function page(c: DashboardContext, state: FormState, status: 200 | 400 = 200) {
     operatorOf(c);
-    const query = operatorQueryOf(c);
+    const { tooLong: searchTooLong, ...query } = operatorQueryOf(c);
+    if (searchTooLong) {
+      // Nothing is searched: the page keeps the text typed and says how long it is.
+      const error = tooLongMessage(query.q.length, MAX_SEARCH_QUERY_LENGTH);
+      const refused = {
+        values: { q: query.q },
+        errors: { q: error },
+        message: 'The search text is too long, so nothing was searched. Shorten it, then search again.',
+      };
+      return render(
+        c,
+        <OperatorPage
+          query={query}
+          projects={[]}
+          projectsTotal={0}
+          accounts={[]}
+          accountsTotal={0}
+          pageSize={OPERATOR_PAGE_SIZE}
+          invitations={await accounts.pendingInvitations()}
+          signup={options.signup}
+          state={refused}
+        />,
+        400,
+      );
+    }
     const search = query.q === '' ? null : query.q;
     const [projects, found, invitations] = await Promise.all([
       tidings.admin.searchProjects({
@@ -133,7 +163,8 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
       const back = backOf(body.back);
       const form = parseForm(suspensionBodySchema, body);
       if (!form.ok) {
-        const state = { ...form, message: `${form.errors.reason ?? 'The reason is not valid'}. ${CHECK_THE_FIELDS}` };
+        const reason = (form.errors.reason ?? 'The reason is not valid').replace(/\.$/, '');
+        const state = { ...form, message: `${reason}. ${CHECK_THE_FIELDS}` };
         return render(
           c,
           <SuspensionPage project={project} accountEmail={accountEmail} action={action} back={back} state={state} />,

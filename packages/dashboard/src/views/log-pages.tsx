@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import type { AttemptObject, NotificationDetail, NotificationObject, ProjectObject } from '@tidings/core';
 import type { AuditEventRecord } from '../domain/dashboard-store.js';
+import { MAX_RECIPIENT_LENGTH } from '../limits.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
-import { Time, usePage } from './layout.js';
+import { Field, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
 
 /** How an attempt went out, in the words of the notification page: by stream, poll or Web Push. */
@@ -31,6 +32,8 @@ export function LogPage(props: {
   items: NotificationObject[];
   filters: LogFilters;
   nextCursor: string | null;
+  /** Why the recipient typed is not one (too long, or a character a recipient cannot have): nothing is listed. */
+  recipientError?: string;
 }) {
   const ctx = usePage();
   const { project, filters } = props;
@@ -50,10 +53,15 @@ export function LogPage(props: {
         attempts.
       </p>
       <form method="get" action={`${root}/log`} class="row-form filters">
-        <div class="field">
-          <label for="filter-recipient">Recipient</label>
-          <input id="filter-recipient" name="recipient" value={filters.recipient} maxlength={128} />
-        </div>
+        <Field
+          label="Recipient"
+          name="recipient"
+          id="filter-recipient"
+          value={filters.recipient}
+          required={false}
+          limit={MAX_RECIPIENT_LENGTH}
+          error={props.recipientError}
+        />
         <div class="field">
           <label for="filter-mode">Mode</label>
           <select id="filter-mode" name="mode">

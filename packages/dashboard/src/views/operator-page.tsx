@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import { MAX_SUSPENSION_REASON_LENGTH, type ProjectObject } from '@tidings/core';
+import { MAX_SEARCH_QUERY_LENGTH, MAX_SUSPENSION_REASON_LENGTH, type ProjectObject } from '@tidings/core';
+import { counterText } from '../client/length-counter.js';
 import type { DashboardAccount, InvitationRecord } from '../domain/dashboard-store.js';
 import type { SignupPolicy } from '../options.js';
 import type { FormState } from './auth-pages.js';
@@ -137,7 +138,8 @@ export function OperatorPage(props: {
             type="search"
             value={query.q}
             required={false}
-            maxlength={200}
+            limit={MAX_SEARCH_QUERY_LENGTH}
+            error={state.errors?.q}
             hint="Part of an email, a project name or an id"
           />
           <button type="submit">Search</button>
@@ -256,6 +258,7 @@ export function SuspensionPage(props: {
   const ctx = usePage();
   const { project, action, state } = props;
   const error = state.errors?.reason;
+  const reason = state.values?.reason ?? '';
   const verb = action === 'suspend' ? 'Suspend' : 'Resume';
   return (
     <Layout title={`${verb} ${project.name}`}>
@@ -284,15 +287,22 @@ export function SuspensionPage(props: {
               name="reason"
               rows={4}
               required
-              maxlength={MAX_SUSPENSION_REASON_LENGTH}
-              aria-describedby={`field-reason-hint${error ? ' field-reason-error' : ''}`}
+              data-limit={MAX_SUSPENSION_REASON_LENGTH}
+              data-counter="field-reason-count"
+              aria-describedby={`field-reason-hint field-reason-count${error ? ' field-reason-error' : ''}`}
               aria-invalid={error ? 'true' : undefined}
             >
-              {state.values?.reason ?? ''}
+              {reason}
             </textarea>
             <p class="hint" id="field-reason-hint">
               Required, at most {MAX_SUSPENSION_REASON_LENGTH} characters.
               {action === 'suspend' ? ' The project’s owner sees it.' : ''}
+            </p>
+            <p
+              class={reason.length > MAX_SUSPENSION_REASON_LENGTH ? 'hint counter over' : 'hint counter'}
+              id="field-reason-count"
+            >
+              {counterText(reason.length, MAX_SUSPENSION_REASON_LENGTH)}
             </p>
             {error ? (
               <p class="field-error" id="field-reason-error">
