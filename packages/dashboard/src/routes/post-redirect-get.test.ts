@@ -11,6 +11,7 @@ import { challengeOf, createJarBrowser, softAuthenticator } from '../../../../te
 let dashboard: ReturnType<typeof createTestDashboard>;
 beforeEach(() => {
   dashboard = createTestDashboard();
+  lastPoster = null;
 });
 afterEach(async () => {
   await dashboard.close();
@@ -19,9 +20,24 @@ afterEach(async () => {
 const PASSWORD = 'correct horse battery';
 type Browser = ReturnType<typeof createJarBrowser>;
 
+/** The browser that sent the latest form: the one that follows the answer's redirect. */
+let lastPoster: Browser | null = null;
+
+/** A browser that keeps every cookie, and says when it sends a form. */
+function jar(): Browser {
+  const browser = createJarBrowser(dashboard.app);
+  return {
+    ...browser,
+    post: (path, form) => {
+      lastPoster = browser;
+      return browser.post(path, form);
+    },
+  };
+}
+
 /** Signs `email` up and in with the mailed code, in a browser that keeps every cookie. */
 async function signedIn(email = 'ada@example.com'): Promise<Browser> {
-  const browser = createJarBrowser(dashboard.app);
+  const browser = jar();
   expect((await browser.post('/dashboard/signup', { email, password: PASSWORD })).status).toBe(303);
   const code = dashboard.mailer.lastCode(email) ?? '';
   expect((await browser.post('/dashboard/signup/verify', { email, code })).status).toBe(303);
@@ -84,13 +100,12 @@ type Outcome =
 const ROUTES: Record<string, Outcome> = {
   '/dashboard/signup': {
     answer: 'see-other',
-    succeed: () =>
-      createJarBrowser(dashboard.app).post('/dashboard/signup', { email: 'b@example.com', password: PASSWORD }),
+    succeed: () => jar().post('/dashboard/signup', { email: 'b@example.com', password: PASSWORD }),
   },
   '/dashboard/signup/verify': {
     answer: 'see-other',
     async succeed() {
-      const browser = createJarBrowser(dashboard.app);
+      const browser = jar();
       await browser.post('/dashboard/signup', { email: 'b@example.com', password: PASSWORD });
       const code = dashboard.mailer.lastCode('b@example.com') ?? '';
       return browser.post('/dashboard/signup/verify', { email: 'b@example.com', code });
@@ -98,24 +113,24 @@ const ROUTES: Record<string, Outcome> = {
   },
   '/dashboard/signup/verify/resend': {
     answer: 'see-other',
-    succeed: () => createJarBrowser(dashboard.app).post('/dashboard/signup/verify/resend', { email: 'b@example.com' }),
+    succeed: () => jar().post('/dashboard/signup/verify/resend', { email: 'b@example.com' }),
   },
   '/dashboard/login': {
     answer: 'see-other',
     async succeed() {
       await signedIn();
-      return createJarBrowser(dashboard.app).post('/dashboard/login', { email: 'ada@example.com', password: PASSWORD });
+      return jar().post('/dashboard/login', { email: 'ada@example.com', password: PASSWORD });
     },
   },
   '/dashboard/login/code/send': {
     answer: 'see-other',
-    succeed: () => createJarBrowser(dashboard.app).post('/dashboard/login/code/send', { email: 'ada@example.com' }),
+    succeed: () => jar().post('/dashboard/login/code/send', { email: 'ada@example.com' }),
   },
   '/dashboard/login/code': {
     answer: 'see-other',
     async succeed() {
       await signedIn();
-      const browser = createJarBrowser(dashboard.app);
+      const browser = jar();
       await browser.post('/dashboard/login/code/send', { email: 'ada@example.com' });
       const code = dashboard.mailer.lastCode('ada@example.com') ?? '';
       return browser.post('/dashboard/login/code', { email: 'ada@example.com', code });
@@ -125,7 +140,7 @@ const ROUTES: Record<string, Outcome> = {
   '/dashboard/verify': {
     answer: 'see-other',
     async succeed() {
-      const browser = createJarBrowser(dashboard.app);
+      const browser = jar();
       await browser.post('/dashboard/signup', { email: 'b@example.com', password: PASSWORD });
       await browser.post('/dashboard/login', { email: 'b@example.com', password: PASSWORD });
       return browser.post('/dashboard/verify', { code: dashboard.mailer.lastCode('b@example.com') ?? '' });
@@ -134,7 +149,7 @@ const ROUTES: Record<string, Outcome> = {
   '/dashboard/verify/resend': {
     answer: 'see-other',
     async succeed() {
-      const browser = createJarBrowser(dashboard.app);
+      const browser = jar();
       await browser.post('/dashboard/signup', { email: 'b@example.com', password: PASSWORD });
       await browser.post('/dashboard/login', { email: 'b@example.com', password: PASSWORD });
       return browser.post('/dashboard/verify/resend', {});
@@ -142,13 +157,13 @@ const ROUTES: Record<string, Outcome> = {
   },
   '/dashboard/reset': {
     answer: 'see-other',
-    succeed: () => createJarBrowser(dashboard.app).post('/dashboard/reset', { email: 'ada@example.com' }),
+    succeed: () => jar().post('/dashboard/reset', { email: 'ada@example.com' }),
   },
   '/dashboard/reset/confirm': {
     answer: 'see-other',
     async succeed() {
       await signedIn();
-      const browser = createJarBrowser(dashboard.app);
+      const browser = jar();
       await browser.post('/dashboard/reset', { email: 'ada@example.com' });
       const code = dashboard.mailer.lastCode('ada@example.com') ?? '';
       return browser.post('/dashboard/reset/confirm', {
@@ -345,7 +360,7 @@ const ROUTES: Record<string, Outcome> = {
     answer: 'see-other',
     async succeed() {
       const browser = await signedIn();
-      await createJarBrowser(dashboard.app).post('/dashboard/login', { email: 'ada@example.com', password: PASSWORD });
+      await jar().post('/dashboard/login', { email: 'ada@example.com', password: PASSWORD });
       const page = await (await browser.get('/dashboard/account/sessions')).text();
       const other = /<li data-session="other">[\s\S]*?sessions\/([0-9a-f]{16})\/revoke/.exec(page)?.[1] ?? '';
       return browser.post(`/dashboard/account/sessions/${other}/revoke`, {});
@@ -450,6 +465,9 @@ describe('post/redirect/get', () => {
         expect(response.status, body).toBe(303);
         const location = response.headers.get('Location') ?? '';
         expect(location).toMatch(/^\/dashboard(\/|\?|$)/);
+        // The page it leads to answers a GET, as reload and Back will ask for it.
+        const page = await lastPoster!.get(location);
+        expect(page.status, location).toBe(200);
       } else if (outcome.answer === 'shown-once') {
         expect(response.status, body).toBe(200);
         expect(response.headers.get('Cache-Control')).toBe('no-store');
