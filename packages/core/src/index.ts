@@ -11,6 +11,15 @@ export {
   MAX_SUSPENSION_REASON_LENGTH,
   type SuspensionChange,
 } from './admin/api.js';
+export {
+  BROWSER_ATTEMPTS_SCAN,
+  type BrowserAttemptObject,
+  type BrowserDetail,
+  type BrowserObject,
+  RECIPIENT_BROWSERS_SHOWN,
+  type RecipientDetail,
+  type RecipientViews,
+} from './admin/recipients.js';
 export type { VapidAdminApi, VapidKeyObject } from './admin/vapid.js';
 export {
   type AdminViews,
@@ -127,8 +136,10 @@ export type {
   AttemptReason,
   AttemptRecord,
   AttemptStatus,
+  BrowserConnectedBy,
   BrowserLookup,
   BrowserRecord,
+  BrowserView,
   ConnectTokenLookup,
   Delivery,
   DisconnectReason,

@@ -134,6 +134,24 @@ export interface BrowserRecord {
   disconnectedAt: number | null;
 }
 
+/** How a browser registered: by opening the event stream (GET /v1/connect) or by the poll (POST). */
+export type BrowserConnectedBy = 'stream' | 'poll';
+
+/**
+ * A browser as a dashboard shows it: its record and what the send path keeps apart from it.
+ * `userAgent` and `connectedBy` are null for browsers registered before they were kept.
+ */
+export interface BrowserView {
+  browser: BrowserRecord;
+  /** The `User-Agent` of the request that registered it, at most 256 characters. */
+  userAgent: string | null;
+  connectedBy: BrowserConnectedBy | null;
+  /** An instance holds an open event stream of it now. */
+  streamOpen: boolean;
+  /** Its push subscription's endpoint (a capability URL: never to be shown whole), or null. */
+  pushEndpoint: string | null;
+}
+
 /** A browser and its project, from one lookup. */
 export interface BrowserLookup {
   browser: BrowserRecord;

@@ -1,9 +1,18 @@
-import type { BrowserRecord, DisconnectReason } from '@tidings/core';
+import type { BrowserRecord, BrowserView, DisconnectReason } from '@tidings/core';
 import type { BrowserStore, DisconnectBrowserResult, ReapedBrowser, WebhookChange } from '@tidings/core/store';
 import type { Pool, PoolClient } from 'pg';
-import { BROWSER, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
+import { BROWSER, BROWSER_OF_B, JOINED_PROJECT, type JoinedProjectRow, joinedProject } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
+
+/** A browser's row as the dashboard's reads select it. */
+type BrowserViewRow = BrowserRecord & Omit<BrowserView, 'browser'>;
+
+/** Splits a view row into the browser's record and the rest. */
+function browserViewOf(row: BrowserViewRow): BrowserView {
+  const { userAgent, connectedBy, streamOpen, pushEndpoint, ...browser } = row;
+  return { browser, userAgent, connectedBy, streamOpen, pushEndpoint };
+}
 
 interface ConnectTokenRow extends JoinedProjectRow {
   project_id: string;
@@ -38,8 +47,9 @@ export function browserOperations(pool: Pool, sql: Sql, recordEvents: RecordWebh
     `WITH recipient AS (
        INSERT INTO ${t('recipients')} (project_id, recipient, created_at) VALUES ($2, $3, $5) ON CONFLICT DO NOTHING
      )
-     INSERT INTO ${t('browsers')} (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at)
-     VALUES ($1, $2, $3, $4, true, $5, $5)
+     INSERT INTO ${t('browsers')}
+       (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, user_agent, connected_by)
+     VALUES ($1, $2, $3, $4, true, $5, $5, $6, $7)
      RETURNING ${BROWSER}`,
   );
   // The same, done only while the project has no enabled webhook endpoint: a browser of such a
@@ -56,8 +66,10 @@ export function browserOperations(pool: Pool, sql: Sql, recordEvents: RecordWebh
        INSERT INTO ${t('recipients')} (project_id, recipient, created_at)
        SELECT $2::text, $3::text, $5::int8 FROM unhooked WHERE unhooked.yes ON CONFLICT DO NOTHING
      )
-     INSERT INTO ${t('browsers')} (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at)
-     SELECT $1::text, $2::text, $3::text, $4::text, true, $5::int8, $5::int8 FROM unhooked WHERE unhooked.yes
+     INSERT INTO ${t('browsers')}
+       (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, user_agent, connected_by)
+     SELECT $1::text, $2::text, $3::text, $4::text, true, $5::int8, $5::int8, $6::text, $7::text
+       FROM unhooked WHERE unhooked.yes
      RETURNING ${BROWSER}`,
   );
   const selectBrowser = statement(
@@ -67,6 +79,28 @@ export function browserOperations(pool: Pool, sql: Sql, recordEvents: RecordWebh
             b.disconnected_at AS "disconnectedAt", ${JOINED_PROJECT}
        FROM ${t('browsers')} AS b JOIN ${t('projects')} AS p ON p.id = b.project_id
       WHERE b.id = $1`,
+  );
+  // What a dashboard shows of browsers: each with its push subscription's endpoint.
+  const VIEW = `${BROWSER_OF_B}, b.user_agent AS "userAgent", b.connected_by AS "connectedBy",
+       (b.connected AND b.held_by IS NOT NULL) AS "streamOpen", s.endpoint AS "pushEndpoint"`;
+  const selectBrowserView = statement(
+    'select_browser_view',
+    `SELECT ${VIEW}
+       FROM ${t('browsers')} AS b LEFT JOIN ${t('push_subscriptions')} AS s ON s.browser_id = b.id
+      WHERE b.id = $1 AND b.project_id = $2`,
+  );
+  const selectRecipientBrowsers = statement(
+    'select_recipient_browsers',
+    `SELECT r.created_at AS "recipientCreatedAt", ${VIEW}
+       FROM ${t('recipients')} AS r
+       LEFT JOIN LATERAL (
+         SELECT * FROM ${t('browsers')} AS b0
+          WHERE b0.project_id = r.project_id AND b0.recipient = r.recipient
+          ORDER BY b0.id DESC LIMIT $3
+       ) AS b ON true
+       LEFT JOIN ${t('push_subscriptions')} AS s ON s.browser_id = b.id
+      WHERE r.project_id = $1 AND r.recipient = $2
+      ORDER BY b.id DESC`,
   );
   // A concurrent disconnection holds the row until it commits; this one then re-reads the row
   // and finds it disconnected.
@@ -204,8 +238,8 @@ export function browserOperations(pool: Pool, sql: Sql, recordEvents: RecordWebh
         project: joinedProject(row),
       };
     },
-    async registerBrowser({ id, projectId, recipient, secretHash, now }) {
-      const values = [id, projectId, recipient, secretHash, now];
+    async registerBrowser({ id, projectId, recipient, secretHash, now, userAgent = null, connectedBy = null }) {
+      const values = [id, projectId, recipient, secretHash, now, userAgent, connectedBy];
       const [registered] = await run<BrowserRecord>(pool, insertBrowserUnhooked, values);
       if (registered) return registered;
       return transaction(pool, async (client) => {
@@ -229,6 +263,22 @@ export function browserOperations(pool: Pool, sql: Sql, recordEvents: RecordWebh
         disconnectedAt: row.disconnectedAt,
       };
       return { browser, project: joinedProject(row) };
+    },
+    async getBrowserView({ projectId, browserId }) {
+      const [row] = await run<BrowserViewRow>(pool, selectBrowserView, [browserId, projectId]);
+      return row ? browserViewOf(row) : null;
+    },
+    async listRecipientBrowsers({ projectId, recipient, limit }) {
+      const rows = await run<BrowserViewRow & { recipientCreatedAt: number }>(pool, selectRecipientBrowsers, [
+        projectId,
+        recipient,
+        limit,
+      ]);
+      const [first] = rows;
+      if (!first) return null;
+      // A recipient without browsers is one row of nulls.
+      const browsers = rows.filter((row) => row.id !== null).map(browserViewOf);
+      return { createdAt: first.recipientCreatedAt, browsers };
     },
     async disconnectBrowser({ browserId, reason, now }) {
       return transaction(pool, (client) => disconnect(client, browserId, reason, now));

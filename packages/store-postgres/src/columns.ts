@@ -22,6 +22,12 @@ export const BROWSER =
   'disconnect_reason AS "disconnectReason", created_at AS "createdAt", last_seen_at AS "lastSeenAt", ' +
   'disconnected_at AS "disconnectedAt"';
 
+/** {@link BROWSER} of the table aliased `b`, in a select that joins others. */
+export const BROWSER_OF_B =
+  'b.id, b.project_id AS "projectId", b.recipient, b.secret_hash AS "secretHash", b.connected, ' +
+  'b.disconnect_reason AS "disconnectReason", b.created_at AS "createdAt", b.last_seen_at AS "lastSeenAt", ' +
+  'b.disconnected_at AS "disconnectedAt"';
+
 /**
  * The attempts of notification `n`, in their order, as one JSON array of records: a read of a
  * notification is then one row of one statement.

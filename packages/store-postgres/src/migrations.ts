@@ -394,6 +394,13 @@ export const migrations: readonly string[] = [
    WHERE mode = 'live' AND created_at >= (extract(epoch FROM now())::bigint - 90 * 86400) * 1000
    ORDER BY id;
   `,
+  // 14: what the dashboard's page of a browser shows: the User-Agent of the request that
+  // registered it, and whether that was the event stream or the poll. Browsers from before keep
+  // null ("not recorded").
+  `
+  ALTER TABLE {schema}.browsers ADD COLUMN user_agent text;
+  ALTER TABLE {schema}.browsers ADD COLUMN connected_by text CHECK (connected_by IN ('stream', 'poll'));
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -4,7 +4,9 @@ import type Database from 'better-sqlite3';
 import type { NotificationCache } from './notification-cache.js';
 import {
   type BrowserRow,
+  type BrowserViewRow,
   browserFromRow,
+  browserViewFromRow,
   JOINED_PROJECT_COLUMNS,
   type JoinedProjectRow,
   joinedProject,
@@ -34,11 +36,34 @@ export function browserOperations(
        FROM connect_tokens AS t JOIN projects AS p ON p.id = t.project_id
       WHERE t.hash = ?`,
   );
-  const insertBrowser = db.prepare<[string, string, string, string, number, number], BrowserRow>(
-    `INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at)
-     VALUES (?, ?, ?, ?, 1, ?, ?)
+  const insertBrowser = db.prepare<
+    [string, string, string, string, number, number, string | null, string | null],
+    BrowserRow
+  >(
+    `INSERT INTO browsers (id, project_id, recipient, secret_hash, connected, created_at, last_seen_at, user_agent, connected_by)
+     VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)
      RETURNING *`,
   );
+  const selectBrowserView = db.prepare<[string, string], BrowserViewRow>(
+    `SELECT b.*, s.endpoint AS push_endpoint
+       FROM browsers AS b LEFT JOIN push_subscriptions AS s ON s.browser_id = b.id
+      WHERE b.id = ? AND b.project_id = ?`,
+  );
+  const selectRecipient = db
+    .prepare<[string, string], number>('SELECT created_at FROM recipients WHERE project_id = ? AND recipient = ?')
+    .pluck();
+  const selectRecipientBrowsers = db.prepare<[string, string, number], BrowserViewRow>(
+    `SELECT b.*, s.endpoint AS push_endpoint
+       FROM browsers AS b LEFT JOIN push_subscriptions AS s ON s.browser_id = b.id
+      WHERE b.project_id = ? AND b.recipient = ?
+      ORDER BY b.id DESC LIMIT ?`,
+  );
+  // One snapshot for the recipient and its browsers.
+  const recipientBrowsers = db.transaction((projectId: string, recipient: string, limit: number) => {
+    const createdAt = selectRecipient.get(projectId, recipient);
+    if (createdAt === undefined) return null;
+    return { createdAt, browsers: selectRecipientBrowsers.all(projectId, recipient, limit).map(browserViewFromRow) };
+  });
   const selectBrowser = db.prepare<[string], BrowserRow & JoinedProjectRow>(
     `SELECT b.*, ${JOINED_PROJECT_COLUMNS}
        FROM browsers AS b JOIN projects AS p ON p.id = b.project_id
@@ -123,7 +148,16 @@ export function browserOperations(
   );
   const register = db.transaction((input: Parameters<Store['registerBrowser']>[0]) => {
     ensureRecipient.run(input.projectId, input.recipient, input.now);
-    const row = insertBrowser.get(input.id, input.projectId, input.recipient, input.secretHash, input.now, input.now)!;
+    const row = insertBrowser.get(
+      input.id,
+      input.projectId,
+      input.recipient,
+      input.secretHash,
+      input.now,
+      input.now,
+      input.userAgent ?? null,
+      input.connectedBy ?? null,
+    )!;
     const browser = browserFromRow(row);
     recordEvents(
       [{ kind: 'browser-connected', browserId: browser.id, recipient: browser.recipient, at: input.now }],
@@ -177,6 +211,13 @@ export function browserOperations(
     async findBrowser(id) {
       const row = selectBrowser.get(id);
       return row ? { browser: browserFromRow(row), project: joinedProject(row) } : null;
+    },
+    async getBrowserView({ projectId, browserId }) {
+      const row = selectBrowserView.get(browserId, projectId);
+      return row ? browserViewFromRow(row) : null;
+    },
+    async listRecipientBrowsers({ projectId, recipient, limit }) {
+      return recipientBrowsers(projectId, recipient, limit);
     },
     async disconnectBrowser(input) {
       return disconnectOne.immediate(input);

@@ -483,6 +483,13 @@ export const migrations: readonly string[] = [
    WHERE mode = 'live' AND created_at >= (unixepoch() - 90 * 86400) * 1000
    ORDER BY id;
   `,
+  // 19: what the dashboard's page of a browser shows: the User-Agent of the request that
+  // registered it, and whether that was the event stream or the poll. Browsers from before keep
+  // null ("not recorded").
+  `
+  ALTER TABLE browsers ADD COLUMN user_agent TEXT;
+  ALTER TABLE browsers ADD COLUMN connected_by TEXT CHECK (connected_by IN ('stream', 'poll'));
+  `,
 ];
 
 /**

@@ -5,7 +5,9 @@ import type {
   AttemptReason,
   AttemptRecord,
   AttemptStatus,
+  BrowserConnectedBy,
   BrowserRecord,
+  BrowserView,
   DisconnectReason,
   KeyMode,
   NotificationRecord,
@@ -134,6 +136,25 @@ export interface BrowserRow {
   last_seen_at: number;
   disconnected_at: number | null;
   last_seq: number;
+  held_by: string | null;
+  user_agent: string | null;
+  connected_by: BrowserConnectedBy | null;
+}
+
+/** A `browsers` row with its push subscription's endpoint, as {@link browserViewFromRow} reads it. */
+export interface BrowserViewRow extends BrowserRow {
+  push_endpoint: string | null;
+}
+
+/** Maps a browser's row and push endpoint to what a dashboard shows of it. */
+export function browserViewFromRow(row: BrowserViewRow): BrowserView {
+  return {
+    browser: browserFromRow(row),
+    userAgent: row.user_agent,
+    connectedBy: row.connected_by,
+    streamOpen: row.connected === 1 && row.held_by !== null,
+    pushEndpoint: row.push_endpoint,
+  };
 }
 
 /** Maps a `browsers` row to its record. */

@@ -16,6 +16,7 @@ import type { Limiter } from '../ports/limiter.js';
 import type {
   AccountStore,
   ApiKeyStore,
+  BrowserStore,
   InboxStore,
   NotificationStore,
   ProjectAdminStore,
@@ -28,6 +29,7 @@ import type { KeyMode } from '../records.js';
 import { newId } from '../util/ids.js';
 import { apiKeyPrefix, generateApiKey, hashSecret } from '../util/secrets.js';
 import { utcDay } from '../util/time.js';
+import { createRecipientViews, type RecipientViews } from './recipients.js';
 import { createVapidAdmin, type VapidAdminApi } from './vapid.js';
 import { type AdminViews, createAdminViews } from './views.js';
 import { createWebhookMessagesAdmin, type WebhookMessagesAdminApi } from './webhook-messages.js';
@@ -39,7 +41,7 @@ import { createWebhookAdmin, type WebhookAdminApi } from './webhooks.js';
  * (with the reads of {@link AdminViews}). Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */
-export interface AdminApi extends AdminViews, WebhookAdminApi, WebhookMessagesAdminApi, VapidAdminApi {
+export interface AdminApi extends AdminViews, RecipientViews, WebhookAdminApi, WebhookMessagesAdminApi, VapidAdminApi {
   createAccount(input: { email: string; verified?: boolean }): Promise<AccountObject>;
   verifyAccount(accountId: string): Promise<AccountObject>;
   getAccount(accountId: string): Promise<AccountObject>;
@@ -127,6 +129,7 @@ export const MAX_INBOX_RETENTION_DAYS = 365;
 
 export type AdminStore = AccountStore &
   ApiKeyStore &
+  BrowserStore &
   InboxStore &
   NotificationStore &
   ProjectAdminStore &
@@ -140,6 +143,7 @@ export function createAdminApi(options: ResolvedOptionsWith<AdminStore>, hub: Wa
   const { store, clock } = options;
   return {
     ...createAdminViews(options, hub, limiter),
+    ...createRecipientViews(store),
     ...createWebhookAdmin(store, clock, { allowHttp: options.allowHttpWebhooks }),
     ...createWebhookMessagesAdmin(store, clock),
     ...createVapidAdmin(store, clock),

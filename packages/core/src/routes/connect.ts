@@ -5,7 +5,7 @@ import { readJsonBody } from '../http/body.js';
 import { jsonReply, reply, replyHeaders } from '../http/responses.js';
 import { checkConnectToken, resolveBrowser } from '../pipeline/browser-checks.js';
 import type { BrowserStore, DeliveryStore } from '../ports/store.js';
-import type { BrowserRecord, ConnectTokenLookup } from '../records.js';
+import type { BrowserConnectedBy, BrowserRecord, ConnectTokenLookup } from '../records.js';
 import { BrowserStream } from '../stream/browser-stream.js';
 import { deliveryPayload } from '../stream/delivery.js';
 import { parseResumePosition, SSE_HEADERS, sseEventId } from '../stream/sse.js';
@@ -28,18 +28,25 @@ function tokenChecks(ctx: RouteContext, services: RouteServices): Promise<Connec
   );
 }
 
+/** The most of a browser's `User-Agent` that is kept, in characters. */
+const USER_AGENT_LENGTH = 256;
+
 async function registerBrowser(
   ctx: RouteContext,
   services: RouteServices,
   token: ConnectTokenLookup,
+  connectedBy: BrowserConnectedBy,
 ): Promise<{ browser: BrowserRecord; secret: string }> {
   const secret = generateBrowserSecret();
+  const userAgent = ctx.request.headers.get('user-agent')?.trim().slice(0, USER_AGENT_LENGTH) || null;
   const browser = await services.options.store.registerBrowser({
     id: newId('brw', ctx.now),
     projectId: token.projectId,
     recipient: token.recipient,
     secretHash: hashSecret(secret),
     now: ctx.now,
+    userAgent,
+    connectedBy,
   });
   return { browser, secret };
 }
@@ -79,7 +86,7 @@ export async function openStream(ctx: RouteContext, services: RouteServices): Pr
     }
   }
   let secret: string | null = null;
-  if (!browser) ({ browser, secret } = await registerBrowser(ctx, services, token));
+  if (!browser) ({ browser, secret } = await registerBrowser(ctx, services, token, 'stream'));
 
   const { streams, options } = services;
   const vapidPublicKey = await vapidPublicKeyOf(services);
@@ -166,7 +173,7 @@ export async function connectPoll(ctx: RouteContext, services: RouteServices): P
 }
 
 async function registered(ctx: RouteContext, services: RouteServices, token: ConnectTokenLookup): Promise<Response> {
-  const { browser, secret } = await registerBrowser(ctx, services, token);
+  const { browser, secret } = await registerBrowser(ctx, services, token, 'poll');
   return jsonReply(
     ctx,
     201,

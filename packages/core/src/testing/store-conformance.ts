@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../ports/store.js';
 import { accountConformance } from './conformance-accounts.js';
 import { apiKeyConformance } from './conformance-api-keys.js';
+import { browserViewConformance } from './conformance-browser-views.js';
 import { browserConformance } from './conformance-browsers.js';
 import { concurrencyConformance } from './conformance-concurrency.js';
 
@@ -47,6 +48,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     idempotencyConformance(getStore);
     notificationConformance(getStore);
     browserConformance(getStore);
+    browserViewConformance(getStore);
     deliveryConformance(getStore);
     maintenanceConformance(getStore);
     concurrencyConformance(getStore);

@@ -145,6 +145,8 @@ export const AUDIT_POLICY: {
   listNotifications: READ,
   getNotification: READ,
   getNotificationDetail: READ,
+  getRecipient: READ,
+  getBrowser: READ,
   getUsageBreakdown: READ,
   watch: READ,
   settings: { notAudited: 'the instance’s settings, read only' },

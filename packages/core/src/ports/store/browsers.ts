@@ -1,4 +1,11 @@
-import type { BrowserLookup, BrowserRecord, ConnectTokenLookup, DisconnectReason } from '../../records.js';
+import type {
+  BrowserConnectedBy,
+  BrowserLookup,
+  BrowserRecord,
+  BrowserView,
+  ConnectTokenLookup,
+  DisconnectReason,
+} from '../../records.js';
 
 /** A browser that {@link BrowserStore.reapStaleBrowsers} disconnected as stale. */
 export interface ReapedBrowser {
@@ -31,8 +38,23 @@ export interface BrowserStore {
     recipient: string;
     secretHash: string;
     now: number;
+    /** The registering request's `User-Agent`, kept for the dashboard (cut to 256 characters). */
+    userAgent?: string | null;
+    /** How it registered: the event stream or the poll. */
+    connectedBy?: BrowserConnectedBy | null;
   }): Promise<BrowserRecord>;
   findBrowser(id: string): Promise<BrowserLookup | null>;
+  /** One browser of a project as a dashboard shows it; null when unknown or another project's. */
+  getBrowserView(input: { projectId: string; browserId: string }): Promise<BrowserView | null>;
+  /**
+   * A recipient of a project with its newest `limit` browsers (connected or not), newest first;
+   * null when the project has no such recipient (no connect token was ever minted for it).
+   */
+  listRecipientBrowsers(input: {
+    projectId: string;
+    recipient: string;
+    limit: number;
+  }): Promise<{ createdAt: number; browsers: BrowserView[] } | null>;
   /** Disconnects a browser: its attempts that are not final become `failed` with the reason. */
   disconnectBrowser(input: {
     browserId: string;

@@ -97,6 +97,8 @@ export const STORE_DUTIES = {
   findConnectToken: READ,
   registerBrowser: DURABLE_WITH_EVENTS,
   findBrowser: READ,
+  getBrowserView: READ,
+  listRecipientBrowsers: READ,
   listDeliveries: READ,
   listPendingDeliveries: READ,
   markAttemptsSent: REDOABLE,
