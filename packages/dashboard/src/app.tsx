@@ -21,6 +21,7 @@ import { registerLiveRoutes } from './routes/live.js';
 import { registerOperatorRoutes } from './routes/operator.js';
 import { registerProjectDeleteRoutes } from './routes/project-delete.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerRecipientRoutes } from './routes/recipients.js';
 import { registerSecurityRoutes, SECOND_FACTOR_PATHS } from './routes/security.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { ErrorPage } from './views/error-page.js';
@@ -169,6 +170,7 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   registerAuthRoutes(app, deps);
   registerProjectRoutes(app, deps);
   registerHistoryRoutes(app, deps);
+  registerRecipientRoutes(app, deps);
   registerLiveRoutes(app, deps);
   registerWebhookRoutes(app, deps);
   registerOperatorRoutes(app, deps);

@@ -6,6 +6,7 @@
  */
 
 import { setUpCounters } from './length-counter.js';
+import { browserHref, recipientHref } from './recipient-hrefs.js';
 
 function setStatus(text: string): void {
   const status = document.getElementById('copy-status');
@@ -122,15 +123,23 @@ function showSend(list: HTMLElement, send: LiveSend): void {
   const link = document.createElement('a');
   link.href = `${list.dataset.notificationBase ?? ''}${send.id}`;
   link.textContent = send.title;
+  const root = list.dataset.projectRoot ?? '';
+  const recipient = document.createElement('a');
+  recipient.href = recipientHref(root, send.recipient);
+  recipient.append(element('code', send.recipient));
   const head = document.createElement('div');
-  head.append(link, ' ', element('span', send.mode, `badge ${send.mode}`), ' ', element('code', send.recipient));
+  head.append(link, ' ', element('span', send.mode, `badge ${send.mode}`), ' ', recipient);
   head.append(' ', element('span', `${send.created_at.slice(11, 19)} UTC · ${send.status}`, 'muted'));
   const attempts = document.createElement('div');
   attempts.className = 'muted';
-  attempts.textContent =
-    send.attempts
-      .map((attempt) => `${attempt.browser_id}: ${attempt.status}${attempt.via ? ` via ${PATHS[attempt.via]}` : ''}`)
-      .join(' · ') || 'no attempts';
+  send.attempts.forEach((attempt, index) => {
+    const browser = document.createElement('a');
+    browser.href = browserHref(root, attempt.browser_id);
+    browser.textContent = attempt.browser_id;
+    if (index > 0) attempts.append(' · ');
+    attempts.append(browser, `: ${attempt.status}${attempt.via ? ` via ${PATHS[attempt.via]}` : ''}`);
+  });
+  if (send.attempts.length === 0) attempts.textContent = 'no attempts';
   item.append(head, attempts);
   if (isNew) list.prepend(item);
 }

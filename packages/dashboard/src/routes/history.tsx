@@ -8,6 +8,7 @@ import { MAX_RECIPIENT_LENGTH, tooLongMessage } from '../limits.js';
 import { render } from '../render.js';
 import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
 import { MonthlyUsagePage, UsagePage, type UsageRangeState } from '../views/usage-page.js';
+import { firstSendRecipient } from './first-send.js';
 
 const PAGE_SIZE = 25;
 const USAGE_DAYS = 30;
@@ -97,7 +98,17 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       throw error;
     });
     if (!detail) throw new TidingsError('NOT_FOUND', 'No such notification in this project');
-    return render(c, <NotificationPage project={project} detail={detail} />);
+    // The test panel links here with its tab's browser, which the attempts then call "this tab".
+    const tab = c.req.query('tab') ?? '';
+    return render(
+      c,
+      <NotificationPage
+        project={project}
+        detail={detail}
+        dashboardRecipient={firstSendRecipient(signedInOf(c).account.account.id)}
+        thisTab={isId('brw', tab) ? tab : null}
+      />,
+    );
   });
 
   app.get('/projects/:id/audit', async (c) => {

@@ -28,6 +28,7 @@ export function LivePage(props: { project: ProjectObject }) {
         class="live-list"
         data-stream={`${root}/live/stream`}
         data-notification-base={`${root}/notifications/`}
+        data-project-root={root}
         aria-live="polite"
       />
     </ProjectFrame>

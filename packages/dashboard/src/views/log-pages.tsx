@@ -6,12 +6,13 @@ import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Time, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
+import { BrowserLink, RecipientLink, recipientHref } from './recipient-links.js';
 
 /** How an attempt went out, in the words of the notification page: by stream, poll or Web Push. */
 export const PATH_LABELS = { stream: 'event stream', poll: 'poll', push: 'Web Push' } as const;
 
 /** The attempts counted by status and path: `2 delivered via event stream, 1 delivered via Web Push`. */
-function attemptSummary(attempts: AttemptObject[]): string {
+export function attemptSummary(attempts: AttemptObject[]): string {
   const counts = new Map<string, number>();
   for (const attempt of attempts) {
     const label = `${attempt.status}${attempt.via ? ` via ${PATH_LABELS[attempt.via]}` : ''}`;
@@ -80,6 +81,14 @@ export function LogPage(props: {
           Filter
         </button>
       </form>
+      {filters.recipient ? (
+        <p>
+          <a href={recipientHref(root, filters.recipient)}>
+            The page of <code>{filters.recipient}</code>
+          </a>
+          : its browsers, how each connects, and its inbox.
+        </p>
+      ) : null}
       {props.items.length === 0 ? (
         <p class="empty">No notifications{filters.recipient || filters.mode ? ' match these filters' : ' yet'}.</p>
       ) : (
@@ -90,7 +99,7 @@ export function LogPage(props: {
                 <Time at={item.created_at} />
               </td>
               <td>
-                <Clip text={item.recipient} code />
+                <RecipientLink root={root} recipient={item.recipient} />
               </td>
               <td>
                 <Clip text={item.title} href={`${root}/notifications/${item.id}`} />
@@ -140,11 +149,25 @@ function payloadOf(notification: NotificationObject) {
  * One notification, for debugging a send: the request (payload, key, request id,
  * Idempotency-Key, mode, time) and each attempt with its path and receipts.
  */
-export function NotificationPage(props: { project: ProjectObject; detail: NotificationDetail }) {
+export function NotificationPage(props: {
+  project: ProjectObject;
+  detail: NotificationDetail;
+  /** The dashboard's own recipient for the signed-in account: its browsers are the dashboard's tabs. */
+  dashboardRecipient: string;
+  /** The browser of the tab that opened this page from its test panel, labelled "this tab". */
+  thisTab: string | null;
+}) {
   const ctx = usePage();
   const { project } = props;
   const { notification, request } = props.detail;
   const { attempts } = notification;
+  const root = `${ctx.base}/projects/${project.id}`;
+  const labelOf = (browserId: string) =>
+    browserId === props.thisTab
+      ? 'this tab'
+      : notification.recipient === props.dashboardRecipient
+        ? 'dashboard tab'
+        : null;
   return (
     <ProjectFrame project={project} tab="log" title="Notification">
       <p>
@@ -158,7 +181,9 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
         </dd>
         <dt>Recipient</dt>
         <dd>
-          <code>{notification.recipient}</code>
+          <a href={recipientHref(root, notification.recipient)}>
+            <code>{notification.recipient}</code>
+          </a>
         </dd>
         <dt>Status</dt>
         <dd>{notification.status}</dd>
@@ -240,8 +265,8 @@ export function NotificationPage(props: { project: ProjectObject; detail: Notifi
         >
           {attempts.map((attempt: AttemptObject) => (
             <tr data-attempt-id={attempt.id}>
-              <td>
-                <Clip text={attempt.browser_id} code />
+              <td data-field="browser">
+                <BrowserLink root={root} browserId={attempt.browser_id} label={labelOf(attempt.browser_id)} />
               </td>
               <td data-field="path">
                 {attemptPath(notification.mode, attempt, props.detail.attempt_paths[attempt.id])}
