@@ -62,7 +62,7 @@ describe('a recipient’s page', () => {
     expect(html).toContain(`href="/dashboard/projects/${projectId}/browsers/${browserId}"`);
     expect(html).toContain('connected');
     expect(html).toContain('poll');
-    expect(html).toContain('Mozilla/5.0 (X11) Firefox/133.0');
+    expect(html).toContain('title="Mozilla/5.0 (X11) Firefox/133.0">Firefox<');
     expect(html).toMatch(/data-field="inbox">1 unread, 1 unseen of 1</);
     expect(html).toContain(`href="/dashboard/projects/${projectId}/notifications/${sent.id}"`);
     expect(html).toContain('aria-current="page">Recipients<');

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { BrowserDetail, BrowserObject, NotificationObject, ProjectObject, RecipientDetail } from '@tidings/core';
+import { summariseUserAgent } from '../domain/sessions.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
@@ -32,8 +33,14 @@ function PushService(props: { browser: BrowserObject }) {
   return props.browser.push_service ? <code>{props.browser.push_service}</code> : <span class="muted">none</span>;
 }
 
+/** Its user agent in short (`Firefox on Linux`), the whole string in the title and on the browser's page. */
 function UserAgent(props: { browser: BrowserObject }) {
-  return props.browser.user_agent ? <Clip text={props.browser.user_agent} /> : <span class="muted">not recorded</span>;
+  const { user_agent: userAgent } = props.browser;
+  return userAgent ? (
+    <span title={userAgent}>{summariseUserAgent(userAgent)}</span>
+  ) : (
+    <span class="muted">not recorded</span>
+  );
 }
 
 /** What the dashboard calls a browser of its own recipient: the tabs that sent a test. */
@@ -125,7 +132,7 @@ export function RecipientPage(props: {
       ) : (
         <DataTable
           label="Browsers"
-          columns={['Browser', 'State', 'Connects by', 'Web Push', 'Last seen', 'Created', 'User agent']}
+          columns={['Browser', 'State', 'Connects by', 'Web Push', 'Last seen', 'User agent']}
         >
           {detail.browsers.map((browser) => (
             <tr data-browser-id={browser.id}>
@@ -141,9 +148,6 @@ export function RecipientPage(props: {
               </td>
               <td>
                 <Time at={browser.last_seen_at} />
-              </td>
-              <td>
-                <Time at={browser.created_at} />
               </td>
               <td>
                 <UserAgent browser={browser} />
@@ -236,7 +240,15 @@ export function BrowserPage(props: { project: ProjectObject; detail: BrowserDeta
           </>
         ) : null}
         <dt>User agent</dt>
-        <dd data-field="user-agent">{browser.user_agent ?? <span class="muted">not recorded</span>}</dd>
+        <dd data-field="user-agent">
+          {browser.user_agent ? (
+            <>
+              {summariseUserAgent(browser.user_agent)}: <code>{browser.user_agent}</code>
+            </>
+          ) : (
+            <span class="muted">not recorded</span>
+          )}
+        </dd>
       </dl>
       <h3>Attempts</h3>
       <p class="muted">One per notification sent to its recipient while it was connected, newest first.</p>
