@@ -36,6 +36,8 @@ let page: Page;
 let key = '';
 /** The second project, left empty by the JavaScript-off test, and its key. */
 let quiet = { url: '', key: '' };
+/** The first project, which sent first. */
+let shop = { id: '' };
 
 /** Runs a command line in a shell, as a person pasting it would, with the key in the environment. */
 function runCommand(command: string, apiKey: string): Promise<string> {
@@ -98,6 +100,7 @@ describe('the first send in the dashboard', () => {
     );
     expect(await page.getAttribute('#first-send-status', 'data-status')).toBe('open');
     const recipient = (await page.getAttribute('#first-send', 'data-recipient')) ?? '';
+    shop = { id: projectIdOf(page) };
     expect(recipient).toMatch(/^dashboard:acct_[0-9a-z]{26}$/);
 
     const [answer] = await Promise.all([
@@ -191,7 +194,9 @@ describe('the first send in the dashboard', () => {
       (state) => state === 'refused',
       'the refusal shown',
     );
-    expect(await tab.textContent('#first-send-status')).toContain('VALIDATION_FAILED');
+    // In plain words, beside the field too.
+    expect(await tab.textContent('#first-send-status')).toContain('The key must be an active key of this project');
+    expect(await tab.getAttribute('#first-send-key', 'aria-invalid')).toBe('true');
     await tab.getByLabel('API key of this project').fill(quiet.key);
     const [answer] = await Promise.all([
       tab.waitForResponse((response) => response.url().endsWith('/first-send/send') && response.status() === 201),
@@ -203,6 +208,97 @@ describe('the first send in the dashboard', () => {
     // Closed first: the receipts' keepalive requests give up their answers only with the page.
     await tab.close();
     expect(await recorder.holding(quiet.key)).toEqual([]);
+  });
+});
+
+describe('the test panel after the first send', () => {
+  /** The page of the project that sent first, with its test panel unfolded and its tab connected. */
+  async function openPanel(target: Page, projectUrl: string): Promise<string> {
+    await target.goto(projectUrl);
+    // The project has sent: the panel is kept, folded, and the tab connects once it is unfolded.
+    expect(await target.getByRole('heading', { name: 'Send a test notification' }).isVisible()).toBe(true);
+    expect(await target.locator('details[data-first-send-details]').getAttribute('open')).toBeNull();
+    expect(await target.getAttribute('#first-send-status', 'data-status')).toBe('connecting');
+    await target.locator('details[data-first-send-details] > summary').click();
+    await until(
+      () => target.getAttribute('#first-send-status', 'data-status'),
+      (state) => state === 'open',
+      'the unfolded panel connected its tab',
+    );
+    return (await target.getAttribute('#first-send-status', 'data-browser-id')) ?? '';
+  }
+
+  it('disconnects a closed tab, so a send from a new tab completes, its attempt labelled "this tab"', async () => {
+    const projectUrl = `${server.url}/dashboard/projects/${shop.id}`;
+    const first = await context.newPage();
+    const closedBrowser = await openPanel(first, projectUrl);
+    expect(closedBrowser).toMatch(/^brw_/);
+    // Closing the tab disconnects its browser (a beacon on pagehide): its page says so.
+    await first.close({ runBeforeUnload: true });
+    const browserPage = `${server.url}/dashboard/projects/${shop.id}/browsers/${closedBrowser}`;
+    await until(
+      async () => (await context.request.get(browserPage)).text(),
+      (html) => html.includes('disconnected') && html.includes('by request'),
+      'the closed tab’s browser disconnected',
+    );
+
+    const tab = await context.newPage();
+    const ownBrowser = await openPanel(tab, projectUrl);
+    expect(ownBrowser).not.toBe(closedBrowser);
+    // An empty title is refused in plain words, beside the field; nothing is sent.
+    await tab.getByLabel('API key of this project').fill(key);
+    await tab.getByLabel('Title').fill('');
+    const button = tab.getByRole('button', { name: 'Send a test notification' });
+    await button.click();
+    await until(
+      () => tab.getAttribute('#first-send-status', 'data-status'),
+      (state) => state === 'refused',
+      'the empty title refused',
+    );
+    expect(await tab.textContent('#first-send-status')).toContain('The title must be 1 to 200 characters');
+    expect(await tab.getAttribute('#first-send-title-field', 'aria-invalid')).toBe('true');
+
+    await tab.getByLabel('Title').fill('Edited title');
+    await tab.getByLabel('Body').fill('Sent again from a new tab.');
+    const [answer] = await Promise.all([
+      tab.waitForResponse((response) => response.url().endsWith('/first-send/send') && response.status() === 201),
+      button.click(),
+    ]);
+    const sent = (await answer.json()) as { id: string; title: string; attempts: { browser_id: string }[] };
+    expect(sent.title).toBe('Edited title');
+    // Only this tab's browser is connected: one attempt, not one held for the closed tab.
+    expect(sent.attempts.map((attempt) => attempt.browser_id)).toEqual([ownBrowser]);
+    await waitDelivered(tab, sent.id);
+    await until(
+      () => itemOf(tab, sent.id).getAttribute('data-status'),
+      (status) => status === 'completed',
+      'the send completed, not pending',
+    );
+    expect(await itemOf(tab, sent.id).locator('[data-attempt]').getAttribute('data-browser')).toBe('this tab');
+    expect(await tab.getAttribute('#first-send-title-field', 'aria-invalid')).toBeNull();
+    expect(await layoutFindings(tab, 'first-send-again')).toEqual([]);
+
+    // The notification's page, opened from the panel, names the attempt "this tab" too.
+    await itemOf(tab, sent.id).getByRole('link', { name: 'Edited title' }).click();
+    await tab.waitForURL(/\/notifications\/ntf_/);
+    expect(await tab.locator('dl.facts dd').nth(2).textContent()).toBe('completed');
+    const row = tab.locator(`tr[data-attempt-id]`);
+    expect(await row.count()).toBe(1);
+    expect(await row.locator('td[data-field="browser"]').textContent()).toContain('this tab');
+    expect(await layoutFindings(tab, 'notification-this-tab')).toEqual([]);
+
+    // The browser's page and its recipient's page, a click away.
+    await row.locator('td[data-field="browser"] a').click();
+    await tab.waitForURL(/\/browsers\/brw_/);
+    expect(await tab.textContent('[data-field="connection"]')).toContain('event stream');
+    expect(await tab.textContent('[data-field="user-agent"]')).toContain('Chrome');
+    expect(await layoutFindings(tab, 'browser-page')).toEqual([]);
+    await tab.getByRole('link', { name: '← Recipient' }).click();
+    await tab.waitForURL(/\/recipients\//);
+    expect(await tab.locator(`tr[data-browser-id="${closedBrowser}"]`).textContent()).toContain('disconnected');
+    expect(await layoutFindings(tab, 'recipient-page')).toEqual([]);
+    expect(cspViolations(recorder.console)).toEqual([]);
+    await tab.close();
   });
 });
 

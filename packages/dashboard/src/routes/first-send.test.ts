@@ -149,8 +149,37 @@ describe('the first send: the send', () => {
     expect((await dashboard.tidings.admin.getNotification(id, notification.id)).recipient).toBe(recipient);
     const [record] = await dashboard.tidings.admin.listKeys(id);
     expect(record?.last_used_at).not.toBeNull();
-    // The project is no longer empty: its page drops the panel.
-    expect(await (await browser.get(`/dashboard/projects/${id}`)).text()).not.toContain('id="first-send"');
+    // The project is no longer empty: its page keeps the panel, folded under its heading.
+    const page = await (await browser.get(`/dashboard/projects/${id}`)).text();
+    expect(page).toContain('id="first-send"');
+    expect(page).toMatch(/<details data-first-send-details[^>]*>/);
+    expect(page).not.toMatch(/<details data-first-send-details[^>]*open/);
+  });
+
+  it('sends the title and body the page edited, and passes on the API’s refusal of a bad one', async () => {
+    const browser = await signUpVerified(dashboard);
+    const id = await createProject(browser);
+    const key = await createKey(browser, id);
+    const { token } = (await (await postJson(browser, `/dashboard/projects/${id}/first-send/token`)).json()) as {
+      token: string;
+    };
+    expect((await dashboard.app.request(`${ORIGIN}/v1/connect/${token}`, { method: 'POST' })).status).toBe(201);
+    const path = `/dashboard/projects/${id}/first-send/send`;
+    const sent = await postJson(browser, path, { key, title: 'Order shipped', body: 'It left the depot.' });
+    expect(sent.status).toBe(201);
+    expect(await sent.json()).toMatchObject({ title: 'Order shipped', body: 'It left the depot.' });
+    // Validated as any send: an empty or too long title is the API's 400, with the field's path.
+    for (const [body, field] of [
+      [{ key, title: '' }, 'title'],
+      [{ key, title: 'x'.repeat(201) }, 'title'],
+      [{ key, body: 'x'.repeat(2001) }, 'body'],
+      [{ key, title: 42 }, 'title'],
+    ] as const) {
+      const refused = await postJson(browser, path, body);
+      await expectProblem(refused.clone(), 400, 'VALIDATION_FAILED');
+      const errors = ((await refused.json()) as { errors: { path: string }[] }).errors;
+      expect(errors.map((error) => error.path)).toContain(field);
+    }
   });
 
   it('refuses a malformed key, a key of another project and a revoked key, in the contract format', async () => {
@@ -195,6 +224,10 @@ describe('the first send: the pages', () => {
 
     const withKey = await (await browser.get(`/dashboard/projects/${id}`)).text();
     expect(withKey).toContain('id="first-send-key"');
+    // Nothing sent yet: the panel is open, with the title and body to edit.
+    expect(withKey).not.toContain('data-first-send-details');
+    expect(withKey).toContain('value="Hello from Tidings"');
+    expect(withKey).toContain('id="first-send-body"');
     expect(withKey).toContain('type="password"');
   });
 

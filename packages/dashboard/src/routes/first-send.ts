@@ -11,9 +11,25 @@ export function firstSendRecipient(accountId: string): string {
   return `dashboard:${accountId}`;
 }
 
-/** The notification the "Send a test notification" button sends. */
+/** The title the "Send a test notification" panel offers, until the person writes another. */
 export const FIRST_SEND_TITLE = 'Hello from Tidings';
-const FIRST_SEND_BODY = 'Your first notification, sent through POST /v1/notifications.';
+/** The body the panel offers. */
+export const FIRST_SEND_BODY = 'Your first notification, sent through POST /v1/notifications.';
+
+/**
+ * The title or body of a test send, as the page typed it: a string, else the route's default.
+ * Its length and content are the API's to check, as for any send (400 VALIDATION_FAILED).
+ */
+function textField(body: Record<string, unknown>, field: 'title' | 'body', fallback: string): string {
+  const value = body[field];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') {
+    throw new TidingsError('VALIDATION_FAILED', `The ${field} must be text`, {
+      errors: [{ path: field, message: 'must be a string' }],
+    });
+  }
+  return value;
+}
 
 /** Where the pages' API lives: the public URL of the Tidings instance, else this request's origin. */
 export function apiUrlOf(c: Context, deps: Deps): string {
@@ -47,7 +63,7 @@ async function jsonBody(c: Context): Promise<Record<string, unknown>> {
     throw new TidingsError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
   const text = await c.req.text();
-  if (text.length > 4096) throw new TidingsError('PAYLOAD_TOO_LARGE', 'The body is over 4 KiB');
+  if (text.length > 16_384) throw new TidingsError('PAYLOAD_TOO_LARGE', 'The body is over 16 KiB');
   let value: unknown;
   try {
     value = text.trim() === '' ? {} : JSON.parse(text);
@@ -70,8 +86,8 @@ async function jsonBody(c: Context): Promise<Record<string, unknown>> {
  * - `POST …/first-send/token` mints a connect token for the signed-in account's own recipient
  *   (`dashboard:<account id>`) of its own project, through `tidings.createConnectToken`, so that
  *   the page connects with the browser SDK like any customer's page.
- * - `POST …/first-send/send` takes an API key of the project in its body and makes the send with
- *   it through the public pipeline (`POST /v1/notifications`, answered in-process by
+ * - `POST …/first-send/send` takes an API key of the project in its body (and a title and body
+ *   the page may have edited) and makes the send with it through the public pipeline (`POST /v1/notifications`, answered in-process by
  *   `tidings.fetch`), to that recipient only. The key is used for this one request and kept
  *   nowhere. A page cannot make the send itself: a live key from a browser is refused (403).
  *
@@ -152,8 +168,8 @@ export function registerFirstSendRoutes(app: Hono<DashboardEnv>, deps: Deps): vo
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({
           recipient: firstSendRecipient(signedIn.account.account.id),
-          title: FIRST_SEND_TITLE,
-          body: FIRST_SEND_BODY,
+          title: textField(body, 'title', FIRST_SEND_TITLE),
+          body: textField(body, 'body', FIRST_SEND_BODY),
         }),
       });
       const answer = await tidings.fetch(request, { clientAddress: clientIp(c, deps.options) });

@@ -75,16 +75,16 @@ export function registerProjectRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   async function keysPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
     const project = await ownedProject(deps, signedInOf(c), c.req.param('id') ?? '');
     const keys = await tidings.admin.listKeys(project.id);
-    // An empty project (nothing sent yet) offers the first send, with a key to paste.
+    // Every project offers a test send, with a key to paste: open on an empty project (nothing
+    // sent yet), folded on one that has sent.
     const empty = (await tidings.admin.listNotifications(project.id, { limit: 1 })).length === 0;
-    const firstSend = empty
-      ? {
-          project,
-          recipient: firstSendRecipient(signedInOf(c).account.account.id),
-          apiUrl: apiUrlOf(c, deps),
-          source: { from: 'paste' as const, activeKeys: keys.filter((key) => key.revoked_at === null).length },
-        }
-      : null;
+    const firstSend = {
+      project,
+      recipient: firstSendRecipient(signedInOf(c).account.account.id),
+      apiUrl: apiUrlOf(c, deps),
+      source: { from: 'paste' as const, activeKeys: keys.filter((key) => key.revoked_at === null).length },
+      collapsed: !empty,
+    };
     return render(
       c,
       <KeysPage

@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
-import { Notice, usePage } from './layout.js';
+import { counterText } from '../client/length-counter.js';
+import { FIRST_SEND_BODY, FIRST_SEND_TITLE } from '../routes/first-send.js';
+import { Field, Notice, usePage } from './layout.js';
 
 /** Where the key of the first send comes from: the key on screen, or one the person pastes. */
 export type FirstSendKey = { from: 'screen'; mode: 'live' | 'test' } | { from: 'paste'; activeKeys: number };
@@ -13,7 +15,16 @@ export interface FirstSendProps {
   /** The Tidings API's address, as the curl and the SDK reach it. */
   apiUrl: string;
   source: FirstSendKey;
+  /**
+   * Folded under its heading, and connecting this tab only once unfolded: a project that has sent
+   * already keeps the panel without every visit of its page becoming a browser of the recipient.
+   */
+  collapsed?: boolean;
 }
+
+/** The longest title and body of a send (docs/api.md): the counters under the panel's fields. */
+const TITLE_LIMIT = 200;
+const BODY_LIMIT = 2000;
 
 /** The `curl` that sends to the dashboard's recipient, with the key from the environment. */
 export function firstSendCurl(apiUrl: string, recipient: string): string {
@@ -25,27 +36,16 @@ export function firstSendCurl(apiUrl: string, recipient: string): string {
  * "Send a test notification": this tab becomes a connected browser of the account's own
  * recipient (the browser SDK, `tidings.global.js`), a button sends to it through the public API,
  * and the sends to it appear below with their attempts and receipts, from the live view's
- * stream. With JavaScript off it says so and still shows the curl (which then answers 409).
+ * stream. With JavaScript off it says so and still shows the curl (which then answers 409). The
+ * tab disconnects its browser when it closes, so that a later send does not wait on it.
  */
 export function FirstSendPanel(props: FirstSendProps) {
   const ctx = usePage();
   const { project, recipient, apiUrl, source: key } = props;
   const root = `${ctx.base}/projects/${project.id}`;
   const curl = firstSendCurl(apiUrl, recipient);
-  return (
-    <section
-      class="card first-send"
-      id="first-send"
-      aria-labelledby="first-send-title"
-      data-api-url={apiUrl}
-      data-recipient={recipient}
-      data-token-url={`${root}/first-send/token`}
-      data-send-url={`${root}/first-send/send`}
-      data-stream={`${root}/live/stream?recipient=${encodeURIComponent(recipient)}`}
-      data-notification-base={`${root}/notifications/`}
-      data-key-from={key.from}
-    >
-      <h2 id="first-send-title">Send a test notification</h2>
+  const content = (
+    <>
       <p>
         While this page is open, and with JavaScript on, this browser tab is a connected browser of the recipient{' '}
         <code>{recipient}</code> (yours, in this project): what is sent to it appears here, with its delivery attempt
@@ -85,6 +85,34 @@ export function FirstSendPanel(props: FirstSendProps) {
           </p>
         ) : null}
         {key.from === 'paste' && key.activeKeys === 0 ? null : (
+          <>
+            <Field
+              label="Title"
+              name="title"
+              id="first-send-title-field"
+              value={FIRST_SEND_TITLE}
+              required={false}
+              limit={TITLE_LIMIT}
+            />
+            <div class="field">
+              <label for="first-send-body">Body</label>
+              <textarea
+                id="first-send-body"
+                name="body"
+                rows={2}
+                data-limit={BODY_LIMIT}
+                data-counter="first-send-body-count"
+                aria-describedby="first-send-body-count"
+              >
+                {FIRST_SEND_BODY}
+              </textarea>
+              <p class="hint counter" id="first-send-body-count">
+                {counterText(FIRST_SEND_BODY.length, BODY_LIMIT)}
+              </p>
+            </div>
+          </>
+        )}
+        {key.from === 'paste' && key.activeKeys === 0 ? null : (
           <p>
             <button type="button" id="first-send-button" disabled>
               Send a test notification
@@ -104,6 +132,30 @@ export function FirstSendPanel(props: FirstSendProps) {
       <pre class="curl">
         <code id="first-send-curl">{curl}</code>
       </pre>
+    </>
+  );
+  return (
+    <section
+      class="card first-send"
+      id="first-send"
+      aria-labelledby="first-send-title"
+      data-api-url={apiUrl}
+      data-recipient={recipient}
+      data-token-url={`${root}/first-send/token`}
+      data-send-url={`${root}/first-send/send`}
+      data-stream={`${root}/live/stream?recipient=${encodeURIComponent(recipient)}`}
+      data-notification-base={`${root}/notifications/`}
+      data-key-from={key.from}
+    >
+      <h2 id="first-send-title">Send a test notification</h2>
+      {props.collapsed ? (
+        <details data-first-send-details>
+          <summary>Connect this tab and send a test notification to it</summary>
+          {content}
+        </details>
+      ) : (
+        content
+      )}
       <script src={`${ctx.base}/assets/tidings.global.js`} defer />
       <script src={`${ctx.base}/assets/first-send.js`} defer />
     </section>
