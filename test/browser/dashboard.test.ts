@@ -219,9 +219,10 @@ describe('the dashboard in Chromium', () => {
     expect(await page.textContent('main')).toContain('No notifications match');
     await page.getByLabel('Recipient').fill('user_42');
     await submit(page, 'Filter');
+    // (The row links its recipient too.)
     await page
       .getByRole('row', { name: /Your order shipped/ })
-      .getByRole('link')
+      .getByRole('link', { name: 'Your order shipped' })
       .click();
     await page.waitForURL(new RegExp(`/notifications/${id}$`));
     expect(await page.locator('tr[data-attempt-id]').count()).toBe(1);
@@ -263,7 +264,8 @@ describe('the dashboard in Chromium', () => {
     const active = await page.locator('tr', { has: page.locator('.badge.ok') }).count();
     for (let i = active; i < 10; i++) {
       await page.getByLabel('Key name').fill(`key ${i}`);
-      await page.getByLabel('Test').check();
+      // (Exact: the test panel, "Send a test notification", is on the page too.)
+      await page.getByLabel('Test', { exact: true }).check();
       await submit(page, 'Create key');
       await page.goto(`${server.url}/dashboard/projects/${projectId}`);
     }
