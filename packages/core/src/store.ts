@@ -54,6 +54,15 @@ export type {
   SearchProjectsResult,
 } from './ports/store/project-admin.js';
 export type { PushStore, PutPushSubscriptionResult } from './ports/store/push.js';
+export {
+  DEFAULT_REQUEST_LOG_RETENTION_DAYS,
+  type ListRequestLogInput,
+  type RequestLogBody,
+  type RequestLogEntry,
+  type RequestLogSearch,
+  type RequestLogStatusClass,
+  type RequestLogStore,
+} from './ports/store/request-log.js';
 export type { UsageStore } from './ports/store/usage.js';
 export type {
   CreateWebhookEndpointResult,

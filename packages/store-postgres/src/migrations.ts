@@ -401,6 +401,46 @@ export const migrations: readonly string[] = [
   ALTER TABLE {schema}.browsers ADD COLUMN user_agent text;
   ALTER TABLE {schema}.browsers ADD COLUMN connected_by text CHECK (connected_by IN ('stream', 'poll'));
   `,
+  // 15: the request log (docs/api.md#request-log): every API request of a project, written in
+  // batches after its answer, one statement per batch. Read newest first by request id (ids sort
+  // by time), within a project, and searched by Idempotency-Key, recipient or notification; each
+  // notification a request concerns is a row of its own, so that search is an index lookup.
+  // Deleted oldest first by creation time.
+  `
+  CREATE TABLE {schema}.request_log (
+    request_id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL,
+    method text NOT NULL,
+    path text NOT NULL,
+    status integer NOT NULL,
+    code text,
+    key_prefix text NOT NULL,
+    mode text NOT NULL CHECK (mode IN ('live', 'test')),
+    idempotency_key text COLLATE "C",
+    recipient text COLLATE "C",
+    notification_ids text[] NOT NULL,
+    created_at bigint NOT NULL,
+    duration_ms double precision NOT NULL,
+    request_body text,
+    request_body_truncated boolean NOT NULL,
+    response_body text,
+    response_body_truncated boolean NOT NULL
+  );
+  CREATE INDEX request_log_by_project ON {schema}.request_log (project_id, request_id);
+  CREATE INDEX request_log_by_idempotency_key ON {schema}.request_log (project_id, idempotency_key, request_id)
+    WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX request_log_by_recipient ON {schema}.request_log (project_id, recipient, request_id)
+    WHERE recipient IS NOT NULL;
+  CREATE INDEX request_log_by_created_at ON {schema}.request_log (created_at);
+  CREATE TABLE {schema}.request_log_notifications (
+    request_id text COLLATE "C" NOT NULL,
+    notification_id text COLLATE "C" NOT NULL,
+    project_id text COLLATE "C" NOT NULL,
+    PRIMARY KEY (request_id, notification_id)
+  );
+  CREATE INDEX request_log_notifications_by_notification
+    ON {schema}.request_log_notifications (project_id, notification_id, request_id);
+  `,
 ];
 
 /** What {@link migrate} found and did. */

@@ -24,6 +24,7 @@ import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './option
 import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
+import { requestLogOperations } from './request-log.js';
 import { transactionalSends } from './transactional-sends.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookMessageOperations } from './webhook-messages.js';
@@ -89,6 +90,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...projectAdminOperations(pool, sql),
     ...pushOperations(pool, sql, recordEvents),
     ...inboxOperations(pool, sql, recordEvents),
+    ...requestLogOperations(pool, sql),
     close() {
       // A pool handed in is the host's to end.
       closing ??= ownPool ? ownPool.end() : Promise.resolve();

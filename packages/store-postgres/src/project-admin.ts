@@ -59,6 +59,8 @@ export function projectAdminOperations(pool: Pool, sql: Sql): ProjectAdminStore 
     `DELETE FROM ${t('idempotency_keys')} WHERE project_id = $1`,
     `DELETE FROM ${t('usage_days')} WHERE project_id = $1`,
     `DELETE FROM ${t('api_keys')} WHERE project_id = $1`,
+    `DELETE FROM ${t('request_log_notifications')} WHERE project_id = $1`,
+    `DELETE FROM ${t('request_log')} WHERE project_id = $1`,
     `DELETE FROM ${t('projects')} WHERE id = $1`,
   ].map((text, index) => statement(`delete_project_${index}`, text));
   const lockAccount = statement('lock_account_for_delete', `SELECT id FROM ${t('accounts')} WHERE id = $1 FOR UPDATE`);

@@ -490,6 +490,44 @@ export const migrations: readonly string[] = [
   ALTER TABLE browsers ADD COLUMN user_agent TEXT;
   ALTER TABLE browsers ADD COLUMN connected_by TEXT CHECK (connected_by IN ('stream', 'poll'));
   `,
+  // 20: the request log (docs/api.md#request-log): every API request of a project, written in
+  // batches after its answer. A rowid table, since its rows carry bodies of up to 16 KiB each.
+  // Read newest first by request id (ids sort by time), within a project, and searched by
+  // Idempotency-Key, recipient or notification; each notification a request concerns is a row of
+  // its own, so that search is an index lookup. Deleted oldest first by creation time.
+  `
+  CREATE TABLE request_log (
+    request_id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    code TEXT,
+    key_prefix TEXT NOT NULL,
+    mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+    idempotency_key TEXT,
+    recipient TEXT,
+    notification_ids TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    duration_ms REAL NOT NULL,
+    request_body TEXT,
+    request_body_truncated INTEGER NOT NULL CHECK (request_body_truncated IN (0, 1)),
+    response_body TEXT,
+    response_body_truncated INTEGER NOT NULL CHECK (response_body_truncated IN (0, 1))
+  );
+  CREATE INDEX request_log_by_project ON request_log (project_id, request_id);
+  CREATE INDEX request_log_by_idempotency_key ON request_log (project_id, idempotency_key, request_id)
+    WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX request_log_by_recipient ON request_log (project_id, recipient, request_id) WHERE recipient IS NOT NULL;
+  CREATE INDEX request_log_by_created_at ON request_log (created_at);
+  CREATE TABLE request_log_notifications (
+    request_id TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    PRIMARY KEY (request_id, notification_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX request_log_notifications_by_notification ON request_log_notifications (project_id, notification_id, request_id);
+  `,
 ];
 
 /**

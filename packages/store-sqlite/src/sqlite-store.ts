@@ -27,6 +27,7 @@ import { openDatabase } from './open-database.js';
 import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
+import { requestLogOperations } from './request-log.js';
 import { transactionalSends } from './transactional-sends.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
@@ -72,6 +73,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...deliveryOperations(db, groupCommit, cache, recordEvents),
     ...pushOperations(db, cache, recordEvents),
     ...inboxOperations(db, recordEvents),
+    ...requestLogOperations(db),
     ...jobOperations(db, insertJobs),
     onJobsEnqueued: wakeups.subscribe,
     ...maintenanceOperations(db, cache, recordEvents),

@@ -9,6 +9,7 @@ import type { MaintenanceStore } from './store/maintenance.js';
 import type { NotificationStore } from './store/notifications.js';
 import type { ProjectAdminStore } from './store/project-admin.js';
 import type { PushStore } from './store/push.js';
+import type { RequestLogStore } from './store/request-log.js';
 import type { UsageStore } from './store/usage.js';
 import type { WebhookEndpointStore } from './store/webhook-endpoints.js';
 import type { WebhookMessageStore } from './store/webhook-messages.js';
@@ -26,6 +27,7 @@ export type * from './store/maintenance.js';
 export type * from './store/notifications.js';
 export type * from './store/project-admin.js';
 export type * from './store/push.js';
+export type * from './store/request-log.js';
 export type * from './store/usage.js';
 export type * from './store/webhook-endpoints.js';
 export type * from './store/webhook-messages.js';
@@ -59,5 +61,6 @@ export interface Store
     DeliveryStore,
     InboxStore,
     PushStore,
+    RequestLogStore,
     JobStore,
     MaintenanceStore {}

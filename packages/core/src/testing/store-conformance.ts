@@ -15,6 +15,7 @@ import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
 import { pushConformance } from './conformance-push.js';
+import { requestLogConformance } from './conformance-request-log.js';
 import { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
 import { webhookMessageConformance } from './conformance-webhook-messages.js';
 
@@ -58,6 +59,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     webhookMessageConformance(getStore);
     pushConformance(getStore);
     inboxConformance(getStore);
+    requestLogConformance(getStore);
     dutiesConformance(getStore);
   });
 }

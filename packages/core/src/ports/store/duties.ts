@@ -117,6 +117,12 @@ export const STORE_DUTIES = {
   purgeInbox: REDOABLE,
   setInboxRetention: DURABLE,
   getInboxRetention: READ,
+  // Diagnostic: an entry lost to a power cut is not redone, and no answer waits for it
+  // (docs/api.md#request-log).
+  appendRequestLog: REDOABLE,
+  listRequestLog: READ,
+  getRequestLogEntry: READ,
+  purgeRequestLog: REDOABLE,
   getVapidKeys: READ,
   ensureVapidKeys: DURABLE,
   rotateVapidKeys: DURABLE,
