@@ -4,6 +4,7 @@ import type { EventStreamTarget } from './ports/event-sink.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import type { Store } from './ports/store.js';
+import type { KeyMode } from './records.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
 
 /**
@@ -24,6 +25,14 @@ export interface Services<Roles = Store> {
   sendsInFlight: Set<string>;
   /** The VAPID public key for connect answers; null when Web Push is off. */
   vapidPublicKey: (() => Promise<string>) | null;
+}
+
+/** The project and key a request presented, as the request log records them. */
+export interface RequestCaller {
+  projectId: string;
+  /** The key's first characters, never the key. */
+  keyPrefix: string;
+  mode: KeyMode;
 }
 
 /** One request as routes see it. */
@@ -49,6 +58,11 @@ export interface RouteContext {
   edgeHeaders: Readonly<Record<string, string>>;
   /** The host writes text answers itself (`RequestContext.writesTextAnswers`). */
   writesTextAnswers: boolean;
+  /**
+   * Whose request it is, set by the API-key checks once the key is known (even when they refuse
+   * it); null until then, and for requests without a key. Requests with a caller are logged.
+   */
+  caller: RequestCaller | null;
 }
 
 /** A route handler. Refusals are thrown as TidingsError and rendered at the edge. */

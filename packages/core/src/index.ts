@@ -20,6 +20,12 @@ export {
   type RecipientDetail,
   type RecipientViews,
 } from './admin/recipients.js';
+export {
+  type ListRequestsOptions,
+  MAX_REQUEST_SEARCH_LENGTH,
+  type RequestLogAdminApi,
+  type RequestLogObject,
+} from './admin/request-log.js';
 export type { VapidAdminApi, VapidKeyObject } from './admin/vapid.js';
 export {
   type AdminViews,
@@ -156,6 +162,7 @@ export type {
   UsageDay,
   VapidKeyRecord,
 } from './records.js';
+export type { RequestLogOptions } from './request-log/options.js';
 export type { NotificationsApi, PreparedSqliteSend, SendInput, SendOptions, SendResult } from './send/in-process.js';
 export { createTidings, type RequestContext, type Tidings } from './tidings.js';
 export { type IdPrefix, isId, newId } from './util/ids.js';

@@ -7,6 +7,11 @@ import { createConsoleLogger, type Logger } from './ports/logger.js';
 import { type Metrics, noopMetrics } from './ports/metrics.js';
 import type { Store } from './ports/store.js';
 import { type PushOptions, type ResolvedPushOptions, resolvePushOptions } from './push/options.js';
+import {
+  type RequestLogOptions,
+  type ResolvedRequestLogOptions,
+  resolveRequestLogOptions,
+} from './request-log/options.js';
 import { checkAppProjectName } from './send/app-project.js';
 
 /** Request limits per window. The defaults are those of docs/api.md#limits. */
@@ -117,6 +122,12 @@ export interface TidingsOptions {
    * no API key. @default none: each send and token names its project
    */
   project?: string;
+  /**
+   * The request log (docs/api.md#request-log): every API request of a project, kept with its
+   * bodies (secrets removed) for the dashboard's Requests page; `false` turns it off.
+   * @default on, entries kept 7 days
+   */
+  requestLog?: RequestLogOptions | false;
 }
 
 /** The job runner of an instance: {@link JobRunnerOptions} without what the instance already has. */
@@ -129,7 +140,10 @@ export type ResolvedLimits = Required<LimitsOptions>;
 
 /** {@link TidingsOptions} with every default applied. */
 export interface ResolvedOptions
-  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'push' | 'project'>> {
+  extends Required<
+    Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'push' | 'project' | 'requestLog'>
+  > {
+  requestLog: ResolvedRequestLogOptions;
   project: string | null;
   limits: ResolvedLimits;
   push: ResolvedPushOptions | null;
@@ -241,6 +255,7 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     jobs: jobsOption(options.jobs),
     push: options.push === undefined ? null : resolvePushOptions(options.push),
     project: options.project === undefined ? null : checkAppProjectName(options.project),
+    requestLog: resolveRequestLogOptions(options.requestLog),
   };
 }
 

@@ -1,9 +1,10 @@
 import { type AdminApi, createAdminApi } from './admin/api.js';
 import { type ConnectTokenObject, mintConnectToken } from './connect-tokens.js';
-import type { RouteContext, Services } from './context.js';
+import type { RequestCaller, RouteContext, Services } from './context.js';
 import { TidingsError } from './errors.js';
+import { bodyTextOf } from './http/body.js';
 import { type CorsKind, corsHeaders, preflightHeaders } from './http/cors.js';
-import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './http/responses.js';
+import { bareReplyContext, NO_HEADERS, problemResponse, reply, textAnswerOf } from './http/responses.js';
 import { createMemoryHub } from './hub/memory-hub.js';
 import { watchHub } from './hub/watched-hub.js';
 import { createJobRunner, type JobRunner } from './jobs/runner.js';
@@ -17,6 +18,7 @@ import { noopMetrics } from './ports/metrics.js';
 import { transactionalSendsOf } from './ports/transactions.js';
 import { createVapidPublicKeySource } from './push/vapid-keys.js';
 import type { ProjectRecord } from './records.js';
+import { createRequestLogWriter, type RequestLogWriter } from './request-log/writer.js';
 import { matchRoute, pathOf, type RouteMethod } from './router.js';
 import { createRoutes } from './routes/index.js';
 import { ensureAppProject } from './send/app-project.js';
@@ -137,6 +139,7 @@ const EDGE_HEADERS: Record<CorsKind, Readonly<Record<string, string>>> = {
  */
 class RequestScope implements RouteContext {
   responseHeaders: Readonly<Record<string, string>> = NO_HEADERS;
+  caller: RequestCaller | null = null;
   #url: URL | undefined;
 
   constructor(
@@ -247,6 +250,18 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
           })
       : Promise.resolve(null);
 
+  // The request log's writer: entries are written in batches after their answers.
+  const requestLog: RequestLogWriter | null = options.requestLog.enabled
+    ? createRequestLogWriter({
+        store: options.store,
+        logger,
+        metrics,
+        maxBufferedEntries: options.requestLog.maxBufferedEntries,
+        flushIntervalMs: options.requestLog.flushIntervalMs,
+        batchSize: options.requestLog.batchSize,
+      })
+    : null;
+
   let jobRunner: JobRunner | null = null;
   if (options.jobs !== null) {
     jobRunner = createJobRunner({ ...options.jobs, store: options.store, clock: options.clock, logger });
@@ -275,6 +290,8 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     const edgeHeaders = matched ? EDGE_HEADERS[matched.route.cors] : NO_HEADERS;
     if (trace !== null && matched) trace.route = matched.route.path;
     let ctx: RequestScope | null = null;
+    const started = requestLog === null ? 0 : performance.now();
+    let response: Response;
     try {
       if (!matched) throw new TidingsError('NOT_FOUND', `No route ${request.method} ${redactPath(pathname)}`);
       if (request.method === 'OPTIONS') {
@@ -305,13 +322,47 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
         context.eventStream ?? null,
         context.writesTextAnswers === true,
       );
-      return await handler(ctx, services);
+      response = await handler(ctx, services);
     } catch (error) {
-      return problemResponse(
+      response = problemResponse(
         asTidingsError(error, request, pathname, requestId),
         ctx ?? { responseHeaders: NO_HEADERS, edgeHeaders, requestId, writesTextAnswers: context.writesTextAnswers },
       );
     }
+    // Only requests whose key was known (by the API-key checks) are a project's to log.
+    if (requestLog !== null && ctx?.caller) logRequest(requestLog, ctx, ctx.caller, pathname, response, started);
+    return response;
+  }
+
+  /** Hands a request of a known key to the request log, as it was: the writer redacts it later. */
+  function logRequest(
+    log: RequestLogWriter,
+    ctx: RequestScope,
+    caller: RequestCaller,
+    pathname: string,
+    response: Response,
+    started: number,
+  ) {
+    const { request } = ctx;
+    const href = request.url;
+    const queryAt = href.indexOf('?');
+    const hashAt = href.indexOf('#', queryAt);
+    log.record({
+      requestId: ctx.requestId,
+      projectId: caller.projectId,
+      keyPrefix: caller.keyPrefix,
+      mode: caller.mode,
+      method: request.method,
+      pathname,
+      query: queryAt === -1 ? '' : href.slice(queryAt, hashAt === -1 ? undefined : hashAt),
+      params: ctx.params,
+      status: response.status,
+      idempotencyKey: request.headers.get('idempotency-key'),
+      createdAt: ctx.now,
+      durationMs: performance.now() - started,
+      requestText: bodyTextOf(request),
+      responseText: textAnswerOf(response)?.text ?? null,
+    });
   }
 
   function asTidingsError(error: unknown, request: Request, pathname: string, requestId: string): TidingsError {
@@ -382,6 +433,8 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       if (sweepTimer !== null) clearInterval(sweepTimer);
       const stopListening = await listening;
       await Promise.all([streams.close(), jobRunner?.stop(), stopListening?.()]);
+      // After the streams: every request answered is in the buffer, and is written now.
+      await requestLog?.close();
       if (ownsLimiter) await limiter.close();
       if (ownsHub) await hub.close();
     },

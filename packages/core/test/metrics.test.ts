@@ -14,6 +14,7 @@ function recordingMetrics() {
     limiterRefused: [],
     storeOperation: [],
     webhookRequest: [],
+    requestLogDropped: [],
   };
   const metrics: Metrics = {
     requestHandled: (...args) => calls.requestHandled.push(args),
@@ -24,6 +25,7 @@ function recordingMetrics() {
     limiterRefused: (...args) => calls.limiterRefused.push(args),
     storeOperation: (...args) => calls.storeOperation.push(args),
     webhookRequest: (...args) => calls.webhookRequest.push(args),
+    requestLogDropped: (...args) => calls.requestLogDropped.push(args),
   };
   return { metrics, calls };
 }

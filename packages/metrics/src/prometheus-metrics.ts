@@ -101,6 +101,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     registers,
   });
 
+  const requestLogDropped = new Counter({
+    name: `${prefix}request_log_dropped_total`,
+    help: 'Entries of the request log dropped: its buffer was full, or their write failed.',
+    registers,
+  });
+
   return {
     registry,
     requestHandled(method: string, route: string, status: number, durationMs: number) {
@@ -128,6 +134,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
     webhookRequest(outcome: WebhookAttemptOutcome, durationMs: number) {
       webhookRequests.observe({ outcome }, durationMs / 1000);
+    },
+    requestLogDropped(count: number) {
+      requestLogDropped.inc(count);
     },
   };
 }

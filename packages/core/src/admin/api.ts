@@ -21,6 +21,7 @@ import type {
   NotificationStore,
   ProjectAdminStore,
   PushStore,
+  RequestLogStore,
   UsageStore,
   WebhookEndpointStore,
   WebhookMessageStore,
@@ -30,6 +31,7 @@ import { newId } from '../util/ids.js';
 import { apiKeyPrefix, generateApiKey, hashSecret } from '../util/secrets.js';
 import { utcDay } from '../util/time.js';
 import { createRecipientViews, type RecipientViews } from './recipients.js';
+import { createRequestLogAdmin, type RequestLogAdminApi } from './request-log.js';
 import { createVapidAdmin, type VapidAdminApi } from './vapid.js';
 import { type AdminViews, createAdminViews } from './views.js';
 import { createWebhookMessagesAdmin, type WebhookMessagesAdminApi } from './webhook-messages.js';
@@ -41,7 +43,13 @@ import { createWebhookAdmin, type WebhookAdminApi } from './webhooks.js';
  * (with the reads of {@link AdminViews}). Refusals throw {@link TidingsError} with the
  * contract's code (EMAIL_NOT_VERIFIED, PROJECT_LIMIT_REACHED, KEY_LIMIT_REACHED, NOT_FOUND…).
  */
-export interface AdminApi extends AdminViews, RecipientViews, WebhookAdminApi, WebhookMessagesAdminApi, VapidAdminApi {
+export interface AdminApi
+  extends AdminViews,
+    RecipientViews,
+    WebhookAdminApi,
+    WebhookMessagesAdminApi,
+    VapidAdminApi,
+    RequestLogAdminApi {
   createAccount(input: { email: string; verified?: boolean }): Promise<AccountObject>;
   verifyAccount(accountId: string): Promise<AccountObject>;
   getAccount(accountId: string): Promise<AccountObject>;
@@ -134,6 +142,7 @@ export type AdminStore = AccountStore &
   NotificationStore &
   ProjectAdminStore &
   PushStore &
+  RequestLogStore &
   UsageStore &
   WebhookEndpointStore &
   WebhookMessageStore;
@@ -147,6 +156,7 @@ export function createAdminApi(options: ResolvedOptionsWith<AdminStore>, hub: Wa
     ...createWebhookAdmin(store, clock, { allowHttp: options.allowHttpWebhooks }),
     ...createWebhookMessagesAdmin(store, clock),
     ...createVapidAdmin(store, clock),
+    ...createRequestLogAdmin(store),
     async createAccount({ email, verified = false }) {
       if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {
         throw invalid('email', 'must be an email address');

@@ -58,6 +58,14 @@ function tooLarge(maxBytes: number): TidingsError {
   return new TidingsError('PAYLOAD_TOO_LARGE', `The body must be at most ${maxBytes} bytes`);
 }
 
+/** The text of each request body read, for the request log: a body can be read only once. */
+const bodyTexts = new WeakMap<Request, string>();
+
+/** The body of `request` as {@link readBodyText} read it, or null when it was not read (or was refused). */
+export function bodyTextOf(request: Request): string | null {
+  return bodyTexts.get(request) ?? null;
+}
+
 /** Fatal: a body that is not UTF-8 is refused, not patched with replacement characters. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -86,7 +94,9 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   }
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   try {
-    return utf8.decode(bytes);
+    const text = utf8.decode(bytes);
+    bodyTexts.set(request, text);
+    return text;
   } catch {
     throw new TidingsError('VALIDATION_FAILED', 'The body is not valid UTF-8', {
       errors: [{ path: '', message: 'invalid UTF-8' }],

@@ -35,7 +35,12 @@ export interface ApiKeyCheckInput {
 /** The outcome: an authenticated key with the headers every answer must carry, or a refusal. */
 export type ApiKeyCheckOutcome =
   | { kind: 'authenticated'; key: ApiKeyRecord; project: ProjectRecord; headers: Record<string, string> }
-  | { kind: 'refused'; error: TidingsError };
+  | {
+      kind: 'refused';
+      error: TidingsError;
+      /** The key the request presented and its project, when the key is known (revoked ones too). */
+      found: ApiKeyLookup | null;
+    };
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
@@ -48,7 +53,10 @@ export function presentedApiKey(authorization: string | null): string | null {
 
 /** Step 3: the key and its project, when the key is known and not revoked. */
 export async function findActiveKey(store: ApiKeyStore, presented: string): Promise<ApiKeyLookup | null> {
-  const found = await store.findApiKeyByHash(hashSecret(presented));
+  return activeOnly(await store.findApiKeyByHash(hashSecret(presented)));
+}
+
+function activeOnly(found: ApiKeyLookup | null): ApiKeyLookup | null {
   return found && found.key.revokedAt === null ? found : null;
 }
 
@@ -119,15 +127,19 @@ export function lastUsedIsDue(key: ApiKeyRecord, now: number, intervalMs: number
 /** Runs steps 2 to 8 in order. Step 9, the endpoint's own work, follows in the route. */
 export async function runApiKeyChecks(deps: ApiKeyCheckDeps, input: ApiKeyCheckInput): Promise<ApiKeyCheckOutcome> {
   const presented = presentedApiKey(input.authorization); // 2
-  const found = presented === null ? null : await findActiveKey(deps.store, presented); // 3
-  if (found === null) return { kind: 'refused', error: await refuseInvalidKey(deps, input) }; // 4
+  // A revoked key is as invalid as an unknown one; the refusal still names it, for the request log.
+  const lookup = presented === null ? null : await deps.store.findApiKeyByHash(hashSecret(presented));
+  const found = activeOnly(lookup); // 3
+  if (found === null) return { kind: 'refused', error: await refuseInvalidKey(deps, input), found: lookup }; // 4
   const { key, project } = found;
   const forbidden = browserGuard(key, input.origin); // 5
-  if (forbidden) return { kind: 'refused', error: forbidden };
+  if (forbidden) return { kind: 'refused', error: forbidden, found };
   const suspended = suspensionGuard(project); // 6
-  if (suspended) return { kind: 'refused', error: suspended };
+  if (suspended) return { kind: 'refused', error: suspended, found };
   const decision = await deps.limiter.consume(apiKeyScopes(deps.limits, key, project), input.now); // 7
-  if (!decision.allowed) return { kind: 'refused', error: rateLimited(decision, deps.rateLimitHeaders, input.now) };
+  if (!decision.allowed) {
+    return { kind: 'refused', error: rateLimited(decision, deps.rateLimitHeaders, input.now), found };
+  }
   if (lastUsedIsDue(key, input.now, deps.lastUsedIntervalMs)) {
     await deps.store.touchApiKey({ id: key.id, now: input.now, minIntervalMs: deps.lastUsedIntervalMs }); // 8
   }

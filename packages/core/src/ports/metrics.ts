@@ -33,6 +33,8 @@ export interface Metrics {
   storeOperation(operation: string, durationMs: number, outcome: StoreOperationOutcome): void;
   /** One request of a webhook message, by how it ended, and how long it took. */
   webhookRequest(outcome: WebhookAttemptOutcome, durationMs: number): void;
+  /** `count` entries of the request log dropped: its buffer was full, or their write failed. */
+  requestLogDropped(count: number): void;
 }
 
 /** Drops everything: the default, with which the core does not time anything either. */
@@ -45,4 +47,5 @@ export const noopMetrics: Metrics = Object.freeze({
   limiterRefused() {},
   storeOperation() {},
   webhookRequest() {},
+  requestLogDropped() {},
 });

@@ -4,6 +4,7 @@ import type { ApiKeyRecord, ProjectRecord } from '../records.js';
 
 /**
  * Runs the API-key checks for a route; a refusal is thrown, success sets the RateLimit headers.
+ * A known key (revoked included) names the request's caller, for the request log.
  * The checks bring their own store (`apiKeyChecks`): a route's roles do not matter here.
  */
 export async function authenticate(
@@ -16,6 +17,9 @@ export async function authenticate(
     clientIpKey: ctx.clientIpKey,
     now: ctx.now,
   });
+  const found = outcome.kind === 'refused' ? outcome.found : outcome;
+  // Whose request this is, refused or not: the request log records it for that project.
+  if (found !== null) ctx.caller = { projectId: found.project.id, keyPrefix: found.key.prefix, mode: found.key.mode };
   if (outcome.kind === 'refused') throw outcome.error;
   ctx.responseHeaders = outcome.headers;
   return outcome;

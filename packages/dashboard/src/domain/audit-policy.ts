@@ -166,6 +166,8 @@ export const AUDIT_POLICY: {
         : `${webhookDetail(endpoint)}, previous secret valid until ${endpoint.previous_secret_expires_at}`,
   },
   listWebhookMessages: READ,
+  listRequests: READ,
+  getRequest: READ,
   getWebhookMessage: READ,
   resendWebhookMessage: {
     action: 'webhook.message_resent',

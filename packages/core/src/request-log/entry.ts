@@ -1,0 +1,107 @@
+import { parseIdempotencyKey } from '../idempotency.js';
+import type { RequestLogEntry } from '../ports/store/request-log.js';
+import type { KeyMode } from '../records.js';
+import { isId } from '../util/ids.js';
+import { logBody, redactQuery } from './redact.js';
+
+/**
+ * A request as the edge saw it, kept until the writer's next flush: the texts are as they were,
+ * and become an entry (secrets removed, bodies cut, ids found) only then, off the request's path.
+ */
+export interface RawRequestLogEntry {
+  requestId: string;
+  projectId: string;
+  keyPrefix: string;
+  mode: KeyMode;
+  method: string;
+  /** The path without the mount path and without the query. */
+  pathname: string;
+  /** The query with its `?`, or ''. */
+  query: string;
+  /** The route's path parameters. */
+  params: Readonly<Record<string, string>>;
+  status: number;
+  idempotencyKey: string | null;
+  createdAt: number;
+  durationMs: number;
+  requestText: string | null;
+  responseText: string | null;
+}
+
+/** The longest Idempotency-Key there is (docs/api.md#idempotency): one sent longer is kept cut. */
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** The JSON of a body, or undefined when it is none. */
+function parsed(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
+}
+
+/** The key as the idempotency step reads it (a quoted one unquoted), or as sent when it is not valid. */
+function idempotencyKeyOf(header: string | null): string | null {
+  if (header === null) return null;
+  try {
+    return parseIdempotencyKey(header);
+  } catch {
+    return header.slice(0, MAX_IDEMPOTENCY_KEY_LENGTH);
+  }
+}
+
+/**
+ * The notifications a request concerns: the one of its path (a read), the one its answer is (a
+ * send, a replay), those its body names (a mark of inbox items).
+ */
+function notificationIdsOf(raw: RawRequestLogEntry, request: unknown, response: unknown): string[] {
+  const ids = new Set<string>();
+  const add = (value: unknown) => {
+    if (typeof value === 'string' && isId('ntf', value)) ids.add(value);
+  };
+  add(raw.params.id);
+  if (field(response, 'object') === 'notification') add(field(response, 'id'));
+  const named = field(request, 'ids');
+  if (Array.isArray(named)) for (const id of named) add(id);
+  return [...ids];
+}
+
+/**
+ * The recipient of its path (inbox reads), else of its body (a send, a connect token), else of
+ * its answer (a read of a notification), if it is a string.
+ */
+function recipientOf(raw: RawRequestLogEntry, request: unknown, response: unknown): string | null {
+  const recipient = raw.params.recipient ?? field(request, 'recipient') ?? field(response, 'recipient');
+  return typeof recipient === 'string' && recipient.length > 0 ? recipient.slice(0, 128) : null;
+}
+
+/** The entry the log keeps of a request: its secrets removed, its bodies cut, what it concerns found. */
+export function finishRequestLogEntry(raw: RawRequestLogEntry): RequestLogEntry {
+  const request = parsed(raw.requestText);
+  const response = parsed(raw.responseText);
+  const code = raw.status >= 400 ? field(response, 'code') : undefined;
+  return {
+    requestId: raw.requestId,
+    projectId: raw.projectId,
+    method: raw.method,
+    path: `${raw.pathname}${redactQuery(raw.query)}`,
+    status: raw.status,
+    code: typeof code === 'string' ? code : null,
+    keyPrefix: raw.keyPrefix,
+    mode: raw.mode,
+    idempotencyKey: idempotencyKeyOf(raw.idempotencyKey),
+    notificationIds: notificationIdsOf(raw, request, response),
+    recipient: recipientOf(raw, request, response),
+    createdAt: raw.createdAt,
+    durationMs: raw.durationMs,
+    requestBody: logBody(raw.requestText),
+    responseBody: logBody(raw.responseText),
+  };
+}
