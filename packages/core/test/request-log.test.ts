@@ -6,6 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTidings, type RequestLogObject, silentLogger, type Tidings } from '../src/index.js';
 import type { Store } from '../src/ports/store.js';
 import { until } from '../src/testing/until.js';
+import { newId } from '../src/util/ids.js';
+import { createHarness } from './harness.js';
+
+const DAY_MS = 86_400_000;
 
 /**
  * The request log as a customer's back end meets it: requests made over real HTTP to a real
@@ -189,5 +193,37 @@ describe('the request log at shutdown', () => {
       code: 'NO_CONNECTED_BROWSER',
     });
     await store.close();
+  });
+});
+
+describe('the request log’s retention', () => {
+  it('is deleted by the sweep once past the deployment’s retention', async () => {
+    const h = await createHarness({ extra: { requestLog: { retentionDays: 7 } } });
+    const now = h.clock.now();
+    const entry = (requestId: string, createdAt: number) => ({
+      requestId,
+      projectId: h.project.id,
+      method: 'GET',
+      path: '/v1/notifications/ntf_x',
+      status: 404,
+      code: 'NOT_FOUND',
+      keyPrefix: h.liveKey.slice(0, 12),
+      mode: 'live' as const,
+      idempotencyKey: null,
+      notificationIds: [],
+      recipient: null,
+      createdAt,
+      durationMs: 1,
+      requestBody: null,
+      responseBody: null,
+    });
+    const old = entry(newId('req', now - 8 * DAY_MS), now - 8 * DAY_MS);
+    const recent = entry(newId('req', now - 6 * DAY_MS), now - 6 * DAY_MS);
+    await h.store.appendRequestLog([old, recent]);
+    await h.tidings.sweep();
+    expect((await h.tidings.admin.listRequests(h.project.id)).requests.map((kept) => kept.id)).toEqual([
+      recent.requestId,
+    ]);
+    await h.close();
   });
 });
