@@ -22,6 +22,7 @@ import { registerOperatorRoutes } from './routes/operator.js';
 import { registerProjectDeleteRoutes } from './routes/project-delete.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerRecipientRoutes } from './routes/recipients.js';
+import { registerRequestRoutes } from './routes/requests.js';
 import { registerSecurityRoutes, SECOND_FACTOR_PATHS } from './routes/security.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { ErrorPage } from './views/error-page.js';
@@ -171,6 +172,7 @@ export function tidingsDashboard(dashboardOptions: DashboardOptions): Hono<Dashb
   registerProjectRoutes(app, deps);
   registerHistoryRoutes(app, deps);
   registerRecipientRoutes(app, deps);
+  registerRequestRoutes(app, deps);
   registerLiveRoutes(app, deps);
   registerWebhookRoutes(app, deps);
   registerOperatorRoutes(app, deps);

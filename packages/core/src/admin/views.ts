@@ -41,6 +41,8 @@ export interface AdminSettings {
    * that they hold across instances and restarts wherever the API's limits do.
    */
   limiter: Limiter;
+  /** Whether API requests are logged (docs/api.md#request-log), and the days entries are kept. */
+  requestLog: { enabled: boolean; retentionDays: number };
 }
 
 /** Filters of {@link AdminViews.listNotifications}. */
@@ -321,6 +323,10 @@ export function createAdminViews(
       publicUrl: options.publicUrl,
       clock: options.clock,
       limiter,
+      requestLog: {
+        enabled: options.requestLog.enabled,
+        retentionDays: Math.round(options.requestLog.retentionMs / 86_400_000),
+      },
     },
     watch(listener) {
       return hub.watch(listener);

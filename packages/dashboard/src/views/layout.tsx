@@ -145,11 +145,15 @@ export function Field(props: {
 
 /**
  * Formats a time (an ISO string of the admin API, or epoch milliseconds) for a table, to the
- * second, so that the events of one minute are told apart: `2026-01-01 12:00:05 UTC`.
+ * second, so that the events of one minute are told apart: `2026-01-01 12:00:05 UTC`; with
+ * `precise`, to the millisecond, so that requests of one second are: `2026-01-01 12:00:05.042 UTC`.
  */
-export function formatTime(at: string | number | null): string {
+export function formatTime(at: string | number | null, precise = false): string {
   if (at === null) return '—';
-  return `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return `${new Date(at)
+    .toISOString()
+    .slice(0, precise ? 23 : 19)
+    .replace('T', ' ')} UTC`;
 }
 
 const RELATIVE_UNITS: ReadonlyArray<[limitSeconds: number, seconds: number, unit: string]> = [
@@ -170,14 +174,15 @@ export function relativeTime(at: string | number, now: number): string {
 }
 
 /**
- * A time element with the full ISO value for machines, the time to the second for people and,
+ * A time element with the full ISO value for machines, the time to the second (to the
+ * millisecond when `precise`) for people and,
  * beside it, how long ago that was when the page was made; null reads `never`.
  */
-export function Time(props: { at: string | number | null }) {
+export function Time(props: { at: string | number | null; precise?: boolean }) {
   if (props.at === null) return <span class="muted">never</span>;
   return (
     <>
-      <time datetime={new Date(props.at).toISOString()}>{formatTime(props.at)}</time>{' '}
+      <time datetime={new Date(props.at).toISOString()}>{formatTime(props.at, props.precise)}</time>{' '}
       <span class="muted">({relativeTime(props.at, Date.now())})</span>
     </>
   );

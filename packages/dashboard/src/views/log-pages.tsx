@@ -228,6 +228,12 @@ export function NotificationPage(props: {
           )}
         </dd>
       </dl>
+      <p>
+        <a href={`${ctx.base}/projects/${project.id}/requests?q=${notification.id}`} data-link="requests">
+          Requests about this notification
+        </a>{' '}
+        <span class="muted">(its send, reads of it, inbox marks: those still in the request log)</span>
+      </p>
       <h4 id="payload-title">Payload</h4>
       <section class="payload" tabindex={0} aria-labelledby="payload-title">
         <pre>

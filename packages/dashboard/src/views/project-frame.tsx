@@ -5,12 +5,22 @@ import { Clip } from './clip.js';
 import { Layout, Notice, Time, usePage } from './layout.js';
 
 /** The sections of a project, in the order of its tabs. */
-export type ProjectTab = 'keys' | 'usage' | 'log' | 'recipients' | 'live' | 'webhooks' | 'audit' | 'settings';
+export type ProjectTab =
+  | 'keys'
+  | 'usage'
+  | 'log'
+  | 'requests'
+  | 'recipients'
+  | 'live'
+  | 'webhooks'
+  | 'audit'
+  | 'settings';
 
 const TABS: { tab: ProjectTab; label: string; path: string }[] = [
   { tab: 'keys', label: 'API keys', path: '' },
   { tab: 'usage', label: 'Usage', path: '/usage' },
   { tab: 'log', label: 'Log of sends', path: '/log' },
+  { tab: 'requests', label: 'Requests', path: '/requests' },
   { tab: 'recipients', label: 'Recipients', path: '/recipients' },
   { tab: 'live', label: 'Live', path: '/live' },
   { tab: 'webhooks', label: 'Webhooks', path: '/webhooks' },

@@ -1,0 +1,192 @@
+import { newId } from '@tidings/core';
+import { until } from '@tidings/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
+
+let dashboard: ReturnType<typeof createTestDashboard>;
+beforeEach(() => {
+  dashboard = createTestDashboard({}, { requestLog: { flushIntervalMs: 5 } });
+});
+afterEach(async () => {
+  await dashboard.close();
+});
+
+const KEY_PATTERN = /sk_(live|test)_[A-Za-z0-9]{32}/;
+type Browser = Awaited<ReturnType<typeof signUpVerified>>;
+
+async function createProject(browser: Browser) {
+  const response = await browser.post('/dashboard/projects', { name: 'Shop' });
+  expect(response.status).toBe(303);
+  return (response.headers.get('Location') ?? '').split('/').pop()!;
+}
+
+async function createKey(browser: Browser, projectId: string, mode: 'live' | 'test') {
+  const created = await browser.post(`/dashboard/projects/${projectId}/keys`, { name: `${mode}-server`, mode });
+  expect(created.status).toBe(200);
+  const key = KEY_PATTERN.exec(await created.text())?.[0];
+  if (!key) throw new Error('no key in the answer');
+  return key;
+}
+
+async function api(path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await dashboard.app.request(`${ORIGIN}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, requestId: response.headers.get('Request-Id')!, json: await response.json() };
+}
+
+/** The request ids of the rows of a page of the Requests list. */
+function rowIds(html: string): string[] {
+  return [...html.matchAll(/<tr data-request-id="(req_[0-9a-z]+)"/g)].map((match) => match[1]!);
+}
+
+/** A project with a refused send, a token minted, a browser connected and a send accepted, all logged. */
+async function projectWithRequests() {
+  const browser = await signUpVerified(dashboard);
+  const projectId = await createProject(browser);
+  const live = await createKey(browser, projectId, 'live');
+  const test = await createKey(browser, projectId, 'test');
+  const refused = await api(
+    '/v1/notifications',
+    live,
+    { recipient: 'user_7', title: 'Shipped' },
+    { 'Idempotency-Key': 'order-7' },
+  );
+  expect(refused.status).toBe(409);
+  const invalid = await api('/v1/notifications', test, '{"recipient":"user_7"}');
+  expect(invalid.status).toBe(400);
+  const token = await api('/v1/connect-tokens', live, { recipient: 'user_8' });
+  expect(token.status).toBe(201);
+  const connected = await dashboard.app.request(new URL(token.json.connect_url, ORIGIN).toString(), {
+    method: 'POST',
+  });
+  expect(connected.status).toBe(201);
+  const sent = await api('/v1/notifications', live, { recipient: 'user_8', title: 'Hello' });
+  expect(sent.status).toBe(201);
+  await until(async () => (await dashboard.tidings.admin.listRequests(projectId)).requests.length, {
+    accept: (count) => count === 4,
+    what: 'the four requests in the log',
+  });
+  return { browser, projectId, live, test, refused, invalid, token, sent };
+}
+
+describe('the Requests page', () => {
+  it('lists every request of the project newest first, with its tab, to the millisecond and without any secret', async () => {
+    const { browser, projectId, live, test, refused, invalid, token, sent } = await projectWithRequests();
+    const response = await browser.get(`/dashboard/projects/${projectId}/requests`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain(`<a href="/dashboard/projects/${projectId}/requests" aria-current="page">Requests</a>`);
+    expect(rowIds(html)).toEqual([sent.requestId, token.requestId, invalid.requestId, refused.requestId]);
+    expect(html).toMatch(/<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC<\/time>/);
+    const row = new RegExp(`<tr data-request-id="${refused.requestId}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
+    expect(row).toContain('NO_CONNECTED_BROWSER');
+    expect(row).toContain(`${live.slice(0, 12)}…`);
+    expect(row).toContain(`href="/dashboard/projects/${projectId}/requests/${refused.requestId}"`);
+    for (const secret of [live, test, token.json.token as string]) expect(html).not.toContain(secret);
+  });
+
+  it('filters by status class and mode, and searches by request id, notification id, Idempotency-Key or recipient', async () => {
+    const { browser, projectId, refused, invalid, token, sent } = await projectWithRequests();
+    const page = async (query: string) =>
+      rowIds(await (await browser.get(`/dashboard/projects/${projectId}/requests?${query}`)).text());
+    expect(await page('status=4xx')).toEqual([invalid.requestId, refused.requestId]);
+    expect(await page('status=2xx&mode=live')).toEqual([sent.requestId, token.requestId]);
+    expect(await page('mode=test')).toEqual([invalid.requestId]);
+    expect(await page('status=5xx')).toEqual([]);
+    expect(await page(`q=${refused.requestId}`)).toEqual([refused.requestId]);
+    expect(await page('q=order-7')).toEqual([refused.requestId]);
+    expect(await page('q=+user_8+')).toEqual([sent.requestId, token.requestId]);
+    expect(await page(`q=${sent.json.id}`)).toEqual([sent.requestId]);
+    expect(await page('q=user')).toEqual([]);
+    // A value that is none of the choices is no filter.
+    expect(await page('status=3xx&mode=nope')).toHaveLength(4);
+    const empty = await (await browser.get(`/dashboard/projects/${projectId}/requests?q=nothing-here`)).text();
+    expect(empty).toContain('No requests match this search.');
+  });
+
+  it('pages by cursor, 25 a page, the filters kept in the link to older requests', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const at = dashboard.clock.now();
+    const ids = Array.from({ length: 30 }, (_, i) => newId('req', at + i));
+    await dashboard.store.appendRequestLog(
+      ids.map((requestId, i) => ({
+        requestId,
+        projectId,
+        method: 'GET',
+        path: `/v1/notifications/ntf_${i}`,
+        status: 404,
+        code: 'NOT_FOUND',
+        keyPrefix: 'sk_live_abcd',
+        mode: 'live' as const,
+        idempotencyKey: null,
+        notificationIds: [],
+        recipient: null,
+        createdAt: at + i,
+        durationMs: 2,
+        requestBody: null,
+        responseBody: null,
+      })),
+    );
+    const newest = [...ids].reverse();
+    const first = await (await browser.get(`/dashboard/projects/${projectId}/requests?status=4xx`)).text();
+    expect(rowIds(first)).toEqual(newest.slice(0, 25));
+    const next = /<a href="([^"]+)" rel="next">Older requests<\/a>/.exec(first)?.[1]?.replaceAll('&amp;', '&');
+    expect(next).toBe(`/dashboard/projects/${projectId}/requests?status=4xx&after=${newest[24]}`);
+    const older = await (await browser.get(next!)).text();
+    expect(rowIds(older)).toEqual(newest.slice(25));
+    expect(older).not.toContain('rel="next"');
+  });
+
+  it('refuses a search longer than any id with a message, and another account’s project with 404', async () => {
+    const { browser, projectId } = await projectWithRequests();
+    const long = await browser.get(`/dashboard/projects/${projectId}/requests?q=${'x'.repeat(256)}`);
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain('The search is at most 255 characters');
+    const stranger = await signUpVerified(dashboard, 'eve@example.com');
+    expect((await stranger.get(`/dashboard/projects/${projectId}/requests`)).status).toBe(404);
+  });
+});
+
+describe('one request’s page', () => {
+  it('shows every field and both bodies pretty-printed, the token of an answer removed', async () => {
+    const { browser, projectId, live, refused, token } = await projectWithRequests();
+    const response = await browser.get(`/dashboard/projects/${projectId}/requests/${refused.requestId}`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    const field = (name: string) => new RegExp(`<dd data-field="${name}">(.*?)</dd>`, 's').exec(html)?.[1] ?? '';
+    expect(field('request-id')).toBe(`<code>${refused.requestId}</code>`);
+    expect(field('status')).toContain('409');
+    expect(field('status')).toContain('NO_CONNECTED_BROWSER');
+    expect(field('idempotency-key')).toBe('<code>order-7</code>');
+    expect(field('recipient')).toBe('<code>user_7</code>');
+    expect(field('key')).toBe(`<code>${live.slice(0, 12)}…</code>`);
+    expect(html).toContain('&quot;recipient&quot;: &quot;user_7&quot;,\n  &quot;title&quot;: &quot;Shipped&quot;');
+    expect(html).toContain('&quot;code&quot;: &quot;NO_CONNECTED_BROWSER&quot;');
+    expect(html).not.toContain(live);
+
+    const minted = await (await browser.get(`/dashboard/projects/${projectId}/requests/${token.requestId}`)).text();
+    expect(minted).toContain('&quot;token&quot;: &quot;[redacted]&quot;');
+    expect(minted).not.toContain(token.json.token as string);
+  });
+
+  it('links the notifications a request concerns, and the notification’s page links back to its requests', async () => {
+    const { browser, projectId, sent } = await projectWithRequests();
+    const html = await (await browser.get(`/dashboard/projects/${projectId}/requests/${sent.requestId}`)).text();
+    expect(html).toContain(`<a href="/dashboard/projects/${projectId}/notifications/${sent.json.id}">`);
+    const notification = await (
+      await browser.get(`/dashboard/projects/${projectId}/notifications/${sent.json.id}`)
+    ).text();
+    expect(notification).toContain(`href="/dashboard/projects/${projectId}/requests?q=${sent.json.id}"`);
+  });
+
+  it('answers 404 for an unknown request id and for another project’s', async () => {
+    const { browser, projectId, refused } = await projectWithRequests();
+    const other = await createProject(browser);
+    expect((await browser.get(`/dashboard/projects/${projectId}/requests/req_nope`)).status).toBe(404);
+    expect((await browser.get(`/dashboard/projects/${other}/requests/${refused.requestId}`)).status).toBe(404);
+  });
+});
