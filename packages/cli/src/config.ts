@@ -21,6 +21,7 @@ export const configKeys = [
   'maxActiveKeysPerProject',
   'maxBodyBytes',
   'push',
+  'requestLog',
 ] as const satisfies readonly (keyof TidingsOptions)[];
 
 /** How the server sends webhooks: the `webhooks` key of a config file. */
