@@ -1,0 +1,151 @@
+import { join } from 'node:path';
+import { until } from '@tidings/core/testing';
+import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { layoutFindings, submit } from './dashboard-harness.js';
+import { launchChromium } from './harness.js';
+
+/**
+ * "I never got it", in the dashboard: a send refused with 409 NO_CONNECTED_BROWSER over real
+ * HTTP to `tidings serve`, found on the project's Requests page by its Idempotency-Key, with
+ * JavaScript on (axe clean) and off. Screenshots at 1280 and 390 px go to `test-artifacts/dashboard/`.
+ */
+
+const IDEMPOTENCY_KEY = 'order-77-shipped';
+
+let workspace: Awaited<ReturnType<typeof tempDir>>;
+let db: string;
+let server: ServeProcess;
+let browser: Browser;
+let projectId = '';
+let liveKey = '';
+let refusedId = '';
+let tokenRequestId = '';
+
+async function signIn(context: BrowserContext): Promise<Page> {
+  const { code } = await tidingsJson<{ code: string }>([
+    'account',
+    'sign-in-code',
+    '--email',
+    'ada@example.com',
+    '--db',
+    db,
+  ]);
+  const page = await context.newPage();
+  await page.goto(`${server.url}/dashboard/login/code`);
+  await page.getByLabel('Email', { exact: true }).fill('ada@example.com');
+  await page.getByLabel('Code').fill(code);
+  await submit(page, 'Sign in');
+  return page;
+}
+
+beforeAll(async () => {
+  assertBuilt();
+  workspace = await tempDir();
+  db = join(workspace.dir, 'requests.db');
+  const owner = await tidingsJson<{ id: string }>([
+    'account',
+    'create',
+    '--email',
+    'ada@example.com',
+    '--verified',
+    '--db',
+    db,
+  ]);
+  projectId = (
+    await tidingsJson<{ id: string }>(['project', 'create', '--account', owner.id, '--name', 'Shop', '--db', db])
+  ).id;
+  liveKey = (
+    await tidingsJson<{ key: string }>(['key', 'create', '--project', projectId, '--mode', 'live', '--db', db])
+  ).key;
+  server = await startServe(['--db', db, '--port', '0']);
+  const headers = { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' };
+  const refused = await fetch(`${server.url}/v1/notifications`, {
+    method: 'POST',
+    headers: { ...headers, 'Idempotency-Key': IDEMPOTENCY_KEY },
+    body: JSON.stringify({ recipient: 'user_77', title: 'Your order shipped', data: { order: 77 } }),
+  });
+  expect(refused.status).toBe(409);
+  refusedId = refused.headers.get('Request-Id') ?? '';
+  const token = await fetch(`${server.url}/v1/connect-tokens`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ recipient: 'user_77' }),
+  });
+  expect(token.status).toBe(201);
+  tokenRequestId = token.headers.get('Request-Id') ?? '';
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.child.kill();
+  await server?.exited;
+  await workspace?.remove();
+});
+
+/** The Requests page, reloaded until the writer has written both requests. */
+async function requestsPage(page: Page): Promise<void> {
+  await until(
+    async () => {
+      await page.goto(`${server.url}/dashboard/projects/${projectId}/requests`);
+      return page.locator('tr[data-request-id]').count();
+    },
+    { what: 'both requests on the Requests page', accept: (count) => count === 2 },
+  );
+}
+
+describe('the Requests page in a browser', () => {
+  it('finds a refused send by its Idempotency-Key and shows it whole, axe clean, with no secret', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await signIn(context);
+      await requestsPage(page);
+      expect(await layoutFindings(page, 'requests')).toEqual([]);
+      await page.getByLabel('Request id, notification id, Idempotency-Key or recipient').fill(IDEMPOTENCY_KEY);
+      await submit(page, 'Search');
+      const rows = page.locator('tr[data-request-id]');
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().getAttribute('data-request-id')).toBe(refusedId);
+      expect(await rows.first().textContent()).toContain('NO_CONNECTED_BROWSER');
+      await rows.first().getByRole('link').click();
+      await page.waitForURL(new RegExp(`/requests/${refusedId}$`));
+      expect(await page.locator('dd[data-field="idempotency-key"]').textContent()).toBe(IDEMPOTENCY_KEY);
+      const main = (await page.textContent('main')) ?? '';
+      expect(main).toContain('"title": "Your order shipped"');
+      expect(main).toContain('"code": "NO_CONNECTED_BROWSER"');
+      expect(main).not.toContain(liveKey);
+      expect(await layoutFindings(page, 'request')).toEqual([]);
+
+      await page.goto(`${server.url}/dashboard/projects/${projectId}/requests/${tokenRequestId}`);
+      const minted = (await page.textContent('main')) ?? '';
+      expect(minted).toContain('"token": "[redacted]"');
+      expect(minted).not.toMatch(/ct_[A-Za-z0-9]{32}/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('filters and searches with JavaScript off', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await signIn(context);
+      await requestsPage(page);
+      await page.getByLabel('Status').selectOption('4xx');
+      await submit(page, 'Search');
+      expect(page.url()).toContain('status=4xx');
+      const rows = page.locator('tr[data-request-id]');
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().getAttribute('data-request-id')).toBe(refusedId);
+      await page.getByLabel('Status').selectOption('');
+      await page.getByLabel('Request id, notification id, Idempotency-Key or recipient').fill(tokenRequestId);
+      await submit(page, 'Search');
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().getAttribute('data-request-id')).toBe(tokenRequestId);
+      expect(await layoutFindings(page, 'requests-no-script', { axe: false })).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
