@@ -44,6 +44,7 @@ async function exposedSeries(): Promise<Map<string, Set<string>>> {
   metrics.limiterRefused('key');
   metrics.storeOperation('getNotification', 1, 'ok');
   metrics.webhookRequest('succeeded', 1);
+  metrics.requestLogDropped(1);
   const scrape = parseExposition(await metrics.registry.metrics());
   const series = new Map<string, Set<string>>();
   for (const sample of scrape.samples) {
