@@ -2,7 +2,7 @@ import { parseIdempotencyKey } from '../idempotency.js';
 import type { RequestLogEntry } from '../ports/store/request-log.js';
 import type { KeyMode } from '../records.js';
 import { isId } from '../util/ids.js';
-import { logBody, redactQuery } from './redact.js';
+import { logBody, redactQuery, redactSecrets } from './redact.js';
 
 /**
  * A request as the edge saw it, kept until the writer's next flush: the texts are as they were,
@@ -82,6 +82,11 @@ function recipientOf(raw: RawRequestLogEntry, request: unknown, response: unknow
   return typeof recipient === 'string' && recipient.length > 0 ? recipient.slice(0, 128) : null;
 }
 
+/** `text` without the secrets the log recognises, or null. */
+function redactedOrNull(text: string | null): string | null {
+  return text === null ? null : redactSecrets(text);
+}
+
 /** The entry the log keeps of a request: its secrets removed, its bodies cut, what it concerns found. */
 export function finishRequestLogEntry(raw: RawRequestLogEntry): RequestLogEntry {
   const request = parsed(raw.requestText);
@@ -91,14 +96,15 @@ export function finishRequestLogEntry(raw: RawRequestLogEntry): RequestLogEntry 
     requestId: raw.requestId,
     projectId: raw.projectId,
     method: raw.method,
-    path: `${raw.pathname}${redactQuery(raw.query)}`,
+    // A key or token pasted into a path (`/v1/notifications/sk_live_…`) is removed there too.
+    path: `${redactSecrets(raw.pathname)}${redactQuery(raw.query)}`,
     status: raw.status,
     code: typeof code === 'string' ? code : null,
     keyPrefix: raw.keyPrefix,
     mode: raw.mode,
-    idempotencyKey: idempotencyKeyOf(raw.idempotencyKey),
+    idempotencyKey: redactedOrNull(idempotencyKeyOf(raw.idempotencyKey)),
     notificationIds: notificationIdsOf(raw, request, response),
-    recipient: recipientOf(raw, request, response),
+    recipient: redactedOrNull(recipientOf(raw, request, response)),
     createdAt: raw.createdAt,
     durationMs: raw.durationMs,
     requestBody: logBody(raw.requestText),

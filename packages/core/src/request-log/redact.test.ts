@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { finishRequestLogEntry } from './entry.js';
 import { logBody, REDACTED, redactQuery, redactSecrets } from './redact.js';
 
 const KEY = 'sk_live_abcdefghijklmnopqrstuvwxyz012345';
@@ -70,5 +71,31 @@ describe('logBody', () => {
 
   it('keeps a NUL character as U+FFFD', () => {
     expect(logBody('a\0b')).toEqual({ text: 'a\uFFFDb', truncated: false });
+  });
+});
+
+describe('finishRequestLogEntry', () => {
+  it('removes a key pasted into the path, the recipient or the Idempotency-Key', () => {
+    const entry = finishRequestLogEntry({
+      requestId: 'req_1',
+      projectId: 'proj_1',
+      keyPrefix: 'sk_live_abcd',
+      mode: 'live',
+      method: 'GET',
+      pathname: `/v1/recipients/${KEY}/inbox`,
+      query: `?starting_after=${TOKEN}`,
+      params: { recipient: KEY },
+      status: 200,
+      idempotencyKey: `retry-${KEY}`,
+      createdAt: 1,
+      durationMs: 1,
+      requestText: null,
+      responseText: null,
+    });
+    expect(entry).toMatchObject({
+      path: '/v1/recipients/[redacted]/inbox?starting_after=[redacted]',
+      recipient: REDACTED,
+      idempotencyKey: `retry-${REDACTED}`,
+    });
   });
 });
