@@ -83,7 +83,6 @@ describe('the Requests page', () => {
     expect(html).toMatch(/<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC<\/time>/);
     const row = new RegExp(`<tr data-request-id="${refused.requestId}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
     expect(row).toContain('NO_CONNECTED_BROWSER');
-    expect(row).toContain(`${live.slice(0, 12)}…`);
     expect(row).toContain(`href="/dashboard/projects/${projectId}/requests/${refused.requestId}"`);
     for (const secret of [live, test, token.json.token as string]) expect(html).not.toContain(secret);
   });

@@ -117,9 +117,6 @@ export function RequestsPage(props: {
                 <span class={`badge ${request.mode}`}>{request.mode}</span>
               </td>
               <td>
-                <code>{request.key_prefix}…</code>
-              </td>
-              <td>
                 {request.recipient === null ? <span class="muted">—</span> : <Clip text={request.recipient} code />}
               </td>
               <td class="num">{formatDuration(request.duration_ms)}</td>
