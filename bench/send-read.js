@@ -7,7 +7,7 @@
 // Limits are configured high, but the limiter still decides every request.
 //
 // Run after `npm run build`: node bench/send-read.js (or `npm run bench` for everything).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   benchDir,
@@ -150,6 +150,19 @@ try {
           key: 'normal',
           label: 'tidings serve --sqlite-synchronous normal',
           start: tidingsServe('tidings-serve-normal', ['--sqlite-synchronous', 'normal']),
+        },
+        {
+          // The default server with the request log off: what logging every API request costs.
+          key: 'no-request-log',
+          label: 'tidings serve, request log off',
+          start: (setup) => {
+            const config = join(setup.config, '..', 'config-no-request-log.json');
+            writeFileSync(
+              config,
+              JSON.stringify({ ...JSON.parse(readFileSync(setup.config, 'utf8')), requestLog: false }),
+            );
+            return tidingsServe('tidings-serve-no-request-log', [])({ ...setup, config });
+          },
         },
         // BENCH_SEMI_SPACE_MB: the default server with a smaller young generation.
         ...settings.semiSpaceMb.map((mb) => ({
