@@ -21,6 +21,34 @@ export function attemptSummary(attempts: AttemptObject[]): string {
   return [...counts].map(([label, n]) => `${n} ${label}`).join(', ') || 'no attempts';
 }
 
+/**
+ * A notification as a row of a table of sends: when, to whom (`withRecipient`), its title linking
+ * to its page, mode, status, attempts. Called as a function, not as a component, so that the
+ * table finds the row's cells and labels them.
+ */
+export function notificationRow(item: NotificationObject, root: string, withRecipient = false) {
+  return (
+    <tr data-notification-id={item.id}>
+      <td>
+        <Time at={item.created_at} />
+      </td>
+      {withRecipient ? (
+        <td>
+          <RecipientLink root={root} recipient={item.recipient} />
+        </td>
+      ) : null}
+      <td>
+        <Clip text={item.title} href={`${root}/notifications/${item.id}`} />
+      </td>
+      <td>
+        <span class={`badge ${item.mode}`}>{item.mode}</span>
+      </td>
+      <td>{item.status}</td>
+      <td>{attemptSummary(item.attempts)}</td>
+    </tr>
+  );
+}
+
 /** The filters of the log of sends, as the query carries them. */
 export interface LogFilters {
   recipient: string;
@@ -93,24 +121,7 @@ export function LogPage(props: {
         <p class="empty">No notifications{filters.recipient || filters.mode ? ' match these filters' : ' yet'}.</p>
       ) : (
         <DataTable label="Notifications" columns={['Sent', 'Recipient', 'Title', 'Mode', 'Status', 'Attempts']}>
-          {props.items.map((item) => (
-            <tr data-notification-id={item.id}>
-              <td>
-                <Time at={item.created_at} />
-              </td>
-              <td>
-                <RecipientLink root={root} recipient={item.recipient} />
-              </td>
-              <td>
-                <Clip text={item.title} href={`${root}/notifications/${item.id}`} />
-              </td>
-              <td>
-                <span class={`badge ${item.mode}`}>{item.mode}</span>
-              </td>
-              <td>{item.status}</td>
-              <td>{attemptSummary(item.attempts)}</td>
-            </tr>
-          ))}
+          {props.items.map((item) => notificationRow(item, root, true))}
         </DataTable>
       )}
       {props.nextCursor ? (

@@ -4,7 +4,7 @@ import { summariseUserAgent } from '../domain/sessions.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
-import { attemptSummary } from './log-pages.js';
+import { notificationRow } from './log-pages.js';
 import { ProjectFrame } from './project-frame.js';
 import { BrowserLink, browserHref, recipientHref } from './recipient-links.js';
 
@@ -162,21 +162,7 @@ export function RecipientPage(props: {
         <p class="empty">Nothing sent to this recipient{props.nextCursor === null ? '' : ' on this page'}.</p>
       ) : (
         <DataTable label="Notifications to this recipient" columns={['Sent', 'Title', 'Mode', 'Status', 'Attempts']}>
-          {props.notifications.map((item) => (
-            <tr data-notification-id={item.id}>
-              <td>
-                <Time at={item.created_at} />
-              </td>
-              <td>
-                <Clip text={item.title} href={`${root}/notifications/${item.id}`} />
-              </td>
-              <td>
-                <span class={`badge ${item.mode}`}>{item.mode}</span>
-              </td>
-              <td>{item.status}</td>
-              <td>{attemptSummary(item.attempts)}</td>
-            </tr>
-          ))}
+          {props.notifications.map((item) => notificationRow(item, root))}
         </DataTable>
       )}
       {props.nextCursor ? (
