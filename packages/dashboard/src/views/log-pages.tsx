@@ -21,6 +21,26 @@ export function attemptSummary(attempts: AttemptObject[]): string {
   return [...counts].map(([label, n]) => `${n} ${label}`).join(', ') || 'no attempts';
 }
 
+/** The filter of a log by mode: `mode` is `live`, `test`, or '' for both. */
+export function ModeFilter(props: { mode: string }) {
+  return (
+    <div class="field">
+      <label for="filter-mode">Mode</label>
+      <select id="filter-mode" name="mode">
+        <option value="" selected={props.mode === ''}>
+          live and test
+        </option>
+        <option value="live" selected={props.mode === 'live'}>
+          live
+        </option>
+        <option value="test" selected={props.mode === 'test'}>
+          test
+        </option>
+      </select>
+    </div>
+  );
+}
+
 /**
  * A notification as a row of a table of sends: when, to whom (`withRecipient`), its title linking
  * to its page, mode, status, attempts. Called as a function, not as a component, so that the
@@ -91,20 +111,7 @@ export function LogPage(props: {
           limit={MAX_RECIPIENT_LENGTH}
           error={props.recipientError}
         />
-        <div class="field">
-          <label for="filter-mode">Mode</label>
-          <select id="filter-mode" name="mode">
-            <option value="" selected={filters.mode === ''}>
-              live and test
-            </option>
-            <option value="live" selected={filters.mode === 'live'}>
-              live
-            </option>
-            <option value="test" selected={filters.mode === 'test'}>
-              test
-            </option>
-          </select>
-        </div>
+        <ModeFilter mode={filters.mode} />
         <button type="submit" class="secondary">
           Filter
         </button>

@@ -3,6 +3,7 @@ import type { ProjectObject, RequestLogObject } from '@tidings/core';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Notice, Time, usePage } from './layout.js';
+import { ModeFilter } from './log-pages.js';
 import { ProjectFrame } from './project-frame.js';
 
 /** The filters of the Requests page, as the query carries them. */
@@ -76,20 +77,7 @@ export function RequestsPage(props: {
             ))}
           </select>
         </div>
-        <div class="field">
-          <label for="filter-mode">Mode</label>
-          <select id="filter-mode" name="mode">
-            <option value="" selected={filters.mode === ''}>
-              live and test
-            </option>
-            <option value="live" selected={filters.mode === 'live'}>
-              live
-            </option>
-            <option value="test" selected={filters.mode === 'test'}>
-              test
-            </option>
-          </select>
-        </div>
+        <ModeFilter mode={filters.mode} />
         <button type="submit" class="secondary">
           Search
         </button>
