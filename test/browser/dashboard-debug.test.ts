@@ -5,7 +5,7 @@ import { until } from '@tidings/core/testing';
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFindings, seriousAxeViolations, submit } from './dashboard-harness.js';
+import { layoutFindings, seriousAxeViolations, submit, verifiedAccount } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
@@ -63,20 +63,12 @@ beforeAll(async () => {
   assertBuilt();
   workspace = await tempDir();
   db = join(workspace.dir, 'debug.db');
-  const owner = await tidingsJson<{ id: string }>([
-    'account',
-    'create',
-    '--email',
-    'ada@example.com',
-    '--verified',
-    '--db',
-    db,
-  ]);
+  const ownerId = await verifiedAccount(db);
   const project = await tidingsJson<{ id: string }>([
     'project',
     'create',
     '--account',
-    owner.id,
+    ownerId,
     '--name',
     'Shop',
     '--db',

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { ServeProcess } from '@tidings/test-support/cli-process.js';
+import { type ServeProcess, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { BrowserContext, Page, Response } from 'playwright-core';
 import { until } from './harness.js';
 
@@ -139,4 +139,9 @@ export async function signUpWithProject(
   await submit(page, 'Verify');
   await page.getByLabel('Project name').fill(project);
   await submit(page, 'Create project');
+}
+
+/** A verified account made with the CLI in the database at `db`: its id. */
+export async function verifiedAccount(db: string, email = 'ada@example.com'): Promise<string> {
+  return (await tidingsJson<{ id: string }>(['account', 'create', '--email', email, '--verified', '--db', db])).id;
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations, submit } from './dashboard-harness.js';
+import { seriousAxeViolations, submit, verifiedAccount } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 import { brokenWords, hiddenCells, pastTheScreen, scrollingTables } from './table-layout.js';
 
@@ -69,21 +69,13 @@ beforeAll(async () => {
   assertBuilt();
   workspace = await tempDir();
   db = join(workspace.dir, 'layout.db');
-  const owner = await tidingsJson<{ id: string }>([
-    'account',
-    'create',
-    '--email',
-    'ada@example.com',
-    '--verified',
-    '--db',
-    db,
-  ]);
+  const ownerId = await verifiedAccount(db);
   await tidingsJson(['account', 'create', '--email', 'op@example.com', '--verified', '--operator', '--db', db]);
   const project = await tidingsJson<{ id: string }>([
     'project',
     'create',
     '--account',
-    owner.id,
+    ownerId,
     '--name',
     LONG_NAME,
     '--actor',

@@ -3,7 +3,7 @@ import { until } from '@tidings/core/testing';
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFindings, submit } from './dashboard-harness.js';
+import { layoutFindings, submit, verifiedAccount } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
@@ -44,17 +44,9 @@ beforeAll(async () => {
   assertBuilt();
   workspace = await tempDir();
   db = join(workspace.dir, 'requests.db');
-  const owner = await tidingsJson<{ id: string }>([
-    'account',
-    'create',
-    '--email',
-    'ada@example.com',
-    '--verified',
-    '--db',
-    db,
-  ]);
+  const ownerId = await verifiedAccount(db);
   projectId = (
-    await tidingsJson<{ id: string }>(['project', 'create', '--account', owner.id, '--name', 'Shop', '--db', db])
+    await tidingsJson<{ id: string }>(['project', 'create', '--account', ownerId, '--name', 'Shop', '--db', db])
   ).id;
   liveKey = (
     await tidingsJson<{ key: string }>(['key', 'create', '--project', projectId, '--mode', 'live', '--db', db])
