@@ -4,22 +4,13 @@ import { join } from 'node:path';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTidings, silentLogger, TidingsError } from '../src/index.js';
-import { createHarness, type Harness } from './harness.js';
+import { createTidings, silentLogger } from '../src/index.js';
+import { createHarness, type Harness, refusal } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
   await h.close();
 });
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof TidingsError)) throw new Error(`expected a TidingsError, got ${String(error)}`);
-  return error.code;
-}
 
 describe('admin: deleting a project or an account', () => {
   it('deletes a project: its keys answer 401 at once, its streams close, its place under the limit is free', async () => {

@@ -1,20 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TidingsError } from '../src/index.js';
-import { createHarness, type Harness } from './harness.js';
+import { createHarness, type Harness, refusal } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
   await h.close();
 });
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof TidingsError)) throw new Error(`expected a TidingsError, got ${String(error)}`);
-  return error.code;
-}
 
 describe('admin views: what the dashboard pages read through tidings.admin', () => {
   it("lists a project's sends newest first as API objects, by pages and filters, and one send", async () => {

@@ -5,6 +5,7 @@ import {
   createTidings,
   type LimitsOptions,
   silentLogger,
+  TidingsError,
   type TidingsOptions,
 } from '../src/index.js';
 
@@ -75,3 +76,13 @@ export async function createHarness(options: { limits?: LimitsOptions; extra?: P
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
+
+/** The code of the TidingsError `promise` rejects with; throws when it resolves, or rejects with anything else. */
+export async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof TidingsError)) throw new Error(`expected a TidingsError, got ${String(error)}`);
+  return error.code;
+}
