@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { lastMonthsRange, usageByMonth } from '../domain/monthly-usage.js';
 import { MAX_RECIPIENT_LENGTH, tooLongMessage } from '../limits.js';
+import { pageOf } from '../paging.js';
 import { render } from '../render.js';
 import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
 import { MonthlyUsagePage, UsagePage, type UsageRangeState } from '../views/usage-page.js';
@@ -85,8 +86,7 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       ...(filters.recipient ? { recipient: filters.recipient } : {}),
       ...(filters.mode ? { mode: filters.mode } : {}),
     });
-    const page = items.slice(0, PAGE_SIZE);
-    const nextCursor = items.length > PAGE_SIZE ? (page[page.length - 1]?.id ?? null) : null;
+    const { page, nextCursor } = pageOf(items, PAGE_SIZE);
     return render(c, <LogPage project={project} items={page} filters={filters} nextCursor={nextCursor} />);
   });
 

@@ -2,6 +2,7 @@
 import { isId, TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
 import { type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
+import { pageOf } from '../paging.js';
 import { render, seeOther } from '../render.js';
 import { recipientHref } from '../views/recipient-links.js';
 import { BrowserPage, RecipientLookupPage, RecipientPage } from '../views/recipient-pages.js';
@@ -43,8 +44,7 @@ export function registerRecipientRoutes(app: Hono<DashboardEnv>, deps: Deps): vo
       limit: PAGE_SIZE + 1,
       ...(isId('ntf', before) ? { before } : {}),
     });
-    const notifications = items.slice(0, PAGE_SIZE);
-    const nextCursor = items.length > PAGE_SIZE ? (notifications[notifications.length - 1]?.id ?? null) : null;
+    const { page: notifications, nextCursor } = pageOf(items, PAGE_SIZE);
     return render(
       c,
       <RecipientPage

@@ -12,6 +12,7 @@ import {
   webhookReplayBodySchema,
   webhookRollBodySchema,
 } from '../forms.js';
+import { pageOf } from '../paging.js';
 import { CHECK_THE_FIELDS, refusalMessage } from '../refusals.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
@@ -179,8 +180,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       ...(isId('msg', before) ? { before } : {}),
       limit: MESSAGES_PAGE_SIZE + 1,
     });
-    const messages = items.slice(0, MESSAGES_PAGE_SIZE);
-    const nextCursor = items.length > MESSAGES_PAGE_SIZE ? (messages[messages.length - 1]?.id ?? null) : null;
+    const { page: messages, nextCursor } = pageOf(items, MESSAGES_PAGE_SIZE);
     return render(
       c,
       <EndpointPage project={project} endpoint={endpoint} health={await healthOf(endpoint.id)} state={state}>
