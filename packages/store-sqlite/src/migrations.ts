@@ -528,6 +528,55 @@ export const migrations: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX request_log_notifications_by_notification ON request_log_notifications (project_id, notification_id, request_id);
   `,
+  // 21: the request log again, for what each entry costs to write: four B-trees per entry
+  // instead of eight. The rowid is the order of writing, which the purge follows, so no index by
+  // creation time; the request id is unique within its project's index, which also serves the
+  // listing; the first notification a request concerns is a column of its own row with an index,
+  // and only the further ones of a request that names several (a mark of inbox items) are rows of
+  // `request_log_notifications`. The entries are copied over as they are.
+  `
+  CREATE TABLE request_log_new (
+    seq INTEGER PRIMARY KEY,
+    request_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    status INTEGER NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    code TEXT,
+    key_prefix TEXT NOT NULL,
+    mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+    idempotency_key TEXT,
+    recipient TEXT,
+    notification_id TEXT,
+    more_notification_ids TEXT,
+    duration_ms REAL NOT NULL,
+    request_body TEXT,
+    request_body_truncated INTEGER NOT NULL CHECK (request_body_truncated IN (0, 1)),
+    response_body TEXT,
+    response_body_truncated INTEGER NOT NULL CHECK (response_body_truncated IN (0, 1))
+  );
+  INSERT INTO request_log_new (request_id, project_id, created_at, status, method, path, code, key_prefix, mode,
+    idempotency_key, recipient, notification_id, more_notification_ids, duration_ms,
+    request_body, request_body_truncated, response_body, response_body_truncated)
+  SELECT request_id, project_id, created_at, status, method, path, code, key_prefix, mode,
+    idempotency_key, recipient, notification_ids ->> '$[0]',
+    CASE WHEN json_array_length(notification_ids) > 1 THEN json_remove(notification_ids, '$[0]') END,
+    duration_ms, request_body, request_body_truncated, response_body, response_body_truncated
+  FROM request_log ORDER BY created_at, request_id;
+  DELETE FROM request_log_notifications
+   WHERE EXISTS (SELECT 1 FROM request_log l
+                  WHERE l.request_id = request_log_notifications.request_id
+                    AND l.notification_ids ->> '$[0]' = request_log_notifications.notification_id);
+  DROP TABLE request_log;
+  ALTER TABLE request_log_new RENAME TO request_log;
+  CREATE UNIQUE INDEX request_log_by_project ON request_log (project_id, request_id);
+  CREATE INDEX request_log_by_notification ON request_log (project_id, notification_id, request_id)
+    WHERE notification_id IS NOT NULL;
+  CREATE INDEX request_log_by_idempotency_key ON request_log (project_id, idempotency_key, request_id)
+    WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX request_log_by_recipient ON request_log (project_id, recipient, request_id) WHERE recipient IS NOT NULL;
+  `,
 ];
 
 /**

@@ -543,6 +543,89 @@ describe('migration 16: no unique index on (browser_id, seq)', () => {
   });
 });
 
+describe('migration 21: the request log in four B-trees per entry', () => {
+  it('keeps every entry and every notification it concerns, found by search, and purges in the order written', async () => {
+    const raw = new Database(file.path);
+    migrate(raw, migrations.slice(0, 20));
+    raw.exec(`
+      ${MIGRATION_BASE_ROWS(T0)}
+      INSERT INTO request_log (request_id, project_id, method, path, status, code, key_prefix, mode, idempotency_key,
+        recipient, notification_ids, created_at, duration_ms, request_body, request_body_truncated, response_body,
+        response_body_truncated)
+      VALUES
+        ('req_2', 'proj_1', 'POST', '/v1/inbox/r/read', 200, NULL, 'sk_live_AAAA', 'live', NULL, 'r',
+          '["ntf_1","ntf_2","ntf_3"]', ${T0 + 1}, 1.5, '{"ids":[]}', 0, '{}', 1),
+        ('req_1', 'proj_1', 'POST', '/v1/notifications', 409, 'NO_CONNECTED_BROWSER', 'sk_live_AAAA', 'test', 'k-1',
+          'r', '[]', ${T0}, 0.25, NULL, 0, NULL, 0);
+      INSERT INTO request_log_notifications (request_id, notification_id, project_id)
+      VALUES ('req_2', 'ntf_1', 'proj_1'), ('req_2', 'ntf_2', 'proj_1'), ('req_2', 'ntf_3', 'proj_1');
+    `);
+    raw.close();
+
+    const store = open();
+    const marked = {
+      requestId: 'req_2',
+      projectId: 'proj_1',
+      method: 'POST',
+      path: '/v1/inbox/r/read',
+      status: 200,
+      code: null,
+      keyPrefix: 'sk_live_AAAA',
+      mode: 'live',
+      idempotencyKey: null,
+      notificationIds: ['ntf_1', 'ntf_2', 'ntf_3'],
+      recipient: 'r',
+      createdAt: T0 + 1,
+      durationMs: 1.5,
+      requestBody: { text: '{"ids":[]}', truncated: false },
+      responseBody: { text: '{}', truncated: true },
+    };
+    expect(await store.getRequestLogEntry({ projectId: 'proj_1', requestId: 'req_2' })).toEqual(marked);
+    expect(await store.getRequestLogEntry({ projectId: 'proj_1', requestId: 'req_1' })).toMatchObject({
+      notificationIds: [],
+      idempotencyKey: 'k-1',
+      code: 'NO_CONNECTED_BROWSER',
+    });
+    const search = async (value: { notificationId: string } | { keyOrRecipient: string }) =>
+      (
+        await store.listRequestLog({
+          projectId: 'proj_1',
+          statusClass: null,
+          mode: null,
+          search: value,
+          limit: 10,
+          startingAfter: null,
+        })
+      ).entries.map((entry) => entry.requestId);
+    for (const notificationId of ['ntf_1', 'ntf_2', 'ntf_3'])
+      expect(await search({ notificationId })).toEqual(['req_2']);
+    expect(await search({ keyOrRecipient: 'k-1' })).toEqual(['req_1']);
+    const check = new Database(file.path, { readonly: true });
+    try {
+      // The first notification is the row's own column; only the further ones stay side rows.
+      expect(check.prepare('SELECT notification_id FROM request_log_notifications ORDER BY 1').pluck().all()).toEqual([
+        'ntf_2',
+        'ntf_3',
+      ]);
+      // Copied oldest first, so the purge (in the order written) takes the older entry first.
+      expect(check.prepare('SELECT request_id FROM request_log ORDER BY seq').pluck().all()).toEqual([
+        'req_1',
+        'req_2',
+      ]);
+    } finally {
+      check.close();
+    }
+    expect(await store.purgeRequestLog({ before: T0 + 1, limit: 10 })).toBe(1);
+    expect(await store.purgeRequestLog({ before: T0 + 2, limit: 10 })).toBe(1);
+    const after = new Database(file.path, { readonly: true });
+    try {
+      expect(after.prepare('SELECT count(*) FROM request_log_notifications').pluck().get()).toBe(0);
+    } finally {
+      after.close();
+    }
+  });
+});
+
 describe('createSqliteStore options', () => {
   it('opens with synchronous FULL by default, NORMAL with synchronous: normal', () => {
     const pragma = (options: Omit<SqliteStoreOptions, 'path'>) => {
