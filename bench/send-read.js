@@ -161,7 +161,7 @@ try {
               config,
               JSON.stringify({ ...JSON.parse(readFileSync(setup.config, 'utf8')), requestLog: false }),
             );
-            return tidingsServe('tidings-serve-no-request-log', [])({ ...setup, config });
+            return tidingsServe('tidings-serve-no-request-log', [], { cpuProf: true })({ ...setup, config });
           },
         },
         // BENCH_SEMI_SPACE_MB: the default server with a smaller young generation.

@@ -63,6 +63,18 @@ export interface RouteContext {
    * it); null until then, and for requests without a key. Requests with a caller are logged.
    */
   caller: RequestCaller | null;
+  /**
+   * What the request concerns, as its route tells the request log once it knows (a send, a read
+   * of a notification); null until then, and for routes that do not tell: the log then finds it
+   * in the bodies.
+   */
+  concerns: RequestConcerns | null;
+}
+
+/** The notifications and the recipient a request concerns, for the request log. */
+export interface RequestConcerns {
+  notificationIds: readonly string[];
+  recipient: string | null;
 }
 
 /** A route handler. Refusals are thrown as TidingsError and rendered at the edge. */

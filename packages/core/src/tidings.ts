@@ -1,6 +1,6 @@
 import { type AdminApi, createAdminApi } from './admin/api.js';
 import { type ConnectTokenObject, mintConnectToken } from './connect-tokens.js';
-import type { RequestCaller, RouteContext, Services } from './context.js';
+import type { RequestCaller, RequestConcerns, RouteContext, Services } from './context.js';
 import { TidingsError } from './errors.js';
 import { bodyTextOf } from './http/body.js';
 import { type CorsKind, corsHeaders, preflightHeaders } from './http/cors.js';
@@ -140,6 +140,7 @@ const EDGE_HEADERS: Record<CorsKind, Readonly<Record<string, string>>> = {
 class RequestScope implements RouteContext {
   responseHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   caller: RequestCaller | null = null;
+  concerns: RequestConcerns | null = null;
   #url: URL | undefined;
 
   constructor(
@@ -362,6 +363,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       durationMs: performance.now() - started,
       requestText: bodyTextOf(request),
       responseText: textAnswerOf(response)?.text ?? null,
+      concerns: ctx.concerns,
     });
   }
 

@@ -142,6 +142,12 @@ describe('the request log over HTTP', () => {
       ['GET', `/v1/notifications/${sent.json.id}?fields=all`, 200],
       ['POST', '/v1/notifications', 201],
     ]);
+    // Both concern the notification and its recipient, as the routes tell the log.
+    expect(about.map((kept) => [kept.notification_ids, kept.recipient])).toEqual([
+      [[sent.json.id], 'user-2'],
+      [[sent.json.id], 'user-2'],
+    ]);
+    expect(await found('user-2', 3)).toHaveLength(3);
     const all = (await tidings.admin.listRequests(projectId)).requests;
     expect(all.map((kept) => kept.path)).not.toContain(`/v1/connect/${token}`);
     expect(all.some((kept) => kept.path.startsWith('/v1/connect/'))).toBe(false);

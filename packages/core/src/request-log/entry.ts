@@ -1,3 +1,4 @@
+import type { RequestConcerns } from '../context.js';
 import { parseIdempotencyKey } from '../idempotency.js';
 import type { RequestLogEntry } from '../ports/store/request-log.js';
 import type { KeyMode } from '../records.js';
@@ -26,6 +27,8 @@ export interface RawRequestLogEntry {
   durationMs: number;
   requestText: string | null;
   responseText: string | null;
+  /** What the request concerns as its route told it; null: found in the bodies. */
+  concerns: RequestConcerns | null;
 }
 
 /** The longest Idempotency-Key there is (docs/api.md#idempotency): one sent longer is kept cut. */
@@ -73,13 +76,17 @@ function notificationIdsOf(raw: RawRequestLogEntry, request: unknown, response: 
   return [...ids];
 }
 
+/** A recipient as the log keeps it: a string of at least one character, cut at 128; else null. */
+function recipientText(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value.slice(0, 128) : null;
+}
+
 /**
  * The recipient of its path (inbox reads), else of its body (a send, a connect token), else of
  * its answer (a read of a notification), if it is a string.
  */
 function recipientOf(raw: RawRequestLogEntry, request: unknown, response: unknown): string | null {
-  const recipient = raw.params.recipient ?? field(request, 'recipient') ?? field(response, 'recipient');
-  return typeof recipient === 'string' && recipient.length > 0 ? recipient.slice(0, 128) : null;
+  return recipientText(raw.params.recipient ?? field(request, 'recipient') ?? field(response, 'recipient'));
 }
 
 /** `text` without the secrets the log recognises, or null. */
@@ -89,8 +96,10 @@ function redactedOrNull(text: string | null): string | null {
 
 /** The entry the log keeps of a request: its secrets removed, its bodies cut, what it concerns found. */
 export function finishRequestLogEntry(raw: RawRequestLogEntry): RequestLogEntry {
-  const request = parsed(raw.requestText);
-  const response = parsed(raw.responseText);
+  const { concerns } = raw;
+  // Bodies are parsed only for what the route did not tell: parsing them is most of the work.
+  const request = concerns === null ? parsed(raw.requestText) : undefined;
+  const response = concerns === null || raw.status >= 400 ? parsed(raw.responseText) : undefined;
   const code = raw.status >= 400 ? field(response, 'code') : undefined;
   return {
     requestId: raw.requestId,
@@ -103,8 +112,10 @@ export function finishRequestLogEntry(raw: RawRequestLogEntry): RequestLogEntry 
     keyPrefix: raw.keyPrefix,
     mode: raw.mode,
     idempotencyKey: redactedOrNull(idempotencyKeyOf(raw.idempotencyKey)),
-    notificationIds: notificationIdsOf(raw, request, response),
-    recipient: redactedOrNull(recipientOf(raw, request, response)),
+    notificationIds: concerns === null ? notificationIdsOf(raw, request, response) : [...concerns.notificationIds],
+    recipient: redactedOrNull(
+      concerns === null ? recipientOf(raw, request, response) : recipientText(concerns.recipient),
+    ),
     createdAt: raw.createdAt,
     durationMs: raw.durationMs,
     requestBody: logBody(raw.requestText),

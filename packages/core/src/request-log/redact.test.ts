@@ -91,11 +91,48 @@ describe('finishRequestLogEntry', () => {
       durationMs: 1,
       requestText: null,
       responseText: null,
+      concerns: null,
     });
     expect(entry).toMatchObject({
       path: '/v1/recipients/[redacted]/inbox?starting_after=[redacted]',
       recipient: REDACTED,
       idempotencyKey: `retry-${REDACTED}`,
+    });
+  });
+
+  it('takes what the route told it concerns over what the bodies say, and the code of a refusal from its body', () => {
+    const told = { notificationIds: ['ntf_told'], recipient: `user-${KEY}` };
+    const base = {
+      requestId: 'req_1',
+      projectId: 'proj_1',
+      keyPrefix: 'sk_live_abcd',
+      mode: 'live' as const,
+      method: 'POST',
+      pathname: '/v1/notifications',
+      query: '',
+      params: {},
+      idempotencyKey: null,
+      createdAt: 1,
+      durationMs: 1,
+      requestText: '{"recipient":"from-body"}',
+    };
+    const sent = finishRequestLogEntry({
+      ...base,
+      status: 201,
+      responseText: '{"object":"notification","id":"ntf_01ARZ3NDEKTSV4RRFFQ69G5FAV","recipient":"from-answer"}',
+      concerns: told,
+    });
+    expect(sent).toMatchObject({ notificationIds: ['ntf_told'], recipient: `user-${REDACTED}`, code: null });
+    const refused = finishRequestLogEntry({
+      ...base,
+      status: 409,
+      responseText: '{"code":"NO_CONNECTED_BROWSER"}',
+      concerns: { notificationIds: [], recipient: 'r' },
+    });
+    expect(refused).toMatchObject({ notificationIds: [], recipient: 'r', code: 'NO_CONNECTED_BROWSER' });
+    // Untold, the same request's bodies say it.
+    expect(finishRequestLogEntry({ ...base, status: 409, responseText: '{}', concerns: null })).toMatchObject({
+      recipient: 'from-body',
     });
   });
 });

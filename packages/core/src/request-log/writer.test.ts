@@ -23,6 +23,7 @@ function raw(overrides: Partial<RawRequestLogEntry> = {}): RawRequestLogEntry {
     durationMs: 1,
     requestText: null,
     responseText: null,
+    concerns: null,
     ...overrides,
   };
 }

@@ -35,6 +35,9 @@ export async function sendNotification(ctx: RouteContext, services: RouteService
     now: ctx.now,
   });
   const { response } = outcome;
+  if (outcome.kind === 'created') {
+    ctx.concerns = { notificationIds: [outcome.created.notification.id], recipient: body.recipient };
+  }
   if (outcome.kind === 'replay') {
     return jsonReply(ctx, response.status, response.body, { 'Idempotent-Replayed': 'true' });
   }
@@ -47,5 +50,6 @@ export async function readNotification(ctx: RouteContext, services: RouteService
   const id = ctx.params.id ?? '';
   const found = isId('ntf', id) ? await services.options.store.getNotification({ projectId: project.id, id }) : null;
   if (!found) throw new TidingsError('NOT_FOUND', `No notification with id ${id}`);
+  ctx.concerns = { notificationIds: [id], recipient: found.notification.recipient };
   return jsonReply(ctx, 200, notificationJson(found));
 }
