@@ -95,6 +95,10 @@ export interface AttemptRecord {
   status: AttemptStatus;
   final: boolean;
   acceptedAt: number;
+  /**
+   * When it went out (its stream wrote it, its poll was answered, its push service accepted it);
+   * never after `deliveredAt` nor any receipt's time, which prove it was sent by then.
+   */
   sentAt: number | null;
   /**
    * The path it went out by, recorded with `sentAt`; null while not sent, when a `delivered`
@@ -103,6 +107,7 @@ export interface AttemptRecord {
   sentVia: AttemptPath | null;
   /** When the browser's push service accepted a Web Push message of this attempt (its 201); null if none did. */
   pushAcceptedAt: number | null;
+  /** When the browser had it (its `delivered` receipt); never after `displayedAt`, `clickedAt` or `dismissedAt`. */
   deliveredAt: number | null;
   failedAt: number | null;
   expiredAt: number | null;

@@ -6,6 +6,7 @@ import {
   type WebhookChange,
 } from '@tidings/core/store';
 import type { Pool } from 'pg';
+import { deliveredAtFor, sentAtFor } from './attempt-times.js';
 import { type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
@@ -31,7 +32,8 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
       ORDER BY a.seq`,
   );
   // Rows of attempts are locked in the order of their ids by every statement that changes
-  // several, so that two of them never wait on each other.
+  // several, so that two of them never wait on each other. Each is sent at the time it was
+  // written, or at the time of a receipt that came first when that is earlier (attempt-times.ts).
   const markSent = statement(
     'mark_sent',
     `WITH written AS (
@@ -41,39 +43,47 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
         WHERE a.status = 'accepted' AND NOT a.final
         ORDER BY a.id FOR NO KEY UPDATE OF a
      )
-     UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = sent.at, sent_via = $3
+     UPDATE ${t('attempts')} AS a SET status = 'sent', sent_at = ${sentAtFor('sent.at', 'a')}, sent_via = $3
        FROM sent WHERE a.id = sent.id AND a.status = 'accepted' AND NOT a.final`,
     { planEachRun: true },
   );
   // One statement for a whole batch: per attempt, the first time of each receipt kind. Receipt
   // times are written once; a delivered receipt ends only an attempt that is not final, and
-  // proves it was sent even when the batched record of sending has not landed yet (which,
-  // written after the event was, never stays after the delivery: `least` ignores a null). The row lock
-  // reads the latest `final`, so of two batches racing on one attempt only one delivers it.
+  // proves it was sent even when the batched record of sending has not landed yet. Whatever order
+  // they arrive in, sending comes no later than delivery, and delivery no later than what the
+  // browser did with the attempt (attempt-times.ts). The row lock reads the latest times and
+  // `final`, so of two batches racing on one attempt only one delivers it.
   const applyBatchSql = (guard: string) =>
     `WITH receipt AS (
        SELECT * FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[])
          AS r(id, delivered, displayed, clicked, dismissed)
      ), own AS (
-       SELECT a.id, a.final AS was_final, a.displayed_at AS was_displayed, a.clicked_at AS was_clicked,
-              a.dismissed_at AS was_dismissed
+       SELECT a.id, a.final, a.sent_at, a.delivered_at, a.displayed_at, a.clicked_at, a.dismissed_at
          FROM ${t('attempts')} AS a JOIN receipt ON receipt.id = a.id
         WHERE a.browser_id = $1${guard} ORDER BY a.id FOR NO KEY UPDATE OF a
+     ), next AS (
+       SELECT own.id, r.delivered IS NOT NULL AND NOT own.final AS delivering,
+              (r.displayed IS NOT NULL AND own.displayed_at IS NULL) OR (r.clicked IS NOT NULL AND own.clicked_at IS NULL)
+                OR (r.dismissed IS NOT NULL AND own.dismissed_at IS NULL) AS engaged,
+              CASE WHEN r.delivered IS NOT NULL AND NOT own.final THEN coalesce(own.sent_at, r.delivered)
+                   ELSE own.sent_at END AS sent_at,
+              CASE WHEN r.delivered IS NOT NULL AND NOT own.final THEN r.delivered ELSE own.delivered_at END AS delivered_at,
+              coalesce(own.displayed_at, r.displayed) AS displayed_at,
+              coalesce(own.clicked_at, r.clicked) AS clicked_at,
+              coalesce(own.dismissed_at, r.dismissed) AS dismissed_at
+         FROM own JOIN receipt AS r ON r.id = own.id
      )
      UPDATE ${t('attempts')} AS a SET
-       status = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN 'delivered' ELSE a.status END,
-       delivered_at = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN r.delivered ELSE a.delivered_at END,
-       sent_at = CASE WHEN r.delivered IS NOT NULL AND NOT a.final THEN least(a.sent_at, r.delivered) ELSE a.sent_at END,
-       final = a.final OR r.delivered IS NOT NULL,
-       displayed_at = coalesce(a.displayed_at, r.displayed),
-       clicked_at = coalesce(a.clicked_at, r.clicked),
-       dismissed_at = coalesce(a.dismissed_at, r.dismissed)
-       FROM own JOIN receipt AS r ON r.id = own.id
-      WHERE a.id = own.id
-     RETURNING a.id, a.notification_id, r.delivered IS NOT NULL AND NOT own.was_final AS delivered,
-       (r.delivered IS NOT NULL AND NOT own.was_final) OR (r.displayed IS NOT NULL AND own.was_displayed IS NULL)
-         OR (r.clicked IS NOT NULL AND own.was_clicked IS NULL)
-         OR (r.dismissed IS NOT NULL AND own.was_dismissed IS NULL) AS changed`;
+       status = CASE WHEN n.delivering THEN 'delivered' ELSE a.status END,
+       final = a.final OR n.delivering,
+       sent_at = ${sentAtFor('n.sent_at', 'n')},
+       delivered_at = ${deliveredAtFor('n.delivered_at', 'n')},
+       displayed_at = n.displayed_at,
+       clicked_at = n.clicked_at,
+       dismissed_at = n.dismissed_at
+       FROM next AS n
+      WHERE a.id = n.id
+     RETURNING a.id, a.notification_id, n.delivering AS delivered, n.delivering OR n.engaged AS changed`;
   const applyBatch = statement('apply_receipts', applyBatchSql(''), { planEachRun: true });
   // The same, applied only while the browser's project has no enabled webhook endpoint that
   // wants the events of an attempt: such a project pays one statement, outside a transaction,

@@ -1,6 +1,7 @@
 import type { PushSubscriptionRecord, VapidKeyRecord } from '@tidings/core';
 import type { PushStore } from '@tidings/core/store';
 import type { Pool } from 'pg';
+import { sentAtFor } from './attempt-times.js';
 import { run, type Sql, transaction } from './db.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
@@ -64,11 +65,13 @@ export function pushOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhook
     `SELECT b.id FROM ${t('browsers')} AS b JOIN ${t('push_subscriptions')} AS s ON s.browser_id = b.id
       WHERE b.project_id = $1 AND b.recipient = $2 AND b.connected ORDER BY b.id`,
   );
+  // Sent at the push service's answer, unless a receipt of the attempt came earlier
+  // (attempt-times.ts): the service worker may report before the push's request is answered.
   const markPushed = statement(
     'mark_attempt_pushed',
     `UPDATE ${t('attempts')} SET
        push_accepted_at = coalesce(push_accepted_at, $2),
-       sent_at = coalesce(sent_at, $2),
+       sent_at = coalesce(sent_at, ${sentAtFor('$2::int8')}),
        sent_via = CASE WHEN final AND sent_via IS NOT NULL THEN sent_via ELSE 'push' END,
        status = CASE WHEN status = 'accepted' AND NOT final THEN 'sent' ELSE status END
      WHERE id = $1

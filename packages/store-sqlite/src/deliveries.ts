@@ -6,6 +6,7 @@ import {
   type WebhookChange,
 } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
+import { deliveredAtFor, earlierTimesNoLaterThan, sentAtFor } from './attempt-times.js';
 import type { GroupCommit } from './group-commit.js';
 import type { NotificationCache } from './notification-cache.js';
 import { parseData } from './rows.js';
@@ -85,10 +86,11 @@ export function deliveryOperations(
   }));
   // One statement for a whole batch of ids (a JSON array), not one per attempt.
   // Every write to attempts returns the notifications it changed, which the cache then forgets.
-  // `[[id, sentAt], …]`: each attempt with the time it was written.
+  // `[[id, sentAt], …]`: each attempt with the time it was written, or the time of a receipt
+  // that came first when that is earlier (attempt-times.ts).
   const markSent = db
     .prepare<[string, string], string>(
-      `UPDATE attempts SET status = 'sent', sent_at = sent.at, sent_via = ?
+      `UPDATE attempts SET status = 'sent', sent_at = ${sentAtFor('sent.at')}, sent_via = ?
          FROM (SELECT value ->> 0 AS id, value ->> 1 AS at FROM json_each(?)) AS sent
         WHERE attempts.id = sent.id AND attempts.status = 'accepted' AND attempts.final = 0
         RETURNING attempts.notification_id`,
@@ -97,20 +99,25 @@ export function deliveryOperations(
   const isOwnAttempt = db
     .prepare<[string, string], number>('SELECT 1 FROM attempts WHERE id = ? AND browser_id = ?')
     .pluck();
-  // Receipt times are written once: a repeated or late receipt never moves them.
-  // A delivered receipt proves the attempt was sent, even when the batched record of sending
-  // has not landed yet; and sending, recorded after the event was written, never comes after
-  // the delivery.
+  // Receipt times are written once: a repeated or late receipt never moves them. A delivered
+  // receipt proves the attempt was sent, even when the batched record of sending has not landed
+  // yet. Whatever order they arrive in, sending comes no later than delivery, and delivery no
+  // later than what the browser did with the attempt (attempt-times.ts).
   const receiptUpdate = (sql: string) =>
     db.prepare<[{ at: number; id: string }], string>(`${sql} RETURNING notification_id`).pluck();
+  const engagement = (column: string) =>
+    receiptUpdate(
+      `UPDATE attempts SET ${column} = @at, ${earlierTimesNoLaterThan('@at')} WHERE id = @id AND ${column} IS NULL`,
+    );
   const apply: Record<ReceiptType, Database.Statement<[{ at: number; id: string }], string>> = {
     delivered: receiptUpdate(
-      `UPDATE attempts SET status = 'delivered', final = 1, delivered_at = @at, sent_at = MIN(COALESCE(sent_at, @at), @at)
+      `UPDATE attempts SET status = 'delivered', final = 1, delivered_at = ${deliveredAtFor('@at')},
+              sent_at = MIN(COALESCE(sent_at, @at), ${deliveredAtFor('@at')})
         WHERE id = @id AND final = 0`,
     ),
-    displayed: receiptUpdate('UPDATE attempts SET displayed_at = @at WHERE id = @id AND displayed_at IS NULL'),
-    clicked: receiptUpdate('UPDATE attempts SET clicked_at = @at WHERE id = @id AND clicked_at IS NULL'),
-    dismissed: receiptUpdate('UPDATE attempts SET dismissed_at = @at WHERE id = @id AND dismissed_at IS NULL'),
+    displayed: engagement('displayed_at'),
+    clicked: engagement('clicked_at'),
+    dismissed: engagement('dismissed_at'),
   };
 
   // Whether the browser's project has an enabled endpoint that wants the events of an attempt:

@@ -1,6 +1,7 @@
 import type { PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/core';
 import type { PushStore } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
+import { sentAtFor } from './attempt-times.js';
 import type { NotificationCache } from './notification-cache.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
@@ -80,14 +81,16 @@ export function pushOperations(
         WHERE b.project_id = ? AND b.recipient = ? AND b.connected = 1 ORDER BY b.id`,
     )
     .pluck();
+  // Sent at the push service's answer, unless a receipt of the attempt came earlier
+  // (attempt-times.ts): the service worker may report before the push's request is answered.
   const markPushed = db
-    .prepare<[number, number, string], string>(
+    .prepare<[{ now: number; id: string }], string>(
       `UPDATE attempts SET
-         push_accepted_at = coalesce(push_accepted_at, ?),
-         sent_at = coalesce(sent_at, ?),
+         push_accepted_at = coalesce(push_accepted_at, @now),
+         sent_at = coalesce(sent_at, ${sentAtFor('@now')}),
          sent_via = CASE WHEN final = 1 AND sent_via IS NOT NULL THEN sent_via ELSE 'push' END,
          status = CASE WHEN status = 'accepted' AND final = 0 THEN 'sent' ELSE status END
-       WHERE id = ?
+       WHERE id = @id
        RETURNING notification_id`,
     )
     .pluck();
@@ -104,7 +107,7 @@ export function pushOperations(
   // The first acceptance changes the attempt (its push_accepted_at): that one is an event.
   const pushed = db.transaction((attemptId: string, now: number) => {
     const before = pushAcceptedAt.get(attemptId);
-    const changed = markPushed.all(now, now, attemptId);
+    const changed = markPushed.all({ now, id: attemptId });
     cache.forget(changed);
     if (changed.length > 0 && before === null) {
       recordEvents([{ kind: 'attempt', attemptId, notificationId: changed[0]!, ended: false }], now);

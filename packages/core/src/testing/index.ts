@@ -4,6 +4,7 @@
 // only those, inside a `describe` that gives each test a fresh one (as `runStoreConformance` does).
 export { accountConformance } from './conformance-accounts.js';
 export { apiKeyConformance } from './conformance-api-keys.js';
+export { attemptTimesConformance } from './conformance-attempt-times.js';
 export { browserConformance } from './conformance-browsers.js';
 export { concurrencyConformance } from './conformance-concurrency.js';
 export { deliveryConformance } from './conformance-deliveries.js';

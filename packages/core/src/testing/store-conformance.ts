@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../ports/store.js';
 import { accountConformance } from './conformance-accounts.js';
 import { apiKeyConformance } from './conformance-api-keys.js';
+import { attemptTimesConformance } from './conformance-attempt-times.js';
 import { browserViewConformance } from './conformance-browser-views.js';
 import { browserConformance } from './conformance-browsers.js';
 import { concurrencyConformance } from './conformance-concurrency.js';
@@ -51,6 +52,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     browserConformance(getStore);
     browserViewConformance(getStore);
     deliveryConformance(getStore);
+    attemptTimesConformance(getStore);
     maintenanceConformance(getStore);
     concurrencyConformance(getStore);
     projectAdminConformance(getStore);

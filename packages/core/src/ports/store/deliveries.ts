@@ -37,6 +37,8 @@ export interface DeliveryStore {
   /**
    * Moves the given attempts from `accepted` to `sent` by `via`; others are left as they are.
    * `sentAts` (optional, one per id): when each was written, its `sentAt`; else `now` for all.
+   * A `sentAt` after a receipt the attempt already has yields to the receipt's time
+   * ({@link DeliveryStore.applyReceipts}).
    */
   markAttemptsSent(input: {
     attemptIds: string[];
@@ -48,6 +50,10 @@ export interface DeliveryStore {
    * Applies receipts of one browser. Receipts for attempts of other browsers are ignored. A
    * `delivered` receipt also sets `sentAt` when the record of sending has not landed yet
    * (sending is recorded in batches, and a fast browser can answer first).
+   * An attempt's times keep the order of its life, whatever order they arrive in:
+   * `sentAt ≤ deliveredAt ≤` each of `displayedAt`, `clickedAt`, `dismissedAt`. A receipt's time
+   * proves the browser had the attempt by then, so a `sentAt` or `deliveredAt` that would come
+   * after it (recorded late, or stamped by another clock) takes its time; a time not set stays null.
    * Returns how many receipts named an attempt of this browser, and which attempts became
    * `delivered` by this call (what the metrics count as attempts ended).
    */

@@ -38,7 +38,9 @@ export interface PushStore {
   /**
    * Records that the push service accepted a message of an attempt: `pushAcceptedAt` (the first
    * time), `sentVia` `push`, `sentAt` if not yet, and `sent` if it was `accepted`; the status of
-   * a final attempt stays. Idempotent. False when the attempt is unknown.
+   * a final attempt stays. Idempotent. False when the attempt is unknown. The service worker may
+   * report before the push service answers: `sentAt` is then no later than its receipts' times,
+   * as `DeliveryStore.applyReceipts` keeps them.
    */
   markAttemptPushed(input: { attemptId: string; now: number }): Promise<boolean>;
   /** Moves an attempt that is not final to `failed` with the reason; false when it was final or unknown. */
