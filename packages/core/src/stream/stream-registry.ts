@@ -74,15 +74,14 @@ export class StreamRegistry implements StreamOwner {
     this.#sent = new BatchedWrites({
       delayMs: SENT_RECORD_DELAY_MS,
       chunkSize: WRITE_CHUNK,
-      write: async (attemptIds) => {
+      write: (attemptIds) => {
         // Each attempt is recorded sent at the time its stream wrote it, not when the batch is.
+        // The times are taken as the write starts: an attempt written again meanwhile (a stream
+        // resumed while this record fails) is stamped anew for the record that follows.
         const now = deps.clock.now();
         const sentAts = attemptIds.map((id) => this.#writtenAt.get(id) ?? now);
-        try {
-          await deps.store.markAttemptsSent({ attemptIds, now, via: 'stream', sentAts });
-        } finally {
-          for (const id of attemptIds) this.#writtenAt.delete(id);
-        }
+        for (const id of attemptIds) this.#writtenAt.delete(id);
+        return deps.store.markAttemptsSent({ attemptIds, now, via: 'stream', sentAts });
       },
       // The attempts stay `accepted`; they are written again on the browser's next resume.
       // Attempts of many requests are recorded together: the log line names the task, not a request.
