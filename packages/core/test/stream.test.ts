@@ -77,6 +77,37 @@ describe('GET /v1/connect/{token}', () => {
     expect(attempt.sent_at).toBe(new Date(writtenAt).toISOString());
   });
 
+  it('answers an attempt whose times keep their order when the browser’s clock runs behind the server’s', async () => {
+    const stream = readEvents(await open());
+    const ready = JSON.parse((await stream.next('ready')).data);
+    const writtenAt = h.clock.now();
+    const sent = await (await h.send({ recipient: 'streamer', title: 'Timed' })).json();
+    await stream.next('notification');
+    // Stamped by a browser whose clock is 3 s behind; the app reported its delivery after the display.
+    const browserTime = (ms: number) => new Date(writtenAt - 3_000 + ms).toISOString();
+    const attemptId = sent.attempts[0].id;
+    const posted = await h.request('/v1/events', {
+      method: 'POST',
+      json: {
+        browser_id: ready.browser_id,
+        browser_secret: ready.browser_secret,
+        events: [
+          { type: 'displayed', attempt_id: attemptId, at: browserTime(40) },
+          { type: 'delivered', attempt_id: attemptId, at: browserTime(60) },
+        ],
+      },
+    });
+    expect(posted.status).toBe(202);
+    const read = await (await h.request(`/v1/notifications/${sent.id}`, { key: h.testKey })).json();
+    expect(read.attempts[0]).toMatchObject({
+      status: 'delivered',
+      via: 'stream',
+      sent_at: browserTime(40),
+      delivered_at: browserTime(40),
+      displayed_at: browserTime(40),
+    });
+  });
+
   it('writes a heartbeat comment at least every heartbeat_ms', async () => {
     const stream = readEvents(await open());
     await stream.next('ready');
