@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { until } from '@tidings/core/testing';
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -7,12 +9,47 @@ import { layoutFindings, submit, verifiedAccount } from './dashboard-harness.js'
 import { launchChromium } from './harness.js';
 
 /**
- * "I never got it", in the dashboard: a send refused with 409 NO_CONNECTED_BROWSER over real
- * HTTP to `tidings serve`, found on the project's Requests page by its Idempotency-Key, with
- * JavaScript on (axe clean) and off. Screenshots at 1280 and 390 px go to `test-artifacts/dashboard/`.
+ * "I never got it", in the dashboard: two sends refused by `tidings serve`, made with curl as a
+ * back end's operator would (a 409 NO_CONNECTED_BROWSER and a 400 VALIDATION_FAILED), each found
+ * on the project's Requests page by its request id and by its Idempotency-Key, with JavaScript
+ * on (axe clean) and off. Screenshots at 1280 and 390 px go to `test-artifacts/dashboard/`.
  */
 
+const run = promisify(execFile);
+
 const IDEMPOTENCY_KEY = 'order-77-shipped';
+const BAD_IDEMPOTENCY_KEY = 'order-78-shipped';
+
+/** A POST made with curl: its status and its Request-Id header. */
+async function curlPost(
+  url: string,
+  key: string,
+  idempotencyKey: string,
+  body: string,
+): Promise<{ status: number; requestId: string }> {
+  const { stdout } = await run('curl', [
+    '-sS',
+    '-D',
+    '-',
+    '-o',
+    '/dev/null',
+    '-X',
+    'POST',
+    url,
+    '-H',
+    `Authorization: Bearer ${key}`,
+    '-H',
+    'Content-Type: application/json',
+    '-H',
+    `Idempotency-Key: ${idempotencyKey}`,
+    '--data',
+    body,
+  ]);
+  return {
+    status: Number(/^HTTP\/[\d.]+ (\d{3})/.exec(stdout)?.[1]),
+    requestId: /^request-id: (\S+)/im.exec(stdout)?.[1] ?? '',
+  };
+}
 
 let workspace: Awaited<ReturnType<typeof tempDir>>;
 let db: string;
@@ -21,6 +58,7 @@ let browser: Browser;
 let projectId = '';
 let liveKey = '';
 let refusedId = '';
+let invalidId = '';
 let tokenRequestId = '';
 
 async function signIn(context: BrowserContext): Promise<Page> {
@@ -53,13 +91,19 @@ beforeAll(async () => {
   ).key;
   server = await startServe(['--db', db, '--port', '0']);
   const headers = { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' };
-  const refused = await fetch(`${server.url}/v1/notifications`, {
-    method: 'POST',
-    headers: { ...headers, 'Idempotency-Key': IDEMPOTENCY_KEY },
-    body: JSON.stringify({ recipient: 'user_77', title: 'Your order shipped', data: { order: 77 } }),
-  });
+  const sends = `${server.url}/v1/notifications`;
+  const refused = await curlPost(
+    sends,
+    liveKey,
+    IDEMPOTENCY_KEY,
+    JSON.stringify({ recipient: 'user_77', title: 'Your order shipped', data: { order: 77 } }),
+  );
   expect(refused.status).toBe(409);
-  refusedId = refused.headers.get('Request-Id') ?? '';
+  refusedId = refused.requestId;
+  const invalid = await curlPost(sends, liveKey, BAD_IDEMPOTENCY_KEY, '{"recipient":"user_78"}');
+  expect(invalid.status).toBe(400);
+  invalidId = invalid.requestId;
+  expect([refusedId, invalidId].every((id) => id.startsWith('req_'))).toBe(true);
   const token = await fetch(`${server.url}/v1/connect-tokens`, {
     method: 'POST',
     headers,
@@ -77,19 +121,28 @@ afterAll(async () => {
   await workspace?.remove();
 });
 
-/** The Requests page, reloaded until the writer has written both requests. */
+/** The Requests page, reloaded until the writer has written the three requests. */
 async function requestsPage(page: Page): Promise<void> {
   await until(
     async () => {
       await page.goto(`${server.url}/dashboard/projects/${projectId}/requests`);
       return page.locator('tr[data-request-id]').count();
     },
-    { what: 'both requests on the Requests page', accept: (count) => count === 2 },
+    { what: 'the three requests on the Requests page', accept: (count) => count === 3 },
   );
 }
 
+/** Searches the page's log for `text` and expects one row: the request `requestId`. */
+async function searchFinds(page: Page, text: string, requestId: string): Promise<void> {
+  await page.getByLabel('Request id, notification id, Idempotency-Key or recipient').fill(text);
+  await submit(page, 'Search');
+  const rows = page.locator('tr[data-request-id]');
+  expect(await rows.count()).toBe(1);
+  expect(await rows.first().getAttribute('data-request-id')).toBe(requestId);
+}
+
 describe('the Requests page in a browser', () => {
-  it('finds a refused send by its Idempotency-Key and shows it whole, axe clean, with no secret', async () => {
+  it('finds the 409 by its Idempotency-Key and shows it whole, and the 400 by its request id, axe clean, with no secret', async () => {
     const context = await browser.newContext();
     try {
       const page = await signIn(context);
@@ -110,6 +163,10 @@ describe('the Requests page in a browser', () => {
       expect(main).not.toContain(liveKey);
       expect(await layoutFindings(page, 'request')).toEqual([]);
 
+      await requestsPage(page);
+      await searchFinds(page, invalidId, invalidId);
+      expect(await page.locator('tr[data-request-id]').first().textContent()).toContain('VALIDATION_FAILED');
+
       await page.goto(`${server.url}/dashboard/projects/${projectId}/requests/${tokenRequestId}`);
       const minted = (await page.textContent('main')) ?? '';
       expect(minted).toContain('"token": "[redacted]"');
@@ -119,7 +176,7 @@ describe('the Requests page in a browser', () => {
     }
   });
 
-  it('filters and searches with JavaScript off', async () => {
+  it('filters, and finds the 409 by its request id and the 400 by its Idempotency-Key, with JavaScript off', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     try {
       const page = await signIn(context);
@@ -128,13 +185,15 @@ describe('the Requests page in a browser', () => {
       await submit(page, 'Search');
       expect(page.url()).toContain('status=4xx');
       const rows = page.locator('tr[data-request-id]');
-      expect(await rows.count()).toBe(1);
-      expect(await rows.first().getAttribute('data-request-id')).toBe(refusedId);
+      // Newest first: the 400, then the 409; the connect token's 201 is filtered out.
+      expect(await rows.evaluateAll((found) => found.map((row) => row.getAttribute('data-request-id')))).toEqual([
+        invalidId,
+        refusedId,
+      ]);
       await page.getByLabel('Status').selectOption('');
-      await page.getByLabel('Request id, notification id, Idempotency-Key or recipient').fill(tokenRequestId);
-      await submit(page, 'Search');
-      expect(await rows.count()).toBe(1);
-      expect(await rows.first().getAttribute('data-request-id')).toBe(tokenRequestId);
+      await searchFinds(page, tokenRequestId, tokenRequestId);
+      await searchFinds(page, refusedId, refusedId);
+      await searchFinds(page, BAD_IDEMPOTENCY_KEY, invalidId);
       expect(await layoutFindings(page, 'requests-no-script', { axe: false })).toEqual([]);
     } finally {
       await context.close();
