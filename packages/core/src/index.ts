@@ -16,8 +16,10 @@ export {
   type BrowserAttemptObject,
   type BrowserDetail,
   type BrowserObject,
+  type ListRecipientsOptions,
   RECIPIENT_BROWSERS_SHOWN,
   type RecipientDetail,
+  type RecipientSummaryObject,
   type RecipientViews,
 } from './admin/recipients.js';
 export {

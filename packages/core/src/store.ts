@@ -49,7 +49,9 @@ export type {
 } from './ports/store/notifications.js';
 export type {
   ListNotificationsInput,
+  ListRecipientsInput,
   ProjectAdminStore,
+  RecipientSummary,
   SearchProjectsInput,
   SearchProjectsResult,
 } from './ports/store/project-admin.js';

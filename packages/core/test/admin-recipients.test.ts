@@ -7,6 +7,40 @@ afterEach(async () => {
 });
 
 describe('admin views: recipients and browsers', () => {
+  it('lists a project’s recipients by id, by pages, with their connected browsers', async () => {
+    h = await createHarness();
+    await h.tidings.createConnectToken({ projectId: h.project.id, recipient: 'carol' });
+    await h.connectBrowser('bob');
+    await h.connectBrowser('bob');
+    await h.connectBrowser('Alice');
+    const elsewhere = await h.tidings.admin.createProject({ accountId: h.account.id, name: 'Other' });
+    await h.connectBrowser('dave', elsewhere.id);
+
+    const all = await h.tidings.admin.listRecipients(h.project.id);
+    expect(all.map((item) => [item.id, item.connected_browsers])).toEqual([
+      ['Alice', 1],
+      ['bob', 2],
+      ['carol', 0],
+    ]);
+    expect(all[0]).toEqual({
+      object: 'recipient_summary',
+      id: 'Alice',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      connected_browsers: 1,
+    });
+    expect(await h.tidings.admin.listRecipients(h.project.id, { limit: 2 })).toEqual(all.slice(0, 2));
+    expect(await h.tidings.admin.listRecipients(h.project.id, { after: 'bob', limit: 2 })).toEqual(all.slice(2));
+    expect((await h.tidings.admin.listRecipients(elsewhere.id)).map((item) => item.id)).toEqual(['dave']);
+
+    const refused = (options: { after?: string; limit?: number }) =>
+      refusal(h.tidings.admin.listRecipients(h.project.id, options));
+    expect(await refused({ after: 'no spaces' })).toBe('VALIDATION_FAILED');
+    expect(await refused({ after: '' })).toBe('VALIDATION_FAILED');
+    expect(await refused({ limit: 0 })).toBe('VALIDATION_FAILED');
+    expect(await refused({ limit: 101 })).toBe('VALIDATION_FAILED');
+    expect(await refusal(h.tidings.admin.listRecipients('proj_unknown'))).toBe('NOT_FOUND');
+  });
+
   it('reads a recipient with its browsers (user agent, path) and inbox counts', async () => {
     h = await createHarness();
     const recipient = 'user:42@example.com';

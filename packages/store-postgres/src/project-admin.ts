@@ -1,5 +1,5 @@
 import type { AttemptRecord, NotificationRecord, NotificationWithAttempts, ProjectRecord } from '@tidings/core';
-import type { ProjectAdminStore } from '@tidings/core/store';
+import type { ProjectAdminStore, RecipientSummary } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION, PROJECT } from './columns.js';
 import { run, type Sql, transaction } from './db.js';
@@ -42,6 +42,19 @@ export function projectAdminOperations(pool: Pool, sql: Sql): ProjectAdminStore 
         AND ($3::text IS NULL OR n.recipient = $3::text)
         AND ($4::text IS NULL OR n.mode = $4::text)
       ORDER BY n.id DESC LIMIT $5`,
+  );
+
+  // Walks the recipients' primary key (project, recipient; bytewise, COLLATE "C") from the
+  // cursor (no cursor is '', before every id, so that one plan serves both); each count reads the
+  // index of connected browsers by recipient.
+  const selectRecipients = statement(
+    'select_recipient_page',
+    `SELECT r.recipient, r.created_at AS "createdAt",
+            (SELECT count(*) FROM ${t('browsers')} AS b
+              WHERE b.project_id = r.project_id AND b.recipient = r.recipient AND b.connected) AS "connectedBrowsers"
+       FROM ${t('recipients')} AS r
+      WHERE r.project_id = $1 AND r.recipient > $2::text
+      ORDER BY r.recipient LIMIT $3`,
   );
 
   // The project's row is locked first, so that two deletions (or a deletion and a rename) queue;
@@ -120,6 +133,9 @@ export function projectAdminOperations(pool: Pool, sql: Sql): ProjectAdminStore 
         limit,
       ]);
       return rows.map(({ attempts, ...notification }): NotificationWithAttempts => ({ notification, attempts }));
+    },
+    async listRecipients({ projectId, afterRecipient, limit }) {
+      return run<RecipientSummary>(pool, selectRecipients, [projectId, afterRecipient ?? '', limit]);
     },
   };
 }

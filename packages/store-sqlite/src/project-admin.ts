@@ -1,5 +1,10 @@
 import type { NotificationWithAttempts } from '@tidings/core';
-import type { ListNotificationsInput, ProjectAdminStore, SearchProjectsInput } from '@tidings/core/store';
+import type {
+  ListNotificationsInput,
+  ListRecipientsInput,
+  ProjectAdminStore,
+  SearchProjectsInput,
+} from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import { containsPattern } from './like.js';
 import type { NotificationCache } from './notification-cache.js';
@@ -75,6 +80,21 @@ export function projectAdminOperations(db: Database.Database, cache: Notificatio
       .map((id) => notificationFromRawRows(selectNotification.all(id)) as NotificationWithAttempts),
   );
 
+  // Walks the recipients' primary key (project, recipient) from the cursor (no cursor is '', before
+  // every id: a condition on NULL would read the project's recipients from the first); each count
+  // reads the browsers' index by recipient and state, never a browser's row.
+  const selectRecipients = db.prepare<
+    { project: string; after: string; limit: number },
+    { recipient: string; created_at: number; connected_browsers: number }
+  >(
+    `SELECT r.recipient, r.created_at,
+            (SELECT count(*) FROM browsers AS b
+              WHERE b.project_id = r.project_id AND b.recipient = r.recipient AND b.connected = 1) AS connected_browsers
+       FROM recipients AS r
+      WHERE r.project_id = @project AND r.recipient > @after
+      ORDER BY r.recipient LIMIT @limit`,
+  );
+
   // Children first: attempts and notifications carry no foreign keys, the rest do. Deleting the
   // keys raises the key lookup generation (migration 3), so every process drops what it kept.
   const selectNotificationIdsOfProject = db
@@ -133,6 +153,13 @@ export function projectAdminOperations(db: Database.Database, cache: Notificatio
     },
     async listNotifications(input) {
       return listNotifications(input);
+    },
+    async listRecipients({ projectId, afterRecipient, limit }: ListRecipientsInput) {
+      return selectRecipients.all({ project: projectId, after: afterRecipient ?? '', limit }).map((row) => ({
+        recipient: row.recipient,
+        createdAt: row.created_at,
+        connectedBrowsers: row.connected_browsers,
+      }));
     },
   };
 }

@@ -1,7 +1,7 @@
 import { type AttemptObject, attemptObject, isoTime } from '../api/serialize.js';
 import { TidingsError } from '../errors.js';
 import { type InboxCountsObject, inboxCountsObject } from '../inbox/objects.js';
-import type { BrowserStore, InboxStore, ProjectAdminStore } from '../ports/store.js';
+import type { AccountStore, BrowserStore, InboxStore, ProjectAdminStore } from '../ports/store.js';
 import type { BrowserConnectedBy, BrowserView, DisconnectReason, KeyMode } from '../records.js';
 import { isId } from '../util/ids.js';
 
@@ -51,6 +51,24 @@ export interface RecipientDetail {
   inbox: InboxCountsObject;
 }
 
+/** A recipient as a list of a project's recipients shows it. */
+export interface RecipientSummaryObject {
+  object: 'recipient_summary';
+  id: string;
+  /** When its first connect token was minted. */
+  created_at: string;
+  /** How many of its browsers are connected now. */
+  connected_browsers: number;
+}
+
+/** Options of {@link RecipientViews.listRecipients}. */
+export interface ListRecipientsOptions {
+  /** Only recipients whose id sorts after this one: the last id of the previous page. */
+  after?: string;
+  /** At most this many, 1 to 100. @default 25 */
+  limit?: number;
+}
+
 /** One attempt of a browser, with the send it belongs to. */
 export interface BrowserAttemptObject {
   notification: { id: string; title: string; mode: KeyMode; created_at: string };
@@ -68,6 +86,12 @@ export interface BrowserDetail {
 
 /** The reads of a project's recipients and browsers: part of the admin API. */
 export interface RecipientViews {
+  /**
+   * A page of a project's recipients, in the order of their ids' bytes (`Z` before `a`), each
+   * with its connected browsers; NOT_FOUND for an unknown project, VALIDATION_FAILED for an
+   * `after` no recipient can have or a `limit` out of range.
+   */
+  listRecipients(projectId: string, options?: ListRecipientsOptions): Promise<RecipientSummaryObject[]>;
   /** A recipient of a project; NOT_FOUND when it has none of this id, VALIDATION_FAILED for an id no recipient can have. */
   getRecipient(projectId: string, recipient: string): Promise<RecipientDetail>;
   /**
@@ -111,11 +135,34 @@ function notFound(kind: string, id: string): TidingsError {
   return new TidingsError('NOT_FOUND', `No ${kind} ${id} in this project`);
 }
 
+function invalid(path: string, message: string): TidingsError {
+  return new TidingsError('VALIDATION_FAILED', `${path} ${message}`, { errors: [{ path, message }] });
+}
+
+/** Whether a value is an id a recipient can have. */
+function isRecipientId(value: unknown): value is string {
+  return typeof value === 'string' && RECIPIENT_PATTERN.test(value);
+}
+
 /** Builds the reads of recipients and browsers over the store. */
-export function createRecipientViews(store: BrowserStore & InboxStore & ProjectAdminStore): RecipientViews {
+export function createRecipientViews(
+  store: AccountStore & BrowserStore & InboxStore & ProjectAdminStore,
+): RecipientViews {
   return {
+    async listRecipients(projectId, { after, limit = 25 } = {}) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'must be 1 to 100');
+      if (after !== undefined && !isRecipientId(after)) throw invalid('after', 'must be a recipient id');
+      if (!(await store.getProject(projectId))) throw new TidingsError('NOT_FOUND', `No project with id ${projectId}`);
+      const found = await store.listRecipients({ projectId, afterRecipient: after ?? null, limit });
+      return found.map((item) => ({
+        object: 'recipient_summary',
+        id: item.recipient,
+        created_at: isoTime(item.createdAt),
+        connected_browsers: item.connectedBrowsers,
+      }));
+    },
     async getRecipient(projectId, recipient) {
-      if (typeof recipient !== 'string' || !RECIPIENT_PATTERN.test(recipient)) {
+      if (!isRecipientId(recipient)) {
         const message = 'must be 1 to 128 of A-Z a-z 0-9 _ - . : @';
         throw new TidingsError('VALIDATION_FAILED', `A recipient id ${message}`, {
           errors: [{ path: 'recipient', message }],

@@ -129,6 +129,55 @@ export function projectAdminConformance(
       );
     });
 
+    it("lists a project's recipients by id, byte by byte, by pages, with their connected browsers", async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const other = await seedProject(store, T0 + 1);
+      // A connect token alone makes a recipient, with no browser yet.
+      await store.createConnectToken({
+        hash: hashSecret('ct_token_only'),
+        projectId: project.id,
+        recipient: 'token-only',
+        now: T0 + 2,
+        expiresAt: T0 + 60_000,
+      });
+      await seedBrowser(store, project.id, 'alice', T0 + 3);
+      await seedBrowser(store, project.id, 'alice', T0 + 4);
+      const gone = await seedBrowser(store, project.id, 'alice', T0 + 5);
+      await store.disconnectBrowser({ browserId: gone.id, reason: 'browser_disconnected', now: T0 + 6 });
+      // Byte order, not a locale's: `.` and digits before capitals, capitals before small letters.
+      for (const recipient of ['Zed', 'a:b@c.d', '.', '9lives'])
+        await seedBrowser(store, project.id, recipient, T0 + 7);
+      await seedBrowser(store, other.id, 'bob', T0 + 8);
+
+      const page = (afterRecipient: string | null, limit = 10) =>
+        store.listRecipients({ projectId: project.id, afterRecipient, limit });
+      const all = await page(null);
+      expect(all.map((item) => item.recipient)).toEqual(['.', '9lives', 'Zed', 'a:b@c.d', 'alice', 'token-only']);
+      expect(all.find((item) => item.recipient === 'alice')).toEqual({
+        recipient: 'alice',
+        createdAt: T0 + 3,
+        connectedBrowsers: 2,
+      });
+      expect(all.find((item) => item.recipient === 'token-only')).toEqual({
+        recipient: 'token-only',
+        createdAt: T0 + 2,
+        connectedBrowsers: 0,
+      });
+
+      // Each page starts after the last id of the one before, and a cursor need not be a recipient.
+      expect(await page(null, 2)).toEqual(all.slice(0, 2));
+      expect(await page('9lives', 2)).toEqual(all.slice(2, 4));
+      expect(await page('a:b@c.d', 2)).toEqual(all.slice(4, 6));
+      expect(await page('token-only', 2)).toEqual([]);
+      expect((await page('b', 10)).map((item) => item.recipient)).toEqual(['token-only']);
+
+      expect((await store.listRecipients({ projectId: other.id, afterRecipient: null, limit: 10 })).length).toBe(1);
+      expect(await store.listRecipients({ projectId: 'proj_unknown', afterRecipient: null, limit: 10 })).toEqual([]);
+      await store.deleteProject({ id: project.id });
+      expect(await page(null)).toEqual([]);
+    });
+
     it('deletes a project with all it holds; its keys are found no more; the limit has a place again', async () => {
       const store = getStore();
       const project = await seedProject(store);

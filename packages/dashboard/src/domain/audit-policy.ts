@@ -145,6 +145,7 @@ export const AUDIT_POLICY: {
   listNotifications: READ,
   getNotification: READ,
   getNotificationDetail: READ,
+  listRecipients: READ,
   getRecipient: READ,
   getBrowser: READ,
   getUsageBreakdown: READ,

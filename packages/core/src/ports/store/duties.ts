@@ -99,6 +99,7 @@ export const STORE_DUTIES = {
   findBrowser: READ,
   getBrowserView: READ,
   listRecipientBrowsers: READ,
+  listRecipients: READ,
   listDeliveries: READ,
   listPendingDeliveries: READ,
   markAttemptsSent: REDOABLE,

@@ -10,6 +10,23 @@ export interface ListNotificationsInput {
   mode: KeyMode | null;
 }
 
+/** One page of a project's recipients: {@link ProjectAdminStore.listRecipients}. */
+export interface ListRecipientsInput {
+  projectId: string;
+  /** Only recipients whose id sorts after this one (the previous page's last id). */
+  afterRecipient: string | null;
+  limit: number;
+}
+
+/** A recipient in a list of a project's recipients. */
+export interface RecipientSummary {
+  recipient: string;
+  /** When its first connect token was minted. */
+  createdAt: number;
+  /** How many of its browsers are connected now. */
+  connectedBrowsers: number;
+}
+
 /** Input of {@link ProjectAdminStore.searchProjects}. */
 export interface SearchProjectsInput {
   /**
@@ -38,6 +55,12 @@ export interface ProjectAdminStore {
   searchProjects(input: SearchProjectsInput): Promise<SearchProjectsResult>;
   /** A page of a project's notifications with their attempts, newest first (ids sort by time). */
   listNotifications(input: ListNotificationsInput): Promise<NotificationWithAttempts[]>;
+  /**
+   * A page of a project's recipients in the order of their ids' bytes (ids are ASCII, so `Z`
+   * comes before `a`), each with its connected browsers; none for an unknown project. Walks the
+   * recipients' primary key, so a page costs the same however many recipients a project has.
+   */
+  listRecipients(input: ListRecipientsInput): Promise<RecipientSummary[]>;
   /**
    * Deletes a project and everything it holds, in one transaction: its keys (a request with one
    * answers 401 from the commit on, in every process), recipients, connect tokens, browsers,
