@@ -97,9 +97,13 @@ export const accountDeleteBodySchema = z.object({
   confirm_email: z.string({ error: 'Type your email address' }).trim().toLowerCase().min(1, 'Type your email address'),
   current_password: z.string({ error: 'Enter your password' }).min(1, 'Enter your password').max(MAX_PASSWORD_LENGTH),
 });
-/** POST /projects/{id}/delete: the project's name, typed again. */
+/** POST /projects/{id}/delete: the project's name, typed again (no name is longer than a name may be). */
 export const projectDeleteBodySchema = z.object({
-  name: z.string({ error: "Type the project's name" }).min(1, "Type the project's name").max(200),
+  name: z
+    .string({ error: "Type the project's name" })
+    .trim()
+    .min(1, "Type the project's name")
+    .max(MAX_NAME_LENGTH, tooLong(MAX_NAME_LENGTH)),
 });
 /** POST /operator/invitations. */
 export const invitationBodySchema = z.object({ email });

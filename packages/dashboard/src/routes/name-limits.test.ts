@@ -38,7 +38,7 @@ describe('names with a length limit', () => {
     expect((await (await browser.get('/dashboard')).text()).includes(LONG.slice(0, 100))).toBe(false);
   });
 
-  it('refuses a key name and a rename over the limit the same way', async () => {
+  it('refuses a key name, a rename and a deletion’s confirmation over the limit the same way', async () => {
     const browser = await signUpVerified(dashboard);
     const created = await browser.post('/dashboard/projects', { name: 'Shop' });
     const id = (created.headers.get('Location') ?? '').split('/').pop()!;
@@ -48,6 +48,12 @@ describe('names with a length limit', () => {
     const rename = await browser.post(`/dashboard/projects/${id}/rename`, { name: LONG });
     expect(rename.status).toBe(400);
     expect(await rename.text()).toContain('This is 120 characters long: shorten it to 100 or fewer.');
+    const deletion = await browser.post(`/dashboard/projects/${id}/delete`, { name: LONG });
+    expect(deletion.status).toBe(400);
+    const html = await deletion.text();
+    expect(html).toContain('This is 120 characters long: shorten it to 100 or fewer.');
+    expect(inputOf(html, 'name')).toContain(`value="${LONG}"`);
+    expect(html).toContain('<p class="hint counter over" id="field-name-count">120 / 100: 20 too many</p>');
     expect((await dashboard.store.getProject(id))?.name).toBe('Shop');
   });
 });
@@ -75,6 +81,7 @@ async function pagesWithFields() {
     '/dashboard': await read(browser, '/dashboard'),
     keys: await read(browser, `/dashboard/projects/${id}`),
     settings: await read(browser, `/dashboard/projects/${id}/settings`),
+    'project delete': await read(browser, `/dashboard/projects/${id}/delete`),
     log: await read(browser, `/dashboard/projects/${id}/log`),
     webhooks: await read(browser, `/dashboard/projects/${id}/webhooks`),
     'webhook edit': await read(browser, `/dashboard/projects/${id}/webhooks/${endpoint.id}/edit`),
@@ -98,6 +105,7 @@ describe('every field with a length limit', () => {
     ['/dashboard', 'field-name', 100],
     ['keys', 'field-name', 100],
     ['settings', 'field-name', 100],
+    ['project delete', 'field-name', 100],
     ['log', 'filter-recipient', 128],
     ['webhooks', 'field-url', 2048],
     ['webhooks', 'field-description', 200],

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ProjectObject } from '@tidings/core';
+import { MAX_NAME_LENGTH } from '../limits.js';
 import type { FormState } from './auth-pages.js';
 import { Field, Notice, usePage } from './layout.js';
 import { ProjectFrame } from './project-frame.js';
@@ -25,6 +26,7 @@ export function ProjectDeletePage(props: { project: ProjectObject; activeKeys: n
             name="name"
             autocomplete="off"
             hint={`The name is “${project.name}”.`}
+            limit={MAX_NAME_LENGTH}
             value={state.values?.name}
             error={state.errors?.name}
           />
