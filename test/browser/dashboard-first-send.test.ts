@@ -228,6 +228,8 @@ describe('the test panel after the first send', () => {
     return (await target.getAttribute('#first-send-status', 'data-browser-id')) ?? '';
   }
 
+  // Two tabs connected in turn, then five pages checked at two widths: more than the default minute
+  // on a loaded machine.
   it('disconnects a closed tab, so a send from a new tab completes, its attempt labelled "this tab"', async () => {
     const projectUrl = `${server.url}/dashboard/projects/${shop.id}`;
     const first = await context.newPage();
@@ -297,9 +299,18 @@ describe('the test panel after the first send', () => {
     await tab.waitForURL(/\/recipients\//);
     expect(await tab.locator(`tr[data-browser-id="${closedBrowser}"]`).textContent()).toContain('disconnected');
     expect(await layoutFindings(tab, 'recipient-page')).toEqual([]);
+    // The Recipients tab lists it, marked as the dashboard's own, linked back to its page.
+    const recipientPath = new URL(tab.url()).pathname;
+    await tab.getByRole('link', { name: '← Recipients' }).click();
+    await tab.waitForURL(/\/recipients$/);
+    const listed = tab.locator('tr[data-recipient^="dashboard:acct_"]');
+    expect(await listed.count()).toBe(1);
+    expect(await listed.textContent()).toContain('dashboard tabs');
+    expect(await listed.getByRole('link').getAttribute('href')).toBe(recipientPath);
+    expect(await layoutFindings(tab, 'recipients')).toEqual([]);
     expect(cspViolations(recorder.console)).toEqual([]);
     await tab.close();
-  });
+  }, 120_000);
 });
 
 function projectIdOf(target: Page): string {

@@ -10,11 +10,11 @@ import { brokenWords, hiddenCells, pastTheScreen, scrollingTables } from './tabl
 
 /**
  * The dashboard with data as long as people make it (a 100-character project name with no
- * space, long key names, a long recipient), at a desktop width and a phone's: no page scrolls
- * sideways, tables scroll inside their own box, and each page is screenshotted at both widths
- * (`test-artifacts/dashboard/`). Every table holds names, titles and URLs of 100 characters: no
- * word of a cell is broken over two lines, and at the phone's width each row is a card that shows
- * every column's value under its header.
+ * space, long key names, a 100-character recipient id), at a desktop width and a phone's: no
+ * page scrolls sideways, tables scroll inside their own box, and each page is screenshotted at
+ * both widths (`test-artifacts/dashboard/`). Every table holds names, titles, recipients and URLs
+ * of 100 characters: no word of a cell is broken over two lines, and at the phone's width each
+ * row is a card that shows every column's value under its header.
  */
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
@@ -31,6 +31,8 @@ const WORDY_TITLE = 'Live view test of a notification whose title is made of ord
   100,
   'w',
 );
+/** A recipient id of 100 characters with no place to break it. */
+const LONG_RECIPIENT = `user_${'r'.repeat(95)}`;
 
 let workspace: Awaited<ReturnType<typeof tempDir>>;
 let db: string;
@@ -122,7 +124,7 @@ beforeAll(async () => {
   server = await startServe(['--db', db, '--port', '0']);
   // One send to a long recipient, with a browser connected for it.
   const headers = { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' };
-  const recipient = `user_${'r'.repeat(90)}`;
+  const recipient = LONG_RECIPIENT;
   const token = (await (
     await fetch(`${server.url}/v1/connect-tokens`, { method: 'POST', headers, body: JSON.stringify({ recipient }) })
   ).json()) as { connect_url: string };
@@ -213,7 +215,7 @@ describe('the dashboard’s layout with long data', () => {
     expect(suspend).not.toBeNull();
   });
 
-  // Nine pages at two widths, each looked at cell by cell: more than the default minute on a loaded machine.
+  // Eleven pages at two widths, each looked at cell by cell: more than the default minute on a loaded machine.
   it('breaks no word of a table cell, and shows every column of a row as a card at 390 px', async () => {
     const project = `/dashboard/projects/${projectId}`;
     const tables = [
@@ -225,6 +227,8 @@ describe('the dashboard’s layout with long data', () => {
       ['usage', `${project}/usage`],
       ['webhooks', `${project}/webhooks`],
       ['webhook-endpoint', `${project}/webhooks/${endpointId}`],
+      ['recipients', `${project}/recipients`],
+      ['recipient', `${project}/recipients/${LONG_RECIPIENT}`],
     ] as const;
     await mkdir(artifacts, { recursive: true });
     const page = await customer.newPage();

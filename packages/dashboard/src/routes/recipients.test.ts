@@ -48,6 +48,102 @@ async function send(key: string, recipient: string, title: string) {
   return (await sent.json()) as { id: string };
 }
 
+describe('the Recipients tab', () => {
+  /** The recipients of the rows of a page, in order. */
+  function rowsOf(html: string): string[] {
+    return [...html.matchAll(/<tr data-recipient="([^"]*)"/g)].map((match) => match[1]!);
+  }
+
+  /** The markup of one recipient's row. */
+  function rowOf(html: string, recipient: string): string {
+    const start = html.indexOf(`<tr data-recipient="${recipient}">`);
+    return start === -1 ? '' : html.slice(start, html.indexOf('</tr>', start));
+  }
+
+  it('lists every recipient of the project by id, 25 a page by cursor, each linking to its page', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const otherProject = await createProject(browser, 'Other');
+    const key = await createKey(browser, projectId);
+    const root = `/dashboard/projects/${projectId}`;
+    const accountId = (await dashboard.dashboardStore.findAccountByEmail('ada@example.com'))!.account.id;
+    const own = `dashboard:${accountId}`;
+    const users = Array.from({ length: 26 }, (_, i) => `user-${String(i).padStart(2, '0')}`);
+    for (const recipient of [...users, 'a:b@c.d', '..', 'Zed', own]) {
+      await dashboard.tidings.createConnectToken({ projectId, recipient });
+    }
+    await connectBrowser(key, 'Zed');
+    await connectBrowser(key, 'Zed');
+    await dashboard.tidings.createConnectToken({ projectId: otherProject, recipient: 'elsewhere' });
+
+    const first = await browser.get(`${root}/recipients`);
+    expect(first.status).toBe(200);
+    const html = await first.text();
+    // Byte order: `.` before capitals, capitals before small letters.
+    expect(rowsOf(html)).toEqual(['..', 'Zed', 'a:b@c.d', own, ...users.slice(0, 21)]);
+    expect(html).not.toContain('elsewhere');
+    expect(html).toContain(`href="${root}/recipients/a%3Ab%40c.d"`);
+    expect(html).toContain(`href="${root}/recipients?recipient=.."`);
+    expect(rowOf(html, 'Zed')).toContain('<td class="num" data-label="Connected browsers">2</td>');
+    expect(rowOf(html, '..')).toContain('<td class="num" data-label="Connected browsers">0</td>');
+    expect(rowOf(html, '..')).toMatch(/<time datetime="2026-01-10T12:00:00.000Z">/);
+    expect(rowOf(html, own)).toContain('dashboard tabs');
+    expect(rowOf(html, 'Zed')).not.toContain('dashboard tabs');
+    expect(html).not.toContain('First page');
+    const next = /<a href="([^"]*)" rel="next">Next recipients<\/a>/.exec(html)?.[1] ?? '';
+    expect(next).toBe(`${root}/recipients?after=user-20`);
+
+    const second = await browser.get(next);
+    expect(second.status).toBe(200);
+    const rest = await second.text();
+    expect(rowsOf(rest)).toEqual(users.slice(21));
+    expect(rest).toContain(`<a href="${root}/recipients">First page</a>`);
+    expect(rest).not.toContain('rel="next"');
+    // The cursor is an id, percent-encoded in the link.
+    const after = await (await browser.get(`${root}/recipients?after=${encodeURIComponent('a:b@c.d')}`)).text();
+    expect(rowsOf(after)[0]).toBe(own);
+    expect(rowsOf(await (await browser.get(`${root}/recipients?after=zzz`)).text())).toEqual([]);
+  });
+
+  it('says a project has no recipients yet, and lists them beside a refused lookup', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const root = `/dashboard/projects/${projectId}`;
+    const empty = await (await browser.get(`${root}/recipients`)).text();
+    expect(empty).toContain('No recipients yet');
+    expect(rowsOf(empty)).toEqual([]);
+
+    await dashboard.tidings.createConnectToken({ projectId, recipient: 'user_1' });
+    const unknown = await browser.get(`${root}/recipients?recipient=nobody`);
+    expect(unknown.status).toBe(404);
+    expect(rowsOf(await unknown.text())).toEqual(['user_1']);
+    const impossible = await browser.get(`${root}/recipients?recipient=${encodeURIComponent('no spaces')}`);
+    expect(impossible.status).toBe(400);
+    expect(rowsOf(await impossible.text())).toEqual(['user_1']);
+  });
+
+  it('answers a broken page link with 400, saying so, and the first page', async () => {
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const root = `/dashboard/projects/${projectId}`;
+    await dashboard.tidings.createConnectToken({ projectId, recipient: 'user_1' });
+    for (const after of ['', 'no spaces', 'x'.repeat(129), '<b>']) {
+      const response = await browser.get(`${root}/recipients?after=${encodeURIComponent(after)}`);
+      expect(response.status, after).toBe(400);
+      const html = await response.text();
+      expect(html).toContain('The link to that page of recipients is broken');
+      expect(html).not.toContain('VALIDATION_FAILED');
+      expect(html).not.toContain('<b>');
+      expect(rowsOf(html)).toEqual(['user_1']);
+    }
+    // Another account's project lists nothing of it.
+    const stranger = await signUpVerified(dashboard, 'eve@example.com');
+    const response = await stranger.get(`${root}/recipients`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).not.toContain('user_1');
+  });
+});
+
 describe('a recipient’s page', () => {
   it('shows its browsers, how each connects, its inbox and its notifications, linked from the log', async () => {
     const browser = await signUpVerified(dashboard);

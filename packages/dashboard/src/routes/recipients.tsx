@@ -5,7 +5,13 @@ import { type DashboardContext, type DashboardEnv, type Deps, ownedProject, sign
 import { pageOf } from '../paging.js';
 import { render, seeOther } from '../render.js';
 import { recipientHref } from '../views/recipient-links.js';
-import { BrowserPage, RecipientLookupPage, RecipientPage } from '../views/recipient-pages.js';
+import {
+  BrowserPage,
+  RECIPIENTS_PER_PAGE,
+  type RecipientList,
+  RecipientPage,
+  RecipientsPage,
+} from '../views/recipient-pages.js';
 import { firstSendRecipient } from './first-send.js';
 
 const PAGE_SIZE = 25;
@@ -19,9 +25,10 @@ function orNull<T>(promise: Promise<T>): Promise<T | null> {
 }
 
 /**
- * A project's recipients and browsers (docs/dashboard.md#recipients-and-browsers): the lookup of
- * the Recipients tab, a recipient's page and a browser's page, read through `tidings.admin`. A
- * recipient or browser of another project is NOT_FOUND, as an unknown one.
+ * A project's recipients and browsers (docs/dashboard.md#recipients-and-browsers): the Recipients
+ * tab (every recipient, paged by cursor, and the lookup of one by its id), a recipient's page and
+ * a browser's page, read through `tidings.admin`. A recipient or browser of another project is
+ * NOT_FOUND, as an unknown one.
  */
 export function registerRecipientRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { tidings } = deps;
@@ -57,23 +64,57 @@ export function registerRecipientRoutes(app: Hono<DashboardEnv>, deps: Deps): vo
     );
   }
 
+  /**
+   * The page of the project's recipients after `after` (the first without it). A cursor no
+   * recipient can have comes from a cut or altered link: the first page, saying so.
+   */
+  async function recipientList(projectId: string, after: string | undefined): Promise<RecipientList> {
+    const read = (cursor: string | undefined) =>
+      tidings.admin.listRecipients(projectId, {
+        limit: RECIPIENTS_PER_PAGE + 1,
+        ...(cursor === undefined ? {} : { after: cursor }),
+      });
+    const found = await read(after).catch((error: unknown) => {
+      if (error instanceof TidingsError && error.code === 'VALIDATION_FAILED') return null;
+      throw error;
+    });
+    if (found === null) {
+      const { page, nextCursor } = pageOf(await read(undefined), RECIPIENTS_PER_PAGE);
+      return {
+        recipients: page,
+        nextCursor,
+        later: false,
+        error:
+          'The link to that page of recipients is broken (it starts after an id no recipient can have), so the first page is shown.',
+      };
+    }
+    const { page, nextCursor } = pageOf(found, RECIPIENTS_PER_PAGE);
+    return { recipients: page, nextCursor, later: after !== undefined };
+  }
+
   app.get('/projects/:id/recipients', async (c) => {
     const signedIn = signedInOf(c);
     const project = await ownedProject(deps, signedIn, c.req.param('id'));
     const dashboardRecipient = firstSendRecipient(signedIn.account.account.id);
     const value = c.req.query('recipient');
     if (value === undefined) {
-      return render(c, <RecipientLookupPage project={project} value="" dashboardRecipient={dashboardRecipient} />);
+      const list = await recipientList(project.id, c.req.query('after'));
+      return render(
+        c,
+        <RecipientsPage project={project} value="" dashboardRecipient={dashboardRecipient} list={list} />,
+        list.error ? 400 : 200,
+      );
     }
     const recipient = value.trim();
-    const refused = (text: string, status: 400 | 404) =>
+    const refused = async (text: string, status: 400 | 404) =>
       render(
         c,
-        <RecipientLookupPage
+        <RecipientsPage
           project={project}
           value={value}
           {...(status === 400 ? { error: text } : { message: text })}
           dashboardRecipient={dashboardRecipient}
+          list={await recipientList(project.id, undefined)}
         />,
         status,
       );

@@ -1,12 +1,22 @@
 /** @jsxImportSource hono/jsx */
-import type { BrowserDetail, BrowserObject, NotificationObject, ProjectObject, RecipientDetail } from '@tidings/core';
+import type {
+  BrowserDetail,
+  BrowserObject,
+  NotificationObject,
+  ProjectObject,
+  RecipientDetail,
+  RecipientSummaryObject,
+} from '@tidings/core';
 import { summariseUserAgent } from '../domain/sessions.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
 import { notificationRow } from './log-pages.js';
 import { ProjectFrame } from './project-frame.js';
-import { BrowserLink, browserHref, recipientHref } from './recipient-links.js';
+import { BrowserLink, browserHref, RecipientLink, recipientHref } from './recipient-links.js';
+
+/** The recipients the Recipients tab lists a page. */
+export const RECIPIENTS_PER_PAGE = 25;
 
 /** A browser's state: connected, or disconnected and why. */
 function BrowserState(props: { browser: BrowserObject }) {
@@ -48,8 +58,19 @@ export function dashboardTabLabel(recipient: string, dashboardRecipient: string)
   return recipient === dashboardRecipient ? 'dashboard tab' : null;
 }
 
-/** The Recipients tab: find a recipient by its id. */
-export function RecipientLookupPage(props: {
+/** A page of the project's recipients, as the Recipients tab lists them. */
+export interface RecipientList {
+  recipients: RecipientSummaryObject[];
+  /** The `after` of the next page (the last id shown), or null on the last page. */
+  nextCursor: string | null;
+  /** This page starts after another (a link to the first page is shown). */
+  later: boolean;
+  /** Why the page asked for cannot be listed (a cut or altered link): the first page is shown. */
+  error?: string;
+}
+
+/** The Recipients tab: find a recipient by its id, or pick it from every recipient of the project. */
+export function RecipientsPage(props: {
   project: ProjectObject;
   value: string;
   /** The id's own mistake (400), shown beside the field. */
@@ -57,9 +78,11 @@ export function RecipientLookupPage(props: {
   /** A well-formed id that names no recipient here (404), shown as a banner. */
   message?: string;
   dashboardRecipient: string;
+  list: RecipientList;
 }) {
   const ctx = usePage();
   const root = `${ctx.base}/projects/${props.project.id}`;
+  const { list } = props;
   return (
     <ProjectFrame project={props.project} tab="recipients" title="Recipients">
       <h2>Recipients</h2>
@@ -86,6 +109,52 @@ export function RecipientLookupPage(props: {
         </a>
         .
       </p>
+      <h3>All recipients</h3>
+      <p class="muted">
+        In the order of their ids, character by character (digits before capitals, capitals before small letters),{' '}
+        {RECIPIENTS_PER_PAGE} a page.
+      </p>
+      {list.error ? <Notice kind="error">{list.error}</Notice> : null}
+      {list.recipients.length === 0 ? (
+        <p class="empty">
+          {list.later
+            ? 'No recipients after this page.'
+            : 'No recipients yet: a recipient exists once your server has minted a connect token for it.'}
+        </p>
+      ) : (
+        <DataTable
+          label="Recipients"
+          columns={['Recipient', 'First connect token', { label: 'Connected browsers', num: true }]}
+        >
+          {list.recipients.map((recipient) => (
+            <tr data-recipient={recipient.id}>
+              <td>
+                <RecipientLink root={root} recipient={recipient.id} />
+                {recipient.id === props.dashboardRecipient ? (
+                  <>
+                    {' '}
+                    <span class="badge tab">dashboard tabs</span>
+                  </>
+                ) : null}
+              </td>
+              <td>
+                <Time at={recipient.created_at} />
+              </td>
+              <td class="num">{recipient.connected_browsers}</td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      {list.nextCursor || list.later ? (
+        <nav class="pager" aria-label="Recipients pages">
+          {list.later ? <a href={`${root}/recipients`}>First page</a> : null}
+          {list.nextCursor ? (
+            <a href={`${root}/recipients?after=${encodeURIComponent(list.nextCursor)}`} rel="next">
+              Next recipients
+            </a>
+          ) : null}
+        </nav>
+      ) : null}
     </ProjectFrame>
   );
 }
