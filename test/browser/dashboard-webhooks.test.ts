@@ -11,8 +11,8 @@ import { launchChromium, until } from './harness.js';
 /**
  * A customer sets up a webhook endpoint in Chromium against a real receiver on 127.0.0.1 (the
  * server allows http and private addresses for it): the secret shown once, the test event
- * delivered and signed with it, its message seen delivered with status 200, then resent with the
- * same id. The new pages are checked with axe and screenshotted at 1280 and 390 px.
+ * delivered and signed with it, its message seen delivered with status 200 (the endpoint's page
+ * and the list then show its health over 24 h), then resent with the same id. The new pages are checked with axe and screenshotted at 1280 and 390 px.
  */
 
 const EMAIL = 'hedy@example.com';
@@ -95,13 +95,12 @@ describe('dashboard webhooks in Chromium', () => {
     expect(endpointPath).toMatch(/\/webhooks\/whe_[0-9a-z]+$/);
     await page.reload();
     expect(await page.content()).not.toContain(secret);
-    findings.push(...(await layoutFindings(page, 'webhook-endpoint')));
     await page.goto(`${server.url}${endpointPath.replace(/\/whe_[0-9a-z]+$/, '')}`);
     expect(await page.textContent('main')).toContain(receiverUrl);
-    findings.push(...(await layoutFindings(page, 'webhooks')));
-    // Three pages checked with axe at two widths: longer than one page's default on a busy machine.
-  }, 180_000);
+  });
 
+  // The endpoint's page and the list, with the endpoint's health, and the message's page, each
+  // checked with axe at two widths: longer than one page's default on a busy machine.
   it('sends the test event: signed with the secret, seen delivered with status 200', async () => {
     await page.goto(`${server.url}${endpointPath}`);
     await submit(page, 'Send a test event');
@@ -126,6 +125,17 @@ describe('dashboard webhooks in Chromium', () => {
       (status) => status === 'delivered',
       'the message delivered on the endpoint page',
     );
+    // Its health, read when the page is: the share delivered over 24 h and the latest request.
+    await page.reload();
+    expect(await page.locator('dd .health').textContent()).toMatch(
+      /^1 of 1 delivered \(100%\); latest request .+: taken$/,
+    );
+    findings.push(...(await layoutFindings(page, 'webhook-endpoint')));
+    // The list says it in short.
+    await page.goto(`${server.url}${endpointPath.replace(/\/whe_[0-9a-z]+$/, '')}`);
+    expect(await page.locator('td .health').first().textContent()).toBe('100% in 24 h');
+    findings.push(...(await layoutFindings(page, 'webhooks')));
+    await page.goto(`${server.url}${endpointPath}`);
     await row.getByRole('link').click();
     await page.waitForURL(new RegExp(`/messages/${id}$`));
     expect(await page.textContent('[data-field="status-code"]')).toBe('200');
@@ -133,7 +143,7 @@ describe('dashboard webhooks in Chromium', () => {
     expect(main).toContain('webhook.test');
     expect(main).toContain('<b>thanks</b>');
     findings.push(...(await layoutFindings(page, 'webhook-message')));
-  });
+  }, 180_000);
 
   it('resends the message with the same id', async () => {
     const id = received[0]!.headers['webhook-id'];
