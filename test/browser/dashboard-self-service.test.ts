@@ -102,12 +102,17 @@ describe('dashboard self-service in Chromium', () => {
     await page.waitForURL(/\/delete$/);
     await look('project-delete', `${projectPath}/delete`);
 
+    // The field counts the name's characters as it is typed, as the project's name field does.
     await page.getByLabel("Type the project's name to confirm").fill('Shopp');
+    expect(await page.textContent('#field-name-count')).toBe('5 / 100');
     const refused = await submit(page, 'Delete the project');
     expect(refused?.status()).toBe(400);
-    expect(await page.textContent('main')).toContain('nothing was deleted');
-    expect(await page.textContent('main')).toContain('Type the project’s name exactly as shown');
-    findings.push(...(await seriousAxeViolations(page)));
+    const banner = (await page.getByRole('alert').first().textContent()) ?? '';
+    expect(banner).toContain('nothing was deleted');
+    expect(banner).toContain('Type the project’s name exactly as shown');
+    // Plain words: no problem code in the banner.
+    expect(banner).not.toMatch(/[A-Z]{2,}_[A-Z_]+/);
+    findings.push(...(await layoutFindings(page, 'project-delete-refused')));
     expect(await apiStatus(key)).toBe(404);
 
     await page.getByLabel("Type the project's name to confirm").fill('Shop');
