@@ -220,6 +220,11 @@ describe('a recipient’s page', () => {
     const unknown = await browser.get(`${root}/recipients?recipient=nobody`);
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain('No recipient of this id in this project');
+    const long = await browser.get(`${root}/recipients?recipient=${'u'.repeat(130)}`);
+    expect(long.status).toBe(400);
+    const longHtml = await long.text();
+    expect(longHtml).toContain('This is 130 characters long: shorten it to 128 or fewer.');
+    expect(longHtml).toContain('<p class="hint counter over" id="lookup-recipient-count">130 / 128: 2 too many</p>');
     expect((await browser.get(`${root}/recipients/nobody`)).status).toBe(404);
     expect((await browser.get(`${root}/recipients/${encodeURIComponent('bad id')}`)).status).toBe(404);
   });

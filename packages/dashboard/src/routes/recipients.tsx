@@ -2,6 +2,7 @@
 import { isId, TidingsError } from '@tidings/core';
 import type { Hono } from 'hono';
 import { type DashboardContext, type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
+import { MAX_RECIPIENT_LENGTH, tooLongMessage } from '../limits.js';
 import { pageOf } from '../paging.js';
 import { render, seeOther } from '../render.js';
 import { recipientHref } from '../views/recipient-links.js';
@@ -126,7 +127,9 @@ export function registerRecipientRoutes(app: Hono<DashboardEnv>, deps: Deps): vo
       return refused(
         recipient === ''
           ? 'Type a recipient id.'
-          : 'No recipient can have this id: an id is 1 to 128 of A-Z a-z 0-9 _ - . : @. Check it and try again.',
+          : recipient.length > MAX_RECIPIENT_LENGTH
+            ? tooLongMessage(recipient.length, MAX_RECIPIENT_LENGTH)
+            : 'No recipient can have this id: an id is 1 to 128 of A-Z a-z 0-9 _ - . : @. Check it and try again.',
         400,
       );
     }

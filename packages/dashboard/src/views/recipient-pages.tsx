@@ -8,6 +8,7 @@ import type {
   RecipientSummaryObject,
 } from '@tidings/core';
 import { summariseUserAgent } from '../domain/sessions.js';
+import { MAX_RECIPIENT_LENGTH } from '../limits.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
@@ -99,6 +100,7 @@ export function RecipientsPage(props: {
           value={props.value}
           error={props.error}
           hint="Exactly as your server sends it: 1 to 128 of A-Z a-z 0-9 _ - . : @"
+          limit={MAX_RECIPIENT_LENGTH}
         />
         <button type="submit">Open</button>
       </form>
