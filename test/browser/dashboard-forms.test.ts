@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import { assertBuilt, type ServeProcess, startServe, tempDir } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFindings, signUpWithProject, submit } from './dashboard-harness.js';
+import { countOf, layoutFindings, mailedCode, signUpWithProject, submit } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
  * Forms as a browser meets them: Back after deleting a project comes to a page that says it was
  * deleted, by GET, never a form sent again; the monthly usage chart's bars are reached with the
- * keyboard and say their value; the pages hold at 1280 and 390 px and are axe-clean.
+ * keyboard and say their value; a one-time sign-in code is mailed to the account's address and
+ * signs it in; the pages hold at 1280 and 390 px and are axe-clean.
  */
 
 const EMAIL = 'ines@example.com';
@@ -101,5 +102,22 @@ describe('dashboard forms in Chromium', () => {
     expect(further?.status()).toBe(410);
     expect(posts.filter((path) => path.endsWith('/delete'))).toHaveLength(sent);
     expect(findings).toEqual([]);
+  });
+
+  it('signs in with a one-time code mailed to the account’s own address', async () => {
+    await submit(page, 'Sign out');
+    await page.getByRole('link', { name: 'Sign in with a one-time code' }).click();
+    await page.waitForURL(/\/login\/code$/);
+    const mailsBefore = countOf(server.stderr(), `[mail] to=${EMAIL} `);
+    await page.getByLabel('Your email address').fill(EMAIL);
+    await submit(page, 'Email me a sign-in code');
+    expect(await page.getByRole('status').textContent()).toContain(`a sign-in code is on its way there`);
+    expect(await page.getByLabel('Email', { exact: true }).inputValue()).toBe(EMAIL);
+    const pageFindings = await layoutFindings(page, 'sign-in-code-sent');
+    await page.getByLabel('Code').fill(await mailedCode(server, EMAIL, mailsBefore));
+    await submit(page, 'Sign in');
+    expect(new URL(page.url()).pathname).toBe('/dashboard');
+    expect(await page.textContent('header')).toContain(EMAIL);
+    expect(pageFindings).toEqual([]);
   });
 });
