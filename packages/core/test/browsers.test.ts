@@ -114,10 +114,11 @@ describe('POST /v1/events', () => {
     await postEvents(browser, [{ type: 'clicked', attempt_id: attemptId, at: '2026-06-01T12:00:00.500Z' }]);
     read = await readAttempts(sent.id);
     expect(read.status).toBe('completed');
+    // A click proves the browser had the notification by its time: delivery is moved back to it.
     expect(read.attempts[0]).toMatchObject({
       status: 'delivered',
       final: true,
-      delivered_at: '2026-06-01T12:00:01.000Z',
+      delivered_at: '2026-06-01T12:00:00.500Z',
       clicked_at: '2026-06-01T12:00:00.500Z',
     });
   });
