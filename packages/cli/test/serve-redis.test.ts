@@ -74,7 +74,7 @@ describe('tidings serve --redis', () => {
     b.child.kill('SIGTERM');
     expect(await a.exited).toBe(0);
     expect(await b.exited).toBe(0);
-  });
+  }, 60_000);
 
   it('refuses a URL that is not redis:// and a bad --redis-unreachable', async () => {
     const bad = await runTidings([
@@ -134,7 +134,7 @@ describe('tidings serve --redis-cluster', () => {
     b.child.kill('SIGTERM');
     expect(await a.exited).toBe(0);
     expect(await b.exited).toBe(0);
-  });
+  }, 60_000);
 
   it('refuses --redis with --redis-cluster, and a node without a port', async () => {
     const both = await runTidings(['serve', '--redis', 'redis://127.0.0.1:1', '--redis-cluster', cluster.nodes[0]!]);
