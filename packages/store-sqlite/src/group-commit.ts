@@ -37,6 +37,14 @@ export interface GroupCommit<G> {
   flush(): void;
 }
 
+/**
+ * The group commit as writes that share none of its state see it: a job's completion, a webhook
+ * message's attempt. They join the next group's transaction and flush.
+ */
+export interface GroupWrites {
+  run<T>(work: () => T): Promise<T>;
+}
+
 /** What a group does around its writes, inside its transaction. */
 export interface GroupHooks<G> {
   /** The state the writes of a new group share. */

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +109,88 @@ describe('jobs on a SQLite file', () => {
         owner: 'after',
       });
       expect(claimed.map((job) => job.id)).toEqual([jobs[0]!.id]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('jobs completed and failed together are done and failed after the process is killed -9 right after', async () => {
+    const path = join(dir, 'finished.db');
+    const seeded = await seedFile(path);
+    const now = Date.now();
+    await seeded.enqueueJobs({
+      jobs: Array.from({ length: 10 }, (_, i) => ({
+        kind: 'webhook',
+        key: `endpoint-1:${i}`,
+        projectId: 'proj_jobs',
+        payload: { n: i },
+      })),
+      now,
+    });
+    await seeded.close();
+    const child = spawn(process.execPath, [join(dir, 'worker.cjs'), 'finish', path, 'killed'], { env });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    const line = await until(() => /^finished (\S+)$/m.exec(output), { what: 'the jobs to finish', timeoutMs: 15_000 });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+
+    const ids = line?.[1]?.split(',') ?? [];
+    expect(ids).toHaveLength(10);
+    const store = createSqliteStore({ path });
+    try {
+      const jobs = await store.listJobs({ projectId: 'proj_jobs', limit: 20 });
+      const statusOf = new Map(jobs.map((job) => [job.id, job.status]));
+      expect(ids.map((id) => statusOf.get(id))).toEqual(ids.map((_, i) => (i % 2 === 0 ? 'done' : 'failed')));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('commits the completions, retries and failures asked for together in one transaction', async () => {
+    const path = join(dir, 'grouped.db');
+    // No checkpoint thread, so that the WAL only grows while the test reads it.
+    const store = createSqliteStore({ path, checkpointIntervalMs: 0 });
+    try {
+      const now = Date.now();
+      await store.createAccount({ id: 'acct_jobs', email: 'a@example.com', verified: true, now });
+      await store.createProject({ id: 'proj_jobs', accountId: 'acct_jobs', name: 'P', now, maxProjects: 1 });
+      await store.enqueueJobs({
+        jobs: Array.from({ length: 30 }, (_, i) => ({
+          kind: 'webhook',
+          key: `k${i}`,
+          projectId: 'proj_jobs',
+          payload: {},
+        })),
+        now,
+      });
+      const jobs = await store.claimJobs({ kinds: ['webhook'], limit: 30, now, leaseMs: 60_000, owner: 'o' });
+      expect(jobs).toHaveLength(30);
+      const walBytes = () => statSync(`${path}-wal`).size;
+      const before = walBytes();
+      const kept = await Promise.all(
+        jobs.map((job, i) =>
+          i % 3 === 0
+            ? store.completeJob({ id: job.id, owner: 'o', now, keepUntil: now + 60_000 })
+            : i % 3 === 1
+              ? store.retryJob({ id: job.id, owner: 'o', runAt: now + 1000, error: 'again' })
+              : store.failJob({ id: job.id, owner: 'o', error: 'no', now, keepUntil: now + 60_000 }),
+        ),
+      );
+      expect(kept.every(Boolean)).toBe(true);
+      // One commit writes each page it changed once: a few pages, where a commit per call
+      // would have written the jobs' page 30 times.
+      const pageSize = 4096 + 24;
+      expect((walBytes() - before) / pageSize).toBeLessThanOrEqual(6);
+      const statuses = (await store.listJobs({ projectId: 'proj_jobs', limit: 40 })).map((job) => job.status);
+      expect(statuses.filter((status) => status === 'done')).toHaveLength(10);
+      expect(statuses.filter((status) => status === 'pending')).toHaveLength(10);
+      expect(statuses.filter((status) => status === 'failed')).toHaveLength(10);
     } finally {
       await store.close();
     }

@@ -1,6 +1,7 @@
 import { newId } from '@tidings/core';
 import type { ClaimedJob, JobRecord, JobStatus, JobStore, NewJob } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
+import type { GroupWrites } from './group-commit.js';
 
 /** The queue's own methods: `onJobsEnqueued` is the store's, over its wakeups. */
 type JobOperations = Omit<JobStore, 'onJobsEnqueued'>;
@@ -75,7 +76,12 @@ export function jobInserter(db: Database.Database): InsertJobs {
  * same file: two processes never hold one job. Jobs enqueued by a write are inserted in that
  * write's own transaction (see `jobInserter`).
  */
-export function jobOperations(db: Database.Database, insertJobs: InsertJobs): JobOperations {
+/**
+ * The job queue's methods. A job's completion, retry or failure joins the group commit of the
+ * sends: those of one turn of the event loop (and those asked for while a flush runs) share one
+ * transaction and one flush, instead of a commit and a flush each.
+ */
+export function jobOperations(db: Database.Database, insertJobs: InsertJobs, group: GroupWrites): JobOperations {
   // Walks the unfinished jobs in seq order; a job is due if pending and past its run time, or
   // running with its lease ended, and claimable only if no unfinished job of its key is older.
   const selectClaimable = db
@@ -135,14 +141,14 @@ export function jobOperations(db: Database.Database, insertJobs: InsertJobs): Jo
       if (kinds.length === 0 || limit <= 0) return [];
       return claim.immediate(JSON.stringify(kinds), limit, now, leaseMs, owner);
     },
-    async completeJob({ id, owner, now, keepUntil }) {
-      return complete.run(now, keepUntil, id, owner).changes === 1;
+    completeJob({ id, owner, now, keepUntil }) {
+      return group.run(() => complete.run(now, keepUntil, id, owner).changes === 1);
     },
-    async retryJob({ id, owner, runAt, error }) {
-      return retry.run(runAt, error, id, owner).changes === 1;
+    retryJob({ id, owner, runAt, error }) {
+      return group.run(() => retry.run(runAt, error, id, owner).changes === 1);
     },
-    async failJob({ id, owner, error, now, keepUntil }) {
-      return fail.run(error, now, keepUntil, id, owner).changes === 1;
+    failJob({ id, owner, error, now, keepUntil }) {
+      return group.run(() => fail.run(error, now, keepUntil, id, owner).changes === 1);
     },
     async listJobs({ projectId, kind, key, status, limit, before }) {
       const query = {

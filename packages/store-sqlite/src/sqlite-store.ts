@@ -41,7 +41,9 @@ import { webhookEventRecorder, webhookMessageInserter, webhookMessageOperations 
  *
  * The port is async; better-sqlite3 is synchronous, so most methods run to completion within
  * the call and resolve at once. `createNotification` is group-committed: the sends of one turn
- * of the event loop share one transaction, and each resolves after that commit. The hot reads
+ * of the event loop share one transaction, and each resolves after that commit; so are the job
+ * runner's completions, retries and failures and the webhook messages' attempts, which join the
+ * same groups. The hot reads
  * (`findApiKeyByHash`, `getNotification`) are grouped likewise into one read transaction at the
  * end of the turn, after every request of the turn has arrived.
  *
@@ -66,7 +68,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...accountOperations(db),
     ...apiKeyOperations(db, groupRead),
     ...webhookEndpointOperations(db),
-    ...webhookMessageOperations(db, insertMessages, insertJobs),
+    ...webhookMessageOperations(db, insertMessages, insertJobs, groupCommit),
     ...idempotencyOperations(db),
     ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
     ...browserOperations(db, cache, recordEvents),
@@ -74,7 +76,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...pushOperations(db, cache, recordEvents),
     ...inboxOperations(db, recordEvents),
     ...requestLogOperations(db),
-    ...jobOperations(db, insertJobs),
+    ...jobOperations(db, insertJobs, groupCommit),
     onJobsEnqueued: wakeups.subscribe,
     ...maintenanceOperations(db, cache, recordEvents),
     ...projectAdminOperations(db, cache),
@@ -135,7 +137,13 @@ export function openDashboardStore(store: Store): DashboardStore | null {
 type Durability = 'durable' | 'group' | 'redoable' | 'read';
 
 /** The core's port's writes that the group commit flushes itself, instead of a flush after each. */
-const GROUP_COMMITTED: ReadonlySet<keyof Store> = new Set(['createNotification']);
+const GROUP_COMMITTED: ReadonlySet<keyof Store> = new Set([
+  'createNotification',
+  'completeJob',
+  'retryJob',
+  'failJob',
+  'recordWebhookAttempt',
+]);
 
 /**
  * The core's port: each method's durability as the core declares it (`STORE_DUTIES`), with the

@@ -14,6 +14,7 @@ import {
   webhookMessagesOf,
 } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
+import type { GroupWrites } from './group-commit.js';
 import type { InsertJobs } from './jobs.js';
 import { NOTIFICATION_WITH_ATTEMPTS_COLUMNS, notificationFromRawRows, type RawNotificationRow } from './rows.js';
 import { endpointFromRow, type WebhookEndpointRow } from './webhook-endpoints.js';
@@ -177,6 +178,7 @@ export function webhookMessageOperations(
   db: Database.Database,
   insertMessages: InsertWebhookMessages,
   insertJobs: InsertJobs,
+  group: GroupWrites,
 ): WebhookMessageStore {
   const selectMessage = db.prepare<[string], MessageRow>('SELECT * FROM webhook_messages WHERE id = ?');
   const selectAttempts = db.prepare<[string], AttemptRow>(
@@ -278,8 +280,9 @@ export function webhookMessageOperations(
     async listWebhookMessages(input) {
       return selectPage.all({ ...input }).map(messageFromRow);
     },
-    async recordWebhookAttempt(input) {
-      return record.immediate(input);
+    // In the group commit: the attempts of the messages of one turn share a transaction and a flush.
+    recordWebhookAttempt(input) {
+      return group.run(() => record(input));
     },
     async resendWebhookMessages(input) {
       if ('ids' in input) return resendIds.immediate(input.ids, input.now);

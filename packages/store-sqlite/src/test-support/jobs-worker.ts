@@ -6,6 +6,10 @@
  *
  * `claim PATH OWNER START_AT`: from START_AT on, claims and completes jobs until three claims in a
  * row find none, and prints the ids it claimed as one JSON line.
+ *
+ * `finish PATH OWNER`: claims every pending job, completes half of them and fails the other half
+ * all at once (one group commit), prints `finished <ids>` once every call resolved, then waits to
+ * be killed.
  */
 import { createSqliteStore } from '../sqlite-store.js';
 
@@ -64,8 +68,29 @@ async function claim(path: string, owner: string, startAt: number): Promise<void
   process.stdout.write(`${JSON.stringify(claimed)}\n`);
 }
 
+async function finish(path: string, owner: string): Promise<void> {
+  const store = createSqliteStore({ path });
+  const now = Date.now();
+  const jobs = await store.claimJobs({ kinds: ['webhook'], limit: 100, now, leaseMs: 600_000, owner });
+  const kept = await Promise.all(
+    jobs.map((job, i) =>
+      i % 2 === 0
+        ? store.completeJob({ id: job.id, owner, now, keepUntil: now + 60_000 })
+        : store.failJob({ id: job.id, owner, error: 'gave up', now, keepUntil: now + 60_000 }),
+    ),
+  );
+  if (!kept.every(Boolean)) throw new Error('a lease was lost');
+  process.stdout.write(`finished ${jobs.map((job) => job.id).join(',')}\n`);
+  setInterval(() => {}, 60_000);
+}
+
 const [mode, path, a, b] = process.argv.slice(2) as [string, string, string, string];
-(mode === 'send' ? send(path, a, b) : claim(path, a, Number(b))).catch((error: unknown) => {
+const modes: Record<string, () => Promise<void>> = {
+  send: () => send(path, a, b),
+  claim: () => claim(path, a, Number(b)),
+  finish: () => finish(path, a),
+};
+(modes[mode] ?? (() => Promise.reject(new Error(`no mode ${mode}`))))().catch((error: unknown) => {
   process.stderr.write(`${String(error)}\n`);
   process.exit(1);
 });
