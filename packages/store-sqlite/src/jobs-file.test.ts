@@ -51,6 +51,23 @@ async function seedFile(path: string) {
   return store;
 }
 
+/**
+ * Runs the worker with `args` until its output matches `pattern`, then kills it with SIGKILL, as
+ * a crash right after that moment; the match.
+ */
+async function killAfter(args: string[], pattern: RegExp, what: string): Promise<RegExpExecArray | null> {
+  const child = spawn(process.execPath, [join(dir, 'worker.cjs'), ...args], { env });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  const line = await until(() => pattern.exec(output), { what, timeoutMs: 15_000 });
+  child.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+  return line;
+}
+
 describe('jobs on a SQLite file', () => {
   it('adds the jobs table to a file of the previous schema, keeping its data', async () => {
     const path = join(dir, 'previous.db');
@@ -75,17 +92,7 @@ describe('jobs on a SQLite file', () => {
   it('a job enqueued by a send is there after the process is killed -9 right after the send resolved', async () => {
     const path = join(dir, 'killed.db');
     await (await seedFile(path)).close();
-    const child = spawn(process.execPath, [join(dir, 'worker.cjs'), 'send', path, 'proj_jobs', 'r'], { env });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
-    );
-    const line = await until(() => /^sent (\S+)$/m.exec(output), { what: 'the send to resolve', timeoutMs: 15_000 });
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    const line = await killAfter(['send', path, 'proj_jobs', 'r'], /^sent (\S+)$/m, 'the send to resolve');
 
     const store = createSqliteStore({ path });
     try {
@@ -128,17 +135,7 @@ describe('jobs on a SQLite file', () => {
       now,
     });
     await seeded.close();
-    const child = spawn(process.execPath, [join(dir, 'worker.cjs'), 'finish', path, 'killed'], { env });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
-    );
-    const line = await until(() => /^finished (\S+)$/m.exec(output), { what: 'the jobs to finish', timeoutMs: 15_000 });
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    const line = await killAfter(['finish', path, 'killed'], /^finished (\S+)$/m, 'the jobs to finish');
 
     const ids = line?.[1]?.split(',') ?? [];
     expect(ids).toHaveLength(10);
