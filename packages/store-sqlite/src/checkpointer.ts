@@ -66,7 +66,7 @@ timer = setTimeout(pass, workerData.intervalMs);
  * Where the thread loads better-sqlite3 from: the copy this module uses. A CommonJS bundle of
  * this module has no `import.meta.url`; its thread then resolves the name as any require would.
  */
-function driverPath(): string {
+export function driverPath(): string {
   try {
     return createRequire(import.meta.url).resolve('better-sqlite3');
   } catch {

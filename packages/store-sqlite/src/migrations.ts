@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { moveRequestLogOut } from './request-log-file.js';
+import { applySchemaSteps, type SchemaStep } from './schema-steps.js';
 
 /**
  * The schema, one step per version: step `i` moves a database from `user_version` i to i + 1.
@@ -8,7 +10,7 @@ import type Database from 'better-sqlite3';
  *
  * Conventions: times are integer epoch milliseconds, booleans 0/1, `data` JSON text.
  */
-export const migrations: readonly string[] = [
+export const migrations: readonly SchemaStep[] = [
   `
   CREATE TABLE accounts (
     id TEXT PRIMARY KEY,
@@ -577,27 +579,21 @@ export const migrations: readonly string[] = [
     WHERE idempotency_key IS NOT NULL;
   CREATE INDEX request_log_by_recipient ON request_log (project_id, recipient, request_id) WHERE recipient IS NOT NULL;
   `,
+  // 22: the request log leaves the database for a file of its own beside it, written by a thread
+  // of its own (request-log-file.ts), so that its pages no longer go through the sends' WAL and
+  // its writes no longer take the sends' lock. Its entries are copied there first (in the order
+  // they were written), then its tables are dropped here. An in-memory database makes the
+  // request log's tables itself, after these steps.
+  {
+    prepare: moveRequestLogOut,
+    sql: `
+  DROP TABLE request_log_notifications;
+  DROP TABLE request_log;
+  `,
+  },
 ];
 
-/**
- * Brings a database up to the latest schema. Each step runs in its own IMMEDIATE transaction
- * and re-reads `user_version` inside it, so two processes opening a new file at once apply each
- * step exactly once. A database newer than this package is refused rather than misread.
- */
-export function migrate(db: Database.Database, steps: readonly string[] = migrations): number {
-  const version = () => db.pragma('user_version', { simple: true }) as number;
-  const found = version();
-  if (found > steps.length) {
-    throw new Error(
-      `The database schema is version ${found}, newer than this @tidings/store-sqlite supports (${steps.length})`,
-    );
-  }
-  steps.forEach((sql, index) => {
-    db.transaction(() => {
-      if (version() > index) return;
-      db.exec(sql);
-      db.pragma(`user_version = ${index + 1}`);
-    }).immediate();
-  });
-  return version();
+/** Brings a database up to the latest schema (or to the last of `steps`). */
+export function migrate(db: Database.Database, steps: readonly SchemaStep[] = migrations): number {
+  return applySchemaSteps(db, steps, 'The database schema');
 }

@@ -112,8 +112,6 @@ export function projectAdminOperations(db: Database.Database, cache: Notificatio
     'DELETE FROM idempotency_keys WHERE project_id = ?',
     'DELETE FROM usage_days WHERE project_id = ?',
     'DELETE FROM api_keys WHERE project_id = ?',
-    'DELETE FROM request_log_notifications WHERE project_id = ?',
-    'DELETE FROM request_log WHERE project_id = ?',
   ].map((sql) => db.prepare<[string]>(sql));
   const deleteProjectRow = db.prepare<[string]>('DELETE FROM projects WHERE id = ?');
   const selectProjectIdsOfAccount = db

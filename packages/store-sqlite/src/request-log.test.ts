@@ -1,11 +1,10 @@
 import type { ListRequestLogInput } from '@tidings/core/store';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrate, migrations } from './migrations.js';
-import { requestLogListSql } from './request-log.js';
+import { REQUEST_LOG_SCHEMA, requestLogListSql } from './request-log.js';
 
 const db = new Database(':memory:');
-migrate(db, migrations);
+db.exec(REQUEST_LOG_SCHEMA);
 afterAll(() => db.close());
 
 const VALUES = {

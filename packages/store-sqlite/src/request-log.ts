@@ -98,58 +98,139 @@ export function requestLogListSql(input: ListRequestLogInput): string {
 const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] } as const;
 
 /**
- * The request log (docs/api.md#request-log): one IMMEDIATE transaction per batch of entries,
- * each entry one row (its values bound by position: binding them by name from an object costs
- * more than the insert) and, for a request naming several notifications, a row for each after
- * the first.
+ * The request log's tables as they are now. With a database file they are a file of their own
+ * beside it (`requestLogPath`), written by a thread of its own (request-log-thread.ts); an
+ * in-memory database holds them itself. The rowid is the order of writing, which the purge
+ * follows; the request id is unique within its project's index, which also serves the listing;
+ * the first notification a request concerns is a column of its own row with an index, and only
+ * the further ones of a request that names several (a mark of inbox items) are rows of
+ * `request_log_notifications`.
  */
-export function requestLogOperations(db: Database.Database): RequestLogStore {
-  const insertEntry = db.prepare(
-    `INSERT OR IGNORE INTO request_log (request_id, project_id, created_at, status, method, path, code, key_prefix,
-       mode, idempotency_key, recipient, notification_id, more_notification_ids, duration_ms,
-       request_body, request_body_truncated, response_body, response_body_truncated)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+export const REQUEST_LOG_SCHEMA = `
+  CREATE TABLE request_log (
+    seq INTEGER PRIMARY KEY,
+    request_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    status INTEGER NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    code TEXT,
+    key_prefix TEXT NOT NULL,
+    mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+    idempotency_key TEXT,
+    recipient TEXT,
+    notification_id TEXT,
+    more_notification_ids TEXT,
+    duration_ms REAL NOT NULL,
+    request_body TEXT,
+    request_body_truncated INTEGER NOT NULL CHECK (request_body_truncated IN (0, 1)),
+    response_body TEXT,
+    response_body_truncated INTEGER NOT NULL CHECK (response_body_truncated IN (0, 1))
   );
-  const insertNotification = db.prepare<[string, string, string]>(
-    'INSERT OR IGNORE INTO request_log_notifications (request_id, notification_id, project_id) VALUES (?, ?, ?)',
-  );
-  const selectEntry = db.prepare<[string, string], RequestLogRow>(
-    'SELECT * FROM request_log WHERE project_id = ? AND request_id = ?',
-  );
-  // Oldest written first: the rowid is the order of writing, close to the order of creation.
-  const selectOldest = db.prepare<[number], Pick<RequestLogRow, 'seq' | 'created_at'>>(
-    'SELECT seq, created_at FROM request_log ORDER BY seq LIMIT ?',
-  );
-  const deleteUpTo = db.prepare<[number]>(
-    'DELETE FROM request_log_notifications WHERE request_id IN (SELECT request_id FROM request_log WHERE seq <= ?)',
-  );
-  const deleteEntries = db.prepare<[number]>('DELETE FROM request_log WHERE seq <= ?');
+  CREATE UNIQUE INDEX request_log_by_project ON request_log (project_id, request_id);
+  CREATE INDEX request_log_by_notification ON request_log (project_id, notification_id, request_id)
+    WHERE notification_id IS NOT NULL;
+  CREATE INDEX request_log_by_idempotency_key ON request_log (project_id, idempotency_key, request_id)
+    WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX request_log_by_recipient ON request_log (project_id, recipient, request_id) WHERE recipient IS NOT NULL;
+  CREATE TABLE request_log_notifications (
+    request_id TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    PRIMARY KEY (request_id, notification_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX request_log_notifications_by_notification ON request_log_notifications (project_id, notification_id, request_id);
+`;
 
-  const append = db.transaction((entries: readonly RequestLogEntry[]) => {
-    for (const entry of entries) {
-      const [first, ...more] = entry.notificationIds;
-      const inserted = insertEntry.run(
-        entry.requestId,
-        entry.projectId,
-        entry.createdAt,
-        entry.status,
-        entry.method,
-        entry.path,
-        entry.code,
-        entry.keyPrefix,
-        entry.mode,
-        entry.idempotencyKey,
-        entry.recipient,
-        first ?? null,
-        more.length === 0 ? null : JSON.stringify(more),
-        entry.durationMs,
-        entry.requestBody?.text ?? null,
-        bit(entry.requestBody?.truncated === true),
-        entry.responseBody?.text ?? null,
-        bit(entry.responseBody?.truncated === true),
-      );
-      if (inserted.changes === 0) continue;
-      for (const id of more) insertNotification.run(entry.requestId, id, entry.projectId);
+/** The columns an entry is written to, in the order of {@link entryRow}'s values. */
+export const REQUEST_LOG_COLUMNS = `request_id, project_id, created_at, status, method, path, code, key_prefix,
+  mode, idempotency_key, recipient, notification_id, more_notification_ids, duration_ms,
+  request_body, request_body_truncated, response_body, response_body_truncated`;
+
+/**
+ * The request log's writes, each one statement; the thread that writes a log file is given them
+ * as they are, so that both writers run the same statements.
+ */
+export const REQUEST_LOG_WRITES = {
+  insertEntry: `INSERT OR IGNORE INTO request_log (${REQUEST_LOG_COLUMNS})
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertNotification:
+    'INSERT OR IGNORE INTO request_log_notifications (request_id, notification_id, project_id) VALUES (?, ?, ?)',
+  // Oldest written first: the rowid is the order of writing, close to the order of creation.
+  selectOldest: 'SELECT seq, created_at FROM request_log ORDER BY seq LIMIT ?',
+  deleteNotificationsUpTo:
+    'DELETE FROM request_log_notifications WHERE request_id IN (SELECT request_id FROM request_log WHERE seq <= ?)',
+  deleteEntriesUpTo: 'DELETE FROM request_log WHERE seq <= ?',
+  forgetProject: [
+    'DELETE FROM request_log_notifications WHERE project_id = ?',
+    'DELETE FROM request_log WHERE project_id = ?',
+  ],
+} as const;
+
+/**
+ * An entry as it is written: its values by position, in the order of {@link REQUEST_LOG_COLUMNS}
+ * (binding them by name from an object costs more than the insert), and the notifications it
+ * concerns after the first, each a row of `request_log_notifications`.
+ */
+export type RequestLogRowValues = [values: unknown[], more: string[]];
+
+export function entryRow(entry: RequestLogEntry): RequestLogRowValues {
+  const [first, ...more] = entry.notificationIds;
+  return [
+    [
+      entry.requestId,
+      entry.projectId,
+      entry.createdAt,
+      entry.status,
+      entry.method,
+      entry.path,
+      entry.code,
+      entry.keyPrefix,
+      entry.mode,
+      entry.idempotencyKey,
+      entry.recipient,
+      first ?? null,
+      more.length === 0 ? null : JSON.stringify(more),
+      entry.durationMs,
+      entry.requestBody?.text ?? null,
+      bit(entry.requestBody?.truncated === true),
+      entry.responseBody?.text ?? null,
+      bit(entry.responseBody?.truncated === true),
+    ],
+    more,
+  ];
+}
+
+/** The request log's writes where they run: the store's own connection, or a thread of their own. */
+export interface RequestLogWriter {
+  /** Adds the entries in one IMMEDIATE transaction; one whose request id is there already is ignored. */
+  append(rows: readonly RequestLogRowValues[]): Promise<void>;
+  /** Deletes at most `limit` entries made before `before`, in the order written; returns how many. */
+  purge(before: number, limit: number): Promise<number>;
+  /** Deletes every entry of these projects (deleted ones). */
+  forgetProjects(projectIds: readonly string[]): Promise<void>;
+  /** Writes what it was given and lets go of its connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The writes on the store's own connection, for an in-memory database: one IMMEDIATE
+ * transaction per batch of entries, each entry one row and, for a request naming several
+ * notifications, a row for each after the first.
+ */
+export function requestLogWritesOn(db: Database.Database): RequestLogWriter {
+  const insertEntry = db.prepare(REQUEST_LOG_WRITES.insertEntry);
+  const insertNotification = db.prepare<[string, string, string]>(REQUEST_LOG_WRITES.insertNotification);
+  const selectOldest = db.prepare<[number], Pick<RequestLogRow, 'seq' | 'created_at'>>(REQUEST_LOG_WRITES.selectOldest);
+  const deleteNotificationsUpTo = db.prepare<[number]>(REQUEST_LOG_WRITES.deleteNotificationsUpTo);
+  const deleteEntriesUpTo = db.prepare<[number]>(REQUEST_LOG_WRITES.deleteEntriesUpTo);
+  const forgetProject = REQUEST_LOG_WRITES.forgetProject.map((sql) => db.prepare<[string]>(sql));
+
+  const append = db.transaction((rows: readonly RequestLogRowValues[]) => {
+    for (const [values, more] of rows) {
+      if (insertEntry.run(values).changes === 0) continue;
+      for (const id of more) insertNotification.run(values[0] as string, id, values[1] as string);
     }
   });
   // The oldest entries in the order they were written, up to the first made at `before` or later.
@@ -162,11 +243,37 @@ export function requestLogOperations(db: Database.Database): RequestLogStore {
       last = row.seq;
     }
     if (count > 0) {
-      deleteUpTo.run(last);
-      deleteEntries.run(last);
+      deleteNotificationsUpTo.run(last);
+      deleteEntriesUpTo.run(last);
     }
     return count;
   });
+  const forget = db.transaction((projectIds: readonly string[]) => {
+    for (const projectId of projectIds) for (const statement of forgetProject) statement.run(projectId);
+  });
+  return {
+    async append(rows) {
+      if (rows.length > 0) append.immediate(rows);
+    },
+    async purge(before, limit) {
+      return purge.immediate(before, limit);
+    },
+    async forgetProjects(projectIds) {
+      if (projectIds.length > 0) forget.immediate(projectIds);
+    },
+    async close() {},
+  };
+}
+
+/**
+ * The request log port (docs/api.md#request-log): its reads on `db` (the store's connection, or
+ * one of the main thread's on the log's file: a reader never waits for the writing thread), its
+ * writes through `writer`.
+ */
+export function requestLogOperations(db: Database.Database, writer: RequestLogWriter): RequestLogStore {
+  const selectEntry = db.prepare<[string, string], RequestLogRow>(
+    'SELECT * FROM request_log WHERE project_id = ? AND request_id = ?',
+  );
 
   // One statement per combination of filters, prepared at its first use.
   const listStatements = new Map<string, Database.Statement<Record<string, unknown>, RequestLogRow>>();
@@ -181,8 +288,8 @@ export function requestLogOperations(db: Database.Database): RequestLogStore {
   }
 
   return {
-    async appendRequestLog(entries) {
-      if (entries.length > 0) append.immediate(entries);
+    appendRequestLog(entries) {
+      return writer.append(entries.map(entryRow));
     },
     async listRequestLog(input) {
       const range = input.statusClass === null ? null : STATUS_RANGES[input.statusClass];
@@ -200,8 +307,8 @@ export function requestLogOperations(db: Database.Database): RequestLogStore {
       const row = selectEntry.get(projectId, requestId);
       return row ? entryFromRow(row) : null;
     },
-    async purgeRequestLog({ before, limit }) {
-      return purge.immediate(before, limit);
+    purgeRequestLog({ before, limit }) {
+      return writer.purge(before, limit);
     },
   };
 }

@@ -7,6 +7,7 @@ import { createSqliteDashboardStore } from './dashboard-store.js';
 import { migrate, migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
+import { requestLogPath } from './request-log-file.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
@@ -543,7 +544,7 @@ describe('migration 16: no unique index on (browser_id, seq)', () => {
   });
 });
 
-describe('migration 21: the request log in four B-trees per entry', () => {
+describe('migrations 21 and 22: the request log in four B-trees per entry, then in a file of its own', () => {
   it('keeps every entry and every notification it concerns, found by search, and purges in the order written', async () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 20));
@@ -600,7 +601,14 @@ describe('migration 21: the request log in four B-trees per entry', () => {
     for (const notificationId of ['ntf_1', 'ntf_2', 'ntf_3'])
       expect(await search({ notificationId })).toEqual(['req_2']);
     expect(await search({ keyOrRecipient: 'k-1' })).toEqual(['req_1']);
-    const check = new Database(file.path, { readonly: true });
+    // The log left the database for its own file; the database has no table of it any more.
+    const main = new Database(file.path, { readonly: true });
+    try {
+      expect(main.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'request_log%'").all()).toEqual([]);
+    } finally {
+      main.close();
+    }
+    const check = new Database(requestLogPath(file.path), { readonly: true });
     try {
       // The first notification is the row's own column; only the further ones stay side rows.
       expect(check.prepare('SELECT notification_id FROM request_log_notifications ORDER BY 1').pluck().all()).toEqual([
@@ -617,7 +625,7 @@ describe('migration 21: the request log in four B-trees per entry', () => {
     }
     expect(await store.purgeRequestLog({ before: T0 + 1, limit: 10 })).toBe(1);
     expect(await store.purgeRequestLog({ before: T0 + 2, limit: 10 })).toBe(1);
-    const after = new Database(file.path, { readonly: true });
+    const after = new Database(requestLogPath(file.path), { readonly: true });
     try {
       expect(after.prepare('SELECT count(*) FROM request_log_notifications').pluck().get()).toBe(0);
     } finally {

@@ -27,7 +27,7 @@ import { openDatabase } from './open-database.js';
 import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
-import { requestLogOperations } from './request-log.js';
+import { type OpenRequestLog, openRequestLog } from './request-log-file.js';
 import { transactionalSends } from './transactional-sends.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
@@ -63,6 +63,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const insertMessages = webhookMessageInserter(db, insertJobs);
   const recordEvents = webhookEventRecorder(db, insertMessages);
   const wakeups = createJobWakeups();
+  const requestLog = openRequestLog(db, resolved.busyTimeoutMs);
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(db),
@@ -75,7 +76,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...deliveryOperations(db, groupCommit, cache, recordEvents),
     ...pushOperations(db, cache, recordEvents),
     ...inboxOperations(db, recordEvents),
-    ...requestLogOperations(db),
+    ...requestLog.operations,
     ...jobOperations(db, insertJobs, groupCommit),
     onJobsEnqueued: wakeups.subscribe,
     ...maintenanceOperations(db, cache, recordEvents),
@@ -84,6 +85,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       closing ??= (async () => {
         groupRead.flush();
         groupCommit.flush();
+        await requestLog.close();
         await walSync?.close();
         await checkpointer?.close();
         db.close();
@@ -91,6 +93,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return closing;
     },
   };
+  forgetRequestsOfDeletedProjects(store, requestLog);
   if (walSync) flushAfter(store, DURABLE_WRITES, walSync);
   // After the flush: a runner hears of a job only once it is on disk.
   notifyJobsAfterWrites(store, wakeups);
@@ -115,6 +118,26 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return dashboard;
   });
   return store;
+}
+
+/**
+ * A deleted project's request log entries go with it, deleted once the project is: the log is in
+ * a file of its own (request-log-file.ts), so in a transaction of its own, before the deletion
+ * resolves. A crash between the two leaves entries that no project can list, deleted by the
+ * retention's purge (or by deleting the project again).
+ */
+function forgetRequestsOfDeletedProjects(store: Store, requestLog: OpenRequestLog): void {
+  const { deleteProject, deleteAccount } = store;
+  store.deleteProject = async (input) => {
+    const deleted = await deleteProject(input);
+    await requestLog.forgetProjects([input.id]);
+    return deleted;
+  };
+  store.deleteAccount = async (input) => {
+    const deleted = await deleteAccount(input);
+    if (deleted !== null) await requestLog.forgetProjects(deleted.projectIds);
+    return deleted;
+  };
 }
 
 /** The dashboard's port of each store {@link createSqliteStore} opened, made at its first use. */

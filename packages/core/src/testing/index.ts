@@ -15,6 +15,7 @@ export { maintenanceConformance } from './conformance-maintenance.js';
 export { notificationConformance } from './conformance-notifications.js';
 export { projectAdminConformance } from './conformance-project-admin.js';
 export { pushConformance } from './conformance-push.js';
+export { requestLogConformance } from './conformance-request-log.js';
 export { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
 export { webhookMessageConformance } from './conformance-webhook-messages.js';
 // The fixtures the store suite is written with, for a store's own tests next to it.
