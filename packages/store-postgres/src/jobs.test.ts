@@ -227,3 +227,88 @@ describe('PostgreSQL store: jobs claimed by several instances', () => {
     expect(seen).toEqual(listed);
   });
 });
+
+describe('PostgreSQL store: the outcomes of jobs finished in one turn', () => {
+  let schema: string;
+  let pool: pg.Pool;
+  let store: Store;
+  /** The names of the prepared statements the store ran on its pool, in order, without its schema's prefix. */
+  let statements: string[];
+
+  beforeEach(async () => {
+    schema = randomSchema();
+    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 4 });
+    statements = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    pool.query = ((config: unknown, ...rest: unknown[]) => {
+      const name = (config as { name?: string } | null)?.name;
+      if (typeof name === 'string') statements.push(name.replace(/^tidings_[0-9a-f]+_/, ''));
+      return query(config, ...rest);
+    }) as typeof pool.query;
+    store = await createPostgresStore({ pool, schema });
+  });
+  afterEach(async () => {
+    await store.close();
+    await pool.end();
+    await dropSchema(schema);
+  });
+
+  it('records them in one statement, each as it would alone, and only for a job its owner still holds', async () => {
+    const projectId = newId('proj', T0);
+    const jobs = await store.enqueueJobs({
+      jobs: Array.from({ length: 6 }, (_, i) => ({ kind: 'webhook', key: `k-${i}`, projectId, payload: i })),
+      now: T0,
+    });
+    const claimed = await store.claimJobs({ kinds: ['webhook'], limit: 10, now: T0, leaseMs: 60_000, owner: 'a' });
+    expect(claimed).toHaveLength(6);
+    const [done1, done2, retried, failed, stolen, twice] = jobs.map((job) => job.id) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    statements = [];
+    const results = await Promise.all([
+      store.completeJob({ id: done1, owner: 'a', now: T0 + 1, keepUntil: T0 + 1000 }),
+      store.completeJob({ id: done2, owner: 'a', now: T0 + 2, keepUntil: T0 + 2000 }),
+      store.retryJob({ id: retried, owner: 'a', runAt: T0 + 5000, error: 'HTTP 503' }),
+      store.failJob({ id: failed, owner: 'a', error: 'HTTP 410', now: T0 + 4, keepUntil: T0 + 4000 }),
+      // Not this owner's: left as it is.
+      store.completeJob({ id: stolen, owner: 'b', now: T0 + 5, keepUntil: T0 + 5000 }),
+      store.completeJob({ id: twice, owner: 'a', now: T0 + 6, keepUntil: T0 + 6000 }),
+      // The same job again waits for the next run, and finds it finished.
+      store.failJob({ id: twice, owner: 'a', error: 'late', now: T0 + 7, keepUntil: T0 + 7000 }),
+    ]);
+    expect(results).toEqual([true, true, true, true, false, true, false]);
+    // Six outcomes in one statement; the seventh, alone in its run, in its own.
+    expect(statements).toEqual(['settle_jobs', 'fail_job']);
+
+    const byId = new Map((await store.listJobs({ projectId, limit: 10 })).map((job) => [job.id, job]));
+    expect(byId.get(done1)).toMatchObject({
+      status: 'done',
+      finishedAt: T0 + 1,
+      keepUntil: T0 + 1000,
+      lastError: null,
+    });
+    expect(byId.get(done2)).toMatchObject({ status: 'done', finishedAt: T0 + 2, keepUntil: T0 + 2000 });
+    expect(byId.get(retried)).toMatchObject({
+      status: 'pending',
+      runAt: T0 + 5000,
+      lastError: 'HTTP 503',
+      finishedAt: null,
+      keepUntil: null,
+      leaseUntil: null,
+    });
+    expect(byId.get(failed)).toMatchObject({
+      status: 'failed',
+      lastError: 'HTTP 410',
+      finishedAt: T0 + 4,
+      keepUntil: T0 + 4000,
+      runAt: T0,
+    });
+    expect(byId.get(stolen)).toMatchObject({ status: 'running', leaseOwner: 'a', leaseUntil: T0 + 60_000 });
+    expect(byId.get(twice)).toMatchObject({ status: 'done', finishedAt: T0 + 6, lastError: null });
+  });
+});

@@ -2,6 +2,7 @@ import { newId } from '@tidings/core';
 import type { ClaimedJob, JobRecord, JobStore, NewJob } from '@tidings/core/store';
 import type { Pool } from 'pg';
 import { type Queryable, run, type Sql } from './db.js';
+import { createGroup } from './group.js';
 
 /** The queue's own methods: `onJobsEnqueued` is the store's, over its wakeups. */
 type JobOperations = Omit<JobStore, 'onJobsEnqueued'>;
@@ -16,6 +17,19 @@ function jobColumns(alias: string): string {
 }
 
 type JobRow = JobRecord & { seq: number };
+
+/**
+ * A job's outcome as its runner reports it: done, back to pending for a retry at `at`, or
+ * failed; `at` is when it finished (done, failed) or when it runs again (pending).
+ */
+interface JobOutcome {
+  id: string;
+  owner: string;
+  status: 'done' | 'pending' | 'failed';
+  at: number;
+  keepUntil: number | null;
+  error: string | null;
+}
 
 function jobFromRow({ seq: _seq, ...job }: JobRow): JobRecord {
   return job;
@@ -102,6 +116,22 @@ export function jobOperations(
     `UPDATE ${t('jobs')} SET status = 'failed', last_error = $3, finished_at = $4, keep_until = $5, lease_until = NULL
       WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
   );
+  // The outcomes of several jobs in one statement: each row of `o` is one job's, its status
+  // saying which of the three above it is, and each column taking the same values as there.
+  const settle = statement(
+    'settle_jobs',
+    `UPDATE ${t('jobs')} AS j SET
+         status = o.status,
+         finished_at = CASE o.status WHEN 'pending' THEN j.finished_at ELSE o.at END,
+         keep_until = CASE o.status WHEN 'pending' THEN j.keep_until ELSE o.keep_until END,
+         run_at = CASE o.status WHEN 'pending' THEN o.at ELSE j.run_at END,
+         last_error = CASE o.status WHEN 'done' THEN j.last_error ELSE o.error END,
+         lease_until = NULL
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::text[])
+         AS o(id, owner, status, at, keep_until, error)
+      WHERE j.id = o.id AND j.lease_owner = o.owner AND j.status = 'running'
+     RETURNING j.id`,
+  );
   const page = statement(
     'list_jobs',
     `SELECT ${jobColumns('l')} FROM ${t('jobs')} AS l
@@ -136,6 +166,35 @@ export function jobOperations(
     const result = await pool.query({ name: text.name ?? undefined, text: text.text, values });
     return result.rowCount === 1;
   };
+  /**
+   * The outcomes of one turn, one statement for all: a runner finishing many jobs at once (a
+   * burst of webhook messages) makes one round trip and one commit instead of one each. Alone,
+   * an outcome takes its own statement. Each resolves once the statement committed, with
+   * whether its job was still its owner's to finish; two outcomes of one job never share a run.
+   */
+  const outcomes = createGroup<JobOutcome, boolean>({
+    async runGroup(items) {
+      if (items.length === 1) return [await settleAlone(items[0]!)];
+      const rows = await run<{ id: string }>(pool, settle, [
+        items.map((item) => item.id),
+        items.map((item) => item.owner),
+        items.map((item) => item.status),
+        items.map((item) => item.at),
+        items.map((item) => item.keepUntil),
+        items.map((item) => item.error),
+      ]);
+      const settled = new Set(rows.map((row) => row.id));
+      return items.map((item) => settled.has(item.id));
+    },
+    maxItems: 500,
+    parallel: 4,
+    mayJoin: (item, taken) => !taken.some((other) => other.id === item.id),
+  });
+  function settleAlone({ id, owner, status, at, keepUntil, error }: JobOutcome): Promise<boolean> {
+    if (status === 'done') return changed(complete, [id, owner, at, keepUntil]);
+    if (status === 'pending') return changed(retry, [id, owner, at, error]);
+    return changed(fail, [id, owner, error, at, keepUntil]);
+  }
 
   return {
     insertJobs,
@@ -147,9 +206,12 @@ export function jobOperations(
       const rows = await run<JobRow>(pool, claim, [kinds, now, limit, now + leaseMs, owner]);
       return rows.sort((a, b) => a.seq - b.seq).map((row) => jobFromRow(row) as ClaimedJob);
     },
-    completeJob: ({ id, owner, now, keepUntil }) => changed(complete, [id, owner, now, keepUntil]),
-    retryJob: ({ id, owner, runAt, error }) => changed(retry, [id, owner, runAt, error]),
-    failJob: ({ id, owner, error, now, keepUntil }) => changed(fail, [id, owner, error, now, keepUntil]),
+    completeJob: ({ id, owner, now, keepUntil }) =>
+      outcomes.run({ id, owner, status: 'done', at: now, keepUntil, error: null }),
+    retryJob: ({ id, owner, runAt, error }) =>
+      outcomes.run({ id, owner, status: 'pending', at: runAt, keepUntil: null, error }),
+    failJob: ({ id, owner, error, now, keepUntil }) =>
+      outcomes.run({ id, owner, status: 'failed', at: now, keepUntil, error }),
     async listJobs({ projectId, kind, key, status, limit, before }) {
       const rows = await run<JobRow>(pool, page, [
         projectId,
