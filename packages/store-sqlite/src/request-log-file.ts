@@ -130,48 +130,60 @@ parentPort.on('message', ({ id, operation, args }) => {
 
 type Operation = 'append' | 'purge' | 'forgetProjects';
 
-/** Starts the thread that writes the log file at `path` (made by `openRequestLogFile`). */
-function startRequestLogThread(path: string, busyTimeoutMs: number): RequestLogWriter {
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { driver: driverPath(), path, busyTimeoutMs, writes: REQUEST_LOG_WRITES },
-  });
-  // Idle, the thread keeps no process alive; with a write under way it does, so that a caller
-  // awaiting that write (a script's last flush) sees it finish.
-  worker.unref();
-  const pending = new Map<number, { resolve(result: unknown): void; reject(error: Error): void }>();
+/**
+ * The writer of the log file at `path` (made by `openRequestLogFile`): a thread started at the
+ * first write, so that a process that never writes the log (an admin command) starts none.
+ */
+function requestLogThread(path: string, busyTimeoutMs: number): RequestLogWriter {
+  type Call = { resolve(result: unknown): void; reject(error: Error): void };
+  const pending = new Map<number, Call>();
+  let worker: Worker | null = null;
+  let exited: Promise<void> = Promise.resolve();
   let nextId = 0;
   let stopped: Error | null = null;
   let closing: Promise<void> | null = null;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
 
-  function settle(id: number): { resolve(result: unknown): void; reject(error: Error): void } | undefined {
+  function settle(id: number): Call | undefined {
     const call = pending.get(id);
     pending.delete(id);
-    if (pending.size === 0 && closing === null) worker.unref();
+    if (pending.size === 0 && closing === null) worker?.unref();
     return call;
   }
   function stop(error: Error): void {
     stopped ??= error;
     for (const id of [...pending.keys()]) settle(id)?.reject(stopped);
   }
-  worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
-    const call = settle(message.id);
-    if (message.error === undefined) call?.resolve(message.result);
-    else call?.reject(new Error(message.error));
-  });
-  // A thread that failed (its file could not be opened) fails each write, which the writer
-  // counts as dropped and logs; the server goes on.
-  worker.on('error', stop);
-  worker.once('exit', () => stop(new Error('the request log thread has stopped')));
+  function start(): Worker {
+    const started = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver: driverPath(), path, busyTimeoutMs, writes: REQUEST_LOG_WRITES },
+    });
+    // Idle, the thread keeps no process alive; with a write under way it does, so that a
+    // caller awaiting that write (a script's last flush) sees it finish.
+    started.unref();
+    exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
+    started.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+      const call = settle(message.id);
+      if (message.error === undefined) call?.resolve(message.result);
+      else call?.reject(new Error(message.error));
+    });
+    // A thread that failed (its file could not be opened) fails each write, which the writer
+    // counts as dropped and logs; the server goes on.
+    started.on('error', stop);
+    started.once('exit', () => stop(new Error('the request log thread has stopped')));
+    return started;
+  }
 
   function call<Result>(operation: Operation, args: unknown[]): Promise<Result> {
     if (stopped !== null) return Promise.reject(stopped);
+    if (closing !== null) return Promise.reject(new Error('the request log is closed'));
+    worker ??= start();
+    const thread = worker;
     return new Promise<Result>((resolve, reject) => {
-      if (pending.size === 0) worker.ref();
+      if (pending.size === 0) thread.ref();
       const id = nextId++;
       pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
-      worker.postMessage({ id, operation, args });
+      thread.postMessage({ id, operation, args });
     });
   }
 
@@ -187,7 +199,7 @@ function startRequestLogThread(path: string, busyTimeoutMs: number): RequestLogW
     },
     close() {
       closing ??= (async () => {
-        if (stopped !== null) return;
+        if (worker === null || stopped !== null) return;
         // Messages are taken in order: the writes sent before this one are done first.
         worker.ref();
         worker.postMessage({ operation: 'close' });
@@ -217,7 +229,7 @@ export function openRequestLog(db: Database.Database, busyTimeoutMs: number): Op
   }
   const path = requestLogPath(db.name);
   const reader = openRequestLogFile(path, busyTimeoutMs);
-  const writer = startRequestLogThread(path, busyTimeoutMs);
+  const writer = requestLogThread(path, busyTimeoutMs);
   return {
     operations: requestLogOperations(reader, writer),
     forgetProjects: writer.forgetProjects,
