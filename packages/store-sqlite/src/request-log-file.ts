@@ -84,7 +84,7 @@ db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('synchronous = NORMAL');
 const insertEntry = db.prepare(writes.insertEntry);
 const insertNotification = db.prepare(writes.insertNotification);
-const selectOldest = db.prepare(writes.selectOldest);
+const selectPurgeEnd = db.prepare(writes.selectPurgeEnd);
 const deleteNotificationsUpTo = db.prepare(writes.deleteNotificationsUpTo);
 const deleteEntriesUpTo = db.prepare(writes.deleteEntriesUpTo);
 const forgetProject = writes.forgetProject.map((sql) => db.prepare(sql));
@@ -96,14 +96,8 @@ const operations = {
     }
   }),
   purge: db.transaction((before, limit) => {
-    let count = 0;
-    let last = 0;
-    for (const row of selectOldest.iterate(limit)) {
-      if (row.created_at >= before) break;
-      count++;
-      last = row.seq;
-    }
-    if (count > 0) {
+    const { last, count } = selectPurgeEnd.get(limit, before);
+    if (last !== null) {
       deleteNotificationsUpTo.run(last);
       deleteEntriesUpTo.run(last);
     }

@@ -157,8 +157,12 @@ export const REQUEST_LOG_WRITES = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insertNotification:
     'INSERT OR IGNORE INTO request_log_notifications (request_id, notification_id, project_id) VALUES (?, ?, ?)',
-  // Oldest written first: the rowid is the order of writing, close to the order of creation.
-  selectOldest: 'SELECT seq, created_at FROM request_log ORDER BY seq LIMIT ?',
+  // Where a purge ends, given `limit` then `before`: of the `limit` oldest written (the rowid is
+  // the order of writing, close to the order of creation), those before the first made at
+  // `before` or later; the last one's rowid and how many they are.
+  selectPurgeEnd: `WITH oldest AS (SELECT seq, created_at FROM request_log ORDER BY seq LIMIT ?)
+    SELECT max(seq) AS last, count(*) AS count FROM oldest
+     WHERE seq < coalesce((SELECT min(seq) FROM oldest WHERE created_at >= ?), 9223372036854775807)`,
   deleteNotificationsUpTo:
     'DELETE FROM request_log_notifications WHERE request_id IN (SELECT request_id FROM request_log WHERE seq <= ?)',
   deleteEntriesUpTo: 'DELETE FROM request_log WHERE seq <= ?',
@@ -222,7 +226,9 @@ export interface RequestLogWriter {
 export function requestLogWritesOn(db: Database.Database): RequestLogWriter {
   const insertEntry = db.prepare(REQUEST_LOG_WRITES.insertEntry);
   const insertNotification = db.prepare<[string, string, string]>(REQUEST_LOG_WRITES.insertNotification);
-  const selectOldest = db.prepare<[number], Pick<RequestLogRow, 'seq' | 'created_at'>>(REQUEST_LOG_WRITES.selectOldest);
+  const selectPurgeEnd = db.prepare<[number, number], { last: number | null; count: number }>(
+    REQUEST_LOG_WRITES.selectPurgeEnd,
+  );
   const deleteNotificationsUpTo = db.prepare<[number]>(REQUEST_LOG_WRITES.deleteNotificationsUpTo);
   const deleteEntriesUpTo = db.prepare<[number]>(REQUEST_LOG_WRITES.deleteEntriesUpTo);
   const forgetProject = REQUEST_LOG_WRITES.forgetProject.map((sql) => db.prepare<[string]>(sql));
@@ -233,16 +239,9 @@ export function requestLogWritesOn(db: Database.Database): RequestLogWriter {
       for (const id of more) insertNotification.run(values[0] as string, id, values[1] as string);
     }
   });
-  // The oldest entries in the order they were written, up to the first made at `before` or later.
   const purge = db.transaction((before: number, limit: number): number => {
-    let count = 0;
-    let last = 0;
-    for (const row of selectOldest.iterate(limit)) {
-      if (row.created_at >= before) break;
-      count++;
-      last = row.seq;
-    }
-    if (count > 0) {
+    const { last, count } = selectPurgeEnd.get(limit, before)!;
+    if (last !== null) {
       deleteNotificationsUpTo.run(last);
       deleteEntriesUpTo.run(last);
     }
