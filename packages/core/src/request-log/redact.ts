@@ -45,15 +45,21 @@ const SECRET_VALUE_PATTERN =
 /** A query parameter whose name says it holds a secret. */
 const SECRET_QUERY_PATTERN = /([?&](?:[^=&]*(?:token|secret|key|password|auth)[^=&]*)=)[^&#]*/gi;
 
-/** `text` with every secret the log recognises replaced by {@link REDACTED}. */
+/**
+ * `text` with every secret the log recognises replaced by {@link REDACTED}. A field is found by
+ * its quoted name, so a text without a quote (a path, a query) is only searched for secrets by
+ * their shape.
+ */
 export function redactSecrets(text: string): string {
-  return text
-    .replace(SECRET_FIELD_PATTERN, (_, field: string) => `${field}"${REDACTED}"`)
-    .replace(SECRET_VALUE_PATTERN, REDACTED);
+  const fieldsRemoved = text.includes('"')
+    ? text.replace(SECRET_FIELD_PATTERN, (_, field: string) => `${field}"${REDACTED}"`)
+    : text;
+  return fieldsRemoved.replace(SECRET_VALUE_PATTERN, REDACTED);
 }
 
 /** A query string (with its `?`) without the values of parameters named for secrets, nor secrets by shape. */
 export function redactQuery(query: string): string {
+  if (query === '') return query;
   return redactSecrets(query.replace(SECRET_QUERY_PATTERN, `$1${REDACTED}`));
 }
 
