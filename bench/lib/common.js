@@ -217,9 +217,11 @@ export async function memoryUsage(pid) {
 /**
  * CPU time a process has used so far, user plus system, in milliseconds (all its threads, from
  * /proc/PID/stat; the kernel counts in ticks of 10 ms, so measure over seconds, not a request).
+ * With `thread`, that thread's alone (/proc/PID/task/TID/stat): a process's first thread, whose
+ * id is the process's, is Node.js's event loop.
  */
-export function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+export function cpuMs(pid, thread) {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces) start at `state`; utime and stime are
   // the 14th and 15th fields of the line, the 12th and 13th after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -8,10 +8,13 @@ import { benchDir, cpuMs, forkHelper, formatCount, formatMs, settings } from './
 /**
  * Runs autocannon once against `server`; req/s counts only answers with the expected status.
  * Also measures the server process's CPU time (all threads, user + system) per good answer,
- * which moves far less than req/s when the shared machine is busy.
+ * which moves far less than req/s when the shared machine is busy, and that of its event loop's
+ * thread alone: what a server can answer at most is bounded by that thread, the others (SQLite's
+ * checkpoints and request log, the collector's helpers) running beside it on other cores.
  */
 export async function load(server, path, { method, headers, body, expect }, duration = settings.duration) {
   const cpuBefore = cpuMs(server.pid);
+  const loopBefore = cpuMs(server.pid, server.pid);
   const result = await autocannon({
     url: `${server.url}${path}`,
     method,
@@ -21,6 +24,7 @@ export async function load(server, path, { method, headers, body, expect }, dura
     duration,
   });
   const cpuUsed = cpuMs(server.pid) - cpuBefore;
+  const loopUsed = cpuMs(server.pid, server.pid) - loopBefore;
   const seconds = (result.finish - result.start) / 1000;
   const good = result.statusCodeStats[String(expect)]?.count ?? 0;
   const unexpected = Object.entries(result.statusCodeStats)
@@ -31,6 +35,7 @@ export async function load(server, path, { method, headers, body, expect }, dura
   return {
     rps: good / seconds,
     cpuUs: good > 0 ? (cpuUsed * 1000) / good : Number.NaN,
+    loopCpuUs: good > 0 ? (loopUsed * 1000) / good : Number.NaN,
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: good,
@@ -41,10 +46,11 @@ export async function load(server, path, { method, headers, body, expect }, dura
 /** The run with the median req/s (the lower middle one for an even count). */
 export function medianRun(runs) {
   const sorted = [...runs].sort((a, b) => a.rps - b.rps);
-  const cpu = runs.map((run) => run.cpuUs).sort((a, b) => a - b);
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
   return {
     ...sorted[Math.floor((sorted.length - 1) / 2)],
-    medianCpuUs: cpu[Math.floor((cpu.length - 1) / 2)],
+    medianCpuUs: median(runs.map((run) => run.cpuUs)),
+    medianLoopCpuUs: median(runs.map((run) => run.loopCpuUs)),
     all: runs.map((run) => run.rps),
     unexpected: runs.flatMap((run) => run.unexpected),
   };
@@ -78,6 +84,7 @@ export function note(subject, baseline, extra = []) {
   const parts = [
     `runs ${each(subject.all)} vs ${each(baseline.all)} req/s`,
     `server CPU per answer ${subject.medianCpuUs.toFixed(0)} µs vs ${baseline.medianCpuUs.toFixed(0)} µs (${(baseline.medianCpuUs / subject.medianCpuUs).toFixed(2)}×)`,
+    `of it on the event loop ${subject.medianLoopCpuUs.toFixed(0)} µs vs ${baseline.medianLoopCpuUs.toFixed(0)} µs`,
     `p50/p99 ${formatMs(subject.p50)}/${formatMs(subject.p99)} vs ${formatMs(baseline.p50)}/${formatMs(baseline.p99)}`,
     ...extra,
   ];
