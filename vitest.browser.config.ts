@@ -14,7 +14,11 @@ export default defineConfig(async () => {
       passWithNoTests: plan.exclude.length > 0,
       testTimeout: 60_000,
       hookTimeout: 120_000,
-      fileParallelism: false,
+      // Two files at a time: a file spends most of its time waiting on its own server and
+      // Chromium's renderer (page loads, axe, screenshots), so two of them keep 2 cores busy where
+      // one left them half idle. Not more: each file runs a server and a Chromium of its own, and
+      // the tests that time a take-over (tabs) or a grace (push) need their timers kept.
+      maxWorkers: 2,
       reporters: ['default', skippedSuitesReporter(plan)],
     },
   };
