@@ -6,7 +6,7 @@
 // compiles a small program with `tsc --strict --skipLibCheck false`: every `.d.ts` it reaches
 // must compile with those dependencies alone. In that install, the Express and Hono apps of
 // scripts/embedded-apps.mjs are compiled and run. Called by scripts/check-packages.mjs, which packs.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,12 +121,20 @@ console.log(entries.length + ' entries loaded');
 `;
 }
 
+/** Runs `command` to its end: `{ ok, output }`, its output after the command line. */
 function run(command, args, cwd) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_fund: 'false' } });
-  return {
-    ok: result.status === 0,
-    output: `$ ${command} ${args.join(' ')}\n${result.stdout ?? ''}${result.stderr ?? ''}`.trim(),
-  };
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, npm_config_fund: 'false' } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const done = (ok) => resolve({ ok, output: `$ ${command} ${args.join(' ')}\n${output}`.trim() });
+    child.on('error', (error) => {
+      output += error.message;
+      done(false);
+    });
+    child.on('close', (code) => done(code === 0));
+  });
 }
 
 /**
@@ -136,14 +144,20 @@ function run(command, args, cwd) {
  */
 export async function checkConsumerApps(tarballs) {
   const base = mkdtempSync(join(tmpdir(), 'tidings-apps-'));
-  const results = [];
   // Scripts stay off: better-sqlite3's native addon is not built, which loading does not need.
   const install = ['install', '--ignore-scripts', '--no-audit', '--prefer-offline', '--loglevel=error'];
-  const step = (name, result) => {
-    results.push({ name, ...result });
-    return result.ok;
+  /** The checks of one app, in order; each `step` answers whether it passed. */
+  const checks = () => {
+    const results = [];
+    const step = (name, result) => {
+      results.push({ name, ...result });
+      return result.ok;
+    };
+    return { results, step };
   };
-  try {
+
+  async function checkCommonJsApp() {
+    const { results, step } = checks();
     const cjs = join(base, 'cjs-app');
     mkdirSync(cjs);
     writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-app', private: true, type: 'commonjs' }));
@@ -153,12 +167,16 @@ export async function checkConsumerApps(tarballs) {
     if (
       step(
         'CommonJS app: npm install of every package, and the libraries of its adapters',
-        run('npm', [...install, ...tarballs.values(), ...peers], cjs),
+        await run('npm', [...install, ...tarballs.values(), ...peers], cjs),
       )
     ) {
-      step('CommonJS app: require() of every entry of every package', run(process.execPath, ['index.js'], cjs));
+      step('CommonJS app: require() of every entry of every package', await run(process.execPath, ['index.js'], cjs));
     }
+    return results;
+  }
 
+  async function checkEsmApp() {
+    const { results, step } = checks();
     const esm = join(base, 'esm-app');
     mkdirSync(esm);
     writeFileSync(join(esm, 'package.json'), JSON.stringify({ name: 'esm-app', private: true, type: 'module' }));
@@ -174,20 +192,29 @@ export async function checkConsumerApps(tarballs) {
     if (
       step(
         "ESM app: npm install of an embedding's packages, TypeScript and the web frameworks",
-        run('npm', [...install, ...embedding, ...TYPESCRIPT_TOOLING, ...FRAMEWORKS], esm),
+        await run('npm', [...install, ...embedding, ...TYPESCRIPT_TOOLING, ...FRAMEWORKS], esm),
       )
     ) {
-      step('ESM app: import() of every entry', run(process.execPath, ['index.js'], esm));
+      step('ESM app: import() of every entry', await run(process.execPath, ['index.js'], esm));
       const tsc = join(esm, 'node_modules', 'typescript', 'bin', 'tsc');
       const flags = ['--strict', '--skipLibCheck', 'false', '--noEmit', '--module', 'nodenext', '--target', 'es2022'];
       step(
         'ESM app: tsc --strict --skipLibCheck false, without @tidings/dashboard and @types/pg',
-        run(process.execPath, [tsc, ...flags, 'app.ts'], esm),
+        await run(process.execPath, [tsc, ...flags, 'app.ts'], esm),
       );
       results.push(...(await checkEmbeddedApps(esm)));
     }
+    return results;
+  }
+
+  try {
+    // The two apps side by side, each in its own folder: an install mostly waits on npm's cache
+    // and a compile is one core's work, so together they take little longer than the ESM app alone.
+    const settled = await Promise.allSettled([checkCommonJsApp(), checkEsmApp()]);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.flatMap((outcome) => outcome.value);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
-  return results;
 }

@@ -4,7 +4,7 @@
 // module and as CommonJS, then run: a connect token, a stream opened with it, a send in process
 // that reaches the stream, and SIGTERM with the stream open, after which the process ends by
 // itself. Called by scripts/consumer-apps.mjs in an app that has installed the packed packages.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -95,6 +95,50 @@ async function runApp(dir, file) {
   }
 }
 
+/** Runs `args` with Node.js in `cwd` to its end: `{ status, output }`, stdout then stderr. */
+function runNode(args, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', (error) => resolve({ status: null, output: error.message }));
+    child.on('close', (status) => resolve({ status, output: stdout + stderr }));
+  });
+}
+
+/**
+ * The app of `framework` (its source `file`) as a package of `type` (`module` or `commonjs`) in
+ * `app`: compiled, checked to be emitted as that type, and run. One `{ name, ok, output }` per check.
+ */
+async function checkApp(app, framework, file, type) {
+  const results = [];
+  const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+  const flags = ['--strict', '--skipLibCheck', 'false', '--module', 'nodenext', '--target', 'es2022'];
+  const dir = join(app, `${framework}-${type}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type }));
+  copyFileSync(join(root, 'scripts', 'consumer-apps', file), join(dir, 'app.ts'));
+  const compiled = await runNode([tsc, ...flags, 'app.ts'], dir);
+  const name = `${framework} app as ${type === 'module' ? 'an ES module' : 'CommonJS'}`;
+  const ok = compiled.status === 0;
+  results.push({
+    name: `${name}: tsc --strict --skipLibCheck false`,
+    ok,
+    output: compiled.output,
+  });
+  if (!ok) return results;
+  const emitted = readFileSync(join(dir, 'app.js'), 'utf8');
+  const isCommonJs = /\brequire\("@tidings\/core"\)/.test(emitted);
+  if (isCommonJs !== (type === 'commonjs')) {
+    results.push({ name: `${name}: emitted as ${type}`, ok: false, output: emitted });
+    return results;
+  }
+  results.push({ name: `${name}: runs, sends in process, shuts down`, ...(await runApp(dir, 'app.js')) });
+  return results;
+}
+
 /**
  * In `app` (a directory whose node_modules holds the packed packages, each framework's libraries,
  * TypeScript and @types/node and @types/express): counts each app's lines, compiles it as an ES
@@ -102,8 +146,6 @@ async function runApp(dir, file) {
  */
 export async function checkEmbeddedApps(app) {
   const results = [];
-  const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
-  const flags = ['--strict', '--skipLibCheck', 'false', '--module', 'nodenext', '--target', 'es2022'];
   for (const [framework, { file }] of Object.entries(APPS)) {
     const source = readFileSync(join(root, 'scripts', 'consumer-apps', file), 'utf8');
     const lines = linesOfCode(source);
@@ -112,28 +154,9 @@ export async function checkEmbeddedApps(app) {
       ok: lines <= MOST_LINES,
       output: source,
     });
-    for (const type of ['module', 'commonjs']) {
-      const dir = join(app, `${framework}-${type}`);
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type }));
-      copyFileSync(join(root, 'scripts', 'consumer-apps', file), join(dir, 'app.ts'));
-      const compiled = spawnSync(process.execPath, [tsc, ...flags, 'app.ts'], { cwd: dir, encoding: 'utf8' });
-      const name = `${framework} app as ${type === 'module' ? 'an ES module' : 'CommonJS'}`;
-      const ok = compiled.status === 0;
-      results.push({
-        name: `${name}: tsc --strict --skipLibCheck false`,
-        ok,
-        output: compiled.stdout + compiled.stderr,
-      });
-      if (!ok) continue;
-      const emitted = readFileSync(join(dir, 'app.js'), 'utf8');
-      const isCommonJs = /\brequire\("@tidings\/core"\)/.test(emitted);
-      if (isCommonJs !== (type === 'commonjs')) {
-        results.push({ name: `${name}: emitted as ${type}`, ok: false, output: emitted });
-        continue;
-      }
-      results.push({ name: `${name}: runs, sends in process, shuts down`, ...(await runApp(dir, 'app.js')) });
-    }
+    // The ES module and the CommonJS build side by side: each compile is one core's work.
+    const builds = await Promise.all(['module', 'commonjs'].map((type) => checkApp(app, framework, file, type)));
+    results.push(...builds.flat());
   }
   return results;
 }
