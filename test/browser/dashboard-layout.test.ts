@@ -12,7 +12,7 @@ import { brokenWords, hiddenCells, pastTheScreen, scrollingTables } from './tabl
  * The dashboard with data as long as people make it (a 100-character project name with no
  * space, long key names, a 100-character recipient id), at a desktop width and a phone's: no
  * page scrolls sideways, tables scroll inside their own box, and each page is screenshotted at
- * both widths (`test-artifacts/dashboard/`). Every table holds names, titles, recipients and URLs
+ * both widths (`test-artifacts/dashboard/layout-*.png`, `tables-*.png`). Every table holds names, titles, recipients and URLs
  * of 100 characters: no word of a cell is broken over two lines, and at the phone's width each
  * row is a card that shows every column's value under its header.
  */
@@ -200,7 +200,7 @@ describe('the dashboard’s layout with long data', () => {
           await target.goto(`${server.url}${path}`);
           const past = await overflow(target);
           if (past > 0) findings.push(`${name} at ${width} px reaches ${past} px past the screen`);
-          await target.screenshot({ path: join(artifacts, `${name}-${width}.png`), fullPage: true });
+          await target.screenshot({ path: join(artifacts, `layout-${name}-${width}.png`), fullPage: true });
           if (width === 390) findings.push(...(await seriousAxeViolations(target)));
         }
       }
