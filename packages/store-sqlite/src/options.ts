@@ -35,7 +35,8 @@ export interface SqliteStoreOptions {
    * pages are read). Each send inserts an attempt per browser into an index ordered by browser,
    * at places spread over the whole index: with SQLite's own default (2 MiB), most of those
    * pages have left the cache by the next send to the browser and are read again from the
-   * operating system. @default 32768
+   * operating system. The request log's thread, writing a file of its own, has a cache as large.
+   * @default 32768
    */
   cacheSizeKb?: number;
 }

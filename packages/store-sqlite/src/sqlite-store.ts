@@ -63,7 +63,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const insertMessages = webhookMessageInserter(db, insertJobs);
   const recordEvents = webhookEventRecorder(db, insertMessages);
   const wakeups = createJobWakeups();
-  const requestLog = openRequestLog(db, resolved.busyTimeoutMs);
+  const requestLog = openRequestLog(db, resolved);
   let closing: Promise<void> | null = null;
   const store: Store = {
     ...accountOperations(db),
