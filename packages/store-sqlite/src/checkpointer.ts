@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { startSqliteThread } from './sqlite-thread.js';
 
 /**
  * Copies the WAL back into the database file from a thread of its own, so that the server's
@@ -24,7 +23,7 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
-/** The thread's code; CommonJS, given the driver's path, so that it runs the same from sources and from the build. */
+/** The thread's code (sqlite-thread.ts). */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -62,41 +61,11 @@ parentPort.on('message', (message) => {
 timer = setTimeout(pass, workerData.intervalMs);
 `;
 
-/**
- * Where the thread loads better-sqlite3 from: the copy this module uses. A CommonJS bundle of
- * this module has no `import.meta.url`; its thread then resolves the name as any require would.
- */
-export function driverPath(): string {
-  try {
-    return createRequire(import.meta.url).resolve('better-sqlite3');
-  } catch {
-    return 'better-sqlite3';
-  }
-}
-
 /** Starts the checkpoint thread of the database at `path` (a file in WAL mode). */
 export function startCheckpointer(path: string, options: { intervalMs: number }): Checkpointer {
-  const driver = driverPath();
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { driver, path, intervalMs: options.intervalMs },
-  });
-  // The thread never keeps a process alive, and a failure of it is not the server's: the
-  // committing connection's own threshold still bounds the WAL.
-  worker.unref();
-  worker.on('error', () => {});
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  let closing: Promise<void> | null = null;
-  return {
-    close() {
-      closing ??= (async () => {
-        // Waiting for it must keep the process alive, or a process with nothing else to do
-        // would exit here, before the caller's close resolves.
-        worker.ref();
-        worker.postMessage('close');
-        await exited;
-      })();
-      return closing;
-    },
-  };
+  const thread = startSqliteThread(WORKER_SOURCE, { path, intervalMs: options.intervalMs });
+  // A failure of the thread is not the server's: the committing connection's own threshold
+  // still bounds the WAL.
+  thread.worker.on('error', () => {});
+  return { close: thread.close };
 }

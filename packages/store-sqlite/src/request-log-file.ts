@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { RequestLogStore } from '@tidings/core/store';
 import Database from 'better-sqlite3';
-import { driverPath } from './checkpointer.js';
 import {
   REQUEST_LOG_COLUMNS,
   REQUEST_LOG_SCHEMA,
@@ -12,6 +10,7 @@ import {
   requestLogWritesOn,
 } from './request-log.js';
 import { applySchemaSteps } from './schema-steps.js';
+import { type SqliteThread, startSqliteThread } from './sqlite-thread.js';
 
 /**
  * The request log of a database file lives in a file of its own beside it, `<file>-requests`
@@ -70,8 +69,7 @@ export function moveRequestLogOut(db: Database.Database): void {
 
 /**
  * The log thread's code: the statements of REQUEST_LOG_WRITES in the same three transactions as
- * `requestLogWritesOn`, one message each, answered with its result or its error. CommonJS, given
- * the driver's path, so that it runs the same from sources and from the build (checkpointer.ts).
+ * `requestLogWritesOn`, one message each, answered with its result or its error (sqlite-thread.ts).
  * NORMAL: a commit here is not flushed to disk, the log being a diagnostic record that a crash
  * may cut short (its writer already holds entries in memory for up to a flush interval).
  */
@@ -108,13 +106,14 @@ const operations = {
     for (const projectId of projectIds) for (const statement of forgetProject) statement.run(projectId);
   }),
 };
-parentPort.on('message', ({ id, operation, args }) => {
-  if (operation === 'close') {
+parentPort.on('message', (message) => {
+  if (message === 'close') {
     // The last connection to the file: closing it copies the WAL into the file, here.
     db.close();
     parentPort.close();
     return;
   }
+  const { id, operation, args } = message;
   try {
     parentPort.postMessage({ id, result: operations[operation].immediate(...args) });
   } catch (error) {
@@ -132,8 +131,7 @@ type Operation = 'append' | 'purge' | 'forgetProjects';
 function requestLogThread(path: string, busyTimeoutMs: number, cacheSizeKb: number): RequestLogWriter {
   type Call = { resolve(result: unknown): void; reject(error: Error): void };
   const pending = new Map<number, Call>();
-  let worker: Worker | null = null;
-  let exited: Promise<void> = Promise.resolve();
+  let thread: SqliteThread | null = null;
   let nextId = 0;
   let stopped: Error | null = null;
   let closing: Promise<void> | null = null;
@@ -141,44 +139,39 @@ function requestLogThread(path: string, busyTimeoutMs: number, cacheSizeKb: numb
   function settle(id: number): Call | undefined {
     const call = pending.get(id);
     pending.delete(id);
-    if (pending.size === 0 && closing === null) worker?.unref();
+    if (pending.size === 0 && closing === null) thread?.worker.unref();
     return call;
   }
   function stop(error: Error): void {
     stopped ??= error;
     for (const id of [...pending.keys()]) settle(id)?.reject(stopped);
   }
-  function start(): Worker {
-    const started = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { driver: driverPath(), path, busyTimeoutMs, cacheSizeKb, writes: REQUEST_LOG_WRITES },
-    });
+  function start(): SqliteThread {
+    const started = startSqliteThread(WORKER_SOURCE, { path, busyTimeoutMs, cacheSizeKb, writes: REQUEST_LOG_WRITES });
     // Idle, the thread keeps no process alive; with a write under way it does, so that a
     // caller awaiting that write (a script's last flush) sees it finish.
-    started.unref();
-    exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
-    started.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+    started.worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
       const call = settle(message.id);
       if (message.error === undefined) call?.resolve(message.result);
       else call?.reject(new Error(message.error));
     });
     // A thread that failed (its file could not be opened) fails each write, which the writer
     // counts as dropped and logs; the server goes on.
-    started.on('error', stop);
-    started.once('exit', () => stop(new Error('the request log thread has stopped')));
+    started.worker.on('error', stop);
+    void started.exited.then(() => stop(new Error('the request log thread has stopped')));
     return started;
   }
 
   function call<Result>(operation: Operation, args: unknown[]): Promise<Result> {
     if (stopped !== null) return Promise.reject(stopped);
     if (closing !== null) return Promise.reject(new Error('the request log is closed'));
-    worker ??= start();
-    const thread = worker;
+    thread ??= start();
+    const { worker } = thread;
     return new Promise<Result>((resolve, reject) => {
-      if (pending.size === 0) thread.ref();
+      if (pending.size === 0) worker.ref();
       const id = nextId++;
       pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
-      thread.postMessage({ id, operation, args });
+      worker.postMessage({ id, operation, args });
     });
   }
 
@@ -193,13 +186,8 @@ function requestLogThread(path: string, busyTimeoutMs: number, cacheSizeKb: numb
       if (projectIds.length > 0) await call('forgetProjects', [projectIds]);
     },
     close() {
-      closing ??= (async () => {
-        if (worker === null || stopped !== null) return;
-        // Messages are taken in order: the writes sent before this one are done first.
-        worker.ref();
-        worker.postMessage({ operation: 'close' });
-        await exited;
-      })();
+      // The writes sent before are done first; a thread never started or stopped has nothing to close.
+      closing ??= thread === null || stopped !== null ? Promise.resolve() : thread.close();
       return closing;
     },
   };

@@ -99,7 +99,7 @@ const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] 
 
 /**
  * The request log's tables as they are now. With a database file they are a file of their own
- * beside it (`requestLogPath`), written by a thread of its own (request-log-thread.ts); an
+ * beside it (`requestLogPath`), written by a thread of its own (request-log-file.ts); an
  * in-memory database holds them itself. The rowid is the order of writing, which the purge
  * follows; the request id is unique within its project's index, which also serves the listing;
  * the first notification a request concerns is a column of its own row with an index, and only
