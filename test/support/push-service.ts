@@ -5,9 +5,17 @@
 import { createECDH, createPublicKey, randomBytes, randomUUID, verify } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type ServerHttp2Session,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
+import { afterEach } from 'vitest';
 import { listening } from './node-servers.js';
+import { testCertificate } from './tls-certificate.js';
 
 /** A message the service accepted, decrypted. */
 export interface ReceivedPush {
@@ -54,6 +62,8 @@ export interface TestPushService {
   rejected: RejectedPush[];
   /** Every request that reached the service, in order: status answered per subscription. */
   answered: { subscriptionId: string; status: number }[];
+  /** The HTTP version of every request that reached the service, in order: `1.1` or `2.0`. */
+  versions: string[];
   /** Closes it (a service that outlives one test; others close after their test). */
   close(): Promise<void>;
 }
@@ -62,7 +72,9 @@ export interface TestPushService {
  * Starts a push service on 127.0.0.1 port 0, closed after the test; with `{ closeAfterTest:
  * false }` it serves a whole file (started in `beforeAll`) until its `close()`.
  */
-export async function startTestPushService(options: { closeAfterTest?: boolean } = {}): Promise<TestPushService> {
+export async function startTestPushService(
+  options: { closeAfterTest?: boolean; http2?: boolean } = {},
+): Promise<TestPushService> {
   const subscriptions = new Map<string, Subscription>();
   const received: ReceivedPush[] = [];
   const rejected: RejectedPush[] = [];
@@ -117,12 +129,34 @@ export async function startTestPushService(options: { closeAfterTest?: boolean }
     answer(201, { Location: `${url}/message/${randomUUID()}` });
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+  const serve = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+    versions.push(req.httpVersion);
+    // HTTP/2's compatibility objects answer to what `handle` uses of HTTP/1.1's.
+    handle(req as IncomingMessage, res as ServerResponse).catch((error: unknown) => {
       rejected.push({ subscriptionId: '', status: 500, reason: String(error) });
-      if (!res.headersSent) res.writeHead(500).end();
+      if (!res.headersSent) (res as ServerResponse).writeHead(500).end();
     });
-  });
+  };
+  const versions: string[] = [];
+  if (options.http2) {
+    // As push services are: TLS, HTTP/2 offered first (test certificate, trusted through `ca`).
+    const server = createSecureServer({ ...testCertificate(), allowHTTP1: true }, serve);
+    const sessions = new Set<ServerHttp2Session>();
+    server.on('session', (session) => {
+      sessions.add(session);
+      session.on('close', () => sessions.delete(session));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const close = async () => {
+      for (const session of sessions) session.destroy();
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    };
+    if (options.closeAfterTest !== false) afterEach(close);
+    return service(close);
+  }
+  const server = createServer(serve);
   if (options.closeAfterTest === false) {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -131,35 +165,33 @@ export async function startTestPushService(options: { closeAfterTest?: boolean }
     url = await listening(server);
   }
 
-  return {
-    url,
-    received,
-    rejected,
-    answered,
-    async close() {
-      server.closeAllConnections();
-      if (server.listening) await new Promise((resolve) => server.close(resolve));
-    },
-    subscribe() {
-      const id = randomUUID();
-      const ecdh = createECDH('prime256v1');
-      ecdh.generateKeys();
-      const auth = randomBytes(16);
-      subscriptions.set(id, { ecdh, auth, gone: false, script: [] });
-      return {
-        id,
-        endpoint: `${url}/push/${id}`,
-        p256dh: ecdh.getPublicKey().toString('base64url'),
-        auth: auth.toString('base64url'),
-      };
-    },
-    script(id, answers) {
-      subscriptionOf(subscriptions, id).script.push(...answers);
-    },
-    expire(id) {
-      subscriptionOf(subscriptions, id).gone = true;
-    },
-  };
+  return service(async () => {
+    server.closeAllConnections();
+    if (server.listening) await new Promise((resolve) => server.close(resolve));
+  });
+
+  function service(close: () => Promise<void>): TestPushService {
+    return { url, received, rejected, answered, versions, close, subscribe, script, expire };
+  }
+  function subscribe() {
+    const id = randomUUID();
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const auth = randomBytes(16);
+    subscriptions.set(id, { ecdh, auth, gone: false, script: [] });
+    return {
+      id,
+      endpoint: `${url}/push/${id}`,
+      p256dh: ecdh.getPublicKey().toString('base64url'),
+      auth: auth.toString('base64url'),
+    };
+  }
+  function script(id: string, answers: ScriptedAnswer[]) {
+    subscriptionOf(subscriptions, id).script.push(...answers);
+  }
+  function expire(id: string) {
+    subscriptionOf(subscriptions, id).gone = true;
+  }
 }
 
 function subscriptionOf(subscriptions: Map<string, Subscription>, id: string): Subscription {

@@ -1,4 +1,5 @@
 import { startTestPushService, type TestPushService } from '@tidings/test-support/push-service.js';
+import { testCertificate } from '@tidings/test-support/tls-certificate.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryHub, type HubMessage, JobError, noopMetrics, silentLogger } from '../src/index.js';
 import { pushJobs } from '../src/node/index.js';
@@ -160,5 +161,30 @@ describe('the push job kind', () => {
     expect(await attempt(next.sent.id)).toMatchObject({ status: 'failed', reason: 'push_rejected' });
     expect(service.answered.map((answer) => answer.status)).toEqual([413]);
     expect(ended).toEqual([['failed', 'push_rejected', 1]]);
+  });
+
+  it('sends over HTTP/2 to a push service that offers it, several messages at once', async () => {
+    const tls = await startTestPushService({ http2: true });
+    const kinds = pushJobs({
+      store: h.store,
+      ...PUSH,
+      allowHttp: false,
+      ca: testCertificate().cert,
+      clock: h.clock,
+      logger: silentLogger,
+    });
+    service = tls;
+    const sent = [];
+    for (const recipient of ['a', 'b', 'c']) {
+      await subscribed(recipient);
+      sent.push(await sendAndClaim(recipient));
+    }
+    await Promise.all(sent.map(({ job }) => run(kinds.push!, job)));
+    expect(tls.versions).toEqual(['2.0', '2.0', '2.0']);
+    expect(tls.received).toHaveLength(3);
+    for (const { sent: notification } of sent) {
+      expect(tls.received.filter((push) => push.payload.includes(notification.id))).toHaveLength(1);
+      expect(await attempt(notification.id)).toMatchObject({ status: 'sent', sentVia: 'push' });
+    }
   });
 });

@@ -9,7 +9,9 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
+import { createHttp2Connections } from './outbound-http2.js';
 
 /** One address a host name resolves to, as `dns.lookup` with `{ all: true }` gives it. */
 export interface ResolvedAddress {
@@ -46,6 +48,17 @@ export interface OutboundPolicy {
    * to one of those same addresses. @default `dns.lookup(name, { all: true })`
    */
   lookup?: OutboundLookup;
+  /**
+   * Whether `https:` origins that offer HTTP/2 in the TLS handshake are sent to over it: one
+   * connection per origin carries every request at once. An origin that chooses HTTP/1.1 gets the
+   * kept-alive HTTP/1.1 connections. @default false
+   */
+  http2?: boolean;
+  /**
+   * Certificates (PEM) that `https:` connections trust besides Node's own list: for endpoints
+   * behind a private certificate authority. @default none
+   */
+  ca?: string | readonly string[];
 }
 
 /** One request to send. */
@@ -152,13 +165,17 @@ export function createOutboundSender(policy: OutboundPolicy = {}): OutboundSende
   // address its lookup checked under its policy, and stays on that address: a later request to
   // the same origin reuses it without resolving again, a new connection resolves and checks again.
   const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, timeout: IDLE_CONNECTION_MS };
+  const ca = policy.ca === undefined ? undefined : [...rootCertificates, ...[policy.ca].flat()];
   const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
+  const httpsAgent = new HttpsAgent(ca === undefined ? agentOptions : { ...agentOptions, ca });
+  const http2 =
+    policy.http2 === true ? createHttp2Connections({ lookup: pinnedLookup, idleMs: IDLE_CONNECTION_MS, ca }) : null;
 
   return {
     close() {
       httpAgent.destroy();
       httpsAgent.destroy();
+      http2?.close();
     },
     send(request) {
       const started = performance.now();
@@ -177,19 +194,20 @@ export function createOutboundSender(policy: OutboundPolicy = {}): OutboundSende
       if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent')) headers['User-Agent'] = 'Tidings';
       if (body !== undefined) headers['Content-Length'] = String(body.byteLength);
 
+      const method = request.method ?? 'POST';
       const options: RequestOptions = {
         protocol: url.protocol,
         hostname: host,
         port: url.port === '' ? undefined : Number(url.port),
         path: `${url.pathname}${url.search}`,
-        method: request.method ?? 'POST',
+        method,
         headers,
         lookup: pinnedLookup,
         agent: url.protocol === 'https:' ? httpsAgent : httpAgent,
       };
       return new Promise<OutboundResult>((settle) => {
         let done = false;
-        let clientRequest: ClientRequest | undefined;
+        let abort: (() => void) | undefined;
         const durationMs = () => Math.round(performance.now() - started);
         const finish = (result: OutboundResult) => {
           if (done) return;
@@ -201,6 +219,15 @@ export function createOutboundSender(policy: OutboundPolicy = {}): OutboundSende
           if (error instanceof RefusedError) finish({ kind: 'refused', reason: error.message });
           else finish({ kind: 'failed', reason: 'network', message: networkMessage(error), durationMs: durationMs() });
         };
+        const answered = (status: number, answerHeaders: Record<string, string>, text: string) =>
+          finish({
+            kind: 'answered',
+            status,
+            headers: answerHeaders,
+            body: text,
+            retryAfterMs: parseRetryAfter(answerHeaders['retry-after'] ?? null, Date.now()),
+            durationMs: durationMs(),
+          });
         const timer = setTimeout(() => {
           finish({
             kind: 'failed',
@@ -208,45 +235,77 @@ export function createOutboundSender(policy: OutboundPolicy = {}): OutboundSende
             message: `no whole answer within ${timeoutMs} ms`,
             durationMs: durationMs(),
           });
-          clientRequest?.destroy();
+          abort?.();
         }, timeoutMs);
 
-        try {
-          clientRequest = (url.protocol === 'https:' ? httpsRequest : httpRequest)(options, (response) => {
-            readAnswer(response, maxResponseBytes).then(
-              (text) =>
-                finish({
-                  kind: 'answered',
-                  status: response.statusCode ?? 0,
-                  headers: flatHeaders(response),
-                  body: text,
-                  retryAfterMs: parseRetryAfter(headerValue(response, 'retry-after'), Date.now()),
-                  durationMs: durationMs(),
-                }),
-              fail,
-            );
-          });
-        } catch (error) {
-          // Node throws here for a header it cannot send; its message may quote the value (a secret).
-          clearTimeout(timer);
-          done = true;
-          const code = (error as { code?: unknown }).code;
-          settle({
-            kind: 'refused',
-            reason:
-              code === 'ERR_INVALID_HTTP_TOKEN' ||
-              code === 'ERR_INVALID_CHAR' ||
-              code === 'ERR_HTTP_INVALID_HEADER_VALUE'
-                ? 'a request header has an invalid name or value'
-                : 'the request could not be made',
-          });
+        const overHttp1 = () => {
+          let clientRequest: ClientRequest;
+          try {
+            clientRequest = (url.protocol === 'https:' ? httpsRequest : httpRequest)(options, (response) => {
+              readAnswer(response, maxResponseBytes).then(
+                (text) => answered(response.statusCode ?? 0, flatHeaders(response), text),
+                fail,
+              );
+            });
+          } catch (error) {
+            finish({ kind: 'refused', reason: headerRefusal(error) });
+            return;
+          }
+          abort = () => clientRequest.destroy();
+          clientRequest.on('error', fail);
+          clientRequest.end(body);
+        };
+
+        if (http2 === null || url.protocol !== 'https:') {
+          overHttp1();
           return;
         }
-        clientRequest.on('error', fail);
-        clientRequest.end(body);
+        http2
+          .request({
+            url,
+            host,
+            method,
+            headers,
+            body,
+            maxResponseBytes,
+            onAbort: (giveUp) => {
+              abort = giveUp;
+            },
+          })
+          .then(
+            (answer) => {
+              if (answer !== 'http1') answered(answer.status, answer.headers, answer.body);
+              else if (!done) overHttp1();
+            },
+            (error: unknown) => {
+              if (isHeaderError(error)) finish({ kind: 'refused', reason: headerRefusal(error) });
+              else fail(error);
+            },
+          );
       });
     },
   };
+}
+
+/** Node's codes for a header it cannot send, over HTTP/1.1 or HTTP/2. */
+const HEADER_ERROR_CODES = new Set([
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_INVALID_CHAR',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_HTTP2_INVALID_HEADER_VALUE',
+  'ERR_HTTP2_INVALID_CONNECTION_HEADERS',
+]);
+
+function isHeaderError(error: unknown): boolean {
+  return HEADER_ERROR_CODES.has(String((error as { code?: unknown } | null)?.code));
+}
+
+/**
+ * Why a request Node would not make is refused. Never Node's own message, which may quote a
+ * header's value (a secret).
+ */
+function headerRefusal(error: unknown): string {
+  return isHeaderError(error) ? 'a request header has an invalid name or value' : 'the request could not be made';
 }
 
 /** Reads at most `limit` bytes of the body; past that the connection is destroyed. */
@@ -287,11 +346,6 @@ function flatHeaders(response: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
-}
-
-function headerValue(response: IncomingMessage, name: string): string | null {
-  const value = response.headers[name];
-  return value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
 }
 
 /** A network error's message, which Node words from the address and the code (never from headers). */

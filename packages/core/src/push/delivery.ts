@@ -32,6 +32,8 @@ export interface PushJobsOptions {
   timeoutMs?: number;
   /** Replaces DNS resolution (tests). */
   lookup?: OutboundLookup;
+  /** Certificates (PEM) trusted besides Node's own: a push service behind a private authority. @default none */
+  ca?: string | readonly string[];
   /** @default systemClock */
   clock?: Clock;
   /** @default createConsoleLogger() */
@@ -87,6 +89,9 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
     allowedHosts: checkAllowedHosts(options.allowedHosts ?? DEFAULT_PUSH_HOSTS),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+    // Push services speak HTTP/2: one connection per service carries every message at once.
+    http2: true,
   });
 
   async function push(job: ClaimedJob): Promise<void> {
