@@ -156,3 +156,76 @@ describe("the dashboard's tables", () => {
     }
   });
 });
+
+describe('migration 16: attempts with the indexes their reads need, marked in place', () => {
+  let schema: string;
+  let pool: pg.Pool;
+  beforeEach(() => {
+    schema = randomSchema();
+    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 2 });
+  });
+  afterEach(async () => {
+    await pool.end();
+    await dropSchema(schema);
+  });
+
+  it('drops the unique index on (browser_id, seq) and leaves half of each new page for updates that write no index entry', async () => {
+    await migrate(pool, schema, migrations.slice(0, 15));
+    const s = quoteIdentifier(schema);
+    const insertAttempts = (from: number, count: number) =>
+      pool.query(
+        `INSERT INTO ${s}.attempts (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
+         SELECT 'att_' || lpad(i::text, 6, '0'), '${NTF}', i, 'brw_' || i, 1, 'accepted', false, ${T0}, ${T0 + 60_000}
+           FROM generate_series($1::int, $2::int) AS i`,
+        [from, from + count - 1],
+      );
+    await insertAttempts(1, 10);
+    await migrate(pool, schema, migrations);
+
+    const constraints = await pool.query(
+      `SELECT conname FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'u' ORDER BY conname`,
+      [`${s}.attempts`],
+    );
+    expect(constraints.rows.map((row) => row.conname)).toEqual(['attempts_notification_id_position_key']);
+    const options = await pool.query('SELECT reloptions FROM pg_class WHERE oid = to_regclass($1)', [`${s}.attempts`]);
+    expect(options.rows[0].reloptions).toEqual(['fillfactor=50']);
+
+    // Enough attempts to fill several pages: the first new one's page was left half free.
+    await insertAttempts(1_000, 400);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const marked = await client.query(
+        `UPDATE ${s}.attempts SET status = 'sent', sent_at = ${T0 + 5}, sent_via = 'stream' WHERE id = 'att_001000'`,
+      );
+      expect(marked.rowCount).toBe(1);
+      const hot = await client.query('SELECT pg_stat_get_xact_tuples_hot_updated(to_regclass($1))::int AS hot', [
+        `${s}.attempts`,
+      ]);
+      expect(hot.rows[0].hot).toBe(1);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+
+    // The attempts from before read as they were.
+    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
+    try {
+      await pool.query(
+        `INSERT INTO ${s}.accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', true, ${T0});
+         INSERT INTO ${s}.projects (id, account_id, name, created_at) VALUES ('proj_1', 'acct_1', 'P', ${T0});
+         INSERT INTO ${s}.notifications (id, project_id, mode, recipient, title, ttl, created_at, expires_at)
+           VALUES ('${NTF}', 'proj_1', 'live', 'r', 'old', 60, ${T0}, ${T0 + 60_000});`,
+      );
+      const found = await store.getNotification({ projectId: 'proj_1', id: NTF });
+      expect(found?.attempts).toHaveLength(410);
+      expect(found?.attempts.find((attempt) => attempt.id === 'att_001000')).toMatchObject({
+        status: 'sent',
+        sentAt: T0 + 5,
+        sentVia: 'stream',
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});
