@@ -6,11 +6,10 @@
 // compiles a small program with `tsc --strict --skipLibCheck false`: every `.d.ts` it reaches
 // must compile with those dependencies alone. In that install, the Express and Hono apps of
 // scripts/embedded-apps.mjs are compiled and run. Called by scripts/check-packages.mjs, which packs.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { APPS, checkEmbeddedApps } from './embedded-apps.mjs';
+import { APPS, checkEmbeddedApps, runCommand } from './embedded-apps.mjs';
 import { root, workspaces } from './workspaces.mjs';
 
 /**
@@ -121,21 +120,8 @@ console.log(entries.length + ' entries loaded');
 `;
 }
 
-/** Runs `command` to its end: `{ ok, output }`, its output after the command line. */
-function run(command, args, cwd) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, npm_config_fund: 'false' } });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const done = (ok) => resolve({ ok, output: `$ ${command} ${args.join(' ')}\n${output}`.trim() });
-    child.on('error', (error) => {
-      output += error.message;
-      done(false);
-    });
-    child.on('close', (code) => done(code === 0));
-  });
-}
+/** npm without its funding notices in the output. */
+const NPM_ENV = { ...process.env, npm_config_fund: 'false' };
 
 /**
  * Installs `tarballs` (package name → packed .tgz) into a CommonJS app and an ESM TypeScript app
@@ -167,10 +153,13 @@ export async function checkConsumerApps(tarballs) {
     if (
       step(
         'CommonJS app: npm install of every package, and the libraries of its adapters',
-        await run('npm', [...install, ...tarballs.values(), ...peers], cjs),
+        await runCommand('npm', [...install, ...tarballs.values(), ...peers], cjs, NPM_ENV),
       )
     ) {
-      step('CommonJS app: require() of every entry of every package', await run(process.execPath, ['index.js'], cjs));
+      step(
+        'CommonJS app: require() of every entry of every package',
+        await runCommand(process.execPath, ['index.js'], cjs),
+      );
     }
     return results;
   }
@@ -192,15 +181,15 @@ export async function checkConsumerApps(tarballs) {
     if (
       step(
         "ESM app: npm install of an embedding's packages, TypeScript and the web frameworks",
-        await run('npm', [...install, ...embedding, ...TYPESCRIPT_TOOLING, ...FRAMEWORKS], esm),
+        await runCommand('npm', [...install, ...embedding, ...TYPESCRIPT_TOOLING, ...FRAMEWORKS], esm, NPM_ENV),
       )
     ) {
-      step('ESM app: import() of every entry', await run(process.execPath, ['index.js'], esm));
+      step('ESM app: import() of every entry', await runCommand(process.execPath, ['index.js'], esm));
       const tsc = join(esm, 'node_modules', 'typescript', 'bin', 'tsc');
       const flags = ['--strict', '--skipLibCheck', 'false', '--noEmit', '--module', 'nodenext', '--target', 'es2022'];
       step(
         'ESM app: tsc --strict --skipLibCheck false, without @tidings/dashboard and @types/pg',
-        await run(process.execPath, [tsc, ...flags, 'app.ts'], esm),
+        await runCommand(process.execPath, [tsc, ...flags, 'app.ts'], esm),
       );
       results.push(...(await checkEmbeddedApps(esm)));
     }

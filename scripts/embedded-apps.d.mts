@@ -6,3 +6,10 @@ export const APPS: Record<string, { file: string; packages: string[]; libraries:
 export function linesOfCode(source: string): number;
 /** Counts, compiles (ES module and CommonJS) and runs each app in `app`; one result per check. */
 export function checkEmbeddedApps(app: string): Promise<{ name: string; ok: boolean; output: string }[]>;
+/** Runs `command` with `args` in `cwd`: whether it exited with 0, and its command line and output. */
+export function runCommand(
+  command: string,
+  args: string[],
+  cwd: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ ok: boolean; output: string }>;

@@ -95,16 +95,22 @@ async function runApp(dir, file) {
   }
 }
 
-/** Runs `args` with Node.js in `cwd` to its end: `{ status, output }`, stdout then stderr. */
-function runNode(args, cwd) {
+/**
+ * Runs `command` with `args` in `cwd`: `ok` when it exited with 0, and `output`, the command line
+ * then what it wrote to stdout and stderr.
+ */
+export function runCommand(command, args, cwd, env = process.env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', (error) => resolve({ status: null, output: error.message }));
-    child.on('close', (status) => resolve({ status, output: stdout + stderr }));
+    const child = spawn(command, args, { cwd, env });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const done = (ok) => resolve({ ok, output: `$ ${command} ${args.join(' ')}\n${output}`.trim() });
+    child.on('error', (error) => {
+      output += error.message;
+      done(false);
+    });
+    child.on('close', (code) => done(code === 0));
   });
 }
 
@@ -120,9 +126,9 @@ async function checkApp(app, framework, file, type) {
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type }));
   copyFileSync(join(root, 'scripts', 'consumer-apps', file), join(dir, 'app.ts'));
-  const compiled = await runNode([tsc, ...flags, 'app.ts'], dir);
+  const compiled = await runCommand(process.execPath, [tsc, ...flags, 'app.ts'], dir);
   const name = `${framework} app as ${type === 'module' ? 'an ES module' : 'CommonJS'}`;
-  const ok = compiled.status === 0;
+  const { ok } = compiled;
   results.push({
     name: `${name}: tsc --strict --skipLibCheck false`,
     ok,
