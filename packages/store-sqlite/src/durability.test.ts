@@ -37,6 +37,6 @@ describe('durability tables', () => {
         .filter(([, durability]) => durability === 'group')
         .map(([name]) => name)
         .sort(),
-    ).toEqual(['completeJob', 'createNotification', 'failJob', 'recordWebhookAttempt', 'retryJob']);
+    ).toEqual(['claimJobs', 'completeJob', 'createNotification', 'failJob', 'recordWebhookAttempt', 'retryJob']);
   });
 });

@@ -193,6 +193,30 @@ describe('jobs on a SQLite file', () => {
     }
   });
 
+  it('a claim asked for in the turn of an outcome shares its transaction and sees it', async () => {
+    const path = join(dir, 'claim-after-outcome.db');
+    const store = await seedFile(path);
+    try {
+      const now = Date.now();
+      await store.enqueueJobs({
+        jobs: [0, 1].map((i) => ({ kind: 'webhook', key: 'endpoint-1', projectId: 'proj_jobs', payload: { i } })),
+        now,
+      });
+      const [first] = await store.claimJobs({ kinds: ['webhook'], limit: 2, now, leaseMs: 60_000, owner: 'o' });
+      expect(first?.payload).toEqual({ i: 0 });
+      // The second job of the key waits for the first; asked for in one turn, the claim comes
+      // after the completion in the same transaction.
+      const [completed, claimed] = await Promise.all([
+        store.completeJob({ id: first!.id, owner: 'o', now, keepUntil: now + 60_000 }),
+        store.claimJobs({ kinds: ['webhook'], limit: 2, now, leaseMs: 60_000, owner: 'o' }),
+      ]);
+      expect(completed).toBe(true);
+      expect(claimed.map((job) => job.payload)).toEqual([{ i: 1 }]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('several processes claiming from one file take each job once and finish them all', async () => {
     const path = join(dir, 'shared.db');
     const store = await seedFile(path);

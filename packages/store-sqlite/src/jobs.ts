@@ -77,9 +77,9 @@ export function jobInserter(db: Database.Database): InsertJobs {
  * write's own transaction (see `jobInserter`).
  */
 /**
- * The job queue's methods. A job's completion, retry or failure joins the group commit of the
- * sends: those of one turn of the event loop (and those asked for while a flush runs) share one
- * transaction and one flush, instead of a commit and a flush each.
+ * The job queue's methods. A claim, and a job's completion, retry or failure, join the group
+ * commit of the sends: those of one turn of the event loop (and those asked for while a flush
+ * runs) share one transaction and one flush, instead of a commit and a flush each.
  */
 export function jobOperations(db: Database.Database, insertJobs: InsertJobs, group: GroupWrites): JobOperations {
   // Walks the unfinished jobs in seq order; a job is due if pending and past its run time, or
@@ -137,9 +137,11 @@ export function jobOperations(db: Database.Database, insertJobs: InsertJobs, gro
     async enqueueJobs({ jobs, now }) {
       return jobs.length === 0 ? [] : enqueue.immediate(jobs, now);
     },
+    // In the group commit too: a claim asked for in the turn a job's outcome is recorded (the
+    // runner claims as soon as a job ends) shares its transaction and flush, and sees it.
     async claimJobs({ kinds, limit, now, leaseMs, owner }) {
       if (kinds.length === 0 || limit <= 0) return [];
-      return claim.immediate(JSON.stringify(kinds), limit, now, leaseMs, owner);
+      return group.run(() => claim(JSON.stringify(kinds), limit, now, leaseMs, owner));
     },
     completeJob({ id, owner, now, keepUntil }) {
       return group.run(() => complete.run(now, keepUntil, id, owner).changes === 1);

@@ -2,6 +2,7 @@ import type { PushSubscriptionRecord, Store, VapidKeyRecord } from '@tidings/cor
 import type { PushStore } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
 import { sentAtFor } from './attempt-times.js';
+import type { GroupCommit } from './group-commit.js';
 import type { NotificationCache } from './notification-cache.js';
 import type { RecordWebhookEvents } from './webhook-messages.js';
 
@@ -44,6 +45,7 @@ export function pushOperations(
   db: Database.Database,
   cache: NotificationCache,
   recordEvents: RecordWebhookEvents,
+  group: GroupCommit<unknown>,
 ): PushStore {
   const selectVapid = db.prepare<[], VapidRow>(
     'SELECT public_key, private_key, created_at FROM vapid_keys WHERE id = 1',
@@ -170,8 +172,10 @@ export function pushOperations(
     async listPushSubscribedBrowsers({ projectId, recipient }) {
       return subscribedBrowsers.all(projectId, recipient);
     },
-    async markAttemptPushed({ attemptId, now }) {
-      return pushed.immediate(attemptId, now);
+    // In the group commit, not waited for on disk (a push recorded twice is recorded once): the
+    // pushes of concurrent jobs, their outcomes and the runner's next claim share a transaction.
+    markAttemptPushed({ attemptId, now }) {
+      return group.run(() => pushed(attemptId, now), { durable: false });
     },
     async failAttempt({ attemptId, reason, now }) {
       return fail.immediate(attemptId, reason, now);

@@ -74,7 +74,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
     ...browserOperations(db, cache, recordEvents),
     ...deliveryOperations(db, groupCommit, cache, recordEvents),
-    ...pushOperations(db, cache, recordEvents),
+    ...pushOperations(db, cache, recordEvents, groupCommit),
     ...inboxOperations(db, recordEvents),
     ...requestLog.operations,
     ...jobOperations(db, insertJobs, groupCommit),
@@ -162,6 +162,7 @@ type Durability = 'durable' | 'group' | 'redoable' | 'read';
 /** The core's port's writes that the group commit flushes itself, instead of a flush after each. */
 const GROUP_COMMITTED: ReadonlySet<keyof Store> = new Set([
   'createNotification',
+  'claimJobs',
   'completeJob',
   'retryJob',
   'failJob',

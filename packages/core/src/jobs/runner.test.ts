@@ -250,6 +250,50 @@ describe('createJobRunner', () => {
     finishers.get('job_4')!();
   });
 
+  it("claims the next job as soon as a handler ends, before its outcome is recorded, and the key's next once it is", async () => {
+    const { store, jobs, calls } = memoryJobs();
+    // Outcomes are recorded only when the test lets them.
+    const recordings: (() => void)[] = [];
+    const complete = store.completeJob.bind(store);
+    store.completeJob = (input) =>
+      new Promise((resolve) => {
+        calls.push({ method: 'completeJob asked', input, at: Date.now() });
+        recordings.push(() => resolve(complete(input)));
+      });
+    const started: string[] = [];
+    runner = createJobRunner({
+      store,
+      clock,
+      concurrency: 1,
+      pollMs: 60_000,
+      kinds: { webhook: (job) => void started.push(job.id) },
+    });
+    // job_1 of key a, job_2 of key b, job_3 of key a again.
+    await store.enqueueJobs({ jobs: [newJob('a'), newJob('b'), newJob('a')], now: T0 });
+    runner.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // job_1 ran; its outcome is asked for, not recorded; the slot is free and job_2 ran too, its
+    // claim asked for right after job_1's outcome.
+    expect(started).toEqual(['job_1', 'job_2']);
+    expect(calls.map((call) => call.method).slice(0, 4)).toEqual([
+      'claimJobs',
+      'completeJob asked',
+      'claimJobs',
+      'completeJob asked',
+    ]);
+    expect(jobs[0]!.status).toBe('running');
+    // job_3 waits for job_1, its key's earlier job, to be recorded done; then it is claimed at once.
+    recordings.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(jobs[0]!.status).toBe('done');
+    expect(started).toEqual(['job_1', 'job_2', 'job_3']);
+    for (const record of recordings.splice(0)) record();
+    await vi.advanceTimersByTimeAsync(0);
+    for (const record of recordings.splice(0)) record();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(jobs.map((job) => job.status)).toEqual(['done', 'done', 'done']);
+  });
+
   it('stop() waits for the jobs in flight and claims nothing more', async () => {
     const { store, jobs, calls } = memoryJobs();
     let finish: () => void = () => {};

@@ -129,6 +129,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   let again = false;
   let unsubscribe: (() => void) | null = null;
   const inFlight = new Set<Promise<void>>();
+  /** Outcomes asked for and not yet recorded. */
+  const recording = new Set<Promise<void>>();
 
   function schedule(ms: number): void {
     if (stopped) return;
@@ -178,6 +180,13 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     schedule(pollMs);
   }
 
+  /**
+   * Runs the job's handler, then asks for its outcome to be recorded, and resolves: its slot
+   * frees as soon as the outcome is asked for, so that the claim that follows joins the same
+   * write where the store groups them (SQLite's group commit). The job cannot be claimed again
+   * meanwhile (its lease holds), and a later job of its key is claimed once the outcome is in:
+   * the runner ticks again then.
+   */
   async function runJob(job: ClaimedJob): Promise<void> {
     const handler = handlers[job.kind]!;
     const lease = new AbortController();
@@ -195,6 +204,15 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     } finally {
       clearTimeout(leaseTimer);
     }
+    const recorded = recordOutcome(job, failed, failure).finally(() => {
+      recording.delete(recorded);
+      tick();
+    });
+    recording.add(recorded);
+  }
+
+  /** Records the job done, retried or failed; never rejects. */
+  async function recordOutcome(job: ClaimedJob, failed: boolean, failure: unknown): Promise<void> {
     try {
       const now = clock.now();
       const fields = { task: 'jobs', job: job.id, kind: job.kind, attempt: job.attempts };
@@ -243,7 +261,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       if (timer !== null) clearTimeout(timer);
       timer = null;
       await claiming;
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      while (inFlight.size > 0 || recording.size > 0) await Promise.allSettled([...inFlight, ...recording]);
     },
     wake() {
       schedule(0);
