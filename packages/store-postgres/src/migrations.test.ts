@@ -9,18 +9,19 @@ import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-d
 const T0 = Date.UTC(2026, 0, 1, 12);
 const NTF = 'ntf_01jdv5cz00k2a7d3m9qx4w8t6e';
 
-describe('migration 7: notifications record where they came from', () => {
-  let schema: string;
-  let pool: pg.Pool;
-  beforeEach(() => {
-    schema = randomSchema();
-    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 2 });
-  });
-  afterEach(async () => {
-    await pool.end();
-    await dropSchema(schema);
-  });
+/** Each test migrates a schema of its own, dropped after it. */
+let schema: string;
+let pool: pg.Pool;
+beforeEach(() => {
+  schema = randomSchema();
+  pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 2 });
+});
+afterEach(async () => {
+  await pool.end();
+  await dropSchema(schema);
+});
 
+describe('migration 7: notifications record where they came from', () => {
   it('keeps the notifications recorded before, reading their key, request id and Idempotency-Key as null', async () => {
     await migrate(pool, schema, migrations.slice(0, 6));
     const s = quoteIdentifier(schema);
@@ -53,17 +54,6 @@ describe('migration 7: notifications record where they came from', () => {
 });
 
 describe("the dashboard's tables", () => {
-  let schema: string;
-  let pool: pg.Pool;
-  beforeEach(() => {
-    schema = randomSchema();
-    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 2 });
-  });
-  afterEach(async () => {
-    await pool.end();
-    await dropSchema(schema);
-  });
-
   const DASHBOARD_TABLES = [
     'sessions',
     'email_codes',
@@ -158,17 +148,6 @@ describe("the dashboard's tables", () => {
 });
 
 describe('migration 16: attempts with the indexes their reads need, marked in place', () => {
-  let schema: string;
-  let pool: pg.Pool;
-  beforeEach(() => {
-    schema = randomSchema();
-    pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 2 });
-  });
-  afterEach(async () => {
-    await pool.end();
-    await dropSchema(schema);
-  });
-
   it('drops the unique index on (browser_id, seq) and leaves half of each new page for updates that write no index entry', async () => {
     await migrate(pool, schema, migrations.slice(0, 15));
     const s = quoteIdentifier(schema);
