@@ -1,4 +1,4 @@
-import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { constants, createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
 import { testCertificate } from '@tidings/test-support/tls-certificate.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -204,6 +204,31 @@ describe('outbound sender over HTTP/2', () => {
     expect(sessions()).toBe(2);
     // A new connection resolves, and so checks, its address again.
     expect(asked).toEqual(['push.test', 'push.test']);
+  });
+
+  it('sends a request the service refused before processing it once more, and not a third time', async () => {
+    let refusals = 1;
+    const { port, seen } = await serveHttp2((req, res) => {
+      if (refusals > 0 || req.url === '/always') {
+        refusals--;
+        req.stream.close(constants.NGHTTP2_REFUSED_STREAM);
+      } else {
+        res.end('second time');
+      }
+    });
+    const { lookup } = loopbackResolver();
+    const sender = createOutboundSender({ allowPrivateAddresses: true, lookup, ca: cert, http2: true });
+    closers.push(() => sender.close());
+    expect(await sender.send({ url: `https://push.test:${port}/once` })).toMatchObject({
+      kind: 'answered',
+      body: 'second time',
+    });
+    expect(seen.map((request) => request.path)).toEqual(['/once', '/once']);
+    expect(await sender.send({ url: `https://push.test:${port}/always` })).toMatchObject({
+      kind: 'failed',
+      reason: 'network',
+    });
+    expect(seen.map((request) => request.path)).toEqual(['/once', '/once', '/always', '/always']);
   });
 
   it('refuses a header HTTP/2 cannot carry without quoting its value', async () => {

@@ -139,9 +139,18 @@ export function createHttp2Connections(options: {
         if (until > Date.now()) return 'http1';
         http1Until.delete(url.origin);
       }
-      const session = await sessionFor(url, request.host, request.onAbort);
-      if (session === 'http1') return 'http1';
-      return exchange(session, request);
+      // A request the service did not process (refused, or cut off by its GOAWAY) is sent once
+      // more, on a connection that is still open or a new one.
+      for (let tries = 1; ; tries++) {
+        const session = await sessionFor(url, request.host, request.onAbort);
+        if (session === 'http1') return 'http1';
+        try {
+          return await exchange(session, request);
+        } catch (error) {
+          if (tries === 1 && error instanceof NotProcessed) continue;
+          throw error;
+        }
+      }
     },
     close() {
       for (const connection of open) connection.destroy();
@@ -152,6 +161,12 @@ export function createHttp2Connections(options: {
     },
   };
 }
+
+/** A request the service refused before processing it (RFC 9113, 8.7): safe to send again. */
+class NotProcessed extends Error {}
+
+/** Node's codes for a request it could not start on a session that is going away. */
+const SESSION_GONE = new Set(['ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_INVALID_SESSION']);
 
 /** Sends one request on `session` and reads its answer, at most `maxResponseBytes` of the body. */
 function exchange(session: ClientHttp2Session, request: Http2Request): Promise<Http2Answer> {
@@ -169,7 +184,14 @@ function exchange(session: ClientHttp2Session, request: Http2Request): Promise<H
     headers[lower] = value;
   }
   return new Promise((resolve, reject) => {
-    const stream: ClientHttp2Stream = session.request(headers, { endStream: request.body === undefined });
+    let stream: ClientHttp2Stream;
+    try {
+      stream = session.request(headers, { endStream: request.body === undefined });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      reject(typeof code === 'string' && SESSION_GONE.has(code) ? new NotProcessed(String(code)) : error);
+      return;
+    }
     request.onAbort(() => stream.close(constants.NGHTTP2_CANCEL));
     let status = 0;
     let answerHeaders: Record<string, string> = {};
@@ -200,16 +222,22 @@ function exchange(session: ClientHttp2Session, request: Http2Request): Promise<H
       length += chunk.length;
     });
     stream.on('end', finish);
+    // Reset with REFUSED_STREAM before any answer: the service did not process it.
+    const refused = () => status === 0 && stream.rstCode === constants.NGHTTP2_REFUSED_STREAM;
     stream.on('error', (error) => {
       if (!done) {
         done = true;
-        reject(error);
+        const code = (error as { code?: unknown }).code;
+        reject(
+          refused() || (typeof code === 'string' && SESSION_GONE.has(code)) ? new NotProcessed(String(code)) : error,
+        );
       }
     });
     stream.on('close', () => {
       if (!done) {
         done = true;
-        reject(new Error(`the stream closed before the answer was whole (code ${stream.rstCode ?? 0})`));
+        const message = `the stream closed before the answer was whole (code ${stream.rstCode ?? 0})`;
+        reject(refused() ? new NotProcessed(message) : new Error(message));
       }
     });
     if (request.body !== undefined) stream.end(request.body);
