@@ -9,9 +9,17 @@
 // `web-push` library, `generateRequestDetails` + `fetch` for the same subscriptions and payload
 // size, 4 at a time.
 //
+// BENCH_PUSH_TLS=1: the sink speaks TLS with a certificate made here (`openssl`), offering HTTP/2
+// as push services do, so that the subject sends over HTTP/2 and the baseline's `fetch` over
+// HTTP/1.1 on TLS; the benchmark runs itself again with NODE_EXTRA_CA_CERTS naming it.
+//
 // Run after `npm run build`: node bench/web-push.js (BENCH_PUSHES, BENCH_PUSH_RATE, BENCH_ROUNDS).
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createECDH, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createTidings, newId, silentLogger } from '@tidings/core';
 import { pushEnvelope, pushJobs } from '@tidings/core/node';
 import { createSqliteStore } from '@tidings/store-sqlite';
@@ -32,6 +40,42 @@ import {
   wallNow,
 } from './lib/common.js';
 import { sinkClient } from './lib/sink.js';
+
+const TLS = process.env.BENCH_PUSH_TLS === '1';
+if (TLS && !process.env.PUSH_SINK_TLS_CERT) {
+  // A certificate of this run's own, trusted by this process's TLS (both sides) through
+  // NODE_EXTRA_CA_CERTS, which Node reads only at its start.
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-bench-tls-'));
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  const env = { ...process.env, PUSH_SINK_TLS_KEY: key, PUSH_SINK_TLS_CERT: cert, NODE_EXTRA_CA_CERTS: cert };
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], { env, stdio: 'inherit' });
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(child.status ?? 1);
+}
 
 const PUSHES = envNumber('BENCH_PUSHES', 2000);
 const BROWSERS = 200;
@@ -58,7 +102,7 @@ async function startInstance(label, browsers) {
   const push = {
     vapidSubject: 'mailto:bench@example.com',
     allowedHosts: ['127.0.0.1'],
-    allowHttp: true,
+    allowHttp: !TLS,
     allowPrivateAddresses: true,
     graceMs: 0,
   };
@@ -120,9 +164,13 @@ async function tidingsThroughput(instance, pushes) {
     const response = await instance.send(instance.recipients[i % instance.recipients.length]);
     if (response.status !== 201) throw new Error(`send answered ${response.status}`);
   }
-  await waitForCount(pushes);
+  const { versions } = await waitForCount(pushes);
+  tidingsVersions = versions;
   return pushes / ((performance.now() - started) / 1000);
 }
+
+/** The HTTP versions of the subject's last round's messages at the sink. */
+let tidingsVersions = {};
 
 /** The same number of messages with the `web-push` library alone, `CONCURRENCY` at a time. */
 async function bareThroughput(pushes, payloadBytes) {
@@ -154,9 +202,13 @@ async function bareThroughput(pushes, payloadBytes) {
       }
     }),
   );
-  await waitForCount(pushes);
+  const { versions } = await waitForCount(pushes);
+  bareVersions = versions;
   return pushes / ((performance.now() - started) / 1000);
 }
+
+/** The HTTP versions of the baseline's last round's messages at the sink. */
+let bareVersions = {};
 
 /** Send → push service, at a steady rate, each send to a browser of its own (one message per path). */
 async function sendToPushLatency(instance, sends, rate) {
@@ -199,7 +251,7 @@ const ENVELOPE_BYTES = Buffer.byteLength(
 const pushSink = await startServer('push-sink', 'bench/servers/push-sink.js', []);
 try {
   console.log(
-    `web push: ${PUSHES} messages to ${BROWSERS} browsers, ${CONCURRENCY} at a time; ` +
+    `web push${TLS ? ' over TLS (Tidings: HTTP/2, baseline fetch: HTTP/1.1)' : ''}: ${PUSHES} messages to ${BROWSERS} browsers, ${CONCURRENCY} at a time; ` +
       `latency: ${LATENCY_SENDS} sends at ${LATENCY_RATE}/s; ${settings.rounds} rounds`,
   );
   const subject = await startInstance('tp', BROWSERS);
@@ -224,7 +276,9 @@ try {
         baselineName: 'bare web-push + fetch loop',
         unit: 'pushes/s',
         target: null,
-        note: `runs ${tidingsRuns.map(formatCount).join(', ')} vs ${bareRuns.map(formatCount).join(', ')} pushes/s`,
+        note:
+          `runs ${tidingsRuns.map(formatCount).join(', ')} vs ${bareRuns.map(formatCount).join(', ')} pushes/s; ` +
+          `HTTP versions at the sink ${JSON.stringify(tidingsVersions)} vs ${JSON.stringify(bareVersions)}`,
       }),
     );
     const latency = await sendToPushLatency(latencyInstance, LATENCY_SENDS, LATENCY_RATE);

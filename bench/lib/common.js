@@ -162,7 +162,7 @@ export function startServer(
     const timer = setTimeout(() => reject(new Error(`${label} did not start in 30 s: ${stderr}`)), 30_000);
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (https?:\/\/\S+)/.exec(stdout);
       if (match && server.url === null) {
         server.url = match[1];
         clearTimeout(timer);
