@@ -14,7 +14,7 @@
 // HTTP/1.1 on TLS; the benchmark runs itself again with NODE_EXTRA_CA_CERTS naming it.
 //
 // Run after `npm run build`: node bench/web-push.js (BENCH_PUSHES, BENCH_PUSH_RATE, BENCH_ROUNDS).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createECDH, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ import { createTidings, newId, silentLogger } from '@tidings/core';
 import { pushEnvelope, pushJobs } from '@tidings/core/node';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import webpush from 'web-push';
+import { writeTestCertificate } from '../scripts/test-certificate.mjs';
 import {
   cleanup,
   envNumber,
@@ -46,31 +47,7 @@ if (TLS && !process.env.PUSH_SINK_TLS_CERT) {
   // A certificate of this run's own, trusted by this process's TLS (both sides) through
   // NODE_EXTRA_CA_CERTS, which Node reads only at its start.
   const dir = mkdtempSync(join(tmpdir(), 'tidings-bench-tls-'));
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
+  const { key, cert } = writeTestCertificate(dir, { addresses: ['127.0.0.1'], days: 1 });
   const env = { ...process.env, PUSH_SINK_TLS_KEY: key, PUSH_SINK_TLS_CERT: cert, NODE_EXTRA_CA_CERTS: cert };
   const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], { env, stdio: 'inherit' });
   rmSync(dir, { recursive: true, force: true });

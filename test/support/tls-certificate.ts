@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeTestCertificate } from '../../scripts/test-certificate.mjs';
 
 /** A self-signed certificate and its key, PEM. */
 export interface TestCertificate {
@@ -19,30 +19,8 @@ export function testCertificate(): TestCertificate {
   if (made) return made;
   const dir = mkdtempSync(join(tmpdir(), 'tidings-cert-'));
   try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=push.test',
-        '-addext',
-        'subjectAltName=DNS:push.test,DNS:h1.test,IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    made = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+    const files = writeTestCertificate(dir, { names: ['push.test', 'h1.test'], addresses: ['127.0.0.1'] });
+    made = { key: readFileSync(files.key, 'utf8'), cert: readFileSync(files.cert, 'utf8') };
     return made;
   } finally {
     rmSync(dir, { recursive: true, force: true });
