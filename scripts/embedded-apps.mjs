@@ -128,13 +128,8 @@ async function checkApp(app, framework, file, type) {
   copyFileSync(join(root, 'scripts', 'consumer-apps', file), join(dir, 'app.ts'));
   const compiled = await runCommand(process.execPath, [tsc, ...flags, 'app.ts'], dir);
   const name = `${framework} app as ${type === 'module' ? 'an ES module' : 'CommonJS'}`;
-  const { ok } = compiled;
-  results.push({
-    name: `${name}: tsc --strict --skipLibCheck false`,
-    ok,
-    output: compiled.output,
-  });
-  if (!ok) return results;
+  results.push({ name: `${name}: tsc --strict --skipLibCheck false`, ...compiled });
+  if (!compiled.ok) return results;
   const emitted = readFileSync(join(dir, 'app.js'), 'utf8');
   const isCommonJs = /\brequire\("@tidings\/core"\)/.test(emitted);
   if (isCommonJs !== (type === 'commonjs')) {

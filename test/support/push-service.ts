@@ -13,7 +13,7 @@ import {
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { listening } from './node-servers.js';
 import { testCertificate } from './tls-certificate.js';
 
@@ -79,6 +79,7 @@ export async function startTestPushService(
   const received: ReceivedPush[] = [];
   const rejected: RejectedPush[] = [];
   const answered: { subscriptionId: string; status: number }[] = [];
+  const versions: string[] = [];
   let url = '';
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -137,7 +138,6 @@ export async function startTestPushService(
       if (!res.headersSent) (res as ServerResponse).writeHead(500).end();
     });
   };
-  const versions: string[] = [];
   if (options.http2) {
     // As push services are: TLS, HTTP/2 offered first (test certificate, trusted through `ca`).
     const server = createSecureServer({ ...testCertificate(), allowHTTP1: true }, serve);
@@ -153,7 +153,7 @@ export async function startTestPushService(
       for (const session of sessions) session.destroy();
       if (server.listening) await new Promise((resolve) => server.close(resolve));
     };
-    if (options.closeAfterTest !== false) afterEach(close);
+    if (options.closeAfterTest !== false) onTestFinished(close);
     return service(close);
   }
   const server = createServer(serve);

@@ -126,12 +126,12 @@ export function jobOperations(db: Database.Database, insertJobs: InsertJobs, gro
   );
 
   const enqueue = db.transaction((jobs: NewJob[], now: number) => insertJobs(jobs, now));
-  const claim = db.transaction(
-    (kinds: string, limit: number, now: number, leaseMs: number, owner: string): ClaimedJob[] =>
-      selectClaimable
-        .all(kinds, now, now, limit)
-        .map((seq) => jobFromRow(markClaimed.get(owner, now + leaseMs, seq)!) as ClaimedJob),
-  );
+  // Run inside the group commit's IMMEDIATE transaction, which holds the write lock from the read
+  // to the update.
+  const claim = (kinds: string, limit: number, now: number, leaseMs: number, owner: string): ClaimedJob[] =>
+    selectClaimable
+      .all(kinds, now, now, limit)
+      .map((seq) => jobFromRow(markClaimed.get(owner, now + leaseMs, seq)!) as ClaimedJob);
 
   return {
     async enqueueJobs({ jobs, now }) {

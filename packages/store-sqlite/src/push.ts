@@ -107,7 +107,8 @@ export function pushOperations(
     .pluck();
 
   // The first acceptance changes the attempt (its push_accepted_at): that one is an event.
-  const pushed = db.transaction((attemptId: string, now: number) => {
+  // Run inside the group commit's transaction (markAttemptPushed).
+  const pushed = (attemptId: string, now: number) => {
     const before = pushAcceptedAt.get(attemptId);
     const changed = markPushed.all({ now, id: attemptId });
     cache.forget(changed);
@@ -115,7 +116,7 @@ export function pushOperations(
       recordEvents([{ kind: 'attempt', attemptId, notificationId: changed[0]!, ended: false }], now);
     }
     return changed.length > 0;
-  });
+  };
   const fail = db.transaction((attemptId: string, reason: string, now: number) => {
     const changed = failOne.all(reason, now, attemptId);
     cache.forget(changed);
