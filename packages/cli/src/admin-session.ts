@@ -16,7 +16,7 @@ export async function withAdmin<T>(
   const target = storeTarget(db);
   const store = await openStore(target, 'admin');
   try {
-    const dashboardStore = await openDashboardStore(store, target);
+    const dashboardStore = await openDashboardStore(store);
     const tidings = createTidings({ store, sweepIntervalMs: 0, allowHttpWebhooks: options.allowHttpWebhooks === true });
     try {
       return await work(tidings.admin, dashboardStore);

@@ -1,6 +1,6 @@
-import type { Store } from '@tidings/core';
 import type { DashboardStore } from '@tidings/dashboard';
-import { createSqliteStore, migrateSqliteFile } from '@tidings/store-sqlite';
+import type { PostgresStore } from '@tidings/store-postgres';
+import { createSqliteStore, migrateSqliteFile, type SqliteStore } from '@tidings/store-sqlite';
 import { createSqliteDashboardStore } from '@tidings/store-sqlite/dashboard';
 
 /**
@@ -27,6 +27,9 @@ export function describeTarget(target: StoreTarget): string {
   }
 }
 
+/** A store the CLI opened: its type says which database it is on. */
+export type OpenedStore = SqliteStore | PostgresStore;
+
 /**
  * Opens the store `--db` names. `serve` keeps it for the server's life; `admin` runs one short
  * command (a SQLite file then needs no checkpoint thread, a pool one connection).
@@ -36,7 +39,7 @@ export async function openStore(
   target: StoreTarget,
   purpose: 'serve' | 'admin',
   { sqliteSynchronous }: { sqliteSynchronous?: 'full' | 'normal' } = {},
-): Promise<Store> {
+): Promise<OpenedStore> {
   if (target.kind === 'sqlite') {
     return createSqliteStore({
       path: target.path,
@@ -49,10 +52,10 @@ export async function openStore(
 }
 
 /** The dashboard's port on the database of a store {@link openStore} opened: closed with it. */
-export async function openDashboardStore(store: Store, target: StoreTarget): Promise<DashboardStore> {
-  if (target.kind === 'sqlite') return createSqliteDashboardStore(store);
+export async function openDashboardStore(store: OpenedStore): Promise<DashboardStore> {
+  if (store.capabilities.database.dialect === 'sqlite') return createSqliteDashboardStore(store as SqliteStore);
   const { createPostgresDashboardStore } = await import('@tidings/store-postgres/dashboard');
-  return createPostgresDashboardStore(store);
+  return createPostgresDashboardStore(store as PostgresStore);
 }
 
 /**

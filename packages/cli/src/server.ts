@@ -272,7 +272,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     // One hub for the API and the dashboard's live view, which listens to it.
     const hub = redis?.hub ?? ownHub;
-    const dashboardStore = await openDashboardStore(store, target);
+    const dashboardStore = await openDashboardStore(store);
     const tidingsOptions: Omit<TidingsOptions, 'store'> = {
       hub,
       ...options.tidings,

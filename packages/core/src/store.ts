@@ -6,15 +6,20 @@
  * `createTidings`.
  */
 export { acceptedAttempt } from './accepted-attempt.js';
-export {
-  createJobWakeups,
-  type JobWakeups,
-  notifyJobsAfterWrites,
-  notifyWebhookJobsAfterWrites,
-} from './jobs/wakeups.js';
 export type { ClaimedJob, JobRecord, JobStatus, JobsOf, NewJob } from './ports/jobs.js';
 export type { AccountStore, CreateProjectResult } from './ports/store/accounts.js';
 export type { ApiKeyStore, CreateApiKeyResult } from './ports/store/api-keys.js';
+export {
+  assembleStore,
+  composePort,
+  createJobWakeups,
+  durableWritesOf,
+  flushLayer,
+  type JobWakeups,
+  jobWakeupLayer,
+  type PortLayer,
+  type StoreWriteDuties,
+} from './ports/store/assemble.js';
 export type { BrowserStore, DisconnectBrowserResult, ReapedBrowser } from './ports/store/browsers.js';
 export type { AppliedReceipts, DeliveryStore, PendingDeliveries } from './ports/store/deliveries.js';
 export {
@@ -84,9 +89,8 @@ export type {
   WebhookMessageStore,
   WebhookMessageWithAttempts,
 } from './ports/store/webhook-messages.js';
-export type { Store } from './ports/store.js';
+export type { Store, StoreCapabilities, StoreMethod } from './ports/store.js';
 export type { PostgresTransactionalSends, SqliteTransactionalSends, TransactionalSends } from './ports/transactions.js';
-export { offerTransactionalSends } from './ports/transactions.js';
 export { ensureVapidKeys } from './push/vapid-keys.js';
 export { idTimeFloor } from './util/ids.js';
 export { utcDay } from './util/time.js';

@@ -236,8 +236,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     options.project === null
       ? null
       : (): Promise<ProjectRecord> => ensureAppProject(options.store, options.project!, options.clock.now());
-  // Found on the store as given: a wrapper (the metrics') does not carry it.
-  const transactional = transactionalSendsOf(tidingsOptions.store);
+  const transactional = transactionalSendsOf(options.store);
   const notifications = createNotificationsApi({ services, transactional, appProject: ensureProject });
   // Sends committed through an application's PostgreSQL transaction, by any process, reach the
   // streams held here from the store (docs/transactions.md#delivery-on-commit).

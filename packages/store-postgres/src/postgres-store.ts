@@ -1,16 +1,9 @@
 import type { Store } from '@tidings/core';
-import {
-  createJobWakeups,
-  notifyJobsAfterWrites,
-  notifyWebhookJobsAfterWrites,
-  offerTransactionalSends,
-} from '@tidings/core/store';
-import type { DashboardStore } from '@tidings/dashboard';
+import { assembleStore, createJobWakeups, type PostgresTransactionalSends } from '@tidings/core/store';
 import pg from 'pg';
 import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
-import { dashboardOperations } from './dashboard.js';
 import { migrateDashboard } from './dashboard-migrations.js';
 import { createSql, runText } from './db.js';
 import { deliveryOperations } from './deliveries.js';
@@ -30,6 +23,29 @@ import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookMessageOperations } from './webhook-messages.js';
 
 /**
+ * The store's database, for a package that keeps tables of its own in the store's schema (the
+ * dashboard's, made by its own migrations).
+ */
+export interface PostgresDatabase {
+  readonly dialect: 'postgres';
+  /** The store's pool: its own (ended with the store), or the one it was given. */
+  readonly pool: pg.Pool;
+  /** The schema of the store's tables. */
+  readonly schema: string;
+}
+
+/** What a PostgreSQL store offers beyond the port. */
+export interface PostgresStoreCapabilities {
+  readonly transactions: PostgresTransactionalSends;
+  readonly database: PostgresDatabase;
+}
+
+/** A store made by {@link createPostgresStore}: the port, and what it offers beyond it. */
+export interface PostgresStore extends Store {
+  readonly capabilities: PostgresStoreCapabilities;
+}
+
+/**
  * A {@link Store} on PostgreSQL (node-postgres), for one instance or many sharing one
  * database. PostgreSQL is the source of truth: every answer comes from a query, nothing is
  * cached, so a key revoked or a project suspended anywhere is refused at the next request on
@@ -42,7 +58,7 @@ import { webhookMessageOperations } from './webhook-messages.js';
  * @example
  * const store = await createPostgresStore({ connectionString: 'postgres://localhost/app?schema=tidings' });
  */
-export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const resolved = resolvePostgresStoreOptions(options);
   const ownPool =
     resolved.pool === null
@@ -74,76 +90,44 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const wakeups = createJobWakeups();
   const { sendStatements, ...notifications } = notificationOperations(pool, sql, resolved.usageShards, insertJobs);
   let closing: Promise<void> | null = null;
-  const store: Store = {
-    ...accountOperations(pool, sql),
-    ...apiKeyOperations(pool, sql),
-    ...webhookEndpointOperations(pool, sql),
-    ...webhookMessages,
-    ...idempotencyOperations(pool, sql),
-    ...notifications,
-    ...browserOperations(pool, sql, recordEvents),
-    ...deliveryOperations(pool, sql, recordEvents),
-    ...jobs,
-    onJobsEnqueued: wakeups.subscribe,
-    ...pendingDeliveryOperations(pool, sql),
-    ...maintenanceOperations(pool, sql, recordEvents),
-    ...projectAdminOperations(pool, sql),
-    ...pushOperations(pool, sql, recordEvents),
-    ...inboxOperations(pool, sql, recordEvents),
-    ...requestLogOperations(pool, sql),
-    close() {
-      // A pool handed in is the host's to end.
-      closing ??= ownPool ? ownPool.end() : Promise.resolve();
-      return closing;
+  // Commits are durable as they return (synchronous_commit on): no flush is composed around them.
+  return assembleStore(
+    {
+      ...accountOperations(pool, sql),
+      ...apiKeyOperations(pool, sql),
+      ...webhookEndpointOperations(pool, sql),
+      ...webhookMessages,
+      ...idempotencyOperations(pool, sql),
+      ...notifications,
+      ...browserOperations(pool, sql, recordEvents),
+      ...deliveryOperations(pool, sql, recordEvents),
+      ...jobs,
+      ...pendingDeliveryOperations(pool, sql),
+      ...maintenanceOperations(pool, sql, recordEvents),
+      ...projectAdminOperations(pool, sql),
+      ...pushOperations(pool, sql, recordEvents),
+      ...inboxOperations(pool, sql, recordEvents),
+      ...requestLogOperations(pool, sql),
+      close() {
+        // A pool handed in is the host's to end.
+        closing ??= ownPool ? ownPool.end() : Promise.resolve();
+        return closing;
+      },
     },
-  };
-  notifyJobsAfterWrites(store, wakeups);
-  notifyWebhookJobsAfterWrites(store, wakeups, webhookMessagesRecorded);
-  offerTransactionalSends(
-    store,
-    transactionalSends({
-      pool,
-      schema: resolved.schema,
-      usageShards: resolved.usageShards,
-      statements: sendStatements,
-      insertJobsText,
-      idempotencyTable: sql.t('idempotency_keys'),
-      wakeups,
-    }),
+    { flush: null, wakeups, webhookMessagesRecorded },
+    {
+      transactions: transactionalSends({
+        pool,
+        schema: resolved.schema,
+        usageShards: resolved.usageShards,
+        statements: sendStatements,
+        insertJobsText,
+        idempotencyTable: sql.t('idempotency_keys'),
+        wakeups,
+      }),
+      database: { dialect: 'postgres', pool, schema: resolved.schema },
+    },
   );
-  let dashboard: DashboardStore | null = null;
-  dashboardStores.set(store, () => {
-    // The dashboard's tables are made by its own migrations, begun when its store is opened;
-    // each of its methods waits for them.
-    dashboard ??= afterMigration(dashboardOperations(pool, sql), migrateDashboard(pool, resolved.schema));
-    return dashboard;
-  });
-  return store;
-}
-
-/** `port` with each method run once `ready` has resolved (and failing as it did, if it rejected). */
-function afterMigration<Port extends object>(port: Port, ready: Promise<unknown>): Port {
-  // Seen here, so that a failure is not reported as unhandled before a method is called.
-  ready.catch(() => {});
-  const waiting = {} as Record<string, unknown>;
-  for (const [name, method] of Object.entries(port)) {
-    waiting[name] =
-      typeof method === 'function'
-        ? async (...args: unknown[]) => {
-            await ready;
-            return method.apply(port, args);
-          }
-        : method;
-  }
-  return waiting as Port;
-}
-
-/** The dashboard's port of each store {@link createPostgresStore} opened, made at its first use. */
-const dashboardStores = new WeakMap<Store, () => DashboardStore>();
-
-/** The dashboard's port on the database of `store`, or null for a store createPostgresStore did not open. */
-export function openDashboardStore(store: Store): DashboardStore | null {
-  return dashboardStores.get(store)?.() ?? null;
 }
 
 async function prepareSchema(pool: pg.Pool, schema: string, apply: boolean): Promise<void> {

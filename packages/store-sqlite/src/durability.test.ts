@@ -1,7 +1,7 @@
 import { STORE_DUTIES } from '@tidings/core/store';
 import { describe, expect, it } from 'vitest';
-import { createSqliteDashboardStore } from './dashboard-store.js';
-import { createSqliteStore, DASHBOARD_STORE_DURABILITY, STORE_DURABILITY } from './sqlite-store.js';
+import { createSqliteDashboardStore, DASHBOARD_STORE_DURABILITY } from './dashboard-store.js';
+import { createSqliteStore, STORE_DURABILITY } from './sqlite-store.js';
 
 /** The methods an object has, own and inherited, as a sorted list. */
 function methodsOf(port: object): string[] {

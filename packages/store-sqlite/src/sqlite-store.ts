@@ -1,20 +1,17 @@
 import { resolve } from 'node:path';
 import type { Store } from '@tidings/core';
 import {
+  assembleStore,
   createJobWakeups,
-  notifyJobsAfterWrites,
-  notifyWebhookJobsAfterWrites,
-  offerTransactionalSends,
+  type SqliteTransactionalSends,
   STORE_DUTIES,
+  type StoreMethod,
 } from '@tidings/core/store';
-import type { DashboardStore } from '@tidings/dashboard';
 import type Database from 'better-sqlite3';
 import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
-import { dashboardOperations } from './dashboard.js';
-import { migrateDashboard } from './dashboard-migrations.js';
 import { deliveryOperations } from './deliveries.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
@@ -34,6 +31,33 @@ import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookEventRecorder, webhookMessageInserter, webhookMessageOperations } from './webhook-messages.js';
 
 /**
+ * The store's database, for a package that keeps tables of its own beside the store's (the
+ * dashboard's, made by its own migrations): the same connection, and the same durability.
+ */
+export interface SqliteDatabase {
+  readonly dialect: 'sqlite';
+  /** The store's connection; closed with the store. */
+  readonly connection: Database.Database;
+  /**
+   * Resolves once every commit made before the call is on disk: a durable write of another
+   * package waits for it before it answers, as the store's own do. At once where commits are
+   * durable as they return (no WAL file, or `synchronous: 'full'` without one).
+   */
+  flush(): Promise<void>;
+}
+
+/** What a SQLite store offers beyond the port. */
+export interface SqliteStoreCapabilities {
+  readonly transactions: SqliteTransactionalSends;
+  readonly database: SqliteDatabase;
+}
+
+/** A store made by {@link createSqliteStore}: the port, and what it offers beyond it. */
+export interface SqliteStore extends Store {
+  readonly capabilities: SqliteStoreCapabilities;
+}
+
+/**
  * A {@link Store} on an embedded SQLite file (better-sqlite3). Every multi-step write is one
  * IMMEDIATE transaction, so several processes sharing the file (the server and the operator
  * CLI) serialize their writes instead of failing. A key revoked or a project suspended by
@@ -42,21 +66,24 @@ import { webhookEventRecorder, webhookMessageInserter, webhookMessageOperations 
  * The port is async; better-sqlite3 is synchronous, so most methods run to completion within
  * the call and resolve at once. `createNotification` is group-committed: the sends of one turn
  * of the event loop share one transaction, and each resolves after that commit; so are the job
- * runner's completions, retries and failures and the webhook messages' attempts, which join the
- * same groups. The hot reads
- * (`findApiKeyByHash`, `getNotification`) are grouped likewise into one read transaction at the
- * end of the turn, after every request of the turn has arrived.
+ * runner's claims, completions, retries and failures and the webhook messages' attempts, which
+ * join the same groups. The hot reads (`findApiKeyByHash`, `getNotification`) are grouped
+ * likewise into one read transaction at the end of the turn, after every request of the turn
+ * has arrived.
+ *
+ * What every other write must also do is composed by the core's `assembleStore`: a durable write
+ * resolves once the WAL is flushed, then the job runners hear of what it enqueued.
  *
  * @example
  * const store = createSqliteStore({ path: './tidings.db' });
  */
-export function createSqliteStore(options: SqliteStoreOptions): Store {
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const resolved = resolveSqliteStoreOptions(options);
   const db = openDatabase(resolved);
   const checkpointer = backgroundCheckpoints(db, resolved);
   const walSync = resolved.synchronous === 'full' ? flushOffTheLoop(db, resolved) : null;
-  const afterCommit = walSync ? () => walSync.sync() : undefined;
-  const groupCommit = createSendGroupCommit(db, afterCommit);
+  const flush = walSync ? () => walSync.sync() : () => Promise.resolve();
+  const groupCommit = createSendGroupCommit(db, walSync ? flush : undefined);
   const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
   const insertJobs = jobInserter(db);
@@ -64,60 +91,48 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const recordEvents = webhookEventRecorder(db, insertMessages);
   const wakeups = createJobWakeups();
   const requestLog = openRequestLog(db, resolved);
+  const projectAdmin = projectAdminOperations(db, cache);
   let closing: Promise<void> | null = null;
-  const store: Store = {
-    ...accountOperations(db),
-    ...apiKeyOperations(db, groupRead),
-    ...webhookEndpointOperations(db),
-    ...webhookMessageOperations(db, insertMessages, insertJobs, groupCommit),
-    ...idempotencyOperations(db),
-    ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
-    ...browserOperations(db, cache, recordEvents),
-    ...deliveryOperations(db, groupCommit, cache, recordEvents),
-    ...pushOperations(db, cache, recordEvents, groupCommit),
-    ...inboxOperations(db, recordEvents),
-    ...requestLog.operations,
-    ...jobOperations(db, insertJobs, groupCommit),
-    onJobsEnqueued: wakeups.subscribe,
-    ...maintenanceOperations(db, cache, recordEvents),
-    ...projectAdminOperations(db, cache),
-    close() {
-      closing ??= (async () => {
-        groupRead.flush();
-        groupCommit.flush();
-        await requestLog.close();
-        await walSync?.close();
-        await checkpointer?.close();
-        db.close();
-      })();
-      return closing;
+  return assembleStore(
+    {
+      ...accountOperations(db),
+      ...apiKeyOperations(db, groupRead),
+      ...webhookEndpointOperations(db),
+      ...webhookMessageOperations(db, insertMessages, insertJobs, groupCommit),
+      ...idempotencyOperations(db),
+      ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
+      ...browserOperations(db, cache, recordEvents),
+      ...deliveryOperations(db, groupCommit, cache, recordEvents),
+      ...pushOperations(db, cache, recordEvents, groupCommit),
+      ...inboxOperations(db, recordEvents),
+      ...requestLog.operations,
+      ...jobOperations(db, insertJobs, groupCommit),
+      ...maintenanceOperations(db, cache, recordEvents),
+      ...projectAdmin,
+      ...forgettingRequestsOfDeleted(projectAdmin, requestLog),
+      close() {
+        closing ??= (async () => {
+          groupRead.flush();
+          groupCommit.flush();
+          await requestLog.close();
+          await walSync?.close();
+          await checkpointer?.close();
+          db.close();
+        })();
+        return closing;
+      },
     },
-  };
-  forgetRequestsOfDeletedProjects(store, requestLog);
-  if (walSync) flushAfter(store, DURABLE_WRITES, walSync);
-  // After the flush: a runner hears of a job only once it is on disk.
-  notifyJobsAfterWrites(store, wakeups);
-  notifyWebhookJobsAfterWrites(store, wakeups, insertMessages.recorded);
-  offerTransactionalSends(
-    store,
-    transactionalSends({
-      db,
-      path: resolve(resolved.path),
-      sync: walSync ? () => walSync.sync() : () => Promise.resolve(),
+    {
+      flush: walSync ? flush : null,
+      flushedByTheirOwn: GROUP_COMMITTED,
       wakeups,
-    }),
+      webhookMessagesRecorded: insertMessages.recorded,
+    },
+    {
+      transactions: transactionalSends({ db, path: resolve(resolved.path), sync: flush, wakeups }),
+      database: { dialect: 'sqlite', connection: db, flush },
+    },
   );
-  let dashboard: DashboardStore | null = null;
-  dashboardStores.set(store, () => {
-    if (!dashboard) {
-      // The dashboard's tables are made by its own migrations, when its store is opened.
-      migrateDashboard(db);
-      dashboard = dashboardOperations(db);
-      if (walSync) flushAfter(dashboard, DASHBOARD_DURABLE_WRITES, walSync);
-    }
-    return dashboard;
-  });
-  return store;
 }
 
 /**
@@ -126,26 +141,22 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
  * resolves. A crash between the two leaves entries that no project can list, deleted by the
  * retention's purge (or by deleting the project again).
  */
-function forgetRequestsOfDeletedProjects(store: Store, requestLog: OpenRequestLog): void {
-  const { deleteProject, deleteAccount } = store;
-  store.deleteProject = async (input) => {
-    const deleted = await deleteProject(input);
-    await requestLog.forgetProjects([input.id]);
-    return deleted;
+function forgettingRequestsOfDeleted(
+  projects: Pick<Store, 'deleteProject' | 'deleteAccount'>,
+  requestLog: OpenRequestLog,
+): Pick<Store, 'deleteProject' | 'deleteAccount'> {
+  return {
+    async deleteProject(input) {
+      const deleted = await projects.deleteProject(input);
+      await requestLog.forgetProjects([input.id]);
+      return deleted;
+    },
+    async deleteAccount(input) {
+      const deleted = await projects.deleteAccount(input);
+      if (deleted !== null) await requestLog.forgetProjects(deleted.projectIds);
+      return deleted;
+    },
   };
-  store.deleteAccount = async (input) => {
-    const deleted = await deleteAccount(input);
-    if (deleted !== null) await requestLog.forgetProjects(deleted.projectIds);
-    return deleted;
-  };
-}
-
-/** The dashboard's port of each store {@link createSqliteStore} opened, made at its first use. */
-const dashboardStores = new WeakMap<Store, () => DashboardStore>();
-
-/** The dashboard's port on the database of `store`, or null for a store createSqliteStore did not open. */
-export function openDashboardStore(store: Store): DashboardStore | null {
-  return dashboardStores.get(store)?.() ?? null;
 }
 
 /**
@@ -157,10 +168,10 @@ export function openDashboardStore(store: Store): DashboardStore | null {
  * core's port's in `STORE_DUTIES` of the core): a new one that is not fails the type check (and
  * `durability.test.ts`), so none skips the flush by being forgotten.
  */
-type Durability = 'durable' | 'group' | 'redoable' | 'read';
+export type Durability = 'durable' | 'group' | 'redoable' | 'read';
 
 /** The core's port's writes that the group commit flushes itself, instead of a flush after each. */
-const GROUP_COMMITTED: ReadonlySet<keyof Store> = new Set([
+const GROUP_COMMITTED: ReadonlySet<StoreMethod> = new Set<StoreMethod>([
   'createNotification',
   'claimJobs',
   'completeJob',
@@ -174,78 +185,12 @@ const GROUP_COMMITTED: ReadonlySet<keyof Store> = new Set([
  * writes of the group commit told apart.
  */
 export const STORE_DURABILITY = Object.fromEntries(
-  (Object.keys(STORE_DUTIES) as (keyof Store)[]).map((name): [keyof Store, Durability] => {
+  (Object.keys(STORE_DUTIES) as StoreMethod[]).map((name): [StoreMethod, Durability] => {
     const { durability } = STORE_DUTIES[name];
     if (GROUP_COMMITTED.has(name)) return [name, 'group'];
     return [name, durability === 'none' ? 'read' : durability];
   }),
-) as Record<keyof Store, Durability>;
-
-/**
- * The dashboard's port: what a person sees (a password, an operator flag, a line of the audit
- * log, a session ended, a passkey or recovery code added, used or removed, a pending sign-in or
- * challenge used up) must not be lost; a new session, a one-time code, a pending sign-in and a
- * challenge may be.
- */
-export const DASHBOARD_STORE_DURABILITY = {
-  findAccountByEmail: 'read',
-  getDashboardAccount: 'read',
-  listOperatorIds: 'read',
-  searchAccounts: 'read',
-  createAccountWithPassword: 'durable',
-  setAccountPassword: 'durable',
-  setAccountOperator: 'durable',
-  createSession: 'redoable',
-  resumeSession: 'redoable',
-  deleteSession: 'durable',
-  deleteAccountSessions: 'durable',
-  listAccountSessions: 'read',
-  deleteAccountSession: 'durable',
-  deleteOtherSessions: 'durable',
-  setAccountEmail: 'durable',
-  deleteAccountDashboardData: 'durable',
-  putEmailCode: 'redoable',
-  consumeEmailCode: 'redoable',
-  hasEmailCode: 'read',
-  listInvitations: 'read',
-  revokeInvitation: 'durable',
-  addPasskey: 'durable',
-  listPasskeys: 'read',
-  findPasskey: 'read',
-  usePasskey: 'durable',
-  deletePasskey: 'durable',
-  replaceRecoveryCodes: 'durable',
-  useRecoveryCode: 'durable',
-  countRecoveryCodes: 'read',
-  createPendingSignIn: 'redoable',
-  findPendingSignIn: 'read',
-  takePendingSignIn: 'durable',
-  putWebAuthnChallenge: 'redoable',
-  takeWebAuthnChallenge: 'durable',
-  purgeExpired: 'redoable',
-  appendAuditEvent: 'durable',
-  listAuditEvents: 'read',
-} as const satisfies Record<keyof DashboardStore, Durability>;
-
-/** The names of `table`'s durable methods. */
-function durableWrites<Port>(table: Record<keyof Port, Durability>): (keyof Port)[] {
-  return (Object.keys(table) as (keyof Port)[]).filter((name) => table[name] === 'durable');
-}
-
-const DURABLE_WRITES = durableWrites<Store>(STORE_DURABILITY);
-const DASHBOARD_DURABLE_WRITES = durableWrites<DashboardStore>(DASHBOARD_STORE_DURABILITY);
-
-/** Makes each of the `names` writes of `port` resolve only once its commit is flushed to disk. */
-function flushAfter<Port extends object>(port: Port, names: readonly (keyof Port)[], walSync: WalSync): void {
-  for (const name of names) {
-    const write = port[name] as (input: never) => Promise<unknown>;
-    (port as Record<keyof Port, unknown>)[name] = async (input: never) => {
-      const result = await write(input);
-      await walSync.sync();
-      return result;
-    };
-  }
-}
+) as Record<StoreMethod, Durability>;
 
 /**
  * With `synchronous: 'full'` on a WAL file: commits at NORMAL and flushes the WAL on the thread

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClaimedJob, JobRecord, NewJob } from '../ports/jobs.js';
+import { createJobWakeups } from '../ports/store/assemble.js';
 import type { JobStore } from '../ports/store.js';
 import { backoffDelay, createJobRunner, JobError, type JobRunner } from './runner.js';
-import { createJobWakeups } from './wakeups.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const clock = { now: () => Date.now() };

@@ -1,39 +1,35 @@
 import type { Metrics } from '../ports/metrics.js';
+import { composePort, type PortLayer } from '../ports/store/assemble.js';
 import type { Store } from '../ports/store.js';
 
 /**
- * Wraps a store so that every method it has (the port's, and any a store adds) reports its
- * name, duration and outcome to `metrics`. It knows no store: any implementation of the port,
- * present or future, is measured without a change to it. Everything but calling a method
- * (other properties, `instanceof`, private fields) reaches the store itself.
+ * The layer that reports each call of a method (any method the port has, and any a store adds)
+ * with its name, duration and outcome to `metrics`. It knows no store: any implementation of
+ * the port, present or future, is measured without a change to it.
  */
-export function instrumentStore<S extends Store>(store: S, metrics: Metrics): S {
-  const wrappers = new Map<string, (...args: unknown[]) => unknown>();
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string') return value;
-      let wrapper = wrappers.get(property);
-      if (wrapper === undefined) {
-        wrapper = timed(property, value as (...args: unknown[]) => unknown, target, metrics);
-        wrappers.set(property, wrapper);
-      }
-      return wrapper;
-    },
-  });
+export function metricsLayer<Port>(metrics: Metrics): PortLayer<Port> {
+  return { name: 'metrics', wrap: (name, method) => timed(name, method, metrics) };
 }
 
-function timed(
+/**
+ * The store with every method timed ({@link metricsLayer}), composed around what the store
+ * composed itself (its flush, its job wake-ups), so that the time measured is the caller's.
+ * Everything that is not a method, its `capabilities` first, is carried over as it is.
+ */
+export function instrumentStore<S extends Store>(store: S, metrics: Metrics): S {
+  return composePort(store, [metricsLayer<S>(metrics)]);
+}
+
+function timed<Method extends (...args: never[]) => unknown>(
   operation: string,
-  method: (...args: unknown[]) => unknown,
-  target: Store,
+  method: Method,
   metrics: Metrics,
-): (...args: unknown[]) => unknown {
-  return (...args: unknown[]) => {
+): Method {
+  return ((...args: never[]) => {
     const started = performance.now();
     let result: unknown;
     try {
-      result = method.apply(target, args);
+      result = method(...args);
     } catch (error) {
       metrics.storeOperation(operation, performance.now() - started, 'error');
       throw error;
@@ -52,5 +48,5 @@ function timed(
         throw error;
       },
     );
-  };
+  }) as Method;
 }

@@ -13,6 +13,7 @@ import type { RequestLogStore } from './store/request-log.js';
 import type { UsageStore } from './store/usage.js';
 import type { WebhookEndpointStore } from './store/webhook-endpoints.js';
 import type { WebhookMessageStore } from './store/webhook-messages.js';
+import type { TransactionalSends } from './transactions.js';
 
 export type * from './jobs.js';
 export type * from './store/accounts.js';
@@ -46,7 +47,8 @@ export type * from './store/webhook-messages.js';
  * them takes only those, and can be given something that implements just them.
  *
  * What only the web dashboard keeps (passwords, sessions, one-time codes, the audit log) is not
- * here: it is the dashboard's own port, `DashboardStore` in `@tidings/dashboard`.
+ * here: it is the dashboard's own port, `DashboardStore` in `@tidings/dashboard`, which keeps its
+ * tables on a store's database through the store's `capabilities`.
  */
 export interface Store
   extends AccountStore,
@@ -63,4 +65,21 @@ export interface Store
     PushStore,
     RequestLogStore,
     JobStore,
-    MaintenanceStore {}
+    MaintenanceStore {
+  /**
+   * What the store offers beyond the port, as typed values: the core uses what it finds here
+   * (sends through an application's transaction), and a store's own type names the rest (its
+   * database, for a package that keeps tables of its own on it). A wrapper of the store (the
+   * metrics') carries it as it is.
+   */
+  readonly capabilities: StoreCapabilities;
+}
+
+/** What a store may offer beyond the port; a store's own type narrows it to what it offers. */
+export interface StoreCapabilities {
+  /** Sends through an application's own transaction (docs/transactions.md); absent where the store offers none. */
+  readonly transactions?: TransactionalSends;
+}
+
+/** The names of the port's methods: every member of {@link Store} but its capabilities. */
+export type StoreMethod = Exclude<keyof Store, 'capabilities'>;

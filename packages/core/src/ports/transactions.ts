@@ -70,14 +70,7 @@ export interface SqliteTransactionalSends {
 /** What a store offers for sends through an application's transaction. */
 export type TransactionalSends = PostgresTransactionalSends | SqliteTransactionalSends;
 
-const offered = new WeakMap<object, TransactionalSends>();
-
-/** Called by a store as it is made: its sends through an application's transaction. */
-export function offerTransactionalSends(store: Store, sends: TransactionalSends): void {
-  offered.set(store, sends);
-}
-
 /** The sends through an application's transaction that a store offers; null when it offers none. */
 export function transactionalSendsOf(store: Store): TransactionalSends | null {
-  return offered.get(store) ?? null;
+  return store.capabilities.transactions ?? null;
 }

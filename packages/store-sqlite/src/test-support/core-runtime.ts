@@ -4,13 +4,13 @@
 
 export { acceptedAttempt } from '../../../core/src/accepted-attempt.js';
 export {
+  assembleStore,
+  composePort,
   createJobWakeups,
-  notifyJobsAfterWrites,
-  notifyWebhookJobsAfterWrites,
-} from '../../../core/src/jobs/wakeups.js';
+  flushLayer,
+} from '../../../core/src/ports/store/assemble.js';
 export { STORE_DUTIES } from '../../../core/src/ports/store/duties.js';
 export { DEFAULT_INBOX_RETENTION_DAYS } from '../../../core/src/ports/store/inbox.js';
-export { offerTransactionalSends } from '../../../core/src/ports/transactions.js';
 export { idTimeFloor, newId } from '../../../core/src/util/ids.js';
 export { utcDay } from '../../../core/src/util/time.js';
 export {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Store } from '@tidings/core';
 import { afterEach, beforeEach } from 'vitest';
 import type { SqliteStoreOptions } from '../options.js';
-import { createSqliteStore } from '../sqlite-store.js';
+import { createSqliteStore, type SqliteStore } from '../sqlite-store.js';
 
 /**
  * A fresh database file for each test of the calling file, and the stores opened on it, all
@@ -28,7 +28,7 @@ export function useStoreFile() {
       return path;
     },
     /** A store on this test's file, closed after the test. */
-    open(options: Omit<SqliteStoreOptions, 'path'> = {}): Store {
+    open(options: Omit<SqliteStoreOptions, 'path'> = {}): SqliteStore {
       const store = createSqliteStore({ ...options, path });
       opened.push(store);
       return store;

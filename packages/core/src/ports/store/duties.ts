@@ -1,4 +1,4 @@
-import type { Store } from '../store.js';
+import type { StoreMethod } from '../store.js';
 
 /**
  * What a method of the store port does to the state: `read` writes nothing, `write` changes it,
@@ -51,8 +51,9 @@ const DURABLE_WITH_EVENTS: StoreMethodDuties = { ...DURABLE, jobs: 'webhook', re
 
 /**
  * The duties of every method of the store port, in one place: a new method fails the type check
- * until it is declared here. The job wakeups (jobs/wakeups.ts) and a store's own durability
- * machinery derive what they wrap from this table, so no write skips them by being forgotten.
+ * until it is declared here. The store's assembly (`assembleStore`: the flush, the job wake-ups)
+ * derives what it composes around each write from this table, so no write skips a duty by being
+ * forgotten.
  */
 export const STORE_DUTIES = {
   createAccount: DURABLE,
@@ -147,9 +148,9 @@ export const STORE_DUTIES = {
   listJobs: READ,
   onJobsEnqueued: LIFECYCLE,
   close: LIFECYCLE,
-} as const satisfies Record<keyof Store, StoreMethodDuties>;
+} as const satisfies Record<StoreMethod, StoreMethodDuties>;
 
 /** The names of the store's methods whose duties match `test`, in the table's order. */
-export function storeMethodsWhere(test: (duties: StoreMethodDuties) => boolean): (keyof Store)[] {
-  return (Object.keys(STORE_DUTIES) as (keyof Store)[]).filter((name) => test(STORE_DUTIES[name]));
+export function storeMethodsWhere(test: (duties: StoreMethodDuties) => boolean): StoreMethod[] {
+  return (Object.keys(STORE_DUTIES) as StoreMethod[]).filter((name) => test(STORE_DUTIES[name]));
 }
