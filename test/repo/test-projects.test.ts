@@ -19,7 +19,7 @@ describe('test projects', () => {
 
   it('finds the test files of every package and of test/', () => {
     expect(all.length).toBeGreaterThan(150);
-    expect(all).toContain('packages/core/src/router.test.ts');
+    expect(all).toContain('packages/core/src/pipeline/router.test.ts');
     expect(all).toContain('test/deploy/three-instances.test.ts');
   });
 

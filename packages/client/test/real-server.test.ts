@@ -1,6 +1,6 @@
 import type { NotificationObject as ServerNotification, Problem as ServerProblem } from '@tidings/core';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import type { ConnectTokenObject as ServerConnectToken } from '../../core/src/connect-tokens.js';
+import type { ConnectTokenObject as ServerConnectToken } from '../../core/src/delivery/connect-tokens.js';
 import { TidingsClient } from '../src/client.js';
 import { TidingsError, TidingsWaitTimeoutError } from '../src/errors.js';
 import type { AttemptObject, ConnectTokenObject, NotificationObject, ProblemDetails } from '../src/types.js';

@@ -23,13 +23,6 @@ export {
   type RecipientViews,
 } from './admin/recipients.js';
 export {
-  type ListRequestsOptions,
-  MAX_REQUEST_SEARCH_LENGTH,
-  type RequestLogAdminApi,
-  type RequestLogObject,
-} from './admin/request-log.js';
-export type { VapidAdminApi, VapidKeyObject } from './admin/vapid.js';
-export {
   type AdminViews,
   type ListNotificationsOptions,
   MAX_SEARCH_QUERY_LENGTH,
@@ -41,17 +34,12 @@ export {
   type UsageBreakdownDayObject,
 } from './admin/views.js';
 export type {
-  WebhookMessageAttemptObject,
-  WebhookMessageDetailObject,
-  WebhookMessageObject,
-  WebhookMessagesAdminApi,
-} from './admin/webhook-messages.js';
-export {
-  MAX_WEBHOOK_ENDPOINTS_PER_PROJECT,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookAdminApi,
-  type WebhookEndpointObject,
-} from './admin/webhooks.js';
+  NotificationsApi,
+  PreparedSqliteSend,
+  SendInput,
+  SendOptions,
+  SendResult,
+} from './delivery/in-process.js';
 export {
   attemptObjectSchema,
   attemptStatusSchema,
@@ -65,7 +53,7 @@ export {
   pushSubscriptionObjectSchema,
   readyEventSchema,
   receiptBatchSchema,
-} from './api/object-schemas.js';
+} from './delivery/object-schemas.js';
 export {
   type AccountObject,
   type ApiKeyObject,
@@ -76,29 +64,7 @@ export {
   notificationObject,
   type ProjectObject,
   type UsageObject,
-} from './api/serialize.js';
-export { type ErrorCode, errorCodes, type FieldError, type Problem, TidingsError, toProblem } from './errors.js';
-export { createMemoryHub } from './hub/memory-hub.js';
-export {
-  backoffDelay,
-  createJobRunner,
-  type JobBackoff,
-  type JobContext,
-  JobError,
-  type JobHandler,
-  type JobRunner,
-  type JobRunnerOptions,
-} from './jobs/runner.js';
-export { ipScopeKey, resolveClientIp } from './limiter/client-ip.js';
-export { createMemoryLimiter, type MemoryLimiter, type MemoryLimiterOptions } from './limiter/memory-limiter.js';
-export {
-  RATE_LIMIT_HEADER_FORMS,
-  type RateLimitHeaderForm,
-  rateLimitHeaders,
-  retryAfterSeconds,
-} from './limiter/rate-limit-headers.js';
-export { instrumentLimiter } from './metrics/instrument-limiter.js';
-export { instrumentStore } from './metrics/instrument-store.js';
+} from './delivery/serialize.js';
 export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi/document.js';
 export type {
   JsonSchema,
@@ -120,6 +86,14 @@ export {
   type TidingsJobsOptions,
   type TidingsOptions,
 } from './options.js';
+export {
+  type ErrorCode,
+  errorCodes,
+  type FieldError,
+  type Problem,
+  TidingsError,
+  toProblem,
+} from './pipeline/errors.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
 export type { EventSink, EventSinkListener, EventStreamTarget, OpenedEventStream } from './ports/event-sink.js';
 export { type Hub, type HubMessage, hubMessageBrowserId } from './ports/hub.js';
@@ -133,9 +107,6 @@ export {
   type MemoryMailer,
 } from './ports/mailer.js';
 export { type EndedAttemptStatus, type Metrics, noopMetrics, type StoreOperationOutcome } from './ports/metrics.js';
-export type { Store } from './ports/store.js';
-export type { PostgresTransaction, SqliteStatement, SqliteTransaction } from './ports/transactions.js';
-export type { PushOptions } from './push/options.js';
 export type {
   AccountRecord,
   ApiKeyLookup,
@@ -163,13 +134,55 @@ export type {
   UsageBreakdownDay,
   UsageDay,
   VapidKeyRecord,
-} from './records.js';
+} from './ports/records.js';
+export type { Store } from './ports/store.js';
+export type { VapidAdminApi, VapidKeyObject } from './push/admin.js';
+export type { PushOptions } from './push/options.js';
+export {
+  type ListRequestsOptions,
+  MAX_REQUEST_SEARCH_LENGTH,
+  type RequestLogAdminApi,
+  type RequestLogObject,
+} from './request-log/admin.js';
 export type { RequestLogOptions } from './request-log/options.js';
-export type { NotificationsApi, PreparedSqliteSend, SendInput, SendOptions, SendResult } from './send/in-process.js';
+export { createMemoryHub } from './shared/hub/memory-hub.js';
+export { type IdPrefix, isId, newId } from './shared/ids.js';
+export {
+  backoffDelay,
+  createJobRunner,
+  type JobBackoff,
+  type JobContext,
+  JobError,
+  type JobHandler,
+  type JobRunner,
+  type JobRunnerOptions,
+} from './shared/job-runner.js';
+export { ipScopeKey, resolveClientIp } from './shared/limiter/client-ip.js';
+export { createMemoryLimiter, type MemoryLimiter, type MemoryLimiterOptions } from './shared/limiter/memory-limiter.js';
+export {
+  RATE_LIMIT_HEADER_FORMS,
+  type RateLimitHeaderForm,
+  rateLimitHeaders,
+  retryAfterSeconds,
+} from './shared/limiter/rate-limit-headers.js';
+export { instrumentLimiter } from './shared/metrics/instrument-limiter.js';
+export { instrumentStore } from './shared/metrics/instrument-store.js';
+export { apiKeyPrefix, hashSecret, isWellFormedApiKey } from './shared/secrets.js';
 export { createTidings, type RequestContext, type Tidings } from './tidings.js';
-export { type IdPrefix, isId, newId } from './util/ids.js';
-export { apiKeyPrefix, hashSecret, isWellFormedApiKey } from './util/secrets.js';
+export type { PostgresTransaction, SqliteStatement, SqliteTransaction } from './transactions/transaction.js';
+export {
+  MAX_WEBHOOK_ENDPOINTS_PER_PROJECT,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookAdminApi,
+  type WebhookEndpointObject,
+} from './webhooks/endpoint-admin.js';
 export type { WebhookEvent } from './webhooks/events.js';
+export type {
+  WebhookMessageAttemptObject,
+  WebhookMessageDetailObject,
+  WebhookMessageObject,
+  WebhookMessagesAdminApi,
+} from './webhooks/message-admin.js';
 export {
   generateWebhookSecret,
   isWellFormedWebhookSecret,

@@ -1,5 +1,4 @@
-import type { JobHandler, JobRunnerOptions } from './jobs/runner.js';
-import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from './limiter/rate-limit-headers.js';
+import { checkAppProjectName } from './delivery/app-project.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
@@ -12,7 +11,8 @@ import {
   type ResolvedRequestLogOptions,
   resolveRequestLogOptions,
 } from './request-log/options.js';
-import { checkAppProjectName } from './send/app-project.js';
+import type { JobHandler, JobRunnerOptions } from './shared/job-runner.js';
+import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from './shared/limiter/rate-limit-headers.js';
 
 /** Request limits per window. The defaults are those of docs/api.md#limits. */
 export interface LimitsOptions {

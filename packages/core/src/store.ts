@@ -5,7 +5,16 @@
  * messages of a change). An embedding never needs this entry: it passes a finished store to
  * `createTidings`.
  */
-export { acceptedAttempt } from './accepted-attempt.js';
+export { acceptedAttempt } from './delivery/accepted-attempt.js';
+export {
+  DEFAULT_INBOX_RETENTION_DAYS,
+  type InboxAction,
+  type InboxCounts,
+  type InboxItemRecord,
+  type InboxStore,
+  type InboxTarget,
+  type MarkInboxResult,
+} from './inbox/store.js';
 export type { ClaimedJob, JobRecord, JobStatus, JobsOf, NewJob } from './ports/jobs.js';
 export type { AccountStore, CreateProjectResult } from './ports/store/accounts.js';
 export type { ApiKeyStore, CreateApiKeyResult } from './ports/store/api-keys.js';
@@ -36,15 +45,6 @@ export type {
   IdempotencyStore,
   StoredResponse,
 } from './ports/store/idempotency.js';
-export {
-  DEFAULT_INBOX_RETENTION_DAYS,
-  type InboxAction,
-  type InboxCounts,
-  type InboxItemRecord,
-  type InboxStore,
-  type InboxTarget,
-  type MarkInboxResult,
-} from './ports/store/inbox.js';
 export type { JobStore } from './ports/store/jobs.js';
 export type { MaintenanceStore } from './ports/store/maintenance.js';
 export type {
@@ -60,7 +60,10 @@ export type {
   SearchProjectsInput,
   SearchProjectsResult,
 } from './ports/store/project-admin.js';
-export type { PushStore, PutPushSubscriptionResult } from './ports/store/push.js';
+export type { UsageStore } from './ports/store/usage.js';
+export type { Store, StoreCapabilities, StoreMethod } from './ports/store.js';
+export type { PushStore, PutPushSubscriptionResult } from './push/store.js';
+export { ensureVapidKeys } from './push/vapid-keys.js';
 export {
   DEFAULT_REQUEST_LOG_RETENTION_DAYS,
   type ListRequestLogInput,
@@ -69,31 +72,20 @@ export {
   type RequestLogSearch,
   type RequestLogStatusClass,
   type RequestLogStore,
-} from './ports/store/request-log.js';
-export type { UsageStore } from './ports/store/usage.js';
+} from './request-log/store.js';
+export { idTimeFloor } from './shared/ids.js';
+export { utcDay } from './shared/time.js';
+export type {
+  PostgresTransactionalSends,
+  SqliteTransactionalSends,
+  TransactionalSends,
+} from './transactions/transaction.js';
 export type {
   CreateWebhookEndpointResult,
   WebhookEndpointRecord,
   WebhookEndpointStatus,
   WebhookEndpointStore,
-} from './ports/store/webhook-endpoints.js';
-export type {
-  ListWebhookMessagesInput,
-  NewWebhookMessage,
-  RecordedWebhookAttempt,
-  RecordWebhookAttemptInput,
-  WebhookAttemptOutcome,
-  WebhookMessageAttemptRecord,
-  WebhookMessageRecord,
-  WebhookMessageStatus,
-  WebhookMessageStore,
-  WebhookMessageWithAttempts,
-} from './ports/store/webhook-messages.js';
-export type { Store, StoreCapabilities, StoreMethod } from './ports/store.js';
-export type { PostgresTransactionalSends, SqliteTransactionalSends, TransactionalSends } from './ports/transactions.js';
-export { ensureVapidKeys } from './push/vapid-keys.js';
-export { idTimeFloor } from './util/ids.js';
-export { utcDay } from './util/time.js';
+} from './webhooks/endpoint-store.js';
 export {
   ATTEMPT_EVENT_SUBSCRIPTIONS,
   type AttemptChange,
@@ -109,3 +101,15 @@ export {
   webhookJobOf,
   webhookMessagesOf,
 } from './webhooks/events.js';
+export type {
+  ListWebhookMessagesInput,
+  NewWebhookMessage,
+  RecordedWebhookAttempt,
+  RecordWebhookAttemptInput,
+  WebhookAttemptOutcome,
+  WebhookMessageAttemptRecord,
+  WebhookMessageRecord,
+  WebhookMessageStatus,
+  WebhookMessageStore,
+  WebhookMessageWithAttempts,
+} from './webhooks/message-store.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson, parseIdempotencyKey } from '../src/idempotency.js';
+import { canonicalJson, parseIdempotencyKey } from '../src/delivery/idempotency.js';
 import { createHarness, type Harness } from './harness.js';
 
 let h: Harness;

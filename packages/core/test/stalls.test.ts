@@ -1,7 +1,7 @@
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLOSE_SLICE } from '../src/delivery/stream/stream-registry.js';
 import { type Metrics, noopMetrics } from '../src/index.js';
-import { CLOSE_SLICE } from '../src/stream/stream-registry.js';
 import { quietPeriod, until } from '../src/testing/until.js';
 import { createHarness, type Harness } from './harness.js';
 

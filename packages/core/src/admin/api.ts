@@ -8,11 +8,11 @@ import {
   projectObject,
   type UsageObject,
   usageObject,
-} from '../api/serialize.js';
-import { TidingsError } from '../errors.js';
-import type { WatchedHub } from '../hub/watched-hub.js';
+} from '../delivery/serialize.js';
 import type { ResolvedOptionsWith } from '../options.js';
+import { TidingsError } from '../pipeline/errors.js';
 import type { Limiter } from '../ports/limiter.js';
+import type { KeyMode } from '../ports/records.js';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -26,16 +26,16 @@ import type {
   WebhookEndpointStore,
   WebhookMessageStore,
 } from '../ports/store.js';
-import type { KeyMode } from '../records.js';
-import { newId } from '../util/ids.js';
-import { apiKeyPrefix, generateApiKey, hashSecret } from '../util/secrets.js';
-import { utcDay } from '../util/time.js';
+import { createVapidAdmin, type VapidAdminApi } from '../push/admin.js';
+import { createRequestLogAdmin, type RequestLogAdminApi } from '../request-log/admin.js';
+import type { WatchedHub } from '../shared/hub/watched-hub.js';
+import { newId } from '../shared/ids.js';
+import { apiKeyPrefix, generateApiKey, hashSecret } from '../shared/secrets.js';
+import { utcDay } from '../shared/time.js';
+import { createWebhookAdmin, type WebhookAdminApi } from '../webhooks/endpoint-admin.js';
+import { createWebhookMessagesAdmin, type WebhookMessagesAdminApi } from '../webhooks/message-admin.js';
 import { createRecipientViews, type RecipientViews } from './recipients.js';
-import { createRequestLogAdmin, type RequestLogAdminApi } from './request-log.js';
-import { createVapidAdmin, type VapidAdminApi } from './vapid.js';
 import { type AdminViews, createAdminViews } from './views.js';
-import { createWebhookMessagesAdmin, type WebhookMessagesAdminApi } from './webhook-messages.js';
-import { createWebhookAdmin, type WebhookAdminApi } from './webhooks.js';
 
 /**
  * The operations of docs/api.md#operations (those of a dashboard), as a typed API: the `tidings` CLI drives it,

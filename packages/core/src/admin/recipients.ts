@@ -1,9 +1,9 @@
-import { type AttemptObject, attemptObject, isoTime } from '../api/serialize.js';
-import { TidingsError } from '../errors.js';
+import { type AttemptObject, attemptObject, isoTime } from '../delivery/serialize.js';
 import { type InboxCountsObject, inboxCountsObject } from '../inbox/objects.js';
+import { TidingsError } from '../pipeline/errors.js';
+import type { BrowserConnectedBy, BrowserView, DisconnectReason, KeyMode } from '../ports/records.js';
 import type { AccountStore, BrowserStore, InboxStore, ProjectAdminStore } from '../ports/store.js';
-import type { BrowserConnectedBy, BrowserView, DisconnectReason, KeyMode } from '../records.js';
-import { isId } from '../util/ids.js';
+import { isId } from '../shared/ids.js';
 
 /** What a recipient id may be (docs/api.md): 1 to 128 of `A-Z a-z 0-9 _ - . : @`. */
 const RECIPIENT_PATTERN = /^[A-Za-z0-9_\-.:@]{1,128}$/;

@@ -5,13 +5,13 @@ import {
   notificationObject,
   type ProjectObject,
   projectObject,
-} from '../api/serialize.js';
-import { TidingsError } from '../errors.js';
-import type { WatchedHub } from '../hub/watched-hub.js';
+} from '../delivery/serialize.js';
 import { type InboxCountsObject, type InboxItemObject, inboxCountsObject, inboxItemObject } from '../inbox/objects.js';
 import type { ResolvedOptionsWith } from '../options.js';
+import { TidingsError } from '../pipeline/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Limiter } from '../ports/limiter.js';
+import type { AttemptPath, KeyMode, NotificationRecord, UsageBreakdownDay } from '../ports/records.js';
 import type {
   AccountStore,
   ApiKeyStore,
@@ -20,8 +20,8 @@ import type {
   ProjectAdminStore,
   UsageStore,
 } from '../ports/store.js';
-import type { AttemptPath, KeyMode, NotificationRecord, UsageBreakdownDay } from '../records.js';
-import { isId } from '../util/ids.js';
+import type { WatchedHub } from '../shared/hub/watched-hub.js';
+import { isId } from '../shared/ids.js';
 
 /** What an instance enforces and how it tells time, for a page that shows or needs it. */
 export interface AdminSettings {

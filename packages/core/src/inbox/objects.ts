@@ -4,8 +4,8 @@ import type {
   inboxItemObjectSchema,
   inboxListObjectSchema,
   inboxUpdateObjectSchema,
-} from '../api/object-schemas.js';
-import { isoTime } from '../api/serialize.js';
+} from '../delivery/object-schemas.js';
+import { isoTime } from '../delivery/serialize.js';
 import type { InboxAction, InboxCounts, InboxItemRecord } from '../ports/store.js';
 
 /** The public inbox item object. */

@@ -1,7 +1,7 @@
-import type { Services } from '../context.js';
-import { publishWithoutWaiting } from '../hub/publish-without-waiting.js';
+import type { Services } from '../pipeline/context.js';
 import type { HubMessage } from '../ports/hub.js';
 import type { InboxAction, InboxStore, InboxTarget } from '../ports/store.js';
+import { publishWithoutWaiting } from '../shared/hub/publish-without-waiting.js';
 import { type InboxUpdateObject, inboxUpdateObject } from './objects.js';
 
 /** The roles of the store a mark uses. */

@@ -1,8 +1,8 @@
-import type { JobHandler } from '../jobs/runner.js';
 import type { Clock } from '../ports/clock.js';
 import type { NewJob } from '../ports/jobs.js';
+import type { NotificationRecord } from '../ports/records.js';
 import type { InboxStore } from '../ports/store.js';
-import type { NotificationRecord } from '../records.js';
+import type { JobHandler } from '../shared/job-runner.js';
 
 /** The job kind of `notify_unread_after` (docs/inbox.md#remind-on-unread-notify_unread_after). */
 export const UNREAD_REMINDER_JOB_KIND = 'inbox-unread';

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { TidingsError, toProblem } from '../errors.js';
-import { textAnswerOf } from '../http/responses.js';
+import { TidingsError, toProblem } from '../pipeline/errors.js';
+import { textAnswerOf } from '../pipeline/http/responses.js';
 import type { EventSink, EventSinkListener, EventStreamTarget, OpenedEventStream } from '../ports/event-sink.js';
+import { newId } from '../shared/ids.js';
 import type { Tidings } from '../tidings.js';
-import { newId } from '../util/ids.js';
 import { type BridgedIncomingMessage, discardUnreadBody, toWebRequest, writeWebResponse } from './web-bridge.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { delegateToFull } from '../http/lazy-web-object.js';
-import { textAnswerOf } from '../http/responses.js';
+import { delegateToFull } from '../pipeline/http/lazy-web-object.js';
+import { textAnswerOf } from '../pipeline/http/responses.js';
 
 /** What the bridge reads from a Node request, beyond `IncomingMessage`; Express adds both. */
 export interface BridgedIncomingMessage extends IncomingMessage {

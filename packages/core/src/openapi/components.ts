@@ -15,7 +15,7 @@ import {
   pushSubscriptionObjectSchema,
   readyEventSchema,
   receiptBatchSchema,
-} from '../api/object-schemas.js';
+} from '../delivery/object-schemas.js';
 import {
   browserInboxCountsBodySchema,
   browserInboxListBodySchema,
@@ -29,8 +29,8 @@ import {
   pushSubscriptionBodySchema,
   pushUnsubscribeBodySchema,
   receiptSchema,
-} from '../api/request-schemas.js';
-import { idPattern } from '../util/ids.js';
+} from '../delivery/request-schemas.js';
+import { idPattern } from '../shared/ids.js';
 import {
   attemptUpdatedEventSchema,
   browserConnectedEventSchema,

@@ -3,12 +3,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { WEBHOOK_EVENT_TYPES } from '../admin/webhooks.js';
-import { eventsBodySchema, notificationBodySchema } from '../api/request-schemas.js';
-import { type ErrorCode, errorCodes } from '../errors.js';
+import { eventsBodySchema, notificationBodySchema } from '../delivery/request-schemas.js';
 import { resolveOptions } from '../options.js';
+import { type ErrorCode, errorCodes } from '../pipeline/errors.js';
+import { createRoutes } from '../pipeline/routes.js';
 import type { Store } from '../ports/store.js';
-import { createRoutes } from '../routes/index.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/endpoint-admin.js';
 import { webhookEventSchemas } from '../webhooks/event-schemas.js';
 import { buildOpenApiDocument } from './document.js';
 

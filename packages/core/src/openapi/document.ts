@@ -1,7 +1,7 @@
+import { documentWebhooks } from '../webhooks/openapi.js';
 import { componentHeaders, componentParameters, componentSchemas } from './components.js';
 import { documentPaths } from './paths.js';
 import type { OpenApiDocument } from './types.js';
-import { documentWebhooks } from './webhooks.js';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiDocumentOptions {

@@ -1,5 +1,5 @@
+import { inboxPaths } from '../inbox/openapi.js';
 import { schemaRef } from './components.js';
-import { inboxPaths } from './inbox-paths.js';
 import { commonHeaders, jsonResponse, problemResponses } from './responses.js';
 import type { OpenApiDocument, OpenApiOperation, OpenApiParameter, OpenApiReference } from './types.js';
 

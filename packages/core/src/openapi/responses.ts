@@ -1,4 +1,4 @@
-import { type ErrorCode, errorCodes } from '../errors.js';
+import { type ErrorCode, errorCodes } from '../pipeline/errors.js';
 import { schemaRef } from './components.js';
 import type { JsonSchema, OpenApiHeader, OpenApiReference, OpenApiResponse } from './types.js';
 

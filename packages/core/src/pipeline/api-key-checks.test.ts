@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryLimiter } from '../limiter/memory-limiter.js';
 import { defaultLimits } from '../options.js';
 import type { Limiter } from '../ports/limiter.js';
+import type { ApiKeyLookup, KeyMode } from '../ports/records.js';
 import type { Store } from '../ports/store.js';
-import type { ApiKeyLookup, KeyMode } from '../records.js';
-import { generateApiKey, hashSecret } from '../util/secrets.js';
+import { createMemoryLimiter } from '../shared/limiter/memory-limiter.js';
+import { generateApiKey, hashSecret } from '../shared/secrets.js';
 import { type ApiKeyCheckInput, presentedApiKey, runApiKeyChecks } from './api-key-checks.js';
 
 const NOW = Date.UTC(2026, 5, 1);

@@ -3,14 +3,15 @@
  * one explicit sequence. Each step is a small function; `runApiKeyChecks` is the only place
  * that decides their order, and its test pins it step by step.
  */
-import { TidingsError } from '../errors.js';
-import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
-import { rateLimitHeaders, retryAfterSeconds } from '../limiter/rate-limit-headers.js';
+
 import type { ResolvedLimits } from '../options.js';
 import type { LimitDecision, Limiter, LimitScope } from '../ports/limiter.js';
+import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '../ports/records.js';
 import type { ApiKeyStore } from '../ports/store.js';
-import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '../records.js';
-import { hashSecret, isWellFormedApiKey } from '../util/secrets.js';
+import type { RateLimitHeaderForm } from '../shared/limiter/rate-limit-headers.js';
+import { rateLimitHeaders, retryAfterSeconds } from '../shared/limiter/rate-limit-headers.js';
+import { hashSecret, isWellFormedApiKey } from '../shared/secrets.js';
+import { TidingsError } from './errors.js';
 
 /** What the checks need from the instance. */
 export interface ApiKeyCheckDeps {

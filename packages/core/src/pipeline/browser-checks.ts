@@ -3,15 +3,16 @@
  * by its hash; a suspended project → 403 with nothing counted; then the endpoint's per-IP limit
  * (429); then an unresolved credential → 401.
  */
-import { TidingsError } from '../errors.js';
-import type { RateLimitHeaderForm } from '../limiter/rate-limit-headers.js';
+
 import type { ResolvedLimits } from '../options.js';
 import type { Limiter, LimitScope } from '../ports/limiter.js';
+import type { BrowserLookup, ConnectTokenLookup, ProjectRecord } from '../ports/records.js';
 import type { BrowserStore } from '../ports/store.js';
-import type { BrowserLookup, ConnectTokenLookup, ProjectRecord } from '../records.js';
-import { hashSecret, isWellFormedConnectToken } from '../util/secrets.js';
-import { timingSafeEqualHex } from '../util/timing-safe.js';
+import type { RateLimitHeaderForm } from '../shared/limiter/rate-limit-headers.js';
+import { hashSecret, isWellFormedConnectToken } from '../shared/secrets.js';
+import { timingSafeEqualHex } from '../shared/timing-safe.js';
 import { rateLimited, suspensionGuard } from './api-key-checks.js';
+import { TidingsError } from './errors.js';
 
 /** The per-IP limit a browser endpoint counts against. */
 export type BrowserEndpointScope = 'connect' | 'events';

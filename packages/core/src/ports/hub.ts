@@ -1,4 +1,4 @@
-import type { Delivery } from '../records.js';
+import type { Delivery } from './records.js';
 
 /** A message fanned out to the processes that hold streams. */
 export type HubMessage =

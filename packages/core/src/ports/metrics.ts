@@ -1,4 +1,4 @@
-import type { AttemptReason, KeyMode } from '../records.js';
+import type { AttemptReason, KeyMode } from './records.js';
 import type { WebhookAttemptOutcome } from './store.js';
 
 /** A final attempt status as the metrics count it: `accepted` is final at once in test mode. */

@@ -1,20 +1,25 @@
+import type { InboxStore } from '../inbox/store.js';
+import type { PushStore } from '../push/store.js';
+import type { RequestLogStore } from '../request-log/store.js';
+import type { TransactionalSends } from '../transactions/transaction.js';
+import type { WebhookEndpointStore } from '../webhooks/endpoint-store.js';
+import type { WebhookMessageStore } from '../webhooks/message-store.js';
 import type { AccountStore } from './store/accounts.js';
 import type { ApiKeyStore } from './store/api-keys.js';
 import type { BrowserStore } from './store/browsers.js';
 import type { DeliveryStore } from './store/deliveries.js';
 import type { IdempotencyStore } from './store/idempotency.js';
-import type { InboxStore } from './store/inbox.js';
 import type { JobStore } from './store/jobs.js';
 import type { MaintenanceStore } from './store/maintenance.js';
 import type { NotificationStore } from './store/notifications.js';
 import type { ProjectAdminStore } from './store/project-admin.js';
-import type { PushStore } from './store/push.js';
-import type { RequestLogStore } from './store/request-log.js';
 import type { UsageStore } from './store/usage.js';
-import type { WebhookEndpointStore } from './store/webhook-endpoints.js';
-import type { WebhookMessageStore } from './store/webhook-messages.js';
-import type { TransactionalSends } from './transactions.js';
 
+export type * from '../inbox/store.js';
+export type * from '../push/store.js';
+export type * from '../request-log/store.js';
+export type * from '../webhooks/endpoint-store.js';
+export type * from '../webhooks/message-store.js';
 export type * from './jobs.js';
 export type * from './store/accounts.js';
 export type * from './store/api-keys.js';
@@ -22,16 +27,11 @@ export type * from './store/browsers.js';
 export type * from './store/deliveries.js';
 export type * from './store/duties.js';
 export type * from './store/idempotency.js';
-export type * from './store/inbox.js';
 export type * from './store/jobs.js';
 export type * from './store/maintenance.js';
 export type * from './store/notifications.js';
 export type * from './store/project-admin.js';
-export type * from './store/push.js';
-export type * from './store/request-log.js';
 export type * from './store/usage.js';
-export type * from './store/webhook-endpoints.js';
-export type * from './store/webhook-messages.js';
 
 /**
  * Where Tidings keeps its state. Every method is one atomic, domain-shaped operation (never

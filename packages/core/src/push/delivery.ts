@@ -1,5 +1,6 @@
 // The `push` job kind: one Web Push message for one attempt (docs/web-push.md).
-import { JobError, type JobHandler } from '../jobs/runner.js';
+
+import { toDelivery } from '../delivery/stream/delivery.js';
 import { createOutboundSender, type OutboundLookup, type OutboundSender } from '../node/outbound.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Hub } from '../ports/hub.js';
@@ -7,7 +8,7 @@ import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
 import { type Metrics, noopMetrics } from '../ports/metrics.js';
 import type { BrowserStore, NotificationStore, PushStore } from '../ports/store.js';
-import { toDelivery } from '../stream/delivery.js';
+import { JobError, type JobHandler } from '../shared/job-runner.js';
 import { pushEnvelope } from './envelope.js';
 import { checkAllowedHosts, checkVapidSubject, DEFAULT_PUSH_HOSTS } from './options.js';
 import { PUSH_JOB_KIND, type PushJobPayload } from './send-jobs.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Delivery } from '../records.js';
+import type { Delivery } from '../ports/records.js';
 import { pushEnvelope } from './envelope.js';
 import { MAX_PUSH_PLAINTEXT_BYTES } from './web-push.js';
 

@@ -1,8 +1,8 @@
 // The plaintext of a Web Push message: the envelope the service worker of @tidings/browser reads,
 // kept within what one message carries.
 
-import type { Delivery } from '../records.js';
-import { type DeliveryPayload, deliveryPayload } from '../stream/delivery.js';
+import { type DeliveryPayload, deliveryPayload } from '../delivery/stream/delivery.js';
+import type { Delivery } from '../ports/records.js';
 import { MAX_PUSH_PLAINTEXT_BYTES } from './web-push.js';
 
 /** What a push message carries: the browser it is for and its notification as the stream carries it. */

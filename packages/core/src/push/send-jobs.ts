@@ -1,5 +1,5 @@
 import type { NewJob } from '../ports/jobs.js';
-import type { NotificationWithAttempts } from '../records.js';
+import type { NotificationWithAttempts } from '../ports/records.js';
 
 /** The job kind that sends one attempt as a Web Push message (docs/web-push.md). */
 export const PUSH_JOB_KIND = 'push';

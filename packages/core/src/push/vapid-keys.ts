@@ -1,6 +1,6 @@
 import type { Clock } from '../ports/clock.js';
+import type { VapidKeyRecord } from '../ports/records.js';
 import type { PushStore } from '../ports/store.js';
-import type { VapidKeyRecord } from '../records.js';
 
 /** base64url without padding. */
 function base64url(bytes: Uint8Array): string {

@@ -1,9 +1,9 @@
-import type { RequestConcerns } from '../context.js';
-import { parseIdempotencyKey } from '../idempotency.js';
-import type { RequestLogEntry } from '../ports/store/request-log.js';
-import type { KeyMode } from '../records.js';
-import { isId } from '../util/ids.js';
+import { parseIdempotencyKey } from '../delivery/idempotency.js';
+import type { RequestConcerns } from '../pipeline/context.js';
+import type { KeyMode } from '../ports/records.js';
+import { isId } from '../shared/ids.js';
 import { logBody, redactQuery, redactSecrets } from './redact.js';
+import type { RequestLogEntry } from './store.js';
 
 /**
  * A request as the edge saw it, kept until the writer's next flush: the texts are as they were,

@@ -1,4 +1,4 @@
-import { DEFAULT_REQUEST_LOG_RETENTION_DAYS } from '../ports/store/request-log.js';
+import { DEFAULT_REQUEST_LOG_RETENTION_DAYS } from './store.js';
 
 /** The request log of an instance (docs/api.md#request-log). */
 export interface RequestLogOptions {

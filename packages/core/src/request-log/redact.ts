@@ -1,4 +1,4 @@
-import type { RequestLogBody } from '../ports/store/request-log.js';
+import type { RequestLogBody } from './store.js';
 
 /** What stands in the log for every secret it removed. */
 export const REDACTED = '[redacted]';

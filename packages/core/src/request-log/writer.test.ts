@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LogFields, Logger } from '../ports/logger.js';
 import { noopMetrics } from '../ports/metrics.js';
-import type { RequestLogEntry, RequestLogStore } from '../ports/store/request-log.js';
+import { newId } from '../shared/ids.js';
 import { until } from '../testing/until.js';
-import { newId } from '../util/ids.js';
 import type { RawRequestLogEntry } from './entry.js';
+import type { RequestLogEntry, RequestLogStore } from './store.js';
 import { createRequestLogWriter } from './writer.js';
 
 function raw(overrides: Partial<RawRequestLogEntry> = {}): RawRequestLogEntry {

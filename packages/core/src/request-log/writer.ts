@@ -1,7 +1,7 @@
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
-import type { RequestLogStore } from '../ports/store/request-log.js';
 import { finishRequestLogEntry, type RawRequestLogEntry } from './entry.js';
+import type { RequestLogStore } from './store.js';
 
 /** Options of {@link createRequestLogWriter}. */
 export interface RequestLogWriterOptions {

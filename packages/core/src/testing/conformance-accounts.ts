@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountStore } from '../ports/store.js';
-import { newId } from '../util/ids.js';
+import { newId } from '../shared/ids.js';
 import { type GetStore, T0 } from './fixtures.js';
 
 /** Accounts and projects: creation, lookups, verification, the project limit, suspension. */

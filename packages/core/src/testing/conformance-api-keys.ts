@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { KeyMode } from '../ports/records.js';
 import type { AccountStore, ApiKeyStore } from '../ports/store.js';
-import type { KeyMode } from '../records.js';
-import { newId } from '../util/ids.js';
-import { hashSecret } from '../util/secrets.js';
+import { newId } from '../shared/ids.js';
+import { hashSecret } from '../shared/secrets.js';
 import { type GetStore, seedProject, T0 } from './fixtures.js';
 
 interface KeyInput {

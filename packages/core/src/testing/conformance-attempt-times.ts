@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { AttemptRecord, Receipt } from '../ports/records.js';
 import type { AccountStore, BrowserStore, DeliveryStore, NotificationStore, PushStore } from '../ports/store.js';
-import type { AttemptRecord, Receipt } from '../records.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /**

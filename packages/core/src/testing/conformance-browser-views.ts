@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountStore, BrowserStore, PushStore } from '../ports/store.js';
-import { newId } from '../util/ids.js';
-import { hashSecret } from '../util/secrets.js';
+import { newId } from '../shared/ids.js';
+import { hashSecret } from '../shared/secrets.js';
 import { type GetStore, seedBrowser, seedProject, T0 } from './fixtures.js';
 
 const P256DH = `B${'A'.repeat(86)}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountStore, BrowserStore, DeliveryStore, NotificationStore } from '../ports/store.js';
-import { newId } from '../util/ids.js';
-import { hashSecret } from '../util/secrets.js';
+import { newId } from '../shared/ids.js';
+import { hashSecret } from '../shared/secrets.js';
 import { type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** Connect tokens, browser registration and lookup, disconnection, liveness and reaping. */

@@ -9,8 +9,8 @@ import type {
   NotificationStore,
   UsageStore,
 } from '../ports/store.js';
-import { newId } from '../util/ids.js';
-import { hashSecret } from '../util/secrets.js';
+import { newId } from '../shared/ids.js';
+import { hashSecret } from '../shared/secrets.js';
 import { type GetStore, readBack, renderForTest, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** How many calls each test starts at once: more than a pool's connections, so some wait. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { AttemptRecord, BrowserRecord } from '../ports/records.js';
 import type { AccountStore, BrowserStore, DeliveryStore, MaintenanceStore, NotificationStore } from '../ports/store.js';
-import type { AttemptRecord, BrowserRecord } from '../records.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /** Sends one live notification to a recipient and returns the attempt of the given browser. */

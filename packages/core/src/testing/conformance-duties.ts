@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { WEBHOOK_EVENT_TYPES } from '../admin/webhooks.js';
+import type { BrowserRecord, ProjectRecord } from '../ports/records.js';
 import { storeMethodsWhere } from '../ports/store/duties.js';
 import type {
   AccountStore,
@@ -14,10 +14,10 @@ import type {
   WebhookEndpointStore,
   WebhookMessageStore,
 } from '../ports/store.js';
-import type { BrowserRecord, ProjectRecord } from '../records.js';
-import { newId } from '../util/ids.js';
-import { hashSecret } from '../util/secrets.js';
-import { utcDay } from '../util/time.js';
+import { newId } from '../shared/ids.js';
+import { hashSecret } from '../shared/secrets.js';
+import { utcDay } from '../shared/time.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/endpoint-admin.js';
 import { WEBHOOK_JOB_KIND } from '../webhooks/events.js';
 import { DAY_MS, type GetStore, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 

@@ -7,7 +7,7 @@ import type {
   MaintenanceStore,
   NotificationStore,
 } from '../ports/store.js';
-import { hashSecret } from '../util/secrets.js';
+import { hashSecret } from '../shared/secrets.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** The sweeps: attempts past their notification's expiry, and expired tokens and idempotency records. */

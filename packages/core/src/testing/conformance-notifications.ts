@@ -7,7 +7,7 @@ import type {
   ProjectAdminStore,
   UsageStore,
 } from '../ports/store.js';
-import { utcDay } from '../util/time.js';
+import { utcDay } from '../shared/time.js';
 import { DAY_MS, type GetStore, readBack, seedBrowser, seedProject, send, sendCreated, T0 } from './fixtures.js';
 
 /** Usage days that counted anything: whether a store also lists empty days is left open. */

@@ -8,8 +8,8 @@ import type {
   ProjectAdminStore,
   UsageStore,
 } from '../ports/store.js';
-import { newId } from '../util/ids.js';
-import { hashSecret } from '../util/secrets.js';
+import { newId } from '../shared/ids.js';
+import { hashSecret } from '../shared/secrets.js';
 import { type GetStore, readBack, seedBrowser, seedProject, sendCreated, T0 } from './fixtures.js';
 
 /** What `tidings.admin` reads and renames for an owner or an operator: every project, a page of the log of sends. */

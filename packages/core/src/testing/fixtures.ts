@@ -1,3 +1,4 @@
+import type { BrowserRecord, KeyMode, NotificationWithAttempts, ProjectRecord } from '../ports/records.js';
 import type {
   AccountStore,
   BrowserStore,
@@ -7,9 +8,8 @@ import type {
   Store,
   StoredResponse,
 } from '../ports/store.js';
-import type { BrowserRecord, KeyMode, NotificationWithAttempts, ProjectRecord } from '../records.js';
-import { newId } from '../util/ids.js';
-import { hashSecret } from '../util/secrets.js';
+import { newId } from '../shared/ids.js';
+import { hashSecret } from '../shared/secrets.js';
 
 /**
  * Gives each group of tests the store of the test being run; `Roles`, the roles of the store the

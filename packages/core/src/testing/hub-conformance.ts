@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Hub, HubMessage } from '../ports/hub.js';
-import type { Delivery } from '../records.js';
+import type { Delivery } from '../ports/records.js';
 import { until } from './until.js';
 
 /**

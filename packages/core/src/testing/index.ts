@@ -1,5 +1,9 @@
 /** `@tidings/core/testing`: helpers for testing Tidings stores and embeddings (needs vitest). */
 
+export { pushConformance } from '../push/conformance.js';
+export { requestLogConformance } from '../request-log/conformance.js';
+export { webhookEndpointConformance } from '../webhooks/endpoint-conformance.js';
+export { webhookMessageConformance } from '../webhooks/message-conformance.js';
 // Each group of the store suite alone, typed by the roles it uses: for something that implements
 // only those, inside a `describe` that gives each test a fresh one (as `runStoreConformance` does).
 export { accountConformance } from './conformance-accounts.js';
@@ -14,10 +18,6 @@ export { jobConformance } from './conformance-jobs.js';
 export { maintenanceConformance } from './conformance-maintenance.js';
 export { notificationConformance } from './conformance-notifications.js';
 export { projectAdminConformance } from './conformance-project-admin.js';
-export { pushConformance } from './conformance-push.js';
-export { requestLogConformance } from './conformance-request-log.js';
-export { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
-export { webhookMessageConformance } from './conformance-webhook-messages.js';
 // The fixtures the store suite is written with, for a store's own tests next to it.
 export {
   DAY_MS,

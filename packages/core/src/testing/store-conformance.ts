@@ -1,24 +1,23 @@
 import { afterEach, beforeEach, describe } from 'vitest';
+import { inboxConformance } from '../inbox/conformance.js';
 import type { Store } from '../ports/store.js';
+import { pushConformance } from '../push/conformance.js';
+import { requestLogConformance } from '../request-log/conformance.js';
+import { webhookEndpointConformance } from '../webhooks/endpoint-conformance.js';
+import { webhookMessageConformance } from '../webhooks/message-conformance.js';
 import { accountConformance } from './conformance-accounts.js';
 import { apiKeyConformance } from './conformance-api-keys.js';
 import { attemptTimesConformance } from './conformance-attempt-times.js';
 import { browserViewConformance } from './conformance-browser-views.js';
 import { browserConformance } from './conformance-browsers.js';
 import { concurrencyConformance } from './conformance-concurrency.js';
-
 import { deliveryConformance } from './conformance-deliveries.js';
 import { dutiesConformance } from './conformance-duties.js';
 import { idempotencyConformance } from './conformance-idempotency.js';
-import { inboxConformance } from './conformance-inbox.js';
 import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
-import { pushConformance } from './conformance-push.js';
-import { requestLogConformance } from './conformance-request-log.js';
-import { webhookEndpointConformance } from './conformance-webhook-endpoints.js';
-import { webhookMessageConformance } from './conformance-webhook-messages.js';
 
 /**
  * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store

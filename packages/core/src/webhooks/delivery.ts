@@ -1,7 +1,6 @@
 // The `webhook` job kind: one request of one webhook message (docs/webhooks.md).
 
 import { UNREAD_REMINDER_JOB_KIND, unreadReminderHandler } from '../inbox/unread-reminder.js';
-import { JobError, type JobHandler } from '../jobs/runner.js';
 import {
   createOutboundSender,
   type OutboundLookup,
@@ -23,6 +22,7 @@ import type {
   WebhookMessageRecord,
   WebhookMessageStore,
 } from '../ports/store.js';
+import { JobError, type JobHandler } from '../shared/job-runner.js';
 import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './events.js';
 import { signWebhook } from './signature.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { attemptObjectSchema, notificationObjectSchema } from '../api/object-schemas.js';
-import { recipientSchema } from '../api/request-schemas.js';
-import { idPattern } from '../util/ids.js';
+import { attemptObjectSchema, notificationObjectSchema } from '../delivery/object-schemas.js';
+import { recipientSchema } from '../delivery/request-schemas.js';
+import { idPattern } from '../shared/ids.js';
 
 /**
  * The bodies of the webhook messages Tidings sends, as zod schemas: the OpenAPI document's

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { acceptedAttempt } from '../accepted-attempt.js';
-import { attemptObject, notificationObject } from '../api/serialize.js';
+import { acceptedAttempt } from '../delivery/accepted-attempt.js';
+import { attemptObject, notificationObject } from '../delivery/serialize.js';
+import type { NotificationRecord, NotificationWithAttempts } from '../ports/records.js';
 import type { WebhookEndpointRecord } from '../ports/store.js';
-import type { NotificationRecord, NotificationWithAttempts } from '../records.js';
 import { anyEndpointWants, endpointWants, webhookEventsOf, webhookJobOf, webhookMessagesOf } from './events.js';
 
 const T0 = Date.UTC(2026, 10, 27, 10);

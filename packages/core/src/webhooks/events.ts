@@ -1,10 +1,10 @@
 // The events a write records for a project's webhook endpoints (docs/webhooks.md).
 
-import { attemptObject, isoTime, notificationObject } from '../api/serialize.js';
+import { attemptObject, isoTime, notificationObject } from '../delivery/serialize.js';
 import type { NewJob } from '../ports/jobs.js';
+import type { DisconnectReason, NotificationWithAttempts } from '../ports/records.js';
 import type { NewWebhookMessage, WebhookEndpointRecord, WebhookMessageRecord } from '../ports/store.js';
-import type { DisconnectReason, NotificationWithAttempts } from '../records.js';
-import { newId } from '../util/ids.js';
+import { newId } from '../shared/ids.js';
 
 /** The job kind that sends one webhook message. */
 export const WEBHOOK_JOB_KIND = 'webhook';

@@ -1,7 +1,7 @@
-import { acceptedAttempt } from '../accepted-attempt.js';
-import { attemptObject, isoTime, notificationObject } from '../api/serialize.js';
-import type { NotificationRecord } from '../records.js';
-import { newId } from '../util/ids.js';
+import { acceptedAttempt } from '../delivery/accepted-attempt.js';
+import { attemptObject, isoTime, notificationObject } from '../delivery/serialize.js';
+import type { NotificationRecord } from '../ports/records.js';
+import { newId } from '../shared/ids.js';
 
 /** The recipient of every sample event: no user of an app is named so. */
 export const SAMPLE_RECIPIENT = 'tidings-sample-recipient';

@@ -2,7 +2,8 @@
 // and nothing else: the multi-process test bundles its worker with both pointed here, so that it
 // does not depend on the rest.
 
-export { acceptedAttempt } from '../../../core/src/accepted-attempt.js';
+export { acceptedAttempt } from '../../../core/src/delivery/accepted-attempt.js';
+export { DEFAULT_INBOX_RETENTION_DAYS } from '../../../core/src/inbox/store.js';
 export {
   assembleStore,
   composePort,
@@ -10,9 +11,8 @@ export {
   flushLayer,
 } from '../../../core/src/ports/store/assemble.js';
 export { STORE_DUTIES } from '../../../core/src/ports/store/duties.js';
-export { DEFAULT_INBOX_RETENTION_DAYS } from '../../../core/src/ports/store/inbox.js';
-export { idTimeFloor, newId } from '../../../core/src/util/ids.js';
-export { utcDay } from '../../../core/src/util/time.js';
+export { idTimeFloor, newId } from '../../../core/src/shared/ids.js';
+export { utcDay } from '../../../core/src/shared/time.js';
 export {
   ATTEMPT_EVENT_SUBSCRIPTIONS,
   anyEndpointWants,

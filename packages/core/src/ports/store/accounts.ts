@@ -1,4 +1,4 @@
-import type { AccountRecord, ProjectRecord } from '../../records.js';
+import type { AccountRecord, ProjectRecord } from '../records.js';
 
 /** Outcome of {@link AccountStore.createProject}: the limits are checked in the same transaction. */
 export type CreateProjectResult =

@@ -1,4 +1,4 @@
-import type { ApiKeyLookup, ApiKeyRecord, KeyMode } from '../../records.js';
+import type { ApiKeyLookup, ApiKeyRecord, KeyMode } from '../records.js';
 
 /** Outcome of {@link ApiKeyStore.createApiKey}. */
 export type CreateApiKeyResult =

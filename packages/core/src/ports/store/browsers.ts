@@ -5,7 +5,7 @@ import type {
   BrowserView,
   ConnectTokenLookup,
   DisconnectReason,
-} from '../../records.js';
+} from '../records.js';
 
 /** A browser that {@link BrowserStore.reapStaleBrowsers} disconnected as stale. */
 export interface ReapedBrowser {

@@ -1,4 +1,4 @@
-import type { AttemptPath, Delivery, Receipt } from '../../records.js';
+import type { AttemptPath, Delivery, Receipt } from '../records.js';
 
 /** Outcome of {@link DeliveryStore.listPendingDeliveries}. */
 export interface PendingDeliveries {

@@ -1,4 +1,4 @@
-import type { EndedAttempt } from '../../records.js';
+import type { EndedAttempt } from '../records.js';
 
 /** What the sweeper runs on a timer, and the end of the store. */
 export interface MaintenanceStore {

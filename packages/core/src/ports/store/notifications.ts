@@ -1,5 +1,5 @@
-import type { NotificationRecord, NotificationWithAttempts } from '../../records.js';
 import type { JobsOf } from '../jobs.js';
+import type { NotificationRecord, NotificationWithAttempts } from '../records.js';
 import type { IdempotencyInput, StoredResponse } from './idempotency.js';
 
 /** Input of {@link NotificationStore.createNotification}. */

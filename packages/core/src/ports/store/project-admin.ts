@@ -1,4 +1,4 @@
-import type { KeyMode, NotificationWithAttempts, ProjectRecord } from '../../records.js';
+import type { KeyMode, NotificationWithAttempts, ProjectRecord } from '../records.js';
 
 /** One page of a project's log of sends, newest first: {@link ProjectAdminStore.listNotifications}. */
 export interface ListNotificationsInput {

@@ -1,4 +1,4 @@
-import type { UsageBreakdownDay, UsageDay } from '../../records.js';
+import type { UsageBreakdownDay, UsageDay } from '../records.js';
 
 /** What a project has used: the usage and billing views read it, the sends count it. */
 export interface UsageStore {

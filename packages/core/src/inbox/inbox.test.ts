@@ -1,0 +1,238 @@
+import { readEvents } from '@tidings/test-support/sse-client.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../../test/harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness({ extra: { heartbeatMs: 60_000 } });
+});
+afterEach(async () => {
+  await h.close();
+});
+
+type Browser = Awaited<ReturnType<Harness['connectBrowser']>>;
+
+/** A browser's request: its credentials in a text/plain JSON body, as a page posts them. */
+function asBrowser(browser: Browser, path: string, body: Record<string, unknown> = {}) {
+  return h.request(`/v1/browsers/${browser.browserId}/inbox${path}`, {
+    method: 'POST',
+    body: JSON.stringify({ browser_secret: browser.secret, ...body }),
+    headers: { 'Content-Type': 'text/plain' },
+  });
+}
+
+async function sendTo(recipient: string, title: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const response = await h.send({ recipient, title, ...extra });
+  expect(response.status).toBe(201);
+  // Items are ordered by id, which orders sends to the millisecond.
+  h.clock.advance(1);
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** Opens an event stream of a new browser of the recipient and waits for its `ready`. */
+async function openStream(recipient: string) {
+  const token = await h.tidings.createConnectToken({ projectId: h.project.id, recipient });
+  const stream = readEvents(
+    await h.request(`/v1/connect/${token.token}`, { headers: { Accept: 'text/event-stream' } }),
+  );
+  await stream.next('ready');
+  return stream;
+}
+
+describe('the inbox through the browser endpoints', () => {
+  it('lists the recipient’s items newest first, pages them, and counts them', async () => {
+    const browser = await h.connectBrowser('ada');
+    const first = await sendTo('ada', 'first');
+    const second = await sendTo('ada', 'second');
+    const third = await sendTo('ada', 'third');
+    await h.send({ recipient: 'ada', title: 'test mode' }, h.testKey);
+
+    const page = await asBrowser(browser, '', { limit: 2 });
+    expect(page.status).toBe(200);
+    const body = await page.json();
+    expect(body.data.map((item: { id: string }) => item.id)).toEqual([third, second]);
+    expect(body.data[0]).toMatchObject({ object: 'inbox_item', recipient: 'ada', title: 'third', read_at: null });
+    expect(body).toMatchObject({ has_more: true, counts: { object: 'inbox_counts', total: 3, unread: 3, unseen: 3 } });
+    const rest = await (await asBrowser(browser, '', { limit: 2, starting_after: second })).json();
+    expect(rest.data.map((item: { id: string }) => item.id)).toEqual([first]);
+    expect(rest.has_more).toBe(false);
+
+    const counts = await asBrowser(browser, '/counts');
+    expect(await counts.json()).toMatchObject({ object: 'inbox_counts', total: 3, unread: 3, unseen: 3 });
+  });
+
+  it('marks read for every browser of the recipient: each open stream gets the update', async () => {
+    const phone = await openStream('ada');
+    const laptop = await openStream('ada');
+    const stranger = await openStream('bob');
+    const browser = await h.connectBrowser('ada');
+    const id = await sendTo('ada', 'hello');
+    await sendTo('bob', 'not yours');
+
+    const marked = await asBrowser(browser, '/mark', { action: 'read', ids: [id] });
+    expect(marked.status).toBe(200);
+    const update = await marked.json();
+    expect(update).toMatchObject({
+      object: 'inbox_update',
+      action: 'read',
+      all: false,
+      not_found: [],
+      counts: { total: 1, unread: 0, unseen: 0 },
+    });
+    expect(update.items[0]).toMatchObject({ id, read_at: new Date(h.clock.now()).toISOString() });
+
+    for (const stream of [phone, laptop]) {
+      const event = await stream.next('inbox');
+      expect(event.id).toBeUndefined();
+      expect(JSON.parse(event.data)).toEqual(update);
+    }
+    await stranger.next('notification');
+    expect(stranger.events.some((event) => event.event === 'inbox')).toBe(false);
+    for (const stream of [phone, laptop, stranger]) await stream.cancel();
+  });
+
+  it('marks all read, and tells nobody when nothing changed', async () => {
+    const stream = await openStream('ada');
+    const browser = await h.connectBrowser('ada');
+    await sendTo('ada', 'one');
+    await sendTo('ada', 'two');
+    const all = await (await asBrowser(browser, '/mark', { action: 'read', all: true })).json();
+    expect(all).toMatchObject({ all: true, items: [], counts: { unread: 0 } });
+    await stream.next('inbox');
+    const again = await (await asBrowser(browser, '/mark', { action: 'read', all: true })).json();
+    expect(again.counts.unread).toBe(0);
+    await sendTo('ada', 'three');
+    await stream.next('notification', 3);
+    expect(stream.events.filter((event) => event.event === 'inbox')).toHaveLength(1);
+    await stream.cancel();
+  });
+
+  it('marks seen on a displayed receipt and read on a clicked one', async () => {
+    const browser = await h.connectBrowser('ada');
+    await sendTo('ada', 'one');
+    await sendTo('ada', 'two');
+    const polled = await h.request(`/v1/connect/${browser.token}`, {
+      method: 'POST',
+      json: { browser_id: browser.browserId, browser_secret: browser.secret },
+    });
+    const [one, two] = (await polled.json()).notifications as { attempt_id: string; notification_id: string }[];
+    const receipts = await h.request('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({
+        browser_id: browser.browserId,
+        browser_secret: browser.secret,
+        events: [
+          { type: 'displayed', attempt_id: one!.attempt_id },
+          { type: 'clicked', attempt_id: two!.attempt_id },
+        ],
+      }),
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(receipts.status).toBe(202);
+    const items = (await (await asBrowser(browser, '')).json()).data as {
+      id: string;
+      seen_at: string | null;
+      read_at: string | null;
+    }[];
+    const byId = new Map(items.map((item) => [item.id, item]));
+    expect(byId.get(one!.notification_id)).toMatchObject({ read_at: null });
+    expect(byId.get(one!.notification_id)!.seen_at).not.toBeNull();
+    expect(byId.get(two!.notification_id)!.read_at).not.toBeNull();
+    expect(await (await asBrowser(browser, '/counts')).json()).toMatchObject({ unread: 1, unseen: 0 });
+  });
+
+  it('refuses a bad mark, another browser’s secret and a disconnected browser', async () => {
+    const browser = await h.connectBrowser('ada');
+    const other = await h.connectBrowser('bob');
+    const both = await asBrowser(browser, '/mark', {
+      action: 'read',
+      ids: ['ntf_00000000000000000000000000'],
+      all: true,
+    });
+    expect(both.status).toBe(400);
+    expect((await both.json()).errors).toEqual([{ path: 'ids', message: 'give either ids or all: true' }]);
+    const neither = await asBrowser(browser, '/mark', { action: 'read' });
+    expect(neither.status).toBe(400);
+    const badAction = await asBrowser(browser, '/mark', { action: 'delete', all: true });
+    expect(badAction.status).toBe(400);
+    const badId = await asBrowser(browser, '/mark', { action: 'read', ids: ['att_1'] });
+    expect((await badId.json()).errors[0].path).toBe('ids.0');
+    const wrongSecret = await h.request(`/v1/browsers/${browser.browserId}/inbox`, {
+      method: 'POST',
+      json: { browser_secret: other.secret },
+    });
+    expect(wrongSecret.status).toBe(401);
+    await h.request(`/v1/browsers/${browser.browserId}/disconnect`, {
+      method: 'POST',
+      json: { browser_secret: browser.secret },
+    });
+    const gone = await asBrowser(browser, '/counts');
+    expect((await gone.json()).code).toBe('BROWSER_DISCONNECTED');
+  });
+});
+
+describe('the inbox through the API', () => {
+  it('lists and counts a recipient’s inbox with a live key; a test key sees it empty', async () => {
+    await h.connectBrowser('ada@example.com');
+    const id = await sendTo('ada@example.com', 'hello');
+    const list = await h.request('/v1/recipients/ada%40example.com/inbox?unread=true&limit=5', { key: h.liveKey });
+    expect(list.status).toBe(200);
+    const body = await list.json();
+    expect(body.data.map((item: { id: string }) => item.id)).toEqual([id]);
+    expect(body.counts).toMatchObject({ total: 1, unread: 1 });
+    const counts = await h.request('/v1/recipients/ada@example.com/inbox/counts', { key: h.liveKey });
+    expect(await counts.json()).toMatchObject({ total: 1, unread: 1, unseen: 1 });
+    const asTest = await (await h.request('/v1/recipients/ada@example.com/inbox', { key: h.testKey })).json();
+    expect(asTest).toMatchObject({ data: [], has_more: false, counts: { total: 0 } });
+  });
+
+  it('marks read from the back end; the recipient’s streams get it', async () => {
+    const stream = await openStream('ada');
+    const id = await sendTo('ada', 'hello');
+    const response = await h.request('/v1/recipients/ada/inbox/mark', {
+      method: 'POST',
+      key: h.liveKey,
+      json: { action: 'read', ids: [id, 'ntf_00000000000000000000000000'] },
+    });
+    expect(response.status).toBe(200);
+    const update = await response.json();
+    expect(update).toMatchObject({ not_found: ['ntf_00000000000000000000000000'], counts: { unread: 0 } });
+    expect(JSON.parse((await stream.next('inbox')).data)).toEqual(update);
+    await stream.cancel();
+  });
+
+  it('refuses a bad recipient, an unknown query parameter and a bad limit', async () => {
+    for (const path of [
+      '/v1/recipients/has%20space/inbox',
+      '/v1/recipients/ada/inbox?sort=asc',
+      '/v1/recipients/ada/inbox?limit=0',
+      '/v1/recipients/ada/inbox?limit=101',
+      '/v1/recipients/ada/inbox?unread=yes',
+      '/v1/recipients/ada/inbox?starting_after=nope',
+    ]) {
+      const response = await h.request(path, { key: h.liveKey });
+      expect(response.status, path).toBe(400);
+      expect((await response.json()).code).toBe('VALIDATION_FAILED');
+    }
+    const unauthenticated = await h.request('/v1/recipients/ada/inbox');
+    expect(unauthenticated.status).toBe(401);
+  });
+
+  it('takes notify_unread_after from a send, as a whole number of seconds', async () => {
+    await h.connectBrowser('ada');
+    expect((await h.send({ recipient: 'ada', title: 'x', notify_unread_after: 0 })).status).toBe(400);
+    expect((await h.send({ recipient: 'ada', title: 'x', notify_unread_after: 1.5 })).status).toBe(400);
+    expect((await h.send({ recipient: 'ada', title: 'x', notify_unread_after: 2_592_001 })).status).toBe(400);
+    const sentAt = h.clock.now();
+    const id = await sendTo('ada', 'remind me', { notify_unread_after: 900 });
+    const jobs = await h.store.listJobs({ projectId: h.project.id, kind: 'inbox-unread', limit: 10 });
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({
+      key: `inbox-unread:${id}`,
+      payload: { notificationId: id, afterSeconds: 900 },
+      runAt: sentAt + 900_000,
+    });
+    await h.send({ recipient: 'ada', title: 'test', notify_unread_after: 900 }, h.testKey);
+    expect(await h.store.listJobs({ projectId: h.project.id, kind: 'inbox-unread', limit: 10 })).toHaveLength(1);
+  });
+});

@@ -1,0 +1,26 @@
+import type { ApiKeyRecord, ProjectRecord } from '../ports/records.js';
+import { runApiKeyChecks } from './api-key-checks.js';
+import type { RouteContext, Services } from './context.js';
+
+/**
+ * Runs the API-key checks for a route; a refusal is thrown, success sets the RateLimit headers.
+ * A known key (revoked included) names the request's caller, for the request log.
+ * The checks bring their own store (`apiKeyChecks`): a route's roles do not matter here.
+ */
+export async function authenticate(
+  ctx: RouteContext,
+  services: Services<unknown>,
+): Promise<{ key: ApiKeyRecord; project: ProjectRecord }> {
+  const outcome = await runApiKeyChecks(services.apiKeyChecks, {
+    authorization: ctx.request.headers.get('authorization'),
+    origin: ctx.request.headers.get('origin'),
+    clientIpKey: ctx.clientIpKey,
+    now: ctx.now,
+  });
+  const found = outcome.kind === 'refused' ? outcome.found : outcome;
+  // Whose request this is, refused or not: the request log records it for that project.
+  if (found !== null) ctx.caller = { projectId: found.project.id, keyPrefix: found.key.prefix, mode: found.key.mode };
+  if (outcome.kind === 'refused') throw outcome.error;
+  ctx.responseHeaders = outcome.headers;
+  return outcome;
+}
