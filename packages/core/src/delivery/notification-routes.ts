@@ -16,7 +16,7 @@ type RouteServices = SendServices;
  * POST /v1/notifications: validate, check the idempotency key, record, hand live attempts to the
  * hub. The key is recorded with the result in the send's own transaction (docs/api.md,
  * "Idempotency"); while a send with the key runs in this process, another gets 409. The steps
- * after authentication are those of an in-process send (send/record-send.ts).
+ * after authentication are those of an in-process send (record-send.ts).
  */
 export async function sendNotification(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { key, project } = await authenticate(ctx, services);
