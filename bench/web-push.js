@@ -2,7 +2,7 @@
 // instance hands to a push service, and how long a send takes to reach the push service.
 //
 // Subject: `createTidings` on a SQLite file store with Web Push on (grace 0, so that a job is due
-// at once) and `pushJobs` as `tidings serve` runs them (the runner's default concurrency of 4),
+// at once) and the `push` job kind of `webPush()` as `tidings serve` runs it (the runner's default concurrency of 4),
 // sends made through `tidings.fetch`; every message is encrypted (aes128gcm) and signed (VAPID)
 // for its browser's subscription. The push service is bench/servers/push-sink.js, a process of
 // its own that answers 201. Baseline, in the same run against the same sink: a bare loop of the
@@ -20,8 +20,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTidings, newId, silentLogger } from '@tidings/core';
-import { pushEnvelope, pushJobs } from '@tidings/core/node';
+import { createTidings, inbox, newId, requestLog, silentLogger } from '@tidings/core';
+import { pushEnvelope, webPush } from '@tidings/core/node';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import webpush from 'web-push';
 import { writeTestCertificate } from '../scripts/test-certificate.mjs';
@@ -87,8 +87,8 @@ async function startInstance(label, browsers) {
     store,
     logger: silentLogger,
     limits: { perKey: 1e9, perProject: 1e9, perAccount: 1e9, connectPerIp: 1e9, eventsPerIp: 1e9 },
-    push,
-    jobs: { kinds: pushJobs({ store, ...push, logger: silentLogger }), concurrency: CONCURRENCY },
+    features: [inbox(), requestLog(), webPush(push)],
+    jobs: { concurrency: CONCURRENCY },
   });
   const account = await tidings.admin.createAccount({ email: 'bench@example.com', verified: true });
   const project = await tidings.admin.createProject({ accountId: account.id, name: 'bench' });

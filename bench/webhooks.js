@@ -19,6 +19,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTidings, newId } from '@tidings/core';
+import { webhooks } from '@tidings/core/node';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import {
   cleanup,
@@ -71,7 +72,7 @@ async function startSubject() {
   const dir = tempDir('webhooks');
   const db = join(dir, 'tidings.db');
   const store = createSqliteStore({ path: db });
-  const setup = createTidings({ store, sweepIntervalMs: 0, allowHttpWebhooks: true });
+  const setup = createTidings({ store, sweepIntervalMs: 0, jobs: false, features: [webhooks({ allowHttp: true })] });
   let prepared;
   try {
     const account = await setup.admin.createAccount({ email: 'bench@example.com', verified: true });

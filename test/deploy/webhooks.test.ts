@@ -1,4 +1,5 @@
 import { createTidings } from '@tidings/core';
+import { webhooks } from '@tidings/core/node';
 import { quietPeriod, until } from '@tidings/core/testing';
 import { createPostgresStore } from '@tidings/store-postgres';
 import { assertBuilt } from '@tidings/test-support/cli-process.js';
@@ -45,7 +46,7 @@ afterAll(async () => {
 /** An endpoint at the receiver, made with the admin API of a back end's own process on the schema. */
 async function endpoint(name: string, events: string[]) {
   const store = await createPostgresStore({ connectionString: cluster.db, maxConnections: 1 });
-  const tidings = createTidings({ store, sweepIntervalMs: 0, allowHttpWebhooks: true });
+  const tidings = createTidings({ store, sweepIntervalMs: 0, jobs: false, features: [webhooks({ allowHttp: true })] });
   try {
     const created = await tidings.admin.createWebhookEndpoint({ projectId, url: receiver.endpointUrl(name), events });
     receiver.setSecret(name, created.secret!);

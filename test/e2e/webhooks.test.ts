@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTidings, type Tidings, type TidingsError } from '@tidings/core';
+import { webhooks } from '@tidings/core/node';
 import { quietPeriod, until } from '@tidings/core/testing';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import {
@@ -67,7 +68,7 @@ afterAll(async () => {
 /** The admin API over a database that `tidings serve` has open, as a back end's own process has it. */
 async function withAdmin<T>(file: string, use: (admin: Tidings['admin']) => Promise<T>, allowHttp = true): Promise<T> {
   const store = createSqliteStore({ path: file });
-  const tidings = createTidings({ store, sweepIntervalMs: 0, allowHttpWebhooks: allowHttp });
+  const tidings = createTidings({ store, sweepIntervalMs: 0, jobs: false, features: [webhooks({ allowHttp })] });
   try {
     return await use(tidings.admin);
   } finally {

@@ -2,8 +2,8 @@
 // the tests' own on 127.0.0.1: the options that run both job kinds in the instance, and a browser
 // whose stream has closed but whose push subscription is at that push service.
 import type { Store, TidingsOptions } from '@tidings/core';
-import { silentLogger } from '@tidings/core';
-import { pushJobs, webhookJobs } from '@tidings/core/node';
+import { inbox, requestLog } from '@tidings/core';
+import { webhooks, webPush } from '@tidings/core/node';
 import type { TestPushService } from './push-service.js';
 
 /** Web Push to a local service over http:, pushed 200 ms after a send that no stream took. */
@@ -15,18 +15,14 @@ export const LOCAL_PUSH = {
   graceMs: 200,
 };
 
-/** Options of `createTidings` that send Web Push and webhooks from this instance to local services. */
-export function localDeliveries(store: Store): Pick<TidingsOptions, 'push' | 'allowHttpWebhooks' | 'jobs'> {
+/**
+ * Options of `createTidings` that send Web Push and webhooks from this instance to local services,
+ * beside the default features.
+ */
+export function localDeliveries(): Pick<TidingsOptions, 'features' | 'jobs'> {
   return {
-    push: LOCAL_PUSH,
-    allowHttpWebhooks: true,
-    jobs: {
-      pollMs: 100,
-      kinds: {
-        ...pushJobs({ store, ...LOCAL_PUSH, logger: silentLogger }),
-        ...webhookJobs({ store, allowHttp: true, allowPrivateAddresses: true, logger: silentLogger }),
-      },
-    },
+    features: [inbox(), requestLog(), webPush(LOCAL_PUSH), webhooks({ allowHttp: true, allowPrivateAddresses: true })],
+    jobs: { pollMs: 100 },
   };
 }
 

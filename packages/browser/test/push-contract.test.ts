@@ -4,7 +4,8 @@
  * the in-memory one of fake-push.ts; the Chromium test (test/browser/push.test.ts) runs the rest.
  */
 import { createECDH, randomBytes } from 'node:crypto';
-import { createTidings, type PushOptions, silentLogger, type Tidings } from '@tidings/core';
+import { createTidings, inbox, type PushOptions, requestLog, silentLogger, type Tidings } from '@tidings/core';
+import { webPush } from '@tidings/core/node';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connect } from '../src/connect.js';
@@ -34,7 +35,14 @@ function subscriptionKeys() {
 /** A core with `push` (or without), and a connection of the SDK to it that is open. */
 async function connected(push?: PushOptions) {
   const store = createSqliteStore({ path: ':memory:' });
-  const tidings = createTidings({ store, logger: silentLogger, sweepIntervalMs: 0, ...(push ? { push } : {}) });
+  const tidings = createTidings({
+    store,
+    logger: silentLogger,
+    sweepIntervalMs: 0,
+    // The routes are what is tried here: the instance runs no jobs.
+    jobs: false,
+    features: [inbox(), requestLog(), ...(push ? [webPush(push)] : [])],
+  });
   const account = await tidings.admin.createAccount({ email: 'owner@example.com', verified: true });
   const project = await tidings.admin.createProject({ accountId: account.id, name: 'Main' });
   const { token } = await tidings.createConnectToken({ projectId: project.id, recipient: 'user_1' });

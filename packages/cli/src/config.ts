@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { TidingsError, type TidingsOptions } from '@tidings/core';
+import { type PushOptions, type RequestLogOptions, TidingsError, type TidingsOptions } from '@tidings/core';
 
 /** The Tidings options a JSON config file may set: every one that JSON can express. */
 export const configKeys = [
@@ -20,8 +20,6 @@ export const configKeys = [
   'maxProjectsPerAccount',
   'maxActiveKeysPerProject',
   'maxBodyBytes',
-  'push',
-  'requestLog',
 ] as const satisfies readonly (keyof TidingsOptions)[];
 
 /** How the server sends webhooks: the `webhooks` key of a config file. */
@@ -32,11 +30,17 @@ export interface WebhooksConfig {
   allowPrivateAddresses?: boolean;
 }
 
-/** The keys of a config file: the Tidings options, and the server's `webhooks`. */
-export const serverConfigKeys = [...configKeys, 'webhooks'] as const;
+/** The keys of a config file: the Tidings options, and the settings of the server's features. */
+export const serverConfigKeys = [...configKeys, 'push', 'requestLog', 'webhooks'] as const;
 
 /** The options of a config file, e.g. `{ "trustProxy": 1, "limits": { "perKey": 120 } }`. */
-export type ServerConfig = Pick<TidingsOptions, (typeof configKeys)[number]> & { webhooks?: WebhooksConfig };
+export type ServerConfig = Pick<TidingsOptions, (typeof configKeys)[number]> & {
+  /** Web Push (`webPush` of `@tidings/core/node`): on with a `vapidSubject`. */
+  push?: PushOptions;
+  /** The request log (`requestLog` of `@tidings/core`); `false` turns it off. */
+  requestLog?: RequestLogOptions | false;
+  webhooks?: WebhooksConfig;
+};
 
 function configError(path: string, message: string): TidingsError {
   return new TidingsError('VALIDATION_FAILED', `config ${path}: ${message}`);

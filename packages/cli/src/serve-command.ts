@@ -157,9 +157,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    const { webhooks: configuredWebhooks, ...config }: ServerConfig =
-      typeof parsed.values.config === 'string' ? await loadConfig(parsed.values.config) : {};
-    const push = pushOptions(parsed.values, io.env, config.push);
+    const {
+      webhooks: configuredWebhooks,
+      push: configuredPush,
+      requestLog,
+      ...config
+    }: ServerConfig = typeof parsed.values.config === 'string' ? await loadConfig(parsed.values.config) : {};
+    const push = pushOptions(parsed.values, io.env, configuredPush);
     const webhooks = webhookOptions(parsed.values, io.env, configuredWebhooks);
     server = await startServer({
       db,
@@ -169,6 +173,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       metrics,
       sqliteSynchronous,
       webhooks,
+      ...(push === undefined ? {} : { push }),
+      ...(requestLog === undefined ? {} : { requestLog }),
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),
       ...(redisCluster === undefined ? {} : { redis: { cluster: redisCluster, whenUnreachable } }),
       dashboard: {
@@ -179,9 +185,6 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       },
       tidings: {
         ...config,
-        ...(push === undefined ? {} : { push }),
-        // The endpoints an http: URL is sent to can be created too.
-        ...(webhooks.allowHttp ? { allowHttpWebhooks: true } : {}),
         ...(trustProxy === undefined ? {} : { trustProxy }),
         ...(rateLimitHeaders === undefined ? {} : { rateLimitHeaders: rateLimitHeaders as RateLimitHeaderForm }),
       },
@@ -210,10 +213,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   });
   io.stdout(`listening on ${server.url}`);
   if (server.metricsUrl) io.stdout(`metrics on ${server.metricsUrl}`);
-  if (server.pushPublicKey !== null) {
-    io.stdout(
-      `web push on: VAPID subject ${server.tidingsOptions.push?.vapidSubject}, public key ${server.pushPublicKey}`,
-    );
+  if (server.push !== null) {
+    io.stdout(`web push on: VAPID subject ${server.push.vapidSubject}, public key ${server.push.publicKey}`);
   } else {
     // A log line, as the server's other lines on stderr are.
     io.stderr(

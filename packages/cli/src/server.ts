@@ -6,14 +6,18 @@ import {
   createConsoleMailer,
   createMemoryHub,
   createTidings,
-  type JobHandler,
+  type Feature,
+  inbox,
   type Mailer,
+  type PushOptions,
+  type RequestLogOptions,
+  requestLog,
   type Store,
   type Tidings,
   TidingsError,
   type TidingsOptions,
 } from '@tidings/core';
-import { pushJobs, serveNode, webhookJobs } from '@tidings/core/node';
+import { serveNode, webhooks, webPush } from '@tidings/core/node';
 import {
   createAccountService,
   createSmtpMailer,
@@ -42,8 +46,12 @@ export interface StartServerOptions {
   port?: number;
   /** Address to bind. @default '127.0.0.1' */
   host?: string;
-  /** Tidings options besides the store. @default {} */
-  tidings?: Omit<TidingsOptions, 'store'>;
+  /** Tidings options besides the store and the features, which the server assembles. @default {} */
+  tidings?: Omit<TidingsOptions, 'store' | 'features'>;
+  /** Web Push, on with a `vapidSubject` (`webPush` of `@tidings/core/node`). @default off */
+  push?: PushOptions;
+  /** The request log (`requestLog` of `@tidings/core`); `false` turns it off. @default on */
+  requestLog?: RequestLogOptions | false;
   /** Create (on an empty store) or load the demo account, project and keys, and serve /demo. @default false */
   demo?: boolean;
   /** Redis for the limiter and the hub, so that many servers share one store. @default none (in process) */
@@ -107,10 +115,10 @@ export interface RunningServer {
     /** A one-time code to sign in to the dashboard as the demo account; null without the dashboard. */
     signIn: { email: string; code: string; minutes: number } | null;
   } | null;
-  /** The Tidings options it runs with (besides the store). */
-  tidingsOptions: Omit<TidingsOptions, 'store'>;
-  /** The VAPID public key browsers subscribe with; null when Web Push is off. */
-  pushPublicKey: string | null;
+  /** The Tidings options it runs with (besides the store and the features). */
+  tidingsOptions: Omit<TidingsOptions, 'store' | 'features'>;
+  /** The VAPID subject and public key browsers subscribe with; null when Web Push is off. */
+  push: { vapidSubject: string; publicKey: string } | null;
   /** Stops accepting, closes open streams, waits for requests in flight, closes the store. */
   close(): Promise<void>;
 }
@@ -195,57 +203,39 @@ async function demoSignIn(tidings: Tidings, store: DashboardStore, credentials: 
   return { email: account.email, code, minutes: DEMO_SIGN_IN_MINUTES };
 }
 
-/** The `push` job kind when Web Push is on: every instance sends pushes (claims never hand a job to two). */
-function pushJobKinds(store: Store, options: Omit<TidingsOptions, 'store'>) {
-  if (!options.push) return {};
-  return pushJobs({
-    store,
-    ...options.push,
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.hub ? { hub: options.hub } : {}),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-  });
-}
-
 /**
- * The `webhook` job kind: every instance sends webhooks (claims never hand a job to two). An
+ * The server's features: the inbox, the request log (unless turned off), webhooks (every instance
+ * sends them: claims never hand a job to two) and Web Push when it has a VAPID subject. An
  * endpoint disabled for failing is recorded in the audit log (actor `system`) and its project's
  * account is told with the dashboard's mailer.
  */
-function webhookJobKinds(
-  store: Store,
-  options: Omit<TidingsOptions, 'store'>,
-  webhooks: NonNullable<StartServerOptions['webhooks']>,
+function serverFeatures(
+  options: Pick<StartServerOptions, 'push' | 'requestLog' | 'webhooks'>,
   dashboard: { store: DashboardStore; mailer: Mailer },
-) {
-  return webhookJobs({
-    store,
-    allowHttp: webhooks.allowHttp === true,
-    allowPrivateAddresses: webhooks.allowPrivateAddresses === true,
-    mailer: dashboard.mailer,
-    async audit(entry) {
-      await recordAudit(dashboard.store, Date.now(), { source: 'cli', name: 'system' }, entry);
-    },
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-  });
+): Feature[] {
+  const { requestLog: log = {}, webhooks: sending = {} } = options;
+  return [
+    inbox(),
+    // Turned off, it still deletes what it kept before, after the retention.
+    requestLog(log === false ? { record: false } : log),
+    webhooks({
+      allowHttp: sending.allowHttp === true,
+      allowPrivateAddresses: sending.allowPrivateAddresses === true,
+      mailer: dashboard.mailer,
+      async audit(entry) {
+        await recordAudit(dashboard.store, Date.now(), { source: 'cli', name: 'system' }, entry);
+      },
+    }),
+    ...(options.push ? [webPush(options.push)] : []),
+  ];
 }
 
-function openTidings(
-  store: Store,
-  options: Omit<TidingsOptions, 'store'>,
-  webhookKinds: Record<string, JobHandler> = {},
-): Tidings {
+/** Tidings over `store`, with the options `options` makes: bad configuration is the operator's to fix. */
+function openTidings(store: Store, options: () => Omit<TidingsOptions, 'store'>): Tidings {
   try {
-    const kinds = { ...options.jobs?.kinds, ...pushJobKinds(store, options), ...webhookKinds };
-    return createTidings({
-      ...options,
-      store,
-      ...(Object.keys(kinds).length > 0 ? { jobs: { ...options.jobs, kinds } } : {}),
-    });
+    return createTidings({ ...options(), store });
   } catch (error) {
-    // createTidings refuses bad configuration with a TypeError: the operator's to fix.
+    // createTidings (and a feature's function) refuses bad configuration with a TypeError: the operator's to fix.
     if (error instanceof TypeError) throw new TidingsError('VALIDATION_FAILED', error.message);
     throw error;
   }
@@ -273,20 +263,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // One hub for the API and the dashboard's live view, which listens to it.
     const hub = redis?.hub ?? ownHub;
     const dashboardStore = await openDashboardStore(store);
-    const tidingsOptions: Omit<TidingsOptions, 'store'> = {
+    const tidingsOptions: Omit<TidingsOptions, 'store' | 'features'> = {
       hub,
       ...options.tidings,
       ...(redis && { limiter: redis.limiter }),
       ...(metrics ? { metrics } : {}),
     };
-    tidings = openTidings(
-      store,
-      tidingsOptions,
-      webhookJobKinds(store, tidingsOptions, options.webhooks ?? {}, {
-        store: dashboardStore,
-        mailer: dashboardMailer(options.dashboard ?? {}),
-      }),
-    );
+    tidings = openTidings(store, () => ({
+      ...tidingsOptions,
+      features: serverFeatures(options, { store: dashboardStore, mailer: dashboardMailer(options.dashboard ?? {}) }),
+    }));
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null, {
       store: dashboardStore,
@@ -299,7 +285,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server.listen(port, host, () => resolve(server.address() as AddressInfo));
     });
     const running: Tidings = tidings;
-    const pushPublicKey = options.tidings?.push ? (await running.admin.getVapidKey()).public_key : null;
+    const push = options.push
+      ? { vapidSubject: options.push.vapidSubject, publicKey: (await running.admin.getVapidKey()).public_key }
+      : null;
     const signIn =
       demo && options.dashboard?.enabled !== false ? await demoSignIn(running, dashboardStore, demo.credentials) : null;
     let closing: Promise<void> | undefined;
@@ -308,7 +296,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       port: address.port,
       tidings: running,
       tidingsOptions: options.tidings ?? {},
-      pushPublicKey,
+      push,
       metricsUrl:
         options.metrics && metricsListener
           ? `http://${urlHost(options.metrics.host)}:${metricsListener.port}/metrics`

@@ -33,13 +33,6 @@ export {
   type UsageBreakdown,
   type UsageBreakdownDayObject,
 } from './admin/views.js';
-export type {
-  NotificationsApi,
-  PreparedSqliteSend,
-  SendInput,
-  SendOptions,
-  SendResult,
-} from './delivery/in-process.js';
 export {
   attemptObjectSchema,
   attemptStatusSchema,
@@ -65,17 +58,17 @@ export {
   type ProjectObject,
   type UsageObject,
 } from './delivery/serialize.js';
-export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi/document.js';
 export type {
-  JsonSchema,
-  OpenApiDocument,
-  OpenApiHeader,
-  OpenApiMediaType,
-  OpenApiOperation,
-  OpenApiParameter,
-  OpenApiReference,
-  OpenApiResponse,
-} from './openapi/types.js';
+  AnsweredRequest,
+  Feature,
+  FeatureHost,
+  FeatureParts,
+  FeatureSettings,
+  ReceiptsApplied,
+  SendBeingRecorded,
+} from './features.js';
+export { inbox } from './inbox/feature.js';
+export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi/document.js';
 export {
   defaultLimits,
   type LimitsOptions,
@@ -144,6 +137,7 @@ export {
   type RequestLogAdminApi,
   type RequestLogObject,
 } from './request-log/admin.js';
+export { requestLog } from './request-log/feature.js';
 export type { RequestLogOptions } from './request-log/options.js';
 export { createMemoryHub } from './shared/hub/memory-hub.js';
 export { type IdPrefix, isId, newId } from './shared/ids.js';
@@ -167,8 +161,25 @@ export {
 } from './shared/limiter/rate-limit-headers.js';
 export { instrumentLimiter } from './shared/metrics/instrument-limiter.js';
 export { instrumentStore } from './shared/metrics/instrument-store.js';
+export type {
+  JsonSchema,
+  OpenApiDocument,
+  OpenApiHeader,
+  OpenApiMediaType,
+  OpenApiOperation,
+  OpenApiParameter,
+  OpenApiReference,
+  OpenApiResponse,
+} from './shared/openapi/types.js';
 export { apiKeyPrefix, hashSecret, isWellFormedApiKey } from './shared/secrets.js';
 export { createTidings, type RequestContext, type Tidings } from './tidings.js';
+export type {
+  NotificationsApi,
+  PreparedSqliteSend,
+  SendInput,
+  SendOptions,
+  SendResult,
+} from './transactions/in-process.js';
 export type { PostgresTransaction, SqliteStatement, SqliteTransaction } from './transactions/transaction.js';
 export {
   MAX_WEBHOOK_ENDPOINTS_PER_PROJECT,

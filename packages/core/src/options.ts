@@ -1,18 +1,15 @@
-import { checkAppProjectName } from './delivery/app-project.js';
+import type { Feature } from './features.js';
+import { inbox } from './inbox/feature.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Hub } from './ports/hub.js';
 import type { Limiter } from './ports/limiter.js';
 import { createConsoleLogger, type Logger } from './ports/logger.js';
 import { type Metrics, noopMetrics } from './ports/metrics.js';
 import type { Store } from './ports/store.js';
-import { type PushOptions, type ResolvedPushOptions, resolvePushOptions } from './push/options.js';
-import {
-  type RequestLogOptions,
-  type ResolvedRequestLogOptions,
-  resolveRequestLogOptions,
-} from './request-log/options.js';
+import { requestLog } from './request-log/feature.js';
 import type { JobHandler, JobRunnerOptions } from './shared/job-runner.js';
 import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from './shared/limiter/rate-limit-headers.js';
+import { checkAppProjectName } from './transactions/app-project.js';
 
 /** Request limits per window. The defaults are those of docs/api.md#limits. */
 export interface LimitsOptions {
@@ -99,22 +96,21 @@ export interface TidingsOptions {
   maxActiveKeysPerProject?: number;
   /** Largest accepted request body in bytes. @default 32768 */
   maxBodyBytes?: number;
-  /** Accept `http:` webhook endpoint URLs (for local testing), not only `https:`. @default false */
-  allowHttpWebhooks?: boolean;
   /**
-   * Runs the store's durable jobs (docs/jobs.md) in this instance: the handler of each kind, and
-   * the runner's settings. A runner starts with the instance and `close()` waits for the jobs in
-   * flight. Every instance over one store may run jobs: claims never hand one job to two.
-   * @default no jobs run here
+   * The features of this instance, each turned on once here (docs/features.md): `inbox()` and
+   * `requestLog()` of `@tidings/core`, `webhooks()` and `webPush({ vapidSubject })` of
+   * `@tidings/core/node`. A feature brings its routes, its job kinds and what it adds to a send.
+   * @default [inbox(), requestLog()]
    */
-  jobs?: TidingsJobsOptions;
+  features?: readonly Feature[];
   /**
-   * Web Push to browsers with no open tab (docs/web-push.md): the VAPID subject that turns it
-   * on, the push services allowed, the grace before a message goes out. The messages themselves
-   * are sent by the `push` job kind (`pushJobs` of `@tidings/core/node`) in `jobs`.
-   * @default Web Push off: `vapid_public_key` is null and subscriptions are refused
+   * How this instance runs the store's durable jobs (docs/jobs.md): the runner's settings, and
+   * job kinds of the application's own beside the features'. A runner starts with the instance
+   * when there is any kind to run, and `close()` waits for the jobs in flight; every instance over
+   * one store may run jobs (claims never hand one job to two). `false`: this instance runs none
+   * (a short-lived process such as an operator's command). @default the features' kinds, the runner's defaults
    */
-  push?: PushOptions;
+  jobs?: TidingsJobsOptions | false;
   /**
    * The one project of an application that serves itself (docs/transactions.md#one-app): made at
    * the first use if it is not there, with the same ids from every instance and restart. Sends
@@ -122,17 +118,12 @@ export interface TidingsOptions {
    * no API key. @default none: each send and token names its project
    */
   project?: string;
-  /**
-   * The request log (docs/api.md#request-log): every API request of a project, kept with its
-   * bodies (secrets removed) for the dashboard's Requests page; `false` turns it off.
-   * @default on, entries kept 7 days
-   */
-  requestLog?: RequestLogOptions | false;
 }
 
 /** The job runner of an instance: {@link JobRunnerOptions} without what the instance already has. */
 export interface TidingsJobsOptions extends Omit<JobRunnerOptions, 'store' | 'kinds' | 'clock' | 'logger'> {
-  kinds: Record<string, JobHandler>;
+  /** Job kinds of the application's own, beside those of the instance's features. @default none */
+  kinds?: Record<string, JobHandler>;
 }
 
 /** {@link LimitsOptions} with every default applied. */
@@ -140,13 +131,11 @@ export type ResolvedLimits = Required<LimitsOptions>;
 
 /** {@link TidingsOptions} with every default applied. */
 export interface ResolvedOptions
-  extends Required<
-    Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'push' | 'project' | 'requestLog'>
-  > {
-  requestLog: ResolvedRequestLogOptions;
+  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'project' | 'features'>> {
   project: string | null;
   limits: ResolvedLimits;
-  push: ResolvedPushOptions | null;
+  features: readonly Feature[];
+  /** Null: this instance runs no jobs. */
   jobs: TidingsJobsOptions | null;
   publicUrl: string | null;
   limiter: Limiter | null;
@@ -191,21 +180,51 @@ function rateLimitHeaderForm(value: RateLimitHeaderForm): RateLimitHeaderForm {
   return value;
 }
 
-function jobsOption(jobs: TidingsJobsOptions | undefined): TidingsJobsOptions | null {
-  if (jobs === undefined) return null;
-  if (typeof jobs !== 'object' || jobs === null || typeof jobs.kinds !== 'object' || jobs.kinds === null) {
-    throw new TypeError('Tidings option jobs needs kinds: { [kind]: handler }');
+function jobsOption(jobs: TidingsJobsOptions | false | undefined): TidingsJobsOptions | null {
+  if (jobs === false) return null;
+  if (jobs === undefined) return {};
+  if (typeof jobs !== 'object' || jobs === null) throw new TypeError('Tidings option jobs must be an object or false');
+  if (jobs.kinds !== undefined && (typeof jobs.kinds !== 'object' || jobs.kinds === null)) {
+    throw new TypeError('Tidings option jobs.kinds must be { [kind]: handler }');
   }
-  for (const [kind, handler] of Object.entries(jobs.kinds)) {
+  for (const [kind, handler] of Object.entries(jobs.kinds ?? {})) {
     if (typeof handler !== 'function') throw new TypeError(`Tidings option jobs.kinds.${kind} must be a function`);
   }
-  return Object.keys(jobs.kinds).length === 0 ? null : jobs;
+  return jobs;
 }
+
+/** The features of an instance: each an object made by a feature's function, each name once. */
+function featuresOption(features: readonly Feature[] | undefined): readonly Feature[] {
+  if (features === undefined) return [inbox(), requestLog()];
+  if (!Array.isArray(features)) throw new TypeError('Tidings option features must be an array, e.g. [inbox()]');
+  const names = new Set<string>();
+  for (const feature of features as readonly unknown[]) {
+    const { name, install } = (feature ?? {}) as Partial<Feature>;
+    if (typeof name !== 'string' || typeof install !== 'function') {
+      throw new TypeError(
+        'Tidings option features holds what a feature function makes, e.g. inbox() or webPush({ … })',
+      );
+    }
+    if (names.has(name)) throw new TypeError(`Tidings option features names the ${name} feature twice`);
+    names.add(name);
+  }
+  return features;
+}
+
+/** Options an instance once took that a feature takes now: each is refused with where it went. */
+const MOVED_TO_FEATURES: Record<string, string> = {
+  push: "Web Push is a feature: features: [..., webPush({ vapidSubject }) from '@tidings/core/node']",
+  requestLog: 'the request log is a feature: features: [..., requestLog({ … })], or leave it out to turn it off',
+  allowHttpWebhooks: "webhooks are a feature: features: [..., webhooks({ allowHttp: true }) from '@tidings/core/node']",
+};
 
 /** Applies defaults once, and throws on bad configuration. */
 export function resolveOptions(options: TidingsOptions): ResolvedOptions {
   if (!options || typeof options.store !== 'object' || options.store === null) {
     throw new TypeError('Tidings needs a store, e.g. createSqliteStore({ path })');
+  }
+  for (const [name, instead] of Object.entries(MOVED_TO_FEATURES)) {
+    if (name in options) throw new TypeError(`Tidings option ${name} is no more: ${instead}`);
   }
   const limits: ResolvedLimits = { ...defaultLimits };
   for (const [name, value] of Object.entries(options.limits ?? {})) {
@@ -251,11 +270,9 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     maxProjectsPerAccount: positiveInteger('maxProjectsPerAccount', options.maxProjectsPerAccount ?? 10),
     maxActiveKeysPerProject: positiveInteger('maxActiveKeysPerProject', options.maxActiveKeysPerProject ?? 10),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? 32_768),
-    allowHttpWebhooks: options.allowHttpWebhooks === true,
     jobs: jobsOption(options.jobs),
-    push: options.push === undefined ? null : resolvePushOptions(options.push),
+    features: featuresOption(options.features),
     project: options.project === undefined ? null : checkAppProjectName(options.project),
-    requestLog: resolveRequestLogOptions(options.requestLog),
   };
 }
 

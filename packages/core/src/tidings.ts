@@ -1,22 +1,19 @@
 import { type AdminApi, createAdminApi } from './admin/api.js';
-import { ensureAppProject } from './delivery/app-project.js';
 import { type ConnectTokenObject, mintConnectToken } from './delivery/connect-tokens.js';
-import { createNotificationsApi, type NotificationsApi } from './delivery/in-process.js';
+import { deliveryRoutes } from './delivery/routes.js';
 import { StreamRegistry } from './delivery/stream/stream-registry.js';
 import { createSweeper } from './delivery/sweeper.js';
+import { installFeatures } from './features.js';
+import { openApiRoute } from './openapi/route.js';
 import { type ResolvedOptions, resolveOptions, type TidingsOptions } from './options.js';
 import type { RequestCaller, RequestConcerns, RouteContext, Services } from './pipeline/context.js';
 import { TidingsError } from './pipeline/errors.js';
-import { bodyTextOf } from './pipeline/http/body.js';
 import { type CorsKind, corsHeaders, preflightHeaders } from './pipeline/http/cors.js';
-import { bareReplyContext, NO_HEADERS, problemResponse, reply, textAnswerOf } from './pipeline/http/responses.js';
-import { matchRoute, pathOf, type RouteMethod } from './pipeline/router.js';
-import { createRoutes } from './pipeline/routes.js';
+import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './pipeline/http/responses.js';
+import { compileRoute, matchRoute, pathOf, type RouteMethod } from './pipeline/router.js';
 import type { EventStreamTarget } from './ports/event-sink.js';
 import { noopMetrics } from './ports/metrics.js';
 import type { ProjectRecord } from './ports/records.js';
-import { createVapidPublicKeySource } from './push/vapid-keys.js';
-import { createRequestLogWriter, type RequestLogWriter } from './request-log/writer.js';
 import { createMemoryHub } from './shared/hub/memory-hub.js';
 import { watchHub } from './shared/hub/watched-hub.js';
 import { newId } from './shared/ids.js';
@@ -25,6 +22,9 @@ import { createClientIpKeys } from './shared/limiter/client-ip.js';
 import { createMemoryLimiter } from './shared/limiter/memory-limiter.js';
 import { instrumentLimiter } from './shared/metrics/instrument-limiter.js';
 import { instrumentStore } from './shared/metrics/instrument-store.js';
+import { ensureAppProject } from './transactions/app-project.js';
+import { deliverOnCommit } from './transactions/delivery-on-commit.js';
+import { createNotificationsApi, type NotificationsApi } from './transactions/in-process.js';
 import { transactionalSendsOf } from './transactions/transaction.js';
 
 /** What the host tells the core about a request that the `Request` itself cannot. */
@@ -210,6 +210,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     staleBrowserMs: options.staleBrowserMs,
     catchUpIntervalMs: options.catchUpIntervalMs,
   });
+  const installed = installFeatures(options.features, { options, hub, limiter, streams });
   const services: Services = {
     options,
     limiter,
@@ -223,12 +224,13 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       rateLimitHeaders: options.rateLimitHeaders,
     },
     sendsInFlight: new Set(),
-    vapidPublicKey: options.push === null ? null : createVapidPublicKeySource(options.store, options.clock),
+    hooks: installed.hooks,
   };
   const clientIpKeys = createClientIpKeys(options.trustProxy);
-  const routes = createRoutes(options);
-  const sweeper = createSweeper(options, hub, streams);
-  const admin = createAdminApi(options, hub, givenLimiter);
+  // The contract's routes, then the features', then the document's: each declared once.
+  const routes = [...deliveryRoutes(options), ...installed.routes, openApiRoute(options)].map(compileRoute);
+  const sweeper = createSweeper(options, hub, streams, installed.hooks, installed.sweeps);
+  const admin = createAdminApi(options, hub, givenLimiter, installed.settings);
   const { logger } = options;
   // The project the application names, read at each use (its ids are its name's), so that a
   // suspension from anywhere applies at once; made again if it is not there.
@@ -238,34 +240,18 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       : (): Promise<ProjectRecord> => ensureAppProject(options.store, options.project!, options.clock.now());
   const transactional = transactionalSendsOf(options.store);
   const notifications = createNotificationsApi({ services, transactional, appProject: ensureProject });
-  // Sends committed through an application's PostgreSQL transaction, by any process, reach the
-  // streams held here from the store (docs/transactions.md#delivery-on-commit).
-  const listening =
-    transactional?.dialect === 'postgres'
-      ? transactional
-          .listen((browserIds) => streams.catchUp(browserIds))
-          .catch((error: unknown) => {
-            logger.error('listening for sends committed in application transactions failed', { error: String(error) });
-            return null;
-          })
-      : Promise.resolve(null);
+  const listening = deliverOnCommit(transactional, streams, logger);
 
-  // The request log's writer: entries are written in batches after their answers.
-  const requestLog: RequestLogWriter | null = options.requestLog.enabled
-    ? createRequestLogWriter({
-        store: options.store,
-        logger,
-        metrics,
-        maxBufferedEntries: options.requestLog.maxBufferedEntries,
-        flushIntervalMs: options.requestLog.flushIntervalMs,
-        batchSize: options.requestLog.batchSize,
-      })
-    : null;
+  // Told of every answered request of a known key (the request log).
+  const answered = installed.answered;
 
   let jobRunner: JobRunner | null = null;
   if (options.jobs !== null) {
-    jobRunner = createJobRunner({ ...options.jobs, store: options.store, clock: options.clock, logger });
-    jobRunner.start();
+    const kinds = { ...options.jobs.kinds, ...installed.jobs };
+    if (Object.keys(kinds).length > 0) {
+      jobRunner = createJobRunner({ ...options.jobs, kinds, store: options.store, clock: options.clock, logger });
+      jobRunner.start();
+    }
   }
 
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
@@ -290,7 +276,7 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     const edgeHeaders = matched ? EDGE_HEADERS[matched.route.cors] : NO_HEADERS;
     if (trace !== null && matched) trace.route = matched.route.path;
     let ctx: RequestScope | null = null;
-    const started = requestLog === null ? 0 : performance.now();
+    const started = answered.length === 0 ? 0 : performance.now();
     let response: Response;
     try {
       if (!matched) throw new TidingsError('NOT_FOUND', `No route ${request.method} ${redactPath(pathname)}`);
@@ -330,40 +316,10 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       );
     }
     // Only requests whose key was known (by the API-key checks) are a project's to log.
-    if (requestLog !== null && ctx?.caller) logRequest(requestLog, ctx, ctx.caller, pathname, response, started);
+    if (answered.length > 0 && ctx?.caller) {
+      for (const tell of answered) tell({ ctx, caller: ctx.caller, pathname, response, started });
+    }
     return response;
-  }
-
-  /** Hands a request of a known key to the request log, as it was: the writer redacts it later. */
-  function logRequest(
-    log: RequestLogWriter,
-    ctx: RequestScope,
-    caller: RequestCaller,
-    pathname: string,
-    response: Response,
-    started: number,
-  ) {
-    const { request } = ctx;
-    const href = request.url;
-    const queryAt = href.indexOf('?');
-    const hashAt = href.indexOf('#', queryAt);
-    log.record({
-      requestId: ctx.requestId,
-      projectId: caller.projectId,
-      keyPrefix: caller.keyPrefix,
-      mode: caller.mode,
-      method: request.method,
-      pathname,
-      query: queryAt === -1 ? '' : href.slice(queryAt, hashAt === -1 ? undefined : hashAt),
-      params: ctx.params,
-      status: response.status,
-      idempotencyKey: request.headers.get('idempotency-key'),
-      createdAt: ctx.now,
-      durationMs: performance.now() - started,
-      requestText: bodyTextOf(request),
-      responseText: textAnswerOf(response)?.text ?? null,
-      concerns: ctx.concerns,
-    });
   }
 
   function asTidingsError(error: unknown, request: Request, pathname: string, requestId: string): TidingsError {
@@ -434,8 +390,9 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       if (sweepTimer !== null) clearInterval(sweepTimer);
       const stopListening = await listening;
       await Promise.all([streams.close(), jobRunner?.stop(), stopListening?.()]);
-      // After the streams: every request answered is in the buffer, and is written now.
-      await requestLog?.close();
+      // After the streams and the jobs: every request answered is told (the request log writes
+      // what it holds now), and no job sends any more.
+      await installed.close();
       if (ownsLimiter) await limiter.close();
       if (ownsHub) await hub.close();
     },

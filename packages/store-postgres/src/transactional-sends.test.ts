@@ -1,4 +1,13 @@
-import { createTidings, type SendResult, silentLogger, TidingsError, type TidingsOptions } from '@tidings/core';
+import {
+  createTidings,
+  inbox,
+  requestLog,
+  type SendResult,
+  silentLogger,
+  TidingsError,
+  type TidingsOptions,
+} from '@tidings/core';
+import { webPush } from '@tidings/core/node';
 import { quietPeriod, until } from '@tidings/core/testing';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import pg from 'pg';
@@ -342,7 +351,11 @@ describe('the project an application names', () => {
 
 describe('the push jobs of a send through the application’s transaction', () => {
   it('exist once the transaction commits, and not after a rollback', async () => {
-    const pushing = await instance('tx-app', { push: { vapidSubject: 'mailto:ops@example.com' } });
+    // The push jobs are looked at, never run.
+    const pushing = await instance('tx-app', {
+      features: [inbox(), requestLog(), webPush({ vapidSubject: 'mailto:ops@example.com' })],
+      jobs: false,
+    });
     const { store, tidings } = pushing;
     const target = await browser(pushing);
     const saved = await store.putPushSubscription({

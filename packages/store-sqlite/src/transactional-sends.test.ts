@@ -34,7 +34,7 @@ beforeAll(async () => {
     project: 'sqlite-app',
     logger: silentLogger,
     sweepIntervalMs: 0,
-    ...localDeliveries(store),
+    ...localDeliveries(),
   });
   const endpoint = await tidings.admin.createWebhookEndpoint({
     projectId: (await tidings.project()).id,

@@ -9,6 +9,7 @@ import {
   type UsageObject,
   usageObject,
 } from '../delivery/serialize.js';
+import type { FeatureSettings } from '../features.js';
 import type { ResolvedOptionsWith } from '../options.js';
 import { TidingsError } from '../pipeline/errors.js';
 import type { Limiter } from '../ports/limiter.js';
@@ -148,12 +149,17 @@ export type AdminStore = AccountStore &
   WebhookMessageStore;
 
 /** Builds the admin API over the resolved options' store. */
-export function createAdminApi(options: ResolvedOptionsWith<AdminStore>, hub: WatchedHub, limiter: Limiter): AdminApi {
+export function createAdminApi(
+  options: ResolvedOptionsWith<AdminStore>,
+  hub: WatchedHub,
+  limiter: Limiter,
+  features: FeatureSettings = {},
+): AdminApi {
   const { store, clock } = options;
   return {
-    ...createAdminViews(options, hub, limiter),
+    ...createAdminViews(options, hub, limiter, features),
     ...createRecipientViews(store),
-    ...createWebhookAdmin(store, clock, { allowHttp: options.allowHttpWebhooks }),
+    ...createWebhookAdmin(store, clock, { allowHttp: features.webhooks?.allowHttp === true }),
     ...createWebhookMessagesAdmin(store, clock),
     ...createVapidAdmin(store, clock),
     ...createRequestLogAdmin(store),

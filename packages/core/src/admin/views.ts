@@ -6,6 +6,7 @@ import {
   type ProjectObject,
   projectObject,
 } from '../delivery/serialize.js';
+import type { FeatureSettings } from '../features.js';
 import { type InboxCountsObject, type InboxItemObject, inboxCountsObject, inboxItemObject } from '../inbox/objects.js';
 import type { ResolvedOptionsWith } from '../options.js';
 import { TidingsError } from '../pipeline/errors.js';
@@ -20,6 +21,7 @@ import type {
   ProjectAdminStore,
   UsageStore,
 } from '../ports/store.js';
+import { DEFAULT_REQUEST_LOG_RETENTION_DAYS } from '../request-log/store.js';
 import type { WatchedHub } from '../shared/hub/watched-hub.js';
 import { isId } from '../shared/ids.js';
 
@@ -217,6 +219,7 @@ export function createAdminViews(
   >,
   hub: WatchedHub,
   limiter: Limiter,
+  features: FeatureSettings,
 ): AdminViews {
   const { store } = options;
   return {
@@ -323,10 +326,8 @@ export function createAdminViews(
       publicUrl: options.publicUrl,
       clock: options.clock,
       limiter,
-      requestLog: {
-        enabled: options.requestLog.enabled,
-        retentionDays: Math.round(options.requestLog.retentionMs / 86_400_000),
-      },
+      // Without the request log nothing is recorded, and nothing is deleted on its schedule.
+      requestLog: features.requestLog ?? { enabled: false, retentionDays: DEFAULT_REQUEST_LOG_RETENTION_DAYS },
     },
     watch(listener) {
       return hub.watch(listener);

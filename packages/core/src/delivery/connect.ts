@@ -53,7 +53,8 @@ async function registerBrowser(
 
 /** The key a browser subscribes to Web Push with; null when this server sends none. */
 function vapidPublicKeyOf(services: RouteServices): Promise<string | null> {
-  return services.vapidPublicKey === null ? Promise.resolve(null) : services.vapidPublicKey();
+  const { vapidPublicKey } = services.hooks;
+  return vapidPublicKey === null ? Promise.resolve(null) : vapidPublicKey();
 }
 
 /** A browser a token may resume: the same project and recipient. */

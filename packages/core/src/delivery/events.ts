@@ -1,16 +1,15 @@
-import { markAndTell } from '../inbox/tell.js';
 import { checkBrowserSecret } from '../pipeline/browser-checks.js';
 import type { RouteContext, Services } from '../pipeline/context.js';
 import { TidingsError } from '../pipeline/errors.js';
 import { readBodyText, readJsonBody } from '../pipeline/http/body.js';
 import { jsonReply, reply } from '../pipeline/http/responses.js';
-import type { BrowserRecord, Receipt } from '../ports/records.js';
-import type { BrowserStore, DeliveryStore, InboxStore } from '../ports/store.js';
+import type { Receipt } from '../ports/records.js';
+import type { BrowserStore, DeliveryStore } from '../ports/store.js';
 import { isWellFormedBrowserSecret } from '../shared/secrets.js';
 import { disconnectBodySchema, eventsBodySchema, parseBody } from './request-schemas.js';
 
 /** The roles of the store these routes use. */
-type RouteServices = Services<BrowserStore & DeliveryStore & InboxStore>;
+type RouteServices = Services<BrowserStore & DeliveryStore>;
 
 function field(raw: unknown, name: string): unknown {
   return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[name] : undefined;
@@ -50,39 +49,12 @@ export async function postEvents(ctx: RouteContext, services: RouteServices): Pr
   const applied = await options.store.applyReceipts({ browserId: lookup.browser.id, receipts, now: ctx.now });
   const delivered = applied.deliveredAttemptIds.length;
   if (delivered > 0) options.metrics.attemptsEnded('delivered', null, delivered);
-  await markInboxOfReceipts(services, lookup.browser, receipts, ctx);
-  return jsonReply(ctx, 202, JSON.stringify({ object: 'receipt_batch', accepted: applied.named }));
-}
-
-/**
- * What receipts do to the recipient's inbox (docs/inbox.md): a `displayed` one marks the item
- * seen, a `clicked` one marks it read. Before the 202, so that a receipt the browser sends again
- * after a failure marks it again.
- */
-async function markInboxOfReceipts(
-  services: RouteServices,
-  browser: BrowserRecord,
-  receipts: readonly Receipt[],
-  ctx: RouteContext,
-): Promise<void> {
-  for (const [type, action] of [
-    ['displayed', 'seen'],
-    ['clicked', 'read'],
-  ] as const) {
-    const attemptIds = receipts.filter((receipt) => receipt.type === type).map((receipt) => receipt.attemptId);
-    if (attemptIds.length === 0) continue;
-    await markAndTell(
-      services,
-      {
-        projectId: browser.projectId,
-        recipient: browser.recipient,
-        action,
-        target: { browserId: browser.id, attemptIds },
-        now: ctx.now,
-      },
-      ctx.requestId,
-    );
+  // What the receipts do beyond the attempts (the inbox's marks), before the 202: a receipt the
+  // browser sends again after a failure does it again.
+  for (const after of services.hooks.afterReceipts) {
+    await after({ browser: lookup.browser, receipts, now: ctx.now, requestId: ctx.requestId });
   }
+  return jsonReply(ctx, 202, JSON.stringify({ object: 'receipt_batch', accepted: applied.named }));
 }
 
 /** Reads the secret of a disconnect: JSON `{ browser_secret }`, or the bare secret as text/plain (sendBeacon). */

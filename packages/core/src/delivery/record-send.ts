@@ -1,4 +1,3 @@
-import { unreadReminderJob } from '../inbox/unread-reminder.js';
 import type { Services } from '../pipeline/context.js';
 import { TidingsError } from '../pipeline/errors.js';
 import type { KeyMode, NotificationRecord, NotificationWithAttempts, ProjectRecord } from '../ports/records.js';
@@ -7,21 +6,19 @@ import type {
   CreateNotificationResult,
   IdempotencyInput,
   IdempotencyStore,
-  JobsOf,
   NotificationStore,
-  PushStore,
   StoredResponse,
 } from '../ports/store.js';
-import { pushJobsForSend } from '../push/send-jobs.js';
 import { publishWithoutWaiting } from '../shared/hub/publish-without-waiting.js';
 import { newId } from '../shared/ids.js';
+import { sendJobsOf } from './hooks.js';
 import { requestFingerprint } from './idempotency.js';
 import type { NotificationBody } from './request-schemas.js';
 import { serializeNotification } from './serialize.js';
 import { toDelivery } from './stream/delivery.js';
 
 /** The roles of the store a send uses. */
-export type SendServices = Services<IdempotencyStore & NotificationStore & PushStore>;
+export type SendServices = Services<IdempotencyStore & NotificationStore>;
 
 /** One send, validated, as the HTTP route and the in-process API both make it. */
 export interface SendRequest {
@@ -87,7 +84,9 @@ export async function prepareSend(
   }
   try {
     const notification = buildNotification(request, options.defaultTtlSeconds);
-    const jobs = withReminder(await pushJobsOf(services, notification), notification, request.body);
+    // The jobs the instance's features add to a live send (Web Push, the unread reminder).
+    const jobs =
+      notification.mode === 'live' ? await sendJobsOf(services.hooks, { notification, body: request.body }) : null;
     const input: CreateNotificationInput = {
       notification,
       newAttemptId: () => newId('att', request.now),
@@ -146,40 +145,6 @@ export async function recordSend(services: SendServices, request: SendRequest): 
   } finally {
     releaseSend(services, prepared.prepared);
   }
-}
-
-/**
- * The push jobs of a live send whose recipient has browsers with a push subscription (read just
- * before the send; a browser that subscribes meanwhile has a tab open, which the stream reaches).
- */
-async function pushJobsOf(
-  services: SendServices,
-  notification: NotificationRecord,
-): Promise<JobsOf<NotificationWithAttempts> | null> {
-  const { push, store } = services.options;
-  if (push === null || notification.mode !== 'live') return null;
-  const subscribed = await store.listPushSubscribedBrowsers({
-    projectId: notification.projectId,
-    recipient: notification.recipient,
-  });
-  if (subscribed.length === 0) return null;
-  const browserIds = new Set(subscribed);
-  return (created) => pushJobsForSend(created, browserIds, push.graceMs);
-}
-
-/**
- * The jobs of a send with the reminder of `notify_unread_after` added (live mode only: a test
- * send makes no inbox item).
- */
-function withReminder(
-  jobs: JobsOf<NotificationWithAttempts> | null,
-  notification: NotificationRecord,
-  body: NotificationBody,
-): JobsOf<NotificationWithAttempts> | null {
-  const afterSeconds = body.notify_unread_after;
-  if (afterSeconds == null || notification.mode !== 'live') return jobs;
-  const reminder = unreadReminderJob(notification, afterSeconds);
-  return (created) => [...(jobs?.(created) ?? []), reminder];
 }
 
 /** Hands a committed live send's attempts to the hub, without waiting. */

@@ -1,24 +1,16 @@
 import type { ResolvedOptionsWith } from '../options.js';
 import type { Hub } from '../ports/hub.js';
-import type { AccountStore, BrowserStore, InboxStore, MaintenanceStore, RequestLogStore } from '../ports/store.js';
+import type { AccountStore, BrowserStore, MaintenanceStore } from '../ports/store.js';
+import type { DeliveryHooks } from './hooks.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
 
 const PURGE_INTERVAL_MS = 60_000;
-/** Request log entries deleted per transaction: a backlog is deleted batch by batch, never in one long lock. */
-const REQUEST_LOG_PURGE_BATCH = 1_000;
-/** Batches per purge at most; a larger backlog is left to the next purges. */
-const REQUEST_LOG_PURGE_BATCHES = 20;
 
 /** The roles of the store the sweeper uses. */
-type SweptStores = AccountStore & BrowserStore & InboxStore & MaintenanceStore & RequestLogStore;
+type SweptStores = AccountStore & BrowserStore & MaintenanceStore;
 
-/** Deletes request log entries past the retention, in bounded batches. */
-async function purgeRequestLog(store: RequestLogStore, before: number): Promise<void> {
-  for (let batch = 0; batch < REQUEST_LOG_PURGE_BATCHES; batch++) {
-    const deleted = await store.purgeRequestLog({ before, limit: REQUEST_LOG_PURGE_BATCH });
-    if (deleted < REQUEST_LOG_PURGE_BATCH) return;
-  }
-}
+/** A feature's time-driven work (`FeatureParts.sweep`): `purge` once a minute. */
+export type FeatureSweep = (input: { now: number; purge: boolean }) => Promise<void>;
 
 /**
  * Closes the open streams of projects suspended by another process (the operator CLI on the
@@ -37,12 +29,18 @@ async function closeSuspendedStreams(
 
 /**
  * Moves time-driven states: attempts past their ttl become `expired`, browsers unseen for
- * `staleBrowserMs` are disconnected as stale (their open attempts `failed`), and idempotency
- * records and connect tokens past their expiry are deleted, and inbox items past their project's
- * retention, and request log entries past the deployment's; streams of projects suspended
- * elsewhere are closed.
+ * `staleBrowserMs` are disconnected as stale (their open attempts `failed`; a browser a feature
+ * reaches without a stream is kept as long as it says), idempotency records and connect tokens
+ * past their expiry are deleted, and streams of projects suspended elsewhere are closed. Then
+ * each feature's own sweep runs (the inbox's and the request log's purges).
  */
-export function createSweeper(options: ResolvedOptionsWith<SweptStores>, hub: Hub, streams: StreamRegistry) {
+export function createSweeper(
+  options: ResolvedOptionsWith<SweptStores>,
+  hub: Hub,
+  streams: StreamRegistry,
+  hooks: Pick<DeliveryHooks, 'keepsBrowsersSeenAfter'>,
+  featureSweeps: readonly FeatureSweep[],
+) {
   let lastPurge = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | null = null;
 
@@ -53,11 +51,12 @@ export function createSweeper(options: ResolvedOptionsWith<SweptStores>, hub: Hu
     if (expired.length > 0) options.metrics.attemptsEnded('expired', 'ttl_expired', expired.length);
     // Browsers with an open stream in this process are seen now, whatever the touch timer did.
     await streams.touchOpenBrowsers();
+    // A browser Web Push reaches is kept without a stream, for as long as its retention says.
+    const kept = hooks.keepsBrowsersSeenAfter.map((keep) => keep(now));
     const reaped = await store.reapStaleBrowsers({
       seenBefore: now - options.staleBrowserMs,
       now,
-      // A browser Web Push reaches is kept without a stream, for as long as push retention says.
-      ...(options.push === null ? {} : { pushSeenBefore: now - options.push.retentionMs }),
+      ...(kept.length === 0 ? {} : { pushSeenBefore: Math.min(...kept) }),
     });
     if (reaped.length > 0) {
       const failed = reaped.reduce((sum, browser) => sum + browser.failedAttemptIds.length, 0);
@@ -65,12 +64,12 @@ export function createSweeper(options: ResolvedOptionsWith<SweptStores>, hub: Hu
       await hub.publish(reaped.map(({ browserId }) => ({ type: 'close-browser', browserId })));
     }
     await closeSuspendedStreams(options, hub, streams);
-    if (now - lastPurge >= PURGE_INTERVAL_MS) {
+    const purge = now - lastPurge >= PURGE_INTERVAL_MS;
+    if (purge) {
       await store.purgeExpired({ now });
-      await store.purgeInbox({ now });
-      await purgeRequestLog(store, now - options.requestLog.retentionMs);
       lastPurge = now;
     }
+    for (const sweep of featureSweeps) await sweep({ now, purge });
   }
 
   return {

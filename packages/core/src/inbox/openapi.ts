@@ -1,9 +1,6 @@
-import { schemaRef } from '../openapi/components.js';
-import { commonHeaders, jsonResponse, problemResponses } from '../openapi/responses.js';
-import type { OpenApiOperation, OpenApiParameter } from '../openapi/types.js';
-
-const apiKey = [{ apiKey: [] }];
-const noAuth: Record<string, string[]>[] = [];
+import { apiKey, jsonOrText, noAuth, schemaRef } from '../shared/openapi/refs.js';
+import { commonHeaders, jsonResponse, problemResponses } from '../shared/openapi/responses.js';
+import type { OpenApiOperation, OpenApiParameter } from '../shared/openapi/types.js';
 
 const browserId: OpenApiParameter = {
   name: 'id',
@@ -23,14 +20,6 @@ const recipient: OpenApiParameter = {
 
 function query(name: string, description: string, schema: Record<string, unknown>): OpenApiParameter {
   return { name, in: 'query', required: false, description, schema };
-}
-
-/** A browser's body: JSON, or text/plain JSON so that a page posts it without a preflight. */
-function jsonOrText(schemaName: string) {
-  return {
-    'application/json': { schema: schemaRef(schemaName) },
-    'text/plain': { schema: { type: 'string', description: `The ${schemaName} object as JSON text.` } },
-  };
 }
 
 const BROWSER_PROBLEMS = [
@@ -75,7 +64,7 @@ function browserOperation(
   };
 }
 
-const listBrowserInbox = browserOperation(
+export const listBrowserInbox = browserOperation(
   'listBrowserInbox',
   'List the inbox of a browser’s recipient',
   'A page of the recipient’s inbox, newest first, with the counts. The browser’s own credentials: a browser ' +
@@ -84,7 +73,7 @@ const listBrowserInbox = browserOperation(
   { description: 'A page of the inbox.', schema: 'InboxList' },
 );
 
-const browserInboxCounts = browserOperation(
+export const browserInboxCounts = browserOperation(
   'getBrowserInboxCounts',
   'Read the inbox counts of a browser’s recipient',
   'The counts of the items that are not archived: one row read, whatever the size of the inbox.',
@@ -92,7 +81,7 @@ const browserInboxCounts = browserOperation(
   { description: 'The counts.', schema: 'InboxCounts' },
 );
 
-const markBrowserInbox = browserOperation(
+export const markBrowserInbox = browserOperation(
   'markBrowserInbox',
   'Mark items of a browser’s recipient',
   'One action on some items or on all of them. Every connected browser of the recipient gets the update as an ' +
@@ -101,7 +90,7 @@ const markBrowserInbox = browserOperation(
   { description: 'What the mark changed.', schema: 'InboxUpdate' },
 );
 
-const listRecipientInbox: OpenApiOperation = {
+export const listRecipientInbox: OpenApiOperation = {
   operationId: 'listRecipientInbox',
   summary: 'List a recipient’s inbox',
   description: 'A page of the recipient’s inbox, newest first, with the counts. A test key sees an empty inbox.',
@@ -123,7 +112,7 @@ const listRecipientInbox: OpenApiOperation = {
   },
 };
 
-const recipientInboxCounts: OpenApiOperation = {
+export const recipientInboxCounts: OpenApiOperation = {
   operationId: 'getRecipientInboxCounts',
   summary: 'Read a recipient’s inbox counts',
   description: 'The counts of the items that are not archived. A test key sees zeros.',
@@ -136,7 +125,7 @@ const recipientInboxCounts: OpenApiOperation = {
   },
 };
 
-const markRecipientInbox: OpenApiOperation = {
+export const markRecipientInbox: OpenApiOperation = {
   operationId: 'markRecipientInbox',
   summary: 'Mark items of a recipient’s inbox',
   description:
@@ -153,13 +142,3 @@ const markRecipientInbox: OpenApiOperation = {
 };
 
 /** The inbox's paths (docs/inbox.md). */
-export function inboxPaths(): Record<string, Record<string, OpenApiOperation>> {
-  return {
-    '/v1/browsers/{id}/inbox': { post: listBrowserInbox },
-    '/v1/browsers/{id}/inbox/counts': { post: browserInboxCounts },
-    '/v1/browsers/{id}/inbox/mark': { post: markBrowserInbox },
-    '/v1/recipients/{recipient}/inbox': { get: listRecipientInbox },
-    '/v1/recipients/{recipient}/inbox/counts': { get: recipientInboxCounts },
-    '/v1/recipients/{recipient}/inbox/mark': { post: markRecipientInbox },
-  };
-}

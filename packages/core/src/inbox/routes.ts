@@ -13,9 +13,11 @@ import type { RouteContext, Services } from '../pipeline/context.js';
 import { TidingsError } from '../pipeline/errors.js';
 import { readJsonBody } from '../pipeline/http/body.js';
 import { jsonReply } from '../pipeline/http/responses.js';
+import { declareRoute, type RouteDeclaration } from '../pipeline/route.js';
 import type { BrowserRecord, KeyMode } from '../ports/records.js';
 import type { BrowserStore, InboxStore, InboxTarget } from '../ports/store.js';
 import { inboxCountsObject, inboxListObject, inboxUpdateObject } from './objects.js';
+import * as operations from './openapi.js';
 import { markAndTell } from './tell.js';
 
 /** The roles of the store these routes use. */
@@ -183,3 +185,37 @@ export async function markRecipientInbox(ctx: RouteContext, services: RouteServi
   );
   return jsonReply(ctx, 200, JSON.stringify(update));
 }
+
+/** The inbox's routes: a browser's, with its secret, and the back end's, with an API key. */
+export const INBOX_ROUTES: readonly RouteDeclaration[] = [
+  declareRoute({
+    path: '/v1/browsers/{id}/inbox',
+    cors: 'browser',
+    methods: { POST: { handler: listBrowserInbox, operation: operations.listBrowserInbox } },
+  }),
+  declareRoute({
+    path: '/v1/browsers/{id}/inbox/counts',
+    cors: 'browser',
+    methods: { POST: { handler: browserInboxCounts, operation: operations.browserInboxCounts } },
+  }),
+  declareRoute({
+    path: '/v1/browsers/{id}/inbox/mark',
+    cors: 'browser',
+    methods: { POST: { handler: markBrowserInbox, operation: operations.markBrowserInbox } },
+  }),
+  declareRoute({
+    path: '/v1/recipients/{recipient}/inbox',
+    cors: 'api',
+    methods: { GET: { handler: listRecipientInbox, operation: operations.listRecipientInbox } },
+  }),
+  declareRoute({
+    path: '/v1/recipients/{recipient}/inbox/counts',
+    cors: 'api',
+    methods: { GET: { handler: recipientInboxCounts, operation: operations.recipientInboxCounts } },
+  }),
+  declareRoute({
+    path: '/v1/recipients/{recipient}/inbox/mark',
+    cors: 'api',
+    methods: { POST: { handler: markRecipientInbox, operation: operations.markRecipientInbox } },
+  }),
+];

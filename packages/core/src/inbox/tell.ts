@@ -1,11 +1,14 @@
-import type { Services } from '../pipeline/context.js';
-import type { HubMessage } from '../ports/hub.js';
+import type { ResolvedOptionsWith } from '../options.js';
+import type { Hub, HubMessage } from '../ports/hub.js';
 import type { InboxAction, InboxStore, InboxTarget } from '../ports/store.js';
 import { publishWithoutWaiting } from '../shared/hub/publish-without-waiting.js';
 import { type InboxUpdateObject, inboxUpdateObject } from './objects.js';
 
-/** The roles of the store a mark uses. */
-export type InboxServices = Services<InboxStore>;
+/** What a mark uses of the instance. */
+export interface InboxServices {
+  options: Pick<ResolvedOptionsWith<InboxStore>, 'store' | 'logger'>;
+  hub: Hub;
+}
 
 /**
  * Applies a mark to a recipient's inbox and, when it changed anything, hands the update to the

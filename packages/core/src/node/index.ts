@@ -172,7 +172,6 @@ export async function serveNode(
   if (!req.readableEnded && req.readableFlowing !== null) discardUnreadBody(req);
 }
 
-export { type PushJobsOptions, pushJobs } from '../push/delivery.js';
 export { type PushEnvelope, pushEnvelope } from '../push/envelope.js';
 export {
   generateVapidKeys,
@@ -198,11 +197,12 @@ export {
   WEBHOOK_RETRY_SCHEDULE_MS,
   WEBHOOK_TIMEOUT_MS,
   type WebhookAuditEntry,
-  type WebhookJobsOptions,
   webhookAttemptOf,
-  webhookJobs,
   webhookRetryDelay,
 } from '../webhooks/delivery.js';
+export { type WebPushFeatureOptions, webPushFeature } from '../push/feature.js';
+export { type WebhooksFeatureOptions, webhooksFeature } from '../webhooks/feature.js';
+export { type WebhooksOptions, type WebPushOptions, webhooks, webPush } from './features.js';
 export {
   createOutboundSender,
   type OutboundLookup,

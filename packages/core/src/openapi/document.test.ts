@@ -4,13 +4,22 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { eventsBodySchema, notificationBodySchema } from '../delivery/request-schemas.js';
+import { deliveryRoutes } from '../delivery/routes.js';
+import type { StreamRegistry } from '../delivery/stream/stream-registry.js';
+import { installFeatures } from '../features.js';
+import { inbox } from '../inbox/feature.js';
+import { webhooks, webPush } from '../node/features.js';
 import { resolveOptions } from '../options.js';
 import { type ErrorCode, errorCodes } from '../pipeline/errors.js';
-import { createRoutes } from '../pipeline/routes.js';
+import { compileRoute } from '../pipeline/router.js';
 import type { Store } from '../ports/store.js';
+import { requestLog } from '../request-log/feature.js';
+import { createMemoryHub } from '../shared/hub/memory-hub.js';
+import { createMemoryLimiter } from '../shared/limiter/memory-limiter.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/endpoint-admin.js';
 import { webhookEventSchemas } from '../webhooks/event-schemas.js';
 import { buildOpenApiDocument } from './document.js';
+import { openApiRoute } from './route.js';
 
 const document = buildOpenApiDocument();
 
@@ -44,8 +53,17 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(events.properties)).toEqual(Object.keys(eventsBodySchema.shape));
   });
 
-  it('documents every route and method the instance answers, and nothing else', () => {
-    const routes = createRoutes(resolveOptions({ store: {} as Store }));
+  it('documents every route and method an instance with every feature answers, and nothing else', () => {
+    const options = resolveOptions({
+      store: {} as Store,
+      features: [inbox(), requestLog(), webhooks(), webPush({ vapidSubject: 'mailto:ops@example.com' })],
+    });
+    const host = { options, hub: createMemoryHub(), limiter: createMemoryLimiter(), streams: {} as StreamRegistry };
+    const routes = [
+      ...deliveryRoutes(options),
+      ...installFeatures(options.features, host).routes,
+      openApiRoute(options),
+    ].map(compileRoute);
     const answered = routes.flatMap((route) =>
       Object.keys(route.methods).map((method) => `${method} ${route.pattern.source}`),
     );

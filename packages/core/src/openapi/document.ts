@@ -1,7 +1,8 @@
+import { apiRoutes } from '../features.js';
+import { openApiPaths } from '../pipeline/route.js';
+import type { OpenApiDocument } from '../shared/openapi/types.js';
 import { documentWebhooks } from '../webhooks/openapi.js';
 import { componentHeaders, componentParameters, componentSchemas } from './components.js';
-import { documentPaths } from './paths.js';
-import type { OpenApiDocument } from './types.js';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiDocumentOptions {
@@ -71,7 +72,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
           'signed Standard Webhooks messages of delivery events.',
       },
     ],
-    paths: documentPaths(),
+    paths: openApiPaths(apiRoutes({ maxConnectTokenTtlSeconds })),
     webhooks: documentWebhooks(),
     components: {
       schemas: componentSchemas({ maxConnectTokenTtlSeconds }),

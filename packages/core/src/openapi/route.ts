@@ -1,5 +1,9 @@
-import type { RouteContext, RouteHandler } from '../pipeline/context.js';
+import type { RouteContext } from '../pipeline/context.js';
 import { jsonReply } from '../pipeline/http/responses.js';
+import { declareRoute, type RouteDeclaration, type RouteHandler } from '../pipeline/route.js';
+import { noAuth } from '../shared/openapi/refs.js';
+import { commonHeaders, problemResponses } from '../shared/openapi/responses.js';
+import type { OpenApiOperation } from '../shared/openapi/types.js';
 import { buildOpenApiDocument } from './document.js';
 
 /**
@@ -7,7 +11,7 @@ import { buildOpenApiDocument } from './document.js';
  * no key and no rate limit, as it holds nothing that is not in the package. Rendered once per
  * public base (one, unless the instance is reached under several hosts without `publicUrl`).
  */
-export function createOpenApiRoute(options: { maxConnectTokenTtlSeconds: number }): RouteHandler {
+function createOpenApiHandler(options: { maxConnectTokenTtlSeconds: number }): RouteHandler {
   let renderedFor: string | null = null;
   let rendered = '';
   return async (ctx: RouteContext) => {
@@ -18,4 +22,29 @@ export function createOpenApiRoute(options: { maxConnectTokenTtlSeconds: number 
     }
     return jsonReply(ctx, 200, rendered, { 'Cache-Control': 'public, max-age=300' });
   };
+}
+
+const getOpenApiDocument: OpenApiOperation = {
+  operationId: 'getOpenApiDocument',
+  summary: 'This document',
+  description: 'The OpenAPI 3.1 document of this instance. Public: no key, not rate-limited.',
+  tags: ['Reference'],
+  security: noAuth,
+  responses: {
+    '200': {
+      description: 'The OpenAPI document.',
+      headers: commonHeaders(false),
+      content: { 'application/json': { schema: { type: 'object' } } },
+    },
+    ...problemResponses([], false),
+  },
+};
+
+/** The route of the document itself. */
+export function openApiRoute(options: { maxConnectTokenTtlSeconds: number }): RouteDeclaration {
+  return declareRoute({
+    path: '/v1/openapi.json',
+    cors: 'browser',
+    methods: { GET: { handler: createOpenApiHandler(options), operation: getOpenApiDocument } },
+  });
 }

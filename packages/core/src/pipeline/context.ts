@@ -1,3 +1,4 @@
+import type { DeliveryHooks } from '../delivery/hooks.js';
 import type { StreamRegistry } from '../delivery/stream/stream-registry.js';
 import type { ResolvedOptionsWith } from '../options.js';
 import type { EventStreamTarget } from '../ports/event-sink.js';
@@ -23,8 +24,8 @@ export interface Services<Roles = Store> {
    * memory only: a process that dies takes its running sends with it, and nothing holds a key.
    */
   sendsInFlight: Set<string>;
-  /** The VAPID public key for connect answers; null when Web Push is off. */
-  vapidPublicKey: (() => Promise<string>) | null;
+  /** Where the instance's features join the contract's own paths. */
+  hooks: DeliveryHooks;
 }
 
 /** The project and key a request presented, as the request log records them. */
@@ -76,6 +77,3 @@ export interface RequestConcerns {
   notificationIds: readonly string[];
   recipient: string | null;
 }
-
-/** A route handler. Refusals are thrown as TidingsError and rendered at the edge. */
-export type RouteHandler = (ctx: RouteContext, services: Services) => Promise<Response>;

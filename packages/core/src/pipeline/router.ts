@@ -1,10 +1,9 @@
-import type { RouteHandler } from './context.js';
 import type { CorsKind } from './http/cors.js';
+import type { RouteDeclaration, RouteHandler, RouteMethod } from './route.js';
 
-/** The methods a route may answer (OPTIONS is answered for every route by the edge). */
-export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type { RouteMethod } from './route.js';
 
-/** One path of the API, the handler of each method, and its CORS answer. */
+/** One path of the API as the edge matches it: made from its {@link RouteDeclaration}. */
 export interface Route {
   /** The route's pattern as people write it, e.g. `/v1/notifications/{id}`: the metrics' label. */
   path: string;
@@ -12,6 +11,25 @@ export interface Route {
   params: readonly string[];
   methods: Partial<Record<RouteMethod, RouteHandler>>;
   cors: CorsKind;
+}
+
+/** A declared route, ready to match: `{name}` matches one path segment, the rest matches itself. */
+export function compileRoute(declaration: RouteDeclaration): Route {
+  const params: string[] = [];
+  const source = declaration.path
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      const param = /^\{([^}]+)\}$/.exec(part);
+      if (!param) return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      params.push(param[1]!);
+      return '([^/]+)';
+    })
+    .join('');
+  const methods: Partial<Record<RouteMethod, RouteHandler>> = {};
+  for (const [method, declared] of Object.entries(declaration.methods)) {
+    methods[method as RouteMethod] = declared.handler as RouteHandler;
+  }
+  return { path: declaration.path, pattern: new RegExp(`^${source}$`), params, methods, cors: declaration.cors };
 }
 
 /** The route a path matches, with its parameters. */

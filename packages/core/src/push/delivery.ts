@@ -1,16 +1,16 @@
 // The `push` job kind: one Web Push message for one attempt (docs/web-push.md).
 
 import { toDelivery } from '../delivery/stream/delivery.js';
-import { createOutboundSender, type OutboundLookup, type OutboundSender } from '../node/outbound.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Hub } from '../ports/hub.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
 import { type Metrics, noopMetrics } from '../ports/metrics.js';
+import type { OutboundSender } from '../ports/outbound.js';
 import type { BrowserStore, NotificationStore, PushStore } from '../ports/store.js';
 import { JobError, type JobHandler } from '../shared/job-runner.js';
 import { pushEnvelope } from './envelope.js';
-import { checkAllowedHosts, checkVapidSubject, DEFAULT_PUSH_HOSTS } from './options.js';
+import { checkVapidSubject } from './options.js';
 import { PUSH_JOB_KIND, type PushJobPayload } from './send-jobs.js';
 import { ensureVapidKeys } from './vapid-keys.js';
 import { pushOutcome, pushRequest, pushTopic } from './web-push.js';
@@ -18,23 +18,13 @@ import { pushOutcome, pushRequest, pushTopic } from './web-push.js';
 /** Options of {@link pushJobs}. */
 export interface PushJobsOptions {
   store: BrowserStore & NotificationStore & PushStore;
-  /** The contact push services see: `mailto:…` or an `https:` URL (the `push.vapidSubject` of `createTidings`). */
+  /** The contact push services see: `mailto:…` or an `https:` URL (`vapidSubject` of the Web Push feature). */
   vapidSubject: string;
-  /** Hosts a subscription's endpoint may be on. @default DEFAULT_PUSH_HOSTS */
-  allowedHosts?: readonly string[];
-  /** Send to `http:` endpoints: development and tests only. @default false */
-  allowHttp?: boolean;
   /**
-   * Send to private and loopback addresses (a local push service): development and tests only,
-   * as it lets a subscription reach this machine's network. @default false
+   * How messages go out: an outbound sender whose policy allows the push services' hosts (the
+   * Web Push feature of `@tidings/core/node` makes one that speaks HTTP/2).
    */
-  allowPrivateAddresses?: boolean;
-  /** The whole request's timeout. @default 15000 */
-  timeoutMs?: number;
-  /** Replaces DNS resolution (tests). */
-  lookup?: OutboundLookup;
-  /** Certificates (PEM) trusted besides Node's own: a push service behind a private authority. @default none */
-  ca?: string | readonly string[];
+  sender: OutboundSender;
   /** @default systemClock */
   clock?: Clock;
   /** @default createConsoleLogger() */
@@ -61,8 +51,7 @@ function payloadOf(job: ClaimedJob): PushJobPayload {
 }
 
 /**
- * The handler of the `push` job kind, to give an instance's job runner:
- * `createTidings({ store, push: { vapidSubject }, jobs: { kinds: pushJobs({ store, vapidSubject }) } })`.
+ * The handler of the `push` job kind, which the Web Push feature gives its instance's job runner.
  *
  * Each job sends one attempt to its browser's push subscription, unless the attempt is final
  * already (an open tab confirmed it: nothing is shown twice), its notification expired, or the
@@ -84,16 +73,7 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
       metrics.attemptsEnded('failed', 'push_rejected', 1);
     }
   }
-  const sender: OutboundSender = createOutboundSender({
-    allowHttp: options.allowHttp === true,
-    allowPrivateAddresses: options.allowPrivateAddresses === true,
-    allowedHosts: checkAllowedHosts(options.allowedHosts ?? DEFAULT_PUSH_HOSTS),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-    ...(options.ca === undefined ? {} : { ca: options.ca }),
-    // Push services speak HTTP/2: one connection per service carries every message at once.
-    http2: true,
-  });
+  const { sender } = options;
 
   async function push(job: ClaimedJob): Promise<void> {
     const { attemptId, notificationId, browserId } = payloadOf(job);

@@ -2,9 +2,10 @@ import { startTestPushService, type TestPushService } from '@tidings/test-suppor
 import { testCertificate } from '@tidings/test-support/tls-certificate.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { createMemoryHub, type HubMessage, JobError, noopMetrics, silentLogger } from '../index.js';
-import { pushJobs } from '../node/index.js';
+import { createMemoryHub, type HubMessage, inbox, JobError, noopMetrics, requestLog, silentLogger } from '../index.js';
+import { createOutboundSender, webPush } from '../node/index.js';
 import type { ClaimedJob } from '../store.js';
+import { type PushJobsOptions, pushJobs } from './delivery.js';
 
 /**
  * The `push` job kind against a push service of the tests' own, job by job: claimed from the
@@ -28,15 +29,34 @@ beforeEach(async () => {
   hub = createMemoryHub();
   hubMessages = [];
   hub.subscribe((message) => hubMessages.push(message));
-  h = await createHarness({ extra: { push: PUSH, hub } });
+  // The jobs are claimed and run by the tests, one by one: the instance runs none.
+  h = await createHarness({ extra: { features: [inbox(), requestLog(), webPush(PUSH)], jobs: false, hub } });
   service = await startTestPushService();
-  const kinds = pushJobs({ store: h.store, ...PUSH, clock: h.clock, logger: silentLogger, hub });
+  const kinds = pushHandler({ clock: h.clock, logger: silentLogger, hub });
   const push = kinds.push!;
   handler = (job) => run(push, job);
 });
 afterEach(async () => {
   await h.close();
 });
+
+/**
+ * The `push` job kind on the harness's store, sending with the outbound sender `webPush()` would
+ * make for `policy` (the tests' push service by default).
+ */
+function pushHandler(
+  options: Omit<PushJobsOptions, 'store' | 'vapidSubject' | 'sender'>,
+  policy: { allowedHosts?: string[]; allowHttp?: boolean; ca?: string } = {},
+) {
+  const sender = createOutboundSender({
+    allowHttp: policy.allowHttp ?? PUSH.allowHttp,
+    allowPrivateAddresses: PUSH.allowPrivateAddresses,
+    allowedHosts: policy.allowedHosts ?? PUSH.allowedHosts,
+    ...(policy.ca === undefined ? {} : { ca: policy.ca }),
+    http2: true,
+  });
+  return pushJobs({ store: h.store, vapidSubject: PUSH.vapidSubject, sender, ...options });
+}
 
 /** Runs a claimed job, then records it finished as a runner would, so the key's next job can be claimed. */
 async function run(push: NonNullable<ReturnType<typeof pushJobs>['push']>, job: ClaimedJob): Promise<void> {
@@ -147,13 +167,10 @@ describe('the push job kind', () => {
 
     // A handler whose allow-list no longer holds the endpoint's host sends nothing.
     const ended: unknown[][] = [];
-    const strict = pushJobs({
-      store: h.store,
-      ...PUSH,
-      allowedHosts: ['fcm.googleapis.com'],
-      clock: h.clock,
-      metrics: { ...noopMetrics, attemptsEnded: (...args: unknown[]) => ended.push(args) },
-    }).push!;
+    const strict = pushHandler(
+      { clock: h.clock, metrics: { ...noopMetrics, attemptsEnded: (...args: unknown[]) => ended.push(args) } },
+      { allowedHosts: ['fcm.googleapis.com'] },
+    ).push!;
     const next = await sendAndClaim('u');
     await expect(run(strict, next.job)).rejects.toMatchObject({
       retryable: false,
@@ -165,14 +182,10 @@ describe('the push job kind', () => {
 
   it('sends over HTTP/2 to a push service that offers it, several messages at once', async () => {
     const tls = await startTestPushService({ http2: true });
-    const kinds = pushJobs({
-      store: h.store,
-      ...PUSH,
-      allowHttp: false,
-      ca: testCertificate().cert,
-      clock: h.clock,
-      logger: silentLogger,
-    });
+    const kinds = pushHandler(
+      { clock: h.clock, logger: silentLogger },
+      { allowHttp: false, ca: testCertificate().cert },
+    );
     service = tls;
     const sent = [];
     for (const recipient of ['a', 'b', 'c']) {

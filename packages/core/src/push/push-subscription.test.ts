@@ -1,7 +1,8 @@
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/harness.js';
-import type { TidingsOptions } from '../index.js';
+import { inbox, type PushOptions, requestLog, type TidingsOptions } from '../index.js';
+import { webPush } from '../node/index.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -17,6 +18,11 @@ const FCM = 'https://fcm.googleapis.com/fcm/send/abc:def';
 async function start(extra: Partial<TidingsOptions> = {}) {
   h = await createHarness({ extra });
   return h;
+}
+
+/** An instance's options with Web Push on (its jobs are looked at, never run). */
+function withPush(push: PushOptions): Partial<TidingsOptions> {
+  return { features: [inbox(), requestLog(), webPush(push)], jobs: false };
 }
 
 function put(harness: Harness, browser: { browserId: string; secret: string }, body: Record<string, unknown> = {}) {
@@ -56,7 +62,7 @@ describe('Web Push off (no VAPID subject)', () => {
 
 describe('PUT and DELETE /v1/browsers/{id}/push-subscription', () => {
   it('gives every connect answer the stored VAPID public key', async () => {
-    const harness = await start({ push: PUSH });
+    const harness = await start(withPush(PUSH));
     const token = await harness.tidings.createConnectToken({ projectId: harness.project.id, recipient: 'u' });
     const registered = await (await harness.request(`/v1/connect/${token.token}`, { method: 'POST' })).json();
     const stored = await harness.store.getVapidKeys();
@@ -72,7 +78,7 @@ describe('PUT and DELETE /v1/browsers/{id}/push-subscription', () => {
   });
 
   it('saves a subscription, shows its host but never its keys or path, replaces it and removes it', async () => {
-    const harness = await start({ push: PUSH });
+    const harness = await start(withPush(PUSH));
     const browser = await harness.connectBrowser('u');
     const response = await put(harness, browser, { expiration_time: Date.UTC(2026, 6, 1) });
     expect(response.status).toBe(200);
@@ -105,7 +111,7 @@ describe('PUT and DELETE /v1/browsers/{id}/push-subscription', () => {
   });
 
   it('refuses bad bodies with the fields named', async () => {
-    const harness = await start({ push: PUSH });
+    const harness = await start(withPush(PUSH));
     const browser = await harness.connectBrowser('u');
     const shortKey = await problem(await put(harness, browser, { keys: { p256dh: 'BAAA', auth: AUTH } }));
     expect(shortKey).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
@@ -126,7 +132,7 @@ describe('PUT and DELETE /v1/browsers/{id}/push-subscription', () => {
   });
 
   it('takes only https: endpoints on the allow-list; http: only when allowed, for development', async () => {
-    const harness = await start({ push: PUSH });
+    const harness = await start(withPush(PUSH));
     const browser = await harness.connectBrowser('u');
     for (const endpoint of [
       'http://fcm.googleapis.com/fcm/send/x',
@@ -144,14 +150,14 @@ describe('PUT and DELETE /v1/browsers/{id}/push-subscription', () => {
     expect((await put(harness, browser, { endpoint: 'https://web.push.apple.com/QGx' })).status).toBe(200);
     await harness.close();
 
-    const dev = await start({ push: { ...PUSH, allowedHosts: ['127.0.0.1'], allowHttp: true } });
+    const dev = await start(withPush({ ...PUSH, allowedHosts: ['127.0.0.1'], allowHttp: true }));
     const local = await dev.connectBrowser('u');
     expect((await put(dev, local, { endpoint: 'http://127.0.0.1:9/push/1' })).status).toBe(200);
     expect((await put(dev, local, { endpoint: FCM })).status).toBe(422);
   });
 
   it('answers a disconnected browser 409 BROWSER_DISCONNECTED, and disconnecting removes the subscription', async () => {
-    const harness = await start({ push: PUSH });
+    const harness = await start(withPush(PUSH));
     const browser = await harness.connectBrowser('u');
     expect((await put(harness, browser)).status).toBe(200);
     const disconnected = await harness.request(`/v1/browsers/${browser.browserId}/disconnect`, {
@@ -166,7 +172,7 @@ describe('PUT and DELETE /v1/browsers/{id}/push-subscription', () => {
 
 describe('sends to a subscribed browser', () => {
   it('enqueue one push job per subscribed browser after the grace (live only), and keep it connected past the stale limit', async () => {
-    const harness = await start({ push: { ...PUSH, graceMs: 3000 }, staleBrowserMs: 120_000 });
+    const harness = await start({ ...withPush({ ...PUSH, graceMs: 3000 }), staleBrowserMs: 120_000 });
     const subscribed = await harness.connectBrowser('u');
     await harness.connectBrowser('u');
     expect((await put(harness, subscribed)).status).toBe(200);

@@ -5,9 +5,11 @@ import type { RouteContext, Services } from '../pipeline/context.js';
 import { TidingsError } from '../pipeline/errors.js';
 import { readJsonBody } from '../pipeline/http/body.js';
 import { jsonReply, reply } from '../pipeline/http/responses.js';
+import { declareRoute, type RouteDeclaration } from '../pipeline/route.js';
 import type { BrowserLookup, PushSubscriptionRecord } from '../ports/records.js';
 import type { BrowserStore, PushStore } from '../ports/store.js';
-import { endpointRefusal } from './options.js';
+import * as operations from './openapi.js';
+import { endpointRefusal, type ResolvedPushOptions } from './options.js';
 
 /** The roles of the store these routes use. */
 type RouteServices = Services<BrowserStore & PushStore>;
@@ -50,35 +52,39 @@ function disconnected(): TidingsError {
  * PUT /v1/browsers/{id}/push-subscription: saves the browser's Web Push subscription, replacing
  * the one it had, once the endpoint is on a push service this server allows.
  */
-export async function putPushSubscription(ctx: RouteContext, services: RouteServices): Promise<Response> {
-  const { options } = services;
-  const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });
-  const lookup = await checkSecret(ctx, services, raw);
-  const push = options.push;
-  if (push === null) {
-    throw new TidingsError('PUSH_NOT_CONFIGURED', 'This server sends no Web Push: it has no VAPID subject configured');
-  }
-  const body = parseBody(pushSubscriptionBodySchema, raw);
-  const refusal = endpointRefusal(body.endpoint, push);
-  if (refusal !== null) throw new TidingsError('PUSH_ENDPOINT_NOT_ALLOWED', refusal);
-  if (!lookup.browser.connected) throw disconnected();
-  const result = await options.store.putPushSubscription({
-    browserId: lookup.browser.id,
-    endpoint: body.endpoint,
-    p256dh: body.keys.p256dh.replace(/=+$/, ''),
-    auth: body.keys.auth.replace(/=+$/, ''),
-    expiresAt: body.expiration_time ?? null,
-    now: ctx.now,
-  });
-  if (result.kind !== 'saved') throw disconnected();
-  return jsonReply(ctx, 200, JSON.stringify(pushSubscriptionObject(result.subscription)));
+function putPushSubscription(push: ResolvedPushOptions | null) {
+  return async (ctx: RouteContext, services: RouteServices): Promise<Response> => {
+    const { options } = services;
+    const raw = await readJsonBody(ctx.request, { maxBytes: options.maxBodyBytes, accepted: 'json', required: true });
+    const lookup = await checkSecret(ctx, services, raw);
+    if (push === null) {
+      throw new TidingsError(
+        'PUSH_NOT_CONFIGURED',
+        'This server sends no Web Push: it has no VAPID subject configured',
+      );
+    }
+    const body = parseBody(pushSubscriptionBodySchema, raw);
+    const refusal = endpointRefusal(body.endpoint, push);
+    if (refusal !== null) throw new TidingsError('PUSH_ENDPOINT_NOT_ALLOWED', refusal);
+    if (!lookup.browser.connected) throw disconnected();
+    const result = await options.store.putPushSubscription({
+      browserId: lookup.browser.id,
+      endpoint: body.endpoint,
+      p256dh: body.keys.p256dh.replace(/=+$/, ''),
+      auth: body.keys.auth.replace(/=+$/, ''),
+      expiresAt: body.expiration_time ?? null,
+      now: ctx.now,
+    });
+    if (result.kind !== 'saved') throw disconnected();
+    return jsonReply(ctx, 200, JSON.stringify(pushSubscriptionObject(result.subscription)));
+  };
 }
 
 /**
  * DELETE /v1/browsers/{id}/push-subscription: the browser receives no more Web Push messages
  * (204 also when it had no subscription). It stays connected while it has streams.
  */
-export async function deletePushSubscription(ctx: RouteContext, services: RouteServices): Promise<Response> {
+async function deletePushSubscription(ctx: RouteContext, services: RouteServices): Promise<Response> {
   const { options } = services;
   const raw = await readJsonBody(ctx.request, {
     maxBytes: options.maxBodyBytes,
@@ -89,4 +95,22 @@ export async function deletePushSubscription(ctx: RouteContext, services: RouteS
   parseBody(pushUnsubscribeBodySchema, raw);
   await options.store.deletePushSubscription({ browserId: lookup.browser.id });
   return reply(ctx, 204, null);
+}
+
+/**
+ * The routes of a browser's push subscription, with the instance's Web Push settings; with null
+ * (an instance without Web Push) a subscription is refused with PUSH_NOT_CONFIGURED once the
+ * browser's credentials are checked, and removing one is still answered.
+ */
+export function pushRoutes(push: ResolvedPushOptions | null): RouteDeclaration[] {
+  return [
+    declareRoute({
+      path: '/v1/browsers/{id}/push-subscription',
+      cors: 'browser',
+      methods: {
+        PUT: { handler: putPushSubscription(push), operation: operations.putPushSubscription },
+        DELETE: { handler: deletePushSubscription, operation: operations.deletePushSubscription },
+      },
+    }),
+  ];
 }

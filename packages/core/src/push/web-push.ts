@@ -4,7 +4,7 @@
 // addresses, no redirects, a timeout, a capped answer).
 import { createHash } from 'node:crypto';
 import webpush from 'web-push';
-import type { OutboundResult } from '../node/outbound.js';
+import type { OutboundResult } from '../ports/outbound.js';
 
 /** A browser's push subscription: where to post, and its keys for the payload's encryption. */
 export interface PushSubscriptionTarget {

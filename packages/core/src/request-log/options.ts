@@ -8,11 +8,16 @@ export interface RequestLogOptions {
   maxBufferedEntries?: number;
   /** How long an entry waits at most before its batch is written, in milliseconds. @default 1000 */
   flushIntervalMs?: number;
+  /**
+   * False: no request is recorded, and the entries kept from before are still deleted after the
+   * retention (a log turned off). @default true
+   */
+  record?: boolean;
 }
 
-/** {@link RequestLogOptions} with every default applied; `enabled` false when the option is `false`. */
+/** {@link RequestLogOptions} with every default applied. */
 export interface ResolvedRequestLogOptions {
-  enabled: boolean;
+  record: boolean;
   retentionMs: number;
   maxBufferedEntries: number;
   flushIntervalMs: number;
@@ -30,17 +35,20 @@ function positiveInteger(name: string, value: number): number {
   return value;
 }
 
-/** Applies the defaults; `false` turns the log off (what it holds is still deleted after the retention). */
-export function resolveRequestLogOptions(options: RequestLogOptions | false | undefined): ResolvedRequestLogOptions {
-  if (options !== undefined && options !== false && (typeof options !== 'object' || options === null)) {
-    throw new TypeError('Tidings option requestLog must be an object or false');
+/** Applies the defaults, and throws on a bad option. */
+export function resolveRequestLogOptions(options: RequestLogOptions | undefined): ResolvedRequestLogOptions {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new TypeError('Tidings option requestLog must be an object');
   }
-  const given = options === false || options === undefined ? {} : options;
+  const given = options ?? {};
   const retentionDays = positiveInteger('retentionDays', given.retentionDays ?? DEFAULT_REQUEST_LOG_RETENTION_DAYS);
   if (retentionDays > 365) throw new TypeError('Tidings option requestLog.retentionDays must be at most 365');
   const maxBufferedEntries = positiveInteger('maxBufferedEntries', given.maxBufferedEntries ?? 10_000);
+  if (given.record !== undefined && typeof given.record !== 'boolean') {
+    throw new TypeError('Tidings option requestLog.record must be true or false');
+  }
   return {
-    enabled: options !== false,
+    record: given.record !== false,
     retentionMs: retentionDays * DAY_MS,
     maxBufferedEntries,
     flushIntervalMs: positiveInteger('flushIntervalMs', given.flushIntervalMs ?? 1_000),

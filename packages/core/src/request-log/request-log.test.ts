@@ -4,7 +4,7 @@ import { createSqliteStore } from '@tidings/store-sqlite';
 import { listening } from '@tidings/test-support/node-servers.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness } from '../../test/harness.js';
-import { createTidings, type RequestLogObject, silentLogger, type Tidings } from '../index.js';
+import { createTidings, inbox, type RequestLogObject, requestLog, silentLogger, type Tidings } from '../index.js';
 import type { Store } from '../ports/store.js';
 import { newId } from '../shared/ids.js';
 import { until } from '../testing/until.js';
@@ -23,9 +23,14 @@ let liveKey: string;
 let testKey: string;
 let liveKeyId: string;
 
-async function start(requestLog: { flushIntervalMs: number }) {
+async function start(logOptions: { flushIntervalMs: number }) {
   store = createSqliteStore({ path: ':memory:' });
-  tidings = createTidings({ store, logger: silentLogger, sweepIntervalMs: 0, requestLog });
+  tidings = createTidings({
+    store,
+    logger: silentLogger,
+    sweepIntervalMs: 0,
+    features: [inbox(), requestLog(logOptions)],
+  });
   const account = await tidings.admin.createAccount({ email: 'owner@example.com', verified: true });
   projectId = (await tidings.admin.createProject({ accountId: account.id, name: 'Main' })).id;
   const live = await tidings.admin.createKey({ projectId, mode: 'live' });
@@ -204,7 +209,7 @@ describe('the request log at shutdown', () => {
 
 describe('the request log’s retention', () => {
   it('is deleted by the sweep once past the deployment’s retention', async () => {
-    const h = await createHarness({ extra: { requestLog: { retentionDays: 7 } } });
+    const h = await createHarness({ extra: { features: [inbox(), requestLog({ retentionDays: 7 })] } });
     const now = h.clock.now();
     const entry = (requestId: string, createdAt: number) => ({
       requestId,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, TidingsError, WEBHOOK_EVENT_TYPES } from '../index.js';
+import { webhooks } from '../node/index.js';
 import { webhookEventSchemas } from './event-schemas.js';
 import { SAMPLE_RECIPIENT } from './samples.js';
 import { isWellFormedWebhookSecret } from './signature.js';
@@ -77,8 +78,8 @@ describe('admin: webhook endpoints', () => {
     expect((await refusal(admin.createWebhookEndpoint(base))).code).toBe('WEBHOOK_ENDPOINT_LIMIT_REACHED');
   });
 
-  it('accepts http: URLs only when allowHttpWebhooks is on', async () => {
-    h = await createHarness({ extra: { allowHttpWebhooks: true } });
+  it('accepts http: URLs only when the webhooks feature allows them', async () => {
+    h = await createHarness({ extra: { features: [webhooks({ allowHttp: true })], jobs: false } });
     const created = await h.tidings.admin.createWebhookEndpoint({
       projectId: h.project.id,
       url: 'http://127.0.0.1:9000/hooks',

@@ -1,20 +1,13 @@
 // The `webhook` job kind: one request of one webhook message (docs/webhooks.md).
 
-import { UNREAD_REMINDER_JOB_KIND, unreadReminderHandler } from '../inbox/unread-reminder.js';
-import {
-  createOutboundSender,
-  type OutboundLookup,
-  type OutboundResult,
-  type OutboundSender,
-} from '../node/outbound.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { ClaimedJob } from '../ports/jobs.js';
 import { createConsoleLogger, type Logger } from '../ports/logger.js';
 import type { Mailer } from '../ports/mailer.js';
 import { type Metrics, noopMetrics } from '../ports/metrics.js';
+import type { OutboundResult, OutboundSender } from '../ports/outbound.js';
 import type {
   AccountStore,
-  InboxStore,
   WebhookAttemptOutcome,
   WebhookEndpointRecord,
   WebhookEndpointStore,
@@ -66,19 +59,12 @@ export interface WebhookAuditEntry {
 
 /** Options of {@link webhookJobs}. */
 export interface WebhookJobsOptions {
-  store: AccountStore & WebhookEndpointStore & WebhookMessageStore & Pick<InboxStore, 'remindUnread'>;
-  /** Send to `http:` URLs: development and tests only. @default false */
-  allowHttp?: boolean;
+  store: AccountStore & WebhookEndpointStore & WebhookMessageStore;
   /**
-   * Send to private and loopback addresses (and `localhost`): development, tests, and
-   * deployments whose customers are trusted, as it lets an endpoint reach this machine's
-   * network. @default false
+   * How requests go out: an outbound sender with the webhooks' policy (the webhooks feature of
+   * `@tidings/core/node` makes one: https only, public addresses only, a 15 s timeout).
    */
-  allowPrivateAddresses?: boolean;
-  /** The whole request's timeout. @default 15000 */
-  timeoutMs?: number;
-  /** Replaces DNS resolution (tests). */
-  lookup?: OutboundLookup;
+  sender: OutboundSender;
   /** @default systemClock */
   clock?: Clock;
   /** @default createConsoleLogger() */
@@ -89,8 +75,6 @@ export interface WebhookJobsOptions {
   mailer?: Mailer;
   /** Records an endpoint disabled for failing in the audit log (actor `system`). @default none */
   audit?: (entry: WebhookAuditEntry) => Promise<void>;
-  /** Replaces the sender (tests); `allowHttp`, `allowPrivateAddresses`, `timeoutMs` and `lookup` then do nothing. */
-  sender?: OutboundSender;
   /** A number in [0, 1) for the jitter. @default Math.random */
   random?: () => number;
 }
@@ -193,8 +177,7 @@ export function signingSecrets(endpoint: WebhookEndpointRecord, now: number): st
 }
 
 /**
- * The handler of the `webhook` job kind, to give an instance's job runner:
- * `createTidings({ store, jobs: { kinds: webhookJobs({ store }) } })`.
+ * The handler of the `webhook` job kind, which the webhooks feature gives its instance's job runner.
  *
  * Each job sends one message to its endpoint, signed (Standard Webhooks) with the endpoint's
  * secrets, through the outbound sender (https only, no private addresses, no redirects, a 15 s
@@ -212,15 +195,7 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
   const logger = options.logger ?? createConsoleLogger();
   const random = options.random ?? Math.random;
   const metrics = options.metrics ?? noopMetrics;
-  const sender: OutboundSender =
-    options.sender ??
-    createOutboundSender({
-      allowHttp: options.allowHttp === true,
-      allowPrivateAddresses: options.allowPrivateAddresses === true,
-      timeoutMs: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
-      maxResponseBytes: 4 * WEBHOOK_RESPONSE_EXCERPT_BYTES,
-      ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-    });
+  const { sender } = options;
 
   async function disableIfFailing(endpoint: WebhookEndpointRecord, now: number): Promise<void> {
     if (endpoint.status !== 'enabled' || endpoint.failingSince === null) return;
@@ -338,6 +313,5 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
     throw new JobError(attempt.error ?? attempt.outcome, { retryAfterMs: Math.max(1, delay) });
   }
 
-  // The reminders of `notify_unread_after` end in a webhook message: they run where webhooks do.
-  return { [WEBHOOK_JOB_KIND]: webhook, [UNREAD_REMINDER_JOB_KIND]: unreadReminderHandler(store, clock) };
+  return { [WEBHOOK_JOB_KIND]: webhook };
 }

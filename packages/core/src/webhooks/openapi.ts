@@ -1,5 +1,5 @@
-import { schemaRef } from '../openapi/components.js';
-import type { OpenApiOperation, OpenApiReference } from '../openapi/types.js';
+import { schemaRef } from '../shared/openapi/refs.js';
+import type { OpenApiOperation, OpenApiReference } from '../shared/openapi/types.js';
 
 const param = (name: string): OpenApiReference => ({ $ref: `#/components/parameters/${name}` });
 

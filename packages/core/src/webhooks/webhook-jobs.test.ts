@@ -6,20 +6,35 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import {
   createJobRunner,
   createMemoryMailer,
+  inbox,
   JobError,
   type JobHandler,
   type MemoryMailer,
   noopMetrics,
+  requestLog,
   silentLogger,
   type TidingsError,
 } from '../index.js';
 import {
+  createOutboundSender,
   WEBHOOK_DISABLE_AFTER_MS,
+  WEBHOOK_RESPONSE_EXCERPT_BYTES,
   WEBHOOK_RETRY_SCHEDULE_MS,
   type WebhookAuditEntry,
-  webhookJobs,
   webhookRetryDelay,
+  webhooks,
 } from '../node/index.js';
+import { webhookJobs } from './delivery.js';
+
+/** The sender `webhooks()` makes, to the tests' receiver on 127.0.0.1 over http:. */
+function localSender(options: { allowPrivateAddresses?: boolean; timeoutMs?: number } = {}) {
+  return createOutboundSender({
+    allowHttp: true,
+    allowPrivateAddresses: options.allowPrivateAddresses ?? true,
+    timeoutMs: options.timeoutMs ?? 2000,
+    maxResponseBytes: 4 * WEBHOOK_RESPONSE_EXCERPT_BYTES,
+  });
+}
 
 /** What the receiver got. */
 interface Received {
@@ -72,9 +87,7 @@ let handler: JobHandler;
 function kinds(options: { allowPrivateAddresses?: boolean; timeoutMs?: number } = {}) {
   return webhookJobs({
     store: h.store,
-    allowHttp: true,
-    allowPrivateAddresses: options.allowPrivateAddresses ?? true,
-    timeoutMs: options.timeoutMs ?? 2000,
+    sender: localSender(options),
     clock: h.clock,
     logger: silentLogger,
     mailer,
@@ -92,7 +105,8 @@ function kinds(options: { allowPrivateAddresses?: boolean; timeoutMs?: number } 
 }
 
 beforeEach(async () => {
-  h = await createHarness({ extra: { allowHttpWebhooks: true } });
+  // The jobs are claimed and run by the tests (or their own runners): the instance runs none.
+  h = await createHarness({ extra: { features: [inbox(), requestLog(), webhooks({ allowHttp: true })], jobs: false } });
   receiver = await startReceiver();
   mailer = createMemoryMailer();
   audits = [];
@@ -368,7 +382,7 @@ describe('webhook delivery', () => {
     await endpoint(['browser.connected']);
     const runner = createJobRunner({
       store: h.store,
-      kinds: webhookJobs({ store: h.store, allowHttp: true, allowPrivateAddresses: true, logger: silentLogger }),
+      kinds: webhookJobs({ store: h.store, sender: localSender(), logger: silentLogger }),
       logger: silentLogger,
       pollMs: 60_000,
     });
@@ -389,12 +403,7 @@ describe('webhook delivery', () => {
 
   it('delivers every message exactly once with two runners on one store', async () => {
     await endpoint(['browser.connected']);
-    const runnerKinds = webhookJobs({
-      store: h.store,
-      allowHttp: true,
-      allowPrivateAddresses: true,
-      logger: silentLogger,
-    });
+    const runnerKinds = webhookJobs({ store: h.store, sender: localSender(), logger: silentLogger });
     const runners = ['a', 'b'].map((owner) =>
       createJobRunner({ store: h.store, kinds: runnerKinds, owner, logger: silentLogger, pollMs: 20, concurrency: 4 }),
     );

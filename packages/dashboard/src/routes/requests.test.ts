@@ -1,11 +1,11 @@
-import { newId } from '@tidings/core';
+import { inbox, newId, requestLog } from '@tidings/core';
 import { until } from '@tidings/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
 let dashboard: ReturnType<typeof createTestDashboard>;
 beforeEach(() => {
-  dashboard = createTestDashboard({}, { requestLog: { flushIntervalMs: 5 } });
+  dashboard = createTestDashboard({}, { features: [inbox(), requestLog({ flushIntervalMs: 5 })] });
 });
 afterEach(async () => {
   await dashboard.close();

@@ -1,3 +1,5 @@
+import { inbox, requestLog } from '@tidings/core';
+import { webhooks } from '@tidings/core/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDashboard, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
@@ -160,7 +162,10 @@ describe('webhook endpoints', () => {
   });
 
   it('takes an http: URL when the server allows http webhooks', async () => {
-    dashboard = createTestDashboard({}, { allowHttpWebhooks: true });
+    dashboard = createTestDashboard(
+      {},
+      { features: [inbox(), requestLog(), webhooks({ allowHttp: true })], jobs: false },
+    );
     const browser = await signUpVerified(dashboard);
     const id = await createProject(browser);
     const { id: endpointId } = await createEndpoint(browser, id, {

@@ -1,26 +1,10 @@
-import { inboxPaths } from '../inbox/openapi.js';
-import { schemaRef } from './components.js';
-import { commonHeaders, jsonResponse, problemResponses } from './responses.js';
-import type { OpenApiDocument, OpenApiOperation, OpenApiParameter, OpenApiReference } from './types.js';
+import { apiKey, idParameter, jsonOrText, noAuth, param, schemaRef } from '../shared/openapi/refs.js';
+import { commonHeaders, jsonResponse, problemResponses } from '../shared/openapi/responses.js';
+import type { OpenApiOperation } from '../shared/openapi/types.js';
 
-const param = (name: string): OpenApiReference => ({ $ref: `#/components/parameters/${name}` });
-const apiKey = [{ apiKey: [] }];
-const noAuth: Record<string, string[]>[] = [];
+// The OpenAPI operations of the contract's routes (delivery/routes.ts declares each with its handler).
 
-/** A path parameter that is an id of some kind. */
-function idParameter(description: string): OpenApiParameter {
-  return { name: 'id', in: 'path', required: true, description, schema: { type: 'string' } };
-}
-
-/** A body that may come as JSON or, so that a page can post it without a preflight, as text/plain JSON. */
-function jsonOrText(schemaName: string) {
-  return {
-    'application/json': { schema: schemaRef(schemaName) },
-    'text/plain': { schema: { type: 'string', description: `The ${schemaName} object as JSON text.` } },
-  };
-}
-
-const createNotification: OpenApiOperation = {
+export const createNotification: OpenApiOperation = {
   operationId: 'createNotification',
   summary: 'Send a notification',
   description:
@@ -55,7 +39,7 @@ const createNotification: OpenApiOperation = {
   },
 };
 
-const getNotification: OpenApiOperation = {
+export const getNotification: OpenApiOperation = {
   operationId: 'getNotification',
   summary: 'Read a notification',
   description:
@@ -73,7 +57,7 @@ const getNotification: OpenApiOperation = {
   },
 };
 
-const createConnectToken: OpenApiOperation = {
+export const createConnectToken: OpenApiOperation = {
   operationId: 'createConnectToken',
   summary: 'Mint a connect token',
   description:
@@ -114,7 +98,7 @@ function sseEvent(event: string, dataSchema: string, description: string) {
   };
 }
 
-const openStream: OpenApiOperation = {
+export const openStream: OpenApiOperation = {
   operationId: 'openStream',
   summary: 'Open the event stream of a browser',
   description:
@@ -160,7 +144,7 @@ const openStream: OpenApiOperation = {
   },
 };
 
-const connectBrowser: OpenApiOperation = {
+export const connectBrowser: OpenApiOperation = {
   operationId: 'connectBrowser',
   summary: 'Register a browser or poll without a stream',
   description:
@@ -193,7 +177,7 @@ const connectBrowser: OpenApiOperation = {
   },
 };
 
-const postEvents: OpenApiOperation = {
+export const postEvents: OpenApiOperation = {
   operationId: 'postEvents',
   summary: 'Post receipts',
   description:
@@ -219,7 +203,7 @@ const postEvents: OpenApiOperation = {
   },
 };
 
-const disconnectBrowser: OpenApiOperation = {
+export const disconnectBrowser: OpenApiOperation = {
   operationId: 'disconnectBrowser',
   summary: 'Disconnect a browser',
   description:
@@ -253,93 +237,3 @@ const disconnectBrowser: OpenApiOperation = {
     ),
   },
 };
-
-const putPushSubscription: OpenApiOperation = {
-  operationId: 'putPushSubscription',
-  summary: 'Save a browser’s Web Push subscription',
-  description:
-    'The browser’s `PushSubscription` (`endpoint`, `keys`, `expiration_time`), made with the server’s ' +
-    '`vapid_public_key`, with the browser secret. Replaces the subscription the browser had. The endpoint must be ' +
-    'an `https:` URL on a push service the server allows. Notifications then reach the browser by Web Push when ' +
-    'no open tab confirmed them within a few seconds. The answer never repeats the keys or the endpoint’s path.',
-  tags: ['Browsers'],
-  security: noAuth,
-  parameters: [idParameter('The browser id (`brw_…`).')],
-  requestBody: { required: true, content: { 'application/json': { schema: schemaRef('PushSubscriptionPut') } } },
-  responses: {
-    '200': jsonResponse('The subscription, saved.', 'PushSubscription', commonHeaders(false)),
-    ...problemResponses(
-      [
-        'VALIDATION_FAILED',
-        'UNAUTHORIZED',
-        'PROJECT_SUSPENDED',
-        'BROWSER_DISCONNECTED',
-        'PUSH_NOT_CONFIGURED',
-        'PAYLOAD_TOO_LARGE',
-        'UNSUPPORTED_MEDIA_TYPE',
-        'PUSH_ENDPOINT_NOT_ALLOWED',
-        'RATE_LIMITED',
-        'SERVICE_UNAVAILABLE',
-      ],
-      false,
-    ),
-  },
-};
-
-const deletePushSubscription: OpenApiOperation = {
-  operationId: 'deletePushSubscription',
-  summary: 'Remove a browser’s Web Push subscription',
-  description:
-    'The browser receives no more Web Push messages. It stays connected while it has open streams (and is ' +
-    'disconnected as stale once it has none). Also 204 when it had no subscription.',
-  tags: ['Browsers'],
-  security: noAuth,
-  parameters: [idParameter('The browser id (`brw_…`).')],
-  requestBody: { required: true, content: jsonOrText('PushSubscriptionDelete') },
-  responses: {
-    '204': { description: 'Removed, or there was none.', headers: commonHeaders(false) },
-    ...problemResponses(
-      [
-        'VALIDATION_FAILED',
-        'UNAUTHORIZED',
-        'PROJECT_SUSPENDED',
-        'PAYLOAD_TOO_LARGE',
-        'UNSUPPORTED_MEDIA_TYPE',
-        'RATE_LIMITED',
-        'SERVICE_UNAVAILABLE',
-      ],
-      false,
-    ),
-  },
-};
-
-const getOpenApiDocument: OpenApiOperation = {
-  operationId: 'getOpenApiDocument',
-  summary: 'This document',
-  description: 'The OpenAPI 3.1 document of this instance. Public: no key, not rate-limited.',
-  tags: ['Reference'],
-  security: noAuth,
-  responses: {
-    '200': {
-      description: 'The OpenAPI document.',
-      headers: commonHeaders(false),
-      content: { 'application/json': { schema: { type: 'object' } } },
-    },
-    ...problemResponses([], false),
-  },
-};
-
-/** Every path of the API and its operations. */
-export function documentPaths(): OpenApiDocument['paths'] {
-  return {
-    '/v1/notifications': { post: createNotification },
-    '/v1/notifications/{id}': { get: getNotification },
-    '/v1/connect-tokens': { post: createConnectToken },
-    '/v1/connect/{token}': { get: openStream, post: connectBrowser },
-    '/v1/events': { post: postEvents },
-    '/v1/browsers/{id}/disconnect': { post: disconnectBrowser },
-    '/v1/browsers/{id}/push-subscription': { put: putPushSubscription, delete: deletePushSubscription },
-    ...inboxPaths(),
-    '/v1/openapi.json': { get: getOpenApiDocument },
-  };
-}

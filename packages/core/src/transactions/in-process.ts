@@ -1,9 +1,4 @@
-import { rateLimited } from '../pipeline/api-key-checks.js';
-import { TidingsError } from '../pipeline/errors.js';
-import type { KeyMode, ProjectRecord } from '../ports/records.js';
-import type { AccountStore } from '../ports/store.js';
-import type { PostgresTransaction, SqliteTransaction, TransactionalSends } from '../transactions/transaction.js';
-import { parseIdempotencyKey } from './idempotency.js';
+import { parseIdempotencyKey } from '../delivery/idempotency.js';
 import {
   handOnCreated,
   type PreparedSend,
@@ -13,9 +8,14 @@ import {
   type SendOutcome,
   type SendServices,
   sendOutcome,
-} from './record-send.js';
-import { type NotificationBody, notificationBodySchema, parseBody } from './request-schemas.js';
-import { type NotificationObject, notificationObject } from './serialize.js';
+} from '../delivery/record-send.js';
+import { type NotificationBody, notificationBodySchema, parseBody } from '../delivery/request-schemas.js';
+import { type NotificationObject, notificationObject } from '../delivery/serialize.js';
+import { rateLimited } from '../pipeline/api-key-checks.js';
+import { TidingsError } from '../pipeline/errors.js';
+import type { KeyMode, ProjectRecord } from '../ports/records.js';
+import type { AccountStore } from '../ports/store.js';
+import type { PostgresTransaction, SqliteTransaction, TransactionalSends } from './transaction.js';
 
 /** What an in-process send carries: the body of `POST /v1/notifications`, with the same rules. */
 export type SendInput = NotificationBody;

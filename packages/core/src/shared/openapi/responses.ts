@@ -1,5 +1,5 @@
-import { type ErrorCode, errorCodes } from '../pipeline/errors.js';
-import { schemaRef } from './components.js';
+import { type ErrorCode, errorCodes } from '../../pipeline/errors.js';
+import { schemaRef } from './refs.js';
 import type { JsonSchema, OpenApiHeader, OpenApiReference, OpenApiResponse } from './types.js';
 
 /** When each code is answered: the text of the reference, beside the code table of errors.ts. */

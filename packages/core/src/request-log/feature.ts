@@ -1,0 +1,79 @@
+import type { Feature } from '../features.js';
+import { bodyTextOf } from '../pipeline/http/body.js';
+import { textAnswerOf } from '../pipeline/http/responses.js';
+import { type RequestLogOptions, resolveRequestLogOptions } from './options.js';
+import type { RequestLogStore } from './store.js';
+import { createRequestLogWriter } from './writer.js';
+
+/** Request log entries deleted per transaction: a backlog is deleted batch by batch, never in one long lock. */
+const PURGE_BATCH = 1_000;
+/** Batches per purge at most; a larger backlog is left to the next purges. */
+const PURGE_BATCHES = 20;
+
+/** Deletes request log entries past the retention, in bounded batches. */
+async function purgeRequestLog(store: RequestLogStore, before: number): Promise<void> {
+  for (let batch = 0; batch < PURGE_BATCHES; batch++) {
+    const deleted = await store.purgeRequestLog({ before, limit: PURGE_BATCH });
+    if (deleted < PURGE_BATCH) return;
+  }
+}
+
+/**
+ * The request log (docs/api.md#request-log): every API request of a project, with its bodies
+ * (secrets removed), for the dashboard's Requests page. A request is handed to a writer as it
+ * was answered, and written in batches after its answer; entries past the retention are deleted
+ * by the sweep, also with `record: false`, which records nothing. Bad options throw here.
+ * Without the feature nothing is recorded and nothing is deleted.
+ */
+export function requestLog(options: RequestLogOptions = {}): Feature {
+  const settings = resolveRequestLogOptions(options);
+  return {
+    name: 'request-log',
+    install({ options: instance }) {
+      const { store, logger, metrics } = instance;
+      const sweep = async ({ now, purge }: { now: number; purge: boolean }) => {
+        if (purge) await purgeRequestLog(store, now - settings.retentionMs);
+      };
+      const reported = { enabled: settings.record, retentionDays: Math.round(settings.retentionMs / 86_400_000) };
+      if (!settings.record) return { sweep, settings: { requestLog: reported } };
+      const writer = createRequestLogWriter({
+        store,
+        logger,
+        metrics,
+        maxBufferedEntries: settings.maxBufferedEntries,
+        flushIntervalMs: settings.flushIntervalMs,
+        batchSize: settings.batchSize,
+      });
+      return {
+        // The request as it was: the writer redacts it later.
+        answered({ ctx, caller, pathname, response, started }) {
+          const { request } = ctx;
+          const href = request.url;
+          const queryAt = href.indexOf('?');
+          const hashAt = href.indexOf('#', queryAt);
+          writer.record({
+            requestId: ctx.requestId,
+            projectId: caller.projectId,
+            keyPrefix: caller.keyPrefix,
+            mode: caller.mode,
+            method: request.method,
+            pathname,
+            query: queryAt === -1 ? '' : href.slice(queryAt, hashAt === -1 ? undefined : hashAt),
+            params: ctx.params,
+            status: response.status,
+            idempotencyKey: request.headers.get('idempotency-key'),
+            createdAt: ctx.now,
+            durationMs: performance.now() - started,
+            requestText: bodyTextOf(request),
+            responseText: textAnswerOf(response)?.text ?? null,
+            concerns: ctx.concerns,
+          });
+        },
+        sweep,
+        settings: { requestLog: reported },
+        // After the instance's streams have closed: every request answered is held, and written now.
+        close: () => writer.close(),
+      };
+    },
+  };
+}
