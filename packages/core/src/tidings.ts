@@ -10,6 +10,7 @@ import type { RequestCaller, RequestConcerns, RouteContext, Services } from './p
 import { TidingsError } from './pipeline/errors.js';
 import { type CorsKind, corsHeaders, preflightHeaders } from './pipeline/http/cors.js';
 import { bareReplyContext, NO_HEADERS, problemResponse, reply } from './pipeline/http/responses.js';
+import { namedProject, throughProjectGate } from './pipeline/project-gate.js';
 import { compileRoute, matchRoute, pathOf, type RouteMethod } from './pipeline/router.js';
 import type { EventStreamTarget } from './ports/event-sink.js';
 import { noopMetrics } from './ports/metrics.js';
@@ -365,13 +366,15 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
       return ensureProject();
     },
     async createConnectToken({ projectId: givenProjectId, recipient, ttlSeconds, baseUrl, basePath }) {
-      if (givenProjectId === undefined && ensureProject === null) {
-        throw new TypeError('createConnectToken needs a projectId, or an instance that names its project');
-      }
-      const projectId = givenProjectId ?? (await ensureProject!()).id;
-      const project = await options.store.getProject(projectId);
-      if (!project) throw new TidingsError('NOT_FOUND', `No project with id ${projectId}`);
-      if (project.suspended) throw new TidingsError('PROJECT_SUSPENDED', 'This project is suspended');
+      const project = await namedProject(
+        options.store,
+        givenProjectId,
+        ensureProject,
+        'createConnectToken needs a projectId, or an instance that names its project',
+      );
+      // The application's own code mints it: the project's gate, with nothing to count.
+      await throughProjectGate(services.apiKeyChecks, project, { kind: 'none' }, options.clock.now());
+      const projectId = project.id;
       return mintConnectToken(options, {
         projectId,
         recipient,

@@ -173,6 +173,7 @@ export async function serveNode(
 }
 
 export { type PushEnvelope, pushEnvelope } from '../push/envelope.js';
+export { type WebPushFeatureOptions, webPushFeature } from '../push/feature.js';
 export {
   generateVapidKeys,
   MAX_PUSH_PLAINTEXT_BYTES,
@@ -200,7 +201,6 @@ export {
   webhookAttemptOf,
   webhookRetryDelay,
 } from '../webhooks/delivery.js';
-export { type WebPushFeatureOptions, webPushFeature } from '../push/feature.js';
 export { type WebhooksFeatureOptions, webhooksFeature } from '../webhooks/feature.js';
 export { type WebhooksOptions, type WebPushOptions, webhooks, webPush } from './features.js';
 export {

@@ -5,13 +5,14 @@
  */
 
 import type { ResolvedLimits } from '../options.js';
-import type { LimitDecision, Limiter, LimitScope } from '../ports/limiter.js';
+import type { Limiter, LimitScope } from '../ports/limiter.js';
 import type { ApiKeyLookup, ApiKeyRecord, ProjectRecord } from '../ports/records.js';
 import type { ApiKeyStore } from '../ports/store.js';
 import type { RateLimitHeaderForm } from '../shared/limiter/rate-limit-headers.js';
-import { rateLimitHeaders, retryAfterSeconds } from '../shared/limiter/rate-limit-headers.js';
 import { hashSecret, isWellFormedApiKey } from '../shared/secrets.js';
 import { TidingsError } from './errors.js';
+import { passProjectGate, rateLimited } from './project-gate.js';
+
 
 /** What the checks need from the instance. */
 export interface ApiKeyCheckDeps {
@@ -84,48 +85,15 @@ export function browserGuard(key: ApiKeyRecord, origin: string | null): TidingsE
   );
 }
 
-/** Step 6: a suspended project is refused before any limit is counted. */
-export function suspensionGuard(project: ProjectRecord): TidingsError | null {
-  return project.suspended ? new TidingsError('PROJECT_SUSPENDED', 'This project is suspended') : null;
-}
-
-/** The three scopes a request with a valid key counts against. */
-export function apiKeyScopes(limits: ResolvedLimits, key: ApiKeyRecord, project: ProjectRecord): LimitScope[] {
-  const { windowMs } = limits;
-  const group = `account:${project.accountId}`;
-  return [
-    { name: 'key', id: `key:${key.id}`, group, limit: limits.perKey, windowMs },
-    { name: 'project', id: `project:${project.id}`, group, limit: limits.perProject, windowMs },
-    { name: 'account', id: `account:${project.accountId}`, group, limit: limits.perAccount, windowMs },
-  ];
-}
-
-/**
- * The answer to a refused decision: 429 with Retry-After and the RateLimit headers, or 503 with
- * Retry-After when the limiter could not decide (its shared counts are out of reach).
- */
-export function rateLimited(
-  decision: Extract<LimitDecision, { allowed: false }>,
-  form: RateLimitHeaderForm,
-  now: number,
-): TidingsError {
-  const seconds = retryAfterSeconds(decision.retryAfterMs);
-  if (decision.unavailable) {
-    return new TidingsError('SERVICE_UNAVAILABLE', `Rate limits cannot be checked now; retry after ${seconds} s`, {
-      headers: { 'Retry-After': String(seconds) },
-    });
-  }
-  return new TidingsError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
-    headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes, form, now) },
-  });
-}
-
 /** Step 8: whether the last-used time is due for a write (at most once per interval). */
 export function lastUsedIsDue(key: ApiKeyRecord, now: number, intervalMs: number): boolean {
   return key.lastUsedAt === null || now - key.lastUsedAt >= intervalMs;
 }
 
-/** Runs steps 2 to 8 in order. Step 9, the endpoint's own work, follows in the route. */
+/**
+ * Runs steps 2 to 8 in order; 6 and 7 are the project's gate (project-gate.ts), which a send in
+ * process passes too. Step 9, the endpoint's own work, follows in the route.
+ */
 export async function runApiKeyChecks(deps: ApiKeyCheckDeps, input: ApiKeyCheckInput): Promise<ApiKeyCheckOutcome> {
   const presented = presentedApiKey(input.authorization); // 2
   // A revoked key is as invalid as an unknown one; the refusal still names it, for the request log.
@@ -135,19 +103,11 @@ export async function runApiKeyChecks(deps: ApiKeyCheckDeps, input: ApiKeyCheckI
   const { key, project } = found;
   const forbidden = browserGuard(key, input.origin); // 5
   if (forbidden) return { kind: 'refused', error: forbidden, found };
-  const suspended = suspensionGuard(project); // 6
-  if (suspended) return { kind: 'refused', error: suspended, found };
-  const decision = await deps.limiter.consume(apiKeyScopes(deps.limits, key, project), input.now); // 7
-  if (!decision.allowed) {
-    return { kind: 'refused', error: rateLimited(decision, deps.rateLimitHeaders, input.now), found };
-  }
+  // 6 and 7: the project's gate, the key's scope counted with its project's and account's.
+  const gate = await passProjectGate(deps, project, { kind: 'key', key }, input.now);
+  if (gate.kind === 'refused') return { kind: 'refused', error: gate.error, found };
   if (lastUsedIsDue(key, input.now, deps.lastUsedIntervalMs)) {
     await deps.store.touchApiKey({ id: key.id, now: input.now, minIntervalMs: deps.lastUsedIntervalMs }); // 8
   }
-  return {
-    kind: 'authenticated',
-    key,
-    project,
-    headers: rateLimitHeaders(decision.scopes, deps.rateLimitHeaders, input.now),
-  };
+  return { kind: 'authenticated', key, project, headers: gate.headers };
 }

@@ -11,8 +11,8 @@ import {
 } from '../delivery/record-send.js';
 import { type NotificationBody, notificationBodySchema, parseBody } from '../delivery/request-schemas.js';
 import { type NotificationObject, notificationObject } from '../delivery/serialize.js';
-import { rateLimited } from '../pipeline/api-key-checks.js';
 import { TidingsError } from '../pipeline/errors.js';
+import { namedProject, throughProjectGate } from '../pipeline/project-gate.js';
 import type { KeyMode, ProjectRecord } from '../ports/records.js';
 import type { AccountStore } from '../ports/store.js';
 import type { PostgresTransaction, SqliteTransaction, TransactionalSends } from './transaction.js';
@@ -116,32 +116,20 @@ export function createNotificationsApi(deps: NotificationsApiDeps): Notification
   const { options } = services;
   const prepared = new WeakMap<PreparedSqliteSend, PreparedState>();
 
-  /** The checks of the route's pipeline that apply without a key: the project, then the limits. */
+  /** The checks of the route's pipeline that apply without a key: the project's gate, without a key's scope. */
   async function projectOf(sendOptions: SendOptions): Promise<ProjectRecord> {
-    let project: ProjectRecord | null;
-    if (sendOptions.projectId !== undefined) {
-      if (typeof sendOptions.projectId !== 'string') throw new TypeError('projectId must be a project id');
-      project = await options.store.getProject(sendOptions.projectId);
-      if (!project) throw new TidingsError('NOT_FOUND', `No project with id ${sendOptions.projectId}`);
-    } else if (deps.appProject !== null) {
-      project = await deps.appProject();
-    } else {
-      throw new TypeError(
-        'Name the project to send in: createTidings({ project: "my-app" }) or send(input, { projectId })',
-      );
-    }
-    if (project.suspended) throw new TidingsError('PROJECT_SUSPENDED', 'This project is suspended');
-    const { limits } = options;
-    const group = `account:${project.accountId}`;
-    const now = options.clock.now();
-    const decision = await services.limiter.consume(
-      [
-        { name: 'project', id: `project:${project.id}`, group, limit: limits.perProject, windowMs: limits.windowMs },
-        { name: 'account', id: group, group, limit: limits.perAccount, windowMs: limits.windowMs },
-      ],
-      now,
+    const project = await namedProject(
+      options.store,
+      sendOptions.projectId,
+      deps.appProject,
+      'Name the project to send in: createTidings({ project: "my-app" }) or send(input, { projectId })',
     );
-    if (!decision.allowed) throw rateLimited(decision, options.rateLimitHeaders, now);
+    await throughProjectGate(
+      { limiter: services.limiter, limits: options.limits, rateLimitHeaders: options.rateLimitHeaders },
+      project,
+      { kind: 'project' },
+      options.clock.now(),
+    );
     return project;
   }
 

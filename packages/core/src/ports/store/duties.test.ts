@@ -11,6 +11,8 @@ describe('STORE_DUTIES', () => {
         jobs: 'none',
         recordsWebhookEvents: false,
         countsUsage: false,
+        publishes: [],
+        jobKinds: [],
       });
     }
   });

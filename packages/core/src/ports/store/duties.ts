@@ -1,3 +1,4 @@
+import type { HubMessage } from '../hub.js';
 import type { StoreMethod } from '../store.js';
 
 /**
@@ -34,6 +35,17 @@ export interface StoreMethodDuties {
   recordsWebhookEvents: boolean;
   /** Counts the project's usage (`getUsage`) in its own transaction. */
   countsUsage: boolean;
+  /**
+   * What the core hands to the hub once the write resolved (never the store), for the open streams
+   * of this process and the others: a send's attempts (`deliver`), an inbox change (`inbox`), a
+   * browser's end (`close-browser`), a project's (`close-project`).
+   */
+  publishes: readonly HubMessage['type'][];
+  /**
+   * The job kinds the write may enqueue in its transaction, by the feature that adds them: its
+   * `jobs` duty says how. A `computed` write enqueues what the instance's features add to it.
+   */
+  jobKinds: readonly string[];
 }
 
 const READ: StoreMethodDuties = {
@@ -42,15 +54,35 @@ const READ: StoreMethodDuties = {
   jobs: 'none',
   recordsWebhookEvents: false,
   countsUsage: false,
+  publishes: [],
+  jobKinds: [],
 };
 const LIFECYCLE: StoreMethodDuties = { ...READ, kind: 'lifecycle' };
 const DURABLE: StoreMethodDuties = { ...READ, kind: 'write', durability: 'durable' };
 const REDOABLE: StoreMethodDuties = { ...READ, kind: 'write', durability: 'redoable' };
 /** A durable write that records the webhook events of what it changed, each with its job. */
-const DURABLE_WITH_EVENTS: StoreMethodDuties = { ...DURABLE, jobs: 'webhook', recordsWebhookEvents: true };
+const DURABLE_WITH_EVENTS: StoreMethodDuties = {
+  ...DURABLE,
+  jobs: 'webhook',
+  recordsWebhookEvents: true,
+  jobKinds: ['webhook'],
+};
+/** {@link DURABLE_WITH_EVENTS} after which the browser's open streams close everywhere. */
+const ENDS_BROWSERS: StoreMethodDuties = { ...DURABLE_WITH_EVENTS, publishes: ['close-browser'] };
+/** A durable write after which the project's open streams close everywhere. */
+const ENDS_PROJECTS: StoreMethodDuties = { ...DURABLE, publishes: ['close-project'] };
 
 /**
- * The duties of every method of the store port, in one place: a new method fails the type check
+ * The duties of every method of the store port, in one place, and what follows each write: the
+ * path after a send or a receipt reads here from the transaction to the hub. A send
+ * (`createNotification`) writes its attempts, its inbox item, its idempotency record, its usage
+ * and the jobs the instance's features add (Web Push's `push`, the inbox's `inbox-unread`) in one
+ * transaction; once it resolves, its attempts go to the hub (`deliver`). Through an application's
+ * transaction the same statements run on the application's connection, and the commit is what
+ * tells: PostgreSQL's `pg_notify` in that transaction reaches every instance listening, SQLite's
+ * `committed` check wakes the runners and hands the attempts on in the committing process.
+ * Receipts (`applyReceipts`) record webhook events in their transaction; what they mark in the
+ * inbox is the inbox's own write (`markInbox`, then `inbox` to the hub). A new method fails the type check
  * until it is declared here. The store's assembly (`assembleStore`: the flush, the job wake-ups)
  * derives what it composes around each write from this table, so no write skips a duty by being
  * forgotten.
@@ -63,12 +95,13 @@ export const STORE_DUTIES = {
   createProject: DURABLE,
   getProject: READ,
   listProjects: READ,
-  setProjectSuspended: DURABLE,
+  // Suspending closes the project's streams; resuming closes nothing.
+  setProjectSuspended: ENDS_PROJECTS,
   renameProject: DURABLE,
   listAllProjects: READ,
   searchProjects: READ,
-  deleteProject: DURABLE,
-  deleteAccount: DURABLE,
+  deleteProject: ENDS_PROJECTS,
+  deleteAccount: ENDS_PROJECTS,
   createApiKey: DURABLE,
   getApiKey: READ,
   listApiKeys: READ,
@@ -82,16 +115,22 @@ export const STORE_DUTIES = {
   setWebhookEndpointStatus: DURABLE,
   deleteWebhookEndpoint: DURABLE,
   rollWebhookSecret: DURABLE,
-  enqueueWebhookMessages: { ...DURABLE, jobs: 'webhook' },
+  enqueueWebhookMessages: { ...DURABLE, jobs: 'webhook', jobKinds: ['webhook'] },
   getWebhookMessage: READ,
   listWebhookMessages: READ,
   recordWebhookAttempt: DURABLE,
-  resendWebhookMessages: { ...DURABLE, jobs: 'webhook-returned' },
+  resendWebhookMessages: { ...DURABLE, jobs: 'webhook-returned', jobKinds: ['webhook'] },
   disableFailingWebhookEndpoint: DURABLE,
   getUsage: READ,
   getUsageBreakdown: READ,
   findIdempotentResponse: READ,
-  createNotification: { ...DURABLE, jobs: 'computed', countsUsage: true },
+  createNotification: {
+    ...DURABLE,
+    jobs: 'computed',
+    countsUsage: true,
+    publishes: ['deliver'],
+    jobKinds: ['push', 'inbox-unread'],
+  },
   getNotification: READ,
   listNotifications: READ,
   createConnectToken: DURABLE,
@@ -105,16 +144,16 @@ export const STORE_DUTIES = {
   listPendingDeliveries: READ,
   markAttemptsSent: REDOABLE,
   applyReceipts: DURABLE_WITH_EVENTS,
-  disconnectBrowser: DURABLE_WITH_EVENTS,
+  disconnectBrowser: ENDS_BROWSERS,
   touchBrowsers: REDOABLE,
   // The holder writes its browsers again at its next hold, within a quarter of the stale timeout.
   holdBrowsers: REDOABLE,
   releaseBrowsers: REDOABLE,
-  reapStaleBrowsers: DURABLE_WITH_EVENTS,
+  reapStaleBrowsers: ENDS_BROWSERS,
   listInbox: READ,
   getInboxCounts: READ,
   getInboxItem: READ,
-  markInbox: DURABLE_WITH_EVENTS,
+  markInbox: { ...DURABLE_WITH_EVENTS, publishes: ['inbox'] },
   remindUnread: DURABLE_WITH_EVENTS,
   purgeInbox: REDOABLE,
   setInboxRetention: DURABLE,
