@@ -120,6 +120,20 @@ describe('features', () => {
     expect(calls.at(-1)).toBe('closed');
   });
 
+  it('cannot change an answer by failing to hear of it', async () => {
+    const failing: Feature = {
+      name: 'failing',
+      install: () => ({
+        answered() {
+          throw new Error('not listening');
+        },
+      }),
+    };
+    const harness = await start({ features: [failing] });
+    await harness.connectBrowser('ann');
+    expect((await harness.send({ recipient: 'ann', title: 'Hi' })).status).toBe(201);
+  });
+
   it('run no jobs with jobs: false, so that the jobs wait for an instance that runs them', async () => {
     const calls: string[] = [];
     const harness = await start({ features: [pingFeature(calls)], jobs: false });

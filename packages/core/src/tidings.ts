@@ -318,7 +318,17 @@ export function createTidings(tidingsOptions: TidingsOptions): Tidings {
     }
     // Only requests whose key was known (by the API-key checks) are a project's to log.
     if (answered.length > 0 && ctx?.caller) {
-      for (const tell of answered) tell({ ctx, caller: ctx.caller, pathname, response, started });
+      for (const tell of answered) {
+        try {
+          tell({ ctx, caller: ctx.caller, pathname, response, started });
+        } catch (error) {
+          // The answer is made: a feature that fails to hear of it does not change it.
+          logger.error('a feature failed to hear of an answered request', {
+            request_id: requestId,
+            error: String(error),
+          });
+        }
+      }
     }
     return response;
   }
