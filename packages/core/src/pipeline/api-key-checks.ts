@@ -13,7 +13,6 @@ import { hashSecret, isWellFormedApiKey } from '../shared/secrets.js';
 import { TidingsError } from './errors.js';
 import { passProjectGate, rateLimited } from './project-gate.js';
 
-
 /** What the checks need from the instance. */
 export interface ApiKeyCheckDeps {
   store: ApiKeyStore;

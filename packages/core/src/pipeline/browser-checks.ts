@@ -11,8 +11,8 @@ import type { BrowserStore } from '../ports/store.js';
 import type { RateLimitHeaderForm } from '../shared/limiter/rate-limit-headers.js';
 import { hashSecret, isWellFormedConnectToken } from '../shared/secrets.js';
 import { timingSafeEqualHex } from '../shared/timing-safe.js';
-import { rateLimited, suspensionGuard } from './project-gate.js';
 import { TidingsError } from './errors.js';
+import { rateLimited, suspensionGuard } from './project-gate.js';
 
 /** The per-IP limit a browser endpoint counts against. */
 export type BrowserEndpointScope = 'connect' | 'events';

@@ -11,13 +11,11 @@ const key = { id: 'key_1' } as ApiKeyRecord;
 /** A limiter that records what it was asked to count. */
 function recording(limiter: Limiter = createMemoryLimiter()) {
   const counted: string[][] = [];
-  return {
-    counted,
-    limiter: {
-      ...limiter,
-      consume: (scopes, now) => (counted.push(scopes.map((scope) => scope.id)), limiter.consume(scopes, now)),
-    } as Limiter,
+  const consume: Limiter['consume'] = (scopes, now) => {
+    counted.push(scopes.map((scope) => scope.id));
+    return limiter.consume(scopes, now);
   };
+  return { counted, limiter: { ...limiter, consume } };
 }
 
 describe('the project gate', () => {
