@@ -8,7 +8,7 @@ import {
   type Tidings,
 } from '@tidings/core';
 import type { Context } from 'hono';
-import type { DashboardStore } from './domain/dashboard-store.js';
+import type { DashboardStore } from './store.js';
 
 /** Who may create an account: anyone, only people an operator invited, or nobody. */
 export type SignupPolicy = 'open' | 'invite' | 'closed';

@@ -1,7 +1,7 @@
 import { hashSecret, newId, type Store } from '@tidings/core';
 import { DAY_MS, seedProject, T0 } from '@tidings/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEventRecord, DashboardStore, PasskeyRecord } from '../domain/dashboard-store.js';
+import type { AuditEventRecord, DashboardStore, PasskeyRecord } from '../store.js';
 
 /** A store and the dashboard's port on the same database, as a store package opens them. */
 export interface DashboardStores {
