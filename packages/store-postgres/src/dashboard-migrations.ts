@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
-import { type MigrateResult, migrate } from './migrations.js';
+import type { MigrateResult } from './migrations.js';
+import { migrateTables } from './sql.js';
 
 /**
  * The dashboard's tables, one step per version of `dashboard_migrations`, applied when a
@@ -103,5 +104,8 @@ export const dashboardMigrations: readonly string[] = [
  * each step once.
  */
 export function migrateDashboard(pool: Pool, schema: string): Promise<MigrateResult> {
-  return migrate(pool, schema, dashboardMigrations, 'dashboard_migrations');
+  return migrateTables(
+    { pool, schema },
+    { steps: dashboardMigrations, versions: 'dashboard_migrations', owner: '@tidings/dashboard' },
+  );
 }
