@@ -1,7 +1,7 @@
 import type { DashboardStore } from '@tidings/dashboard';
 import type { PostgresStore } from '@tidings/store-postgres';
 import { createSqliteStore, migrateSqliteFile, type SqliteStore } from '@tidings/store-sqlite';
-import { createSqliteDashboardStore } from '@tidings/store-sqlite/dashboard';
+import { createSqliteDashboardStore, migrateSqliteDashboard } from '@tidings/store-sqlite/dashboard';
 
 /**
  * Where the CLI's `--db` (or `TIDINGS_DB`) points: a `postgres://` or `postgresql://` URL is a
@@ -60,7 +60,8 @@ export async function openDashboardStore(store: OpenedStore): Promise<DashboardS
 
 /**
  * Applies the migrations of the store `--db` names, the dashboard's tables included (the server
- * uses them), and tells the versions before and after.
+ * uses them): the store migrates its own, then hands its database to the dashboard's migrations.
+ * Tells the versions before and after.
  */
 export async function migrateStore(target: StoreTarget): Promise<{
   from: number;
@@ -69,12 +70,18 @@ export async function migrateStore(target: StoreTarget): Promise<{
   dashboard: { from: number; to: number };
 }> {
   if (target.kind === 'sqlite') {
-    const { from, to, dashboard } = migrateSqliteFile(target.path, 5000, { dashboard: true });
-    return { from, to, schema: null, dashboard: dashboard! };
+    const { from, to, alsoMigrated } = migrateSqliteFile(target.path, 5000, { alsoMigrate: migrateSqliteDashboard });
+    return { from, to, schema: null, dashboard: alsoMigrated! };
   }
-  const { migratePostgres } = await loadPostgres();
-  const { from, to, schema, dashboard } = await migratePostgres({ connectionString: target.url, dashboard: true });
-  return { from, to, schema, dashboard: dashboard! };
+  const [{ migratePostgres }, { migratePostgresDashboard }] = await Promise.all([
+    loadPostgres(),
+    import('@tidings/store-postgres/dashboard'),
+  ]);
+  const { from, to, schema, alsoMigrated } = await migratePostgres({
+    connectionString: target.url,
+    alsoMigrate: migratePostgresDashboard,
+  });
+  return { from, to, schema, dashboard: alsoMigrated! };
 }
 
 /** The PostgreSQL store, loaded only for a postgres:// `--db`: a SQLite command starts without pg. */

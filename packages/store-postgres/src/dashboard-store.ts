@@ -6,7 +6,8 @@ import type { DashboardStore } from '@tidings/dashboard';
 import { dashboardOperations } from './dashboard.js';
 import { migrateDashboard } from './dashboard-migrations.js';
 import { createSql } from './db.js';
-import type { PostgresStore } from './postgres-store.js';
+import type { MigrateResult } from './migrations.js';
+import type { PostgresDatabase, PostgresStore } from './postgres-store.js';
 
 /**
  * The dashboard's port (`DashboardStore` of `@tidings/dashboard`: passwords, sessions, codes, the
@@ -27,6 +28,14 @@ export function createPostgresDashboardStore(store: PostgresStore): DashboardSto
     dashboardOperations(database.pool, createSql(database.schema)),
     migrateDashboard(database.pool, database.schema),
   );
+}
+
+/**
+ * Brings the dashboard's tables in the schema `migratePostgres` hands to its `alsoMigrate` up to
+ * date (what `tidings migrate` does), and tells their versions before and after.
+ */
+export function migratePostgresDashboard(database: Pick<PostgresDatabase, 'pool' | 'schema'>): Promise<MigrateResult> {
+  return migrateDashboard(database.pool, database.schema);
 }
 
 /** `port` with each method run once `ready` has resolved (and failing as it did, if it rejected). */

@@ -6,7 +6,7 @@ import { composePort, flushLayer } from '@tidings/core/store';
 import type { DashboardStore } from '@tidings/dashboard';
 import { dashboardOperations } from './dashboard.js';
 import { migrateDashboard } from './dashboard-migrations.js';
-import type { Durability, SqliteStore } from './sqlite-store.js';
+import type { Durability, SqliteDatabase, SqliteStore } from './sqlite-store.js';
 
 /**
  * The dashboard's port (`DashboardStore` of `@tidings/dashboard`: passwords, sessions, codes, the
@@ -74,3 +74,18 @@ export const DASHBOARD_STORE_DURABILITY = {
   appendAuditEvent: 'durable',
   listAuditEvents: 'read',
 } as const satisfies Record<keyof DashboardStore, Durability>;
+
+/**
+ * Brings the dashboard's tables on the database `migrateSqliteFile` hands to its `alsoMigrate`
+ * up to date (what `tidings migrate` does), and tells their versions before and after.
+ */
+export function migrateSqliteDashboard(database: Pick<SqliteDatabase, 'connection'>): { from: number; to: number } {
+  const db = database.connection;
+  const applied = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dashboard_migrations'")
+    .get();
+  const from = applied
+    ? (db.prepare('SELECT coalesce(max(version), 0) AS v FROM dashboard_migrations').get() as { v: number }).v
+    : 0;
+  return { from, to: migrateDashboard(db) };
+}

@@ -4,6 +4,7 @@ import { quietPeriod } from '@tidings/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { createSqliteDashboardStore } from './dashboard-store.js';
+import { migrateSqliteFile } from './migrate-file.js';
 import { migrate, migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
@@ -729,5 +730,20 @@ describe("the dashboard's tables", () => {
     expect(await dashboard.listOperatorIds()).toEqual([]);
     expect(tablesIn(file.path).tables).toEqual(DASHBOARD_TABLES);
     expect(tablesIn(file.path).accountColumns).toEqual(expect.arrayContaining(['password_hash', 'operator']));
+  });
+
+  it("are migrated by the function migrateSqliteFile is given, on its connection, after the store's own", () => {
+    const seen: number[] = [];
+    const result = migrateSqliteFile(file.path, 5000, {
+      alsoMigrate: (database) => {
+        expect(database.dialect).toBe('sqlite');
+        database.connection.exec('CREATE TABLE sessions (hash TEXT PRIMARY KEY)');
+        seen.push(database.connection.pragma('user_version', { simple: true }) as number);
+        return { from: 0, to: 1 };
+      },
+    });
+    expect(result).toEqual({ from: 0, to: migrations.length, alsoMigrated: { from: 0, to: 1 } });
+    expect(seen).toEqual([migrations.length]);
+    expect(tablesIn(file.path).tables).toEqual(['sessions']);
   });
 });
