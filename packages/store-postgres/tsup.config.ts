@@ -8,7 +8,6 @@ export default defineConfig({
     kysely: 'src/adapters/kysely.ts',
     knex: 'src/adapters/knex.ts',
     sql: 'src/sql.ts',
-    dashboard: 'src/dashboard-store.ts',
   },
   format: ['esm'],
   dts: true,

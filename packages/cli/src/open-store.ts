@@ -1,7 +1,7 @@
 import type { DashboardStore } from '@tidings/dashboard';
+import { createSqliteDashboardStore, migrateSqliteDashboard } from '@tidings/dashboard/sqlite';
 import type { PostgresStore } from '@tidings/store-postgres';
 import { createSqliteStore, migrateSqliteFile, type SqliteStore } from '@tidings/store-sqlite';
-import { createSqliteDashboardStore, migrateSqliteDashboard } from '@tidings/store-sqlite/dashboard';
 
 /**
  * Where the CLI's `--db` (or `TIDINGS_DB`) points: a `postgres://` or `postgresql://` URL is a
@@ -54,7 +54,7 @@ export async function openStore(
 /** The dashboard's port on the database of a store {@link openStore} opened: closed with it. */
 export async function openDashboardStore(store: OpenedStore): Promise<DashboardStore> {
   if (store.capabilities.database.dialect === 'sqlite') return createSqliteDashboardStore(store as SqliteStore);
-  const { createPostgresDashboardStore } = await import('@tidings/store-postgres/dashboard');
+  const { createPostgresDashboardStore } = await loadPostgresDashboard();
   return createPostgresDashboardStore(store as PostgresStore);
 }
 
@@ -75,7 +75,7 @@ export async function migrateStore(target: StoreTarget): Promise<{
   }
   const [{ migratePostgres }, { migratePostgresDashboard }] = await Promise.all([
     loadPostgres(),
-    import('@tidings/store-postgres/dashboard'),
+    loadPostgresDashboard(),
   ]);
   const { from, to, schema, alsoMigrated } = await migratePostgres({
     connectionString: target.url,
@@ -87,4 +87,9 @@ export async function migrateStore(target: StoreTarget): Promise<{
 /** The PostgreSQL store, loaded only for a postgres:// `--db`: a SQLite command starts without pg. */
 function loadPostgres(): Promise<typeof import('@tidings/store-postgres')> {
   return import('@tidings/store-postgres');
+}
+
+/** The dashboard's store on PostgreSQL, loaded likewise. */
+function loadPostgresDashboard(): Promise<typeof import('@tidings/dashboard/postgres')> {
+  return import('@tidings/dashboard/postgres');
 }

@@ -12,6 +12,7 @@ export { normaliseEmail } from './domain/codes.js';
 export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';
 export type { DashboardOptions, SignupPolicy } from './options.js';
 export { createSmtpMailer } from './smtp-mailer.js';
+export { DASHBOARD_STORE_DURABILITY } from './store/durability.js';
 export type {
   AuditAction,
   AuditEventRecord,

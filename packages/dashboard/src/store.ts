@@ -21,10 +21,11 @@ export type * from './store/sessions.js';
  * of sends are the core's: the pages reach them through `tidings.admin`.
  *
  * The port is the sum of its roles (store/): a part of the dashboard that needs only some of
- * them takes only those. A store package implements it over the same database as its `Store`
- * (for example `createSqliteDashboardStore(store)`), and runs `runDashboardStoreConformance`
- * from `@tidings/dashboard/testing`. As in the core's ports, each method is one atomic operation
- * and times are passed in by the caller.
+ * them takes only those. Its tables live on the database of a store of the core, made by the
+ * dashboard's own migrations: `createSqliteDashboardStore(store)` of `@tidings/dashboard/sqlite`
+ * and `createPostgresDashboardStore(store)` of `@tidings/dashboard/postgres` implement it, and
+ * run `runDashboardStoreConformance` of `@tidings/dashboard/testing`. As in the core's ports,
+ * each method is one atomic operation and times are passed in by the caller.
  */
 export interface DashboardStore
   extends DashboardAccountStore,

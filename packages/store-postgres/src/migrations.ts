@@ -4,8 +4,8 @@ import { quoteIdentifier, runText, transaction } from './db.js';
 /**
  * The schema, one step per version: step `i` moves a schema from version i to i + 1. Steps are
  * append-only; a released step is never edited, a change is a new step. (Steps 2 to 5 lost the
- * dashboard's tables to dashboard-migrations.ts, whose step makes what they made, on a schema
- * that has them or not.) `{schema}` stands for
+ * dashboard's tables to the dashboard's own migrations, in `@tidings/dashboard/postgres`, whose
+ * step makes what they made, on a schema that has them or not.) `{schema}` stands for
  * the quoted schema name.
  *
  * Conventions: times are `bigint` epoch milliseconds (the store never reads a clock of its own),
@@ -152,7 +152,7 @@ export const migrations: readonly string[] = [
   );
   `,
   // 2: the dashboard's tables, now made by the dashboard store's own migrations
-  // (dashboard-migrations.ts) and only when a dashboard store is opened. A schema that applied
+  // (in @tidings/dashboard) and only when a dashboard store is opened. A schema that applied
   // this step before has them, and keeps them as they are.
   `SELECT 1`,
   // 3: operators' actions. A suspension keeps its reason and who made it. (What this step also
