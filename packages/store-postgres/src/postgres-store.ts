@@ -12,7 +12,7 @@ import { jobOperations } from './jobs.js';
 import { maintenanceOperations } from './maintenance.js';
 import { type MigrateResult, migrate, migrations, readSchemaVersion } from './migrations.js';
 import { notificationOperations } from './notifications.js';
-import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
+import { type PostgresPool, type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
 import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
@@ -27,8 +27,12 @@ import { webhookMessageOperations } from './webhook-messages.js';
  */
 export interface PostgresDatabase {
   readonly dialect: 'postgres';
-  /** The store's pool: its own (ended with the store), or the one it was given. */
-  readonly pool: pg.Pool;
+  /**
+   * The store's node-postgres pool: its own (ended with the store), or the one it was given. A
+   * {@link PostgresPool}, as the `pool` option is, so that an app's types compile without
+   * `@types/pg`; `poolOf` of `@tidings/store-postgres/sql` gives it as `pg.Pool`.
+   */
+  readonly pool: PostgresPool;
   /** The schema of the store's tables. */
   readonly schema: string;
 }

@@ -6,6 +6,7 @@
  * without a round trip of their own, LIKE patterns that match text literally, and versioned
  * migrations under the store's lock.
  */
+import type { Pool } from 'pg';
 import { type MigrateResult, migrate } from './migrations.js';
 import type { PostgresDatabase } from './postgres-store.js';
 
@@ -13,6 +14,15 @@ export { ACCOUNT as ACCOUNT_COLUMNS } from './columns.js';
 export { createSql, type Queryable, run, type Sql, type Statement, transaction } from './db.js';
 export { containsPattern } from './like.js';
 export type { MigrateResult } from './migrations.js';
+
+/**
+ * The store's pool as node-postgres types it: `PostgresDatabase` declares it as a
+ * `PostgresPool`, by what the main entry's types need, so that an app that never reaches for it
+ * needs no `@types/pg`.
+ */
+export function poolOf(database: Pick<PostgresDatabase, 'pool'>): Pool {
+  return database.pool as Pool;
+}
 
 /** The tables of another package in a store's schema, as {@link migrateTables} migrates them. */
 export interface TableMigrations {
@@ -34,5 +44,5 @@ export function migrateTables(
   database: Pick<PostgresDatabase, 'pool' | 'schema'>,
   tables: TableMigrations,
 ): Promise<MigrateResult> {
-  return migrate(database.pool, database.schema, tables.steps, { table: tables.versions, owner: tables.owner });
+  return migrate(poolOf(database), database.schema, tables.steps, { table: tables.versions, owner: tables.owner });
 }

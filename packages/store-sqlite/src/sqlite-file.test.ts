@@ -8,6 +8,7 @@ import { migrate, migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { requestLogPath } from './request-log-file.js';
+import { connectionOf } from './sql.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
@@ -743,8 +744,8 @@ describe("the dashboard's tables", () => {
     const result = migrateSqliteFile(file.path, 5000, {
       alsoMigrate: (database) => {
         expect(database.dialect).toBe('sqlite');
-        database.connection.exec('CREATE TABLE sessions (hash TEXT PRIMARY KEY)');
-        seen.push(database.connection.pragma('user_version', { simple: true }) as number);
+        connectionOf(database).exec('CREATE TABLE sessions (hash TEXT PRIMARY KEY)');
+        seen.push(connectionOf(database).pragma('user_version', { simple: true }) as number);
         return { from: 0, to: 1 };
       },
     });

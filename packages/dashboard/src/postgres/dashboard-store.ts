@@ -1,5 +1,5 @@
 import type { PostgresStore } from '@tidings/store-postgres';
-import { createSql } from '@tidings/store-postgres/sql';
+import { createSql, poolOf } from '@tidings/store-postgres/sql';
 import type { DashboardStore } from '../store.js';
 import { accountOperations } from './accounts.js';
 import { auditLogOperations } from './audit-log.js';
@@ -24,7 +24,7 @@ export function createPostgresDashboardStore(store: PostgresStore): DashboardSto
   if (database?.dialect !== 'postgres') {
     throw new TypeError('createPostgresDashboardStore needs a store made by createPostgresStore');
   }
-  const { pool } = database;
+  const pool = poolOf(database);
   const sql = createSql(database.schema);
   const operations: DashboardStore = {
     ...accountOperations(pool, sql),

@@ -1,10 +1,9 @@
 import type { AccountRecord } from '@tidings/core';
-import type { PostgresDatabase } from '@tidings/store-postgres';
-import { ACCOUNT_COLUMNS, type Sql, type Statement } from '@tidings/store-postgres/sql';
+import { ACCOUNT_COLUMNS, type poolOf, type Sql, type Statement } from '@tidings/store-postgres/sql';
 import type { DashboardAccount } from '../store.js';
 
 /** The store's pool, on which the dashboard's statements run. */
-export type Pool = PostgresDatabase['pool'];
+export type Pool = ReturnType<typeof poolOf>;
 
 /** An account's columns with what signing in needs, read as {@link DashboardAccountRow}. */
 export const DASHBOARD_ACCOUNT = `${ACCOUNT_COLUMNS}, password_hash AS "passwordHash", operator`;

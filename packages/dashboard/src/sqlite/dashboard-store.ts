@@ -1,5 +1,6 @@
 import { composePort, flushLayer } from '@tidings/core/store';
 import type { SqliteStore } from '@tidings/store-sqlite';
+import { connectionOf } from '@tidings/store-sqlite/sql';
 import { durableDashboardWrites } from '../store/durability.js';
 import type { DashboardStore } from '../store.js';
 import { accountOperations } from './accounts.js';
@@ -28,7 +29,7 @@ export function createSqliteDashboardStore(store: SqliteStore): DashboardStore {
     throw new TypeError('createSqliteDashboardStore needs a store made by createSqliteStore');
   }
   migrateSqliteDashboard(database);
-  const db = database.connection;
+  const db = connectionOf(database);
   const operations: DashboardStore = {
     ...accountOperations(db),
     ...sessionOperations(db),

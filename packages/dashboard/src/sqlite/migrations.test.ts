@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteStore, migrateSqliteFile, type SqliteStore } from '@tidings/store-sqlite';
+import { connectionOf } from '@tidings/store-sqlite/sql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteDashboardStore } from './dashboard-store.js';
 import { dashboardMigrations, migrateSqliteDashboard } from './migrations.js';
@@ -87,7 +88,7 @@ function openMemoryStore(): SqliteStore {
 }
 
 function tablesOf(store: SqliteStore): { tables: string[]; accountColumns: string[] } {
-  const db = store.capabilities.database.connection;
+  const db = connectionOf(store.capabilities.database);
   const tables = db
     .prepare(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${DASHBOARD_TABLES.map(() => '?').join(', ')}) ORDER BY name`,
@@ -112,7 +113,7 @@ describe("the dashboard's tables on SQLite", () => {
 
   it("keep step 6's codes and audit entries, which then take reasons, actors and no project", async () => {
     const store = openMemoryStore();
-    const db = store.capabilities.database.connection;
+    const db = connectionOf(store.capabilities.database);
     db.exec(DASHBOARD_TABLES_OF_STEP_6);
     db.exec(`
       INSERT INTO accounts (id, email, verified, created_at) VALUES ('acct_1', 'a@example.com', 1, ${T0});
@@ -159,7 +160,7 @@ describe("the dashboard's tables on SQLite", () => {
 
   it("keep step 6's accounts, passwords and sessions, and start every account without a passkey", async () => {
     const store = openMemoryStore();
-    const db = store.capabilities.database.connection;
+    const db = connectionOf(store.capabilities.database);
     db.exec(DASHBOARD_TABLES_OF_STEP_6);
     db.exec(`
       INSERT INTO accounts (id, email, verified, created_at, password_hash, operator)
@@ -193,7 +194,7 @@ describe("the dashboard's tables on SQLite", () => {
     const store = openMemoryStore();
     const { database } = store.capabilities;
     migrateSqliteDashboard(database);
-    database.connection
+    connectionOf(database)
       .prepare('INSERT INTO dashboard_migrations (version) VALUES (?)')
       .run(dashboardMigrations.length + 1);
     expect(() => createSqliteDashboardStore(store)).toThrow(

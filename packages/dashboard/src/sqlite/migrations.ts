@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from '@tidings/store-sqlite';
+import { connectionOf } from '@tidings/store-sqlite/sql';
 import type { Connection } from './rows.js';
 
 /**
@@ -147,7 +148,7 @@ export interface DashboardMigrateResult {
  * misread.
  */
 export function migrateSqliteDashboard(database: Pick<SqliteDatabase, 'connection'>): DashboardMigrateResult {
-  const db = database.connection;
+  const db = connectionOf(database);
   const steps = dashboardMigrations;
   db.exec('CREATE TABLE IF NOT EXISTS dashboard_migrations (version INTEGER PRIMARY KEY)');
   const version = () =>

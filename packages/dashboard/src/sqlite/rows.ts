@@ -1,9 +1,8 @@
-import type { SqliteDatabase } from '@tidings/store-sqlite';
-import { type AccountRow, accountFromRow, type Bit } from '@tidings/store-sqlite/sql';
+import { type AccountRow, accountFromRow, type Bit, type SqliteConnection } from '@tidings/store-sqlite/sql';
 import type { DashboardAccount } from '../store.js';
 
 /** The store's connection, on which the dashboard's statements are prepared. */
-export type Connection = SqliteDatabase['connection'];
+export type Connection = SqliteConnection;
 
 /** A row of the core's `accounts`, with the columns the dashboard's migrations added. */
 export interface DashboardAccountRow extends AccountRow {
