@@ -24,13 +24,18 @@ export const alias = Object.entries(compilerOptions.paths)
 
 /** The test projects, by what their tests start: `npm test -- --project NAME` runs one. */
 export const testProjects: Record<string, string[]> = {
-  /** The core's rules, the adapters, the SDKs and the dashboard, in process. */
+  /** The core's rules, the adapters, the SDKs and the dashboard's pages and rules, in process. */
   unit: [
-    'packages/{core,browser,client,dashboard,metrics,adapter-hono,adapter-express}/src/**/*.test.ts',
+    'packages/{core,browser,client,metrics,adapter-hono,adapter-express}/src/**/*.test.ts',
+    'packages/dashboard/src/*.test.ts',
+    'packages/dashboard/src/!(sqlite|postgres)/**/*.test.ts',
     'packages/{core,browser,client,dashboard,metrics,react}/test/**/*.test.ts',
   ],
-  /** The stores and the Redis limiter and hub, on their real databases. */
-  stores: ['packages/{store-sqlite,store-postgres,redis}/{src,test}/**/*.test.ts'],
+  /** The stores, the dashboard's storage on each, and the Redis limiter and hub, on their real databases. */
+  stores: [
+    'packages/{store-sqlite,store-postgres,redis}/{src,test}/**/*.test.ts',
+    'packages/dashboard/src/{sqlite,postgres}/**/*.test.ts',
+  ],
   /** The `tidings` CLI and server, run as processes. */
   cli: ['packages/cli/{src,test}/**/*.test.ts'],
   /** The whole path as a user meets it, and the repository's own checks (docs, README, benches). */

@@ -2,7 +2,12 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
+    entry: {
+      index: 'src/index.ts',
+      sqlite: 'src/sqlite/index.ts',
+      postgres: 'src/postgres/index.ts',
+      testing: 'src/testing/index.ts',
+    },
     format: ['esm'],
     dts: true,
     clean: true,

@@ -7,7 +7,7 @@ export default defineConfig({
     drizzle: 'src/adapters/drizzle.ts',
     kysely: 'src/adapters/kysely.ts',
     knex: 'src/adapters/knex.ts',
-    dashboard: 'src/dashboard-store.ts',
+    sql: 'src/sql.ts',
   },
   format: ['esm'],
   dts: true,

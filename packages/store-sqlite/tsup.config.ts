@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', dashboard: 'src/dashboard-store.ts' },
+  entry: { index: 'src/index.ts', sql: 'src/sql.ts' },
   format: ['esm'],
   dts: true,
   clean: true,

@@ -1,8 +1,8 @@
 import { createManualClock, createMemoryMailer, createTidings, silentLogger, type TidingsOptions } from '@tidings/core';
 import { type DashboardOptions, tidingsDashboard } from '@tidings/dashboard';
+import { createSqliteDashboardStore } from '@tidings/dashboard/sqlite';
 import { tidingsHono } from '@tidings/hono';
 import { createSqliteStore } from '@tidings/store-sqlite';
-import { createSqliteDashboardStore } from '@tidings/store-sqlite/dashboard';
 import { Hono } from 'hono';
 
 /** The origin the tests' requests come from, as a browser on the dashboard's own page would send. */

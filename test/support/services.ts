@@ -88,6 +88,7 @@ export const TEST_SERVICES: ServiceNeed[] = [
     howToEnable: `a PostgreSQL server at ${testDatabaseUrl} (or set TIDINGS_TEST_DATABASE_URL)`,
     suites: [
       'packages/store-postgres/**/*.test.ts',
+      'packages/dashboard/src/postgres/**/*.test.ts',
       'packages/cli/test/store-choice.test.ts',
       'test/readme/embedding.test.ts',
       'test/e2e/example-orders-postgres.test.ts',

@@ -6,7 +6,13 @@ import {
   type WebhookEndpointObject,
   type WebhookMessageObject,
 } from '@tidings/core';
-import type { AuditSubjects, DashboardStore } from '@tidings/dashboard';
+import type {
+  AuditSubjects,
+  DashboardAccountStore,
+  DashboardStore,
+  EmailCodeStore,
+  SessionStore,
+} from '@tidings/dashboard';
 import {
   expectPositionals,
   integerFlag,
@@ -608,14 +614,18 @@ function normaliseEmail(email: string): string {
 }
 
 /** The account with this email, or NOT_FOUND. */
-async function accountByEmail(store: DashboardStore, email: string) {
+async function accountByEmail(store: DashboardAccountStore, email: string) {
   const found = await store.findAccountByEmail(normaliseEmail(email));
   if (!found) throw new TidingsError('NOT_FOUND', `No account with the email ${normaliseEmail(email)}`);
   return found.account;
 }
 
 /** Issues a one-time dashboard sign-in code for an address. */
-export async function signInCode(store: DashboardStore, email: string, minutes: number): Promise<string> {
+export async function signInCode(
+  store: DashboardAccountStore & EmailCodeStore & SessionStore,
+  email: string,
+  minutes: number,
+): Promise<string> {
   const { createAccountService } = await import('@tidings/dashboard');
   const accounts = createAccountService({
     store,

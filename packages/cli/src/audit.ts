@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import type { DashboardStore } from '@tidings/dashboard';
+import type { AuditLogStore } from '@tidings/dashboard';
 import type { CommandContext } from './admin-commands.js';
 import { type ParsedCommand, UsageError } from './args.js';
 
@@ -35,7 +35,7 @@ export function actorOf(parsed: ParsedCommand, command: string): string {
  * by the dashboard's own writer (`recordAudit`) with the actor named and the source `cli`. The
  * dashboard's module loads only when a change is recorded.
  */
-export function cliAuditContext(store: DashboardStore, actor: string, env: NodeJS.ProcessEnv): CommandContext {
+export function cliAuditContext(store: AuditLogStore, actor: string, env: NodeJS.ProcessEnv): CommandContext {
   return {
     actor,
     env,

@@ -1,7 +1,7 @@
 import type { DashboardStore } from '@tidings/dashboard';
+import { createSqliteDashboardStore, migrateSqliteDashboard } from '@tidings/dashboard/sqlite';
 import type { PostgresStore } from '@tidings/store-postgres';
 import { createSqliteStore, migrateSqliteFile, type SqliteStore } from '@tidings/store-sqlite';
-import { createSqliteDashboardStore } from '@tidings/store-sqlite/dashboard';
 
 /**
  * Where the CLI's `--db` (or `TIDINGS_DB`) points: a `postgres://` or `postgresql://` URL is a
@@ -54,13 +54,14 @@ export async function openStore(
 /** The dashboard's port on the database of a store {@link openStore} opened: closed with it. */
 export async function openDashboardStore(store: OpenedStore): Promise<DashboardStore> {
   if (store.capabilities.database.dialect === 'sqlite') return createSqliteDashboardStore(store as SqliteStore);
-  const { createPostgresDashboardStore } = await import('@tidings/store-postgres/dashboard');
+  const { createPostgresDashboardStore } = await loadPostgresDashboard();
   return createPostgresDashboardStore(store as PostgresStore);
 }
 
 /**
  * Applies the migrations of the store `--db` names, the dashboard's tables included (the server
- * uses them), and tells the versions before and after.
+ * uses them): the store migrates its own, then hands its database to the dashboard's migrations.
+ * Tells the versions before and after.
  */
 export async function migrateStore(target: StoreTarget): Promise<{
   from: number;
@@ -69,15 +70,26 @@ export async function migrateStore(target: StoreTarget): Promise<{
   dashboard: { from: number; to: number };
 }> {
   if (target.kind === 'sqlite') {
-    const { from, to, dashboard } = migrateSqliteFile(target.path, 5000, { dashboard: true });
-    return { from, to, schema: null, dashboard: dashboard! };
+    const { from, to, alsoMigrated } = migrateSqliteFile(target.path, 5000, { alsoMigrate: migrateSqliteDashboard });
+    return { from, to, schema: null, dashboard: alsoMigrated! };
   }
-  const { migratePostgres } = await loadPostgres();
-  const { from, to, schema, dashboard } = await migratePostgres({ connectionString: target.url, dashboard: true });
-  return { from, to, schema, dashboard: dashboard! };
+  const [{ migratePostgres }, { migratePostgresDashboard }] = await Promise.all([
+    loadPostgres(),
+    loadPostgresDashboard(),
+  ]);
+  const { from, to, schema, alsoMigrated } = await migratePostgres({
+    connectionString: target.url,
+    alsoMigrate: migratePostgresDashboard,
+  });
+  return { from, to, schema, dashboard: alsoMigrated! };
 }
 
 /** The PostgreSQL store, loaded only for a postgres:// `--db`: a SQLite command starts without pg. */
 function loadPostgres(): Promise<typeof import('@tidings/store-postgres')> {
   return import('@tidings/store-postgres');
+}
+
+/** The dashboard's store on PostgreSQL, loaded likewise. */
+function loadPostgresDashboard(): Promise<typeof import('@tidings/dashboard/postgres')> {
+  return import('@tidings/dashboard/postgres');
 }

@@ -12,7 +12,7 @@ import {
 } from '@tidings/test-support/cli-process.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardMigrations as postgresDashboardMigrations } from '../../store-postgres/src/dashboard-migrations.js';
+import { dashboardMigrations as postgresDashboardMigrations } from '../../dashboard/src/postgres/migrations.js';
 import { migrations } from '../../store-postgres/src/migrations.js';
 
 const databaseUrl = process.env.TIDINGS_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';

@@ -9,22 +9,31 @@ export {
   type DashboardOperation,
 } from './domain/audit-policy.js';
 export { normaliseEmail } from './domain/codes.js';
+export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';
+export type { DashboardOptions, SignupPolicy } from './options.js';
+export { createSmtpMailer } from './smtp-mailer.js';
+export { DASHBOARD_STORE_DURABILITY } from './store/durability.js';
 export type {
   AuditAction,
   AuditEventRecord,
+  AuditLogStore,
   AuditSource,
   ConsumeEmailCodeResult,
   CreateAccountWithPasswordResult,
   DashboardAccount,
+  DashboardAccountStore,
+  DashboardMaintenanceStore,
   DashboardStore,
+  DashboardStoreMethod,
   EmailCodePurpose,
+  EmailCodeStore,
   InvitationRecord,
   PasskeyRecord,
   PendingSignInRecord,
+  PendingSignInStore,
   PurgedDashboardData,
+  SecondFactorStore,
   SessionRecord,
+  SessionStore,
   SessionSummary,
-} from './domain/dashboard-store.js';
-export { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './domain/passwords.js';
-export type { DashboardOptions, SignupPolicy } from './options.js';
-export { createSmtpMailer } from './smtp-mailer.js';
+} from './store.js';

@@ -1,7 +1,7 @@
 import { createManualClock, type Tidings } from '@tidings/core';
 import { describe, expect, it } from 'vitest';
-import type { DashboardStore } from './domain/dashboard-store.js';
 import { resolveDashboardOptions } from './options.js';
+import type { DashboardStore } from './store.js';
 
 const clock = createManualClock(Date.UTC(2026, 0, 10));
 /** Only what the options read of an instance: its admin API's settings. */

@@ -8,7 +8,7 @@ import {
   type Tidings,
 } from '@tidings/core';
 import type { Context } from 'hono';
-import type { DashboardStore } from './domain/dashboard-store.js';
+import type { DashboardStore } from './store.js';
 
 /** Who may create an account: anyone, only people an operator invited, or nobody. */
 export type SignupPolicy = 'open' | 'invite' | 'closed';
@@ -23,7 +23,8 @@ export interface DashboardOptions {
   tidings: Tidings;
   /**
    * The dashboard's own port on the database that instance runs on: passwords, sessions, codes,
-   * the audit log (e.g. `createSqliteDashboardStore(store)` of `@tidings/store-sqlite`).
+   * the audit log (`createSqliteDashboardStore(store)` of `@tidings/dashboard/sqlite`, or
+   * `createPostgresDashboardStore(store)` of `@tidings/dashboard/postgres`).
    */
   store: DashboardStore;
   /** Sends codes. @default a mailer that prints `[mail] to=… subject="…" code=…` on stderr */

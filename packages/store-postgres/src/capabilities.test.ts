@@ -2,7 +2,6 @@ import { createTidings, type Metrics, noopMetrics, silentLogger } from '@tidings
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPostgresDashboardStore } from './dashboard-store.js';
 import { createPostgresStore } from './postgres-store.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 
@@ -45,8 +44,5 @@ describe('the PostgreSQL store’s capabilities', () => {
     });
     // The instance's store is the one the metrics wrap: its reads are timed.
     expect(timed).toContain('getProject');
-    // The dashboard keeps its tables in the same schema.
-    const dashboard = createPostgresDashboardStore(store);
-    expect(await dashboard.findAccountByEmail('nobody@example.com')).toBeNull();
   });
 });

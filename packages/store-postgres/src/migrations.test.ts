@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPostgresDashboardStore } from './dashboard-store.js';
 import { quoteIdentifier } from './db.js';
 import { migrate, migrations } from './migrations.js';
 import { createPostgresStore } from './postgres-store.js';
@@ -49,100 +48,6 @@ describe('migration 7: notifications record where they came from', () => {
       expect(rows[0].version).toBe(migrations.length);
     } finally {
       await store.close();
-    }
-  });
-});
-
-describe("the dashboard's tables", () => {
-  const DASHBOARD_TABLES = [
-    'sessions',
-    'email_codes',
-    'audit_events',
-    'passkeys',
-    'recovery_codes',
-    'pending_sign_ins',
-    'webauthn_challenges',
-    'dashboard_migrations',
-  ];
-  async function tablesPresent(): Promise<string[]> {
-    const { rows } = await pool.query<{ name: string }>(
-      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2) ORDER BY 1',
-      [schema, DASHBOARD_TABLES],
-    );
-    return rows.map((row) => row.name);
-  }
-  async function accountColumns(): Promise<string[]> {
-    const { rows } = await pool.query<{ name: string }>(
-      "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'accounts' ORDER BY 1",
-      [schema],
-    );
-    return rows.map((row) => row.name);
-  }
-
-  it('are absent from a schema whose store never opened the dashboard, and made when its store is', async () => {
-    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
-    try {
-      expect(await tablesPresent()).toEqual([]);
-      expect(await accountColumns()).not.toContain('password_hash');
-
-      const dashboardStore = createPostgresDashboardStore(store);
-      expect(await dashboardStore.listOperatorIds()).toEqual([]);
-      expect(await tablesPresent()).toEqual([...DASHBOARD_TABLES].sort());
-      expect(await accountColumns()).toEqual(expect.arrayContaining(['password_hash', 'operator']));
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('are brought up to date, rows kept, in a schema the earlier core steps made them in', async () => {
-    await migrate(pool, schema);
-    const s = quoteIdentifier(schema);
-    // As the core's step 2 made them, before its later steps changed them.
-    await pool.query(`
-      ALTER TABLE ${s}.accounts ADD COLUMN password_hash text;
-      ALTER TABLE ${s}.accounts ADD COLUMN operator boolean NOT NULL DEFAULT false;
-      CREATE TABLE ${s}.sessions (
-        hash text COLLATE "C" PRIMARY KEY,
-        account_id text COLLATE "C" NOT NULL REFERENCES ${s}.accounts (id),
-        created_at bigint NOT NULL,
-        idle_expires_at bigint NOT NULL,
-        absolute_expires_at bigint NOT NULL
-      );
-      CREATE TABLE ${s}.audit_events (
-        id text COLLATE "C" PRIMARY KEY,
-        project_id text COLLATE "C" NOT NULL REFERENCES ${s}.projects (id),
-        action text NOT NULL,
-        actor_account_id text,
-        actor_email text,
-        ip text,
-        detail text NOT NULL,
-        created_at bigint NOT NULL
-      );
-      INSERT INTO ${s}.accounts (id, email, verified, created_at, password_hash, operator)
-        VALUES ('acct_1', 'a@example.com', true, ${T0}, 'scrypt$x', true);
-      INSERT INTO ${s}.sessions VALUES ('h1', 'acct_1', ${T0}, ${T0 + 3_600_000}, ${T0 + 86_400_000});
-    `);
-
-    const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
-    try {
-      const dashboardStore = createPostgresDashboardStore(store);
-      expect(await dashboardStore.listOperatorIds()).toEqual(['acct_1']);
-      expect(await tablesPresent()).toEqual([...DASHBOARD_TABLES].sort());
-      const { rows } = await pool.query(`SELECT hash, last_used_at::int8 AS "lastUsedAt" FROM ${s}.sessions`);
-      expect(rows).toEqual([{ hash: 'h1', lastUsedAt: String(T0) }]);
-      // The audit log no longer needs a project.
-      await pool.query(
-        `INSERT INTO ${s}.audit_events (id, project_id, action, detail, created_at, source) VALUES ('aud_1', NULL, 'a', '{}', ${T0}, 'cli')`,
-      );
-    } finally {
-      await store.close();
-    }
-    // Opening it again changes nothing.
-    const again = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
-    try {
-      expect(await createPostgresDashboardStore(again).listOperatorIds()).toEqual(['acct_1']);
-    } finally {
-      await again.close();
     }
   });
 });

@@ -4,8 +4,8 @@ import { quoteIdentifier, runText, transaction } from './db.js';
 /**
  * The schema, one step per version: step `i` moves a schema from version i to i + 1. Steps are
  * append-only; a released step is never edited, a change is a new step. (Steps 2 to 5 lost the
- * dashboard's tables to dashboard-migrations.ts, whose step makes what they made, on a schema
- * that has them or not.) `{schema}` stands for
+ * dashboard's tables to the dashboard's own migrations, in `@tidings/dashboard/postgres`, whose
+ * step makes what they made, on a schema that has them or not.) `{schema}` stands for
  * the quoted schema name.
  *
  * Conventions: times are `bigint` epoch milliseconds (the store never reads a clock of its own),
@@ -152,7 +152,7 @@ export const migrations: readonly string[] = [
   );
   `,
   // 2: the dashboard's tables, now made by the dashboard store's own migrations
-  // (dashboard-migrations.ts) and only when a dashboard store is opened. A schema that applied
+  // (in @tidings/dashboard) and only when a dashboard store is opened. A schema that applied
   // this step before has them, and keeps them as they are.
   `SELECT 1`,
   // 3: operators' actions. A suspension keeps its reason and who made it. (What this step also
@@ -464,17 +464,32 @@ export interface MigrateResult {
 }
 
 /**
+ * Where a list of steps keeps its versions: a table of the schema, and the package the steps are
+ * of, which a refusal of a newer version names.
+ */
+export interface VersionTable {
+  table: string;
+  owner: string;
+}
+
+/** The store's own steps' table of versions. */
+const STORE_VERSIONS: VersionTable = { table: 'schema_migrations', owner: '@tidings/store-postgres' };
+
+/**
  * Brings a schema up to the latest version, creating it if missing. Everything runs in one
  * transaction under an advisory lock of the schema's name, so that instances starting together
  * apply each step exactly once, and a failing step leaves the schema as it was. A schema newer
- * than this package is refused rather than misread.
+ * than this package is refused rather than misread. The steps of another package's tables in
+ * the schema (`migrateTables` of `@tidings/store-postgres/sql`) keep their versions in a
+ * `versions` table of their own, under the same lock.
  */
 export async function migrate(
   pool: Pool,
   schema: string,
   steps: readonly string[] = migrations,
-  table: 'schema_migrations' | 'dashboard_migrations' = 'schema_migrations',
+  versions: VersionTable = STORE_VERSIONS,
 ): Promise<MigrateResult> {
+  const table = quoteIdentifier(versions.table);
   const quoted = quoteIdentifier(schema);
   return transaction(pool, async (client) => {
     await runText(client, "SELECT pg_advisory_xact_lock(hashtext('tidings.migrate'), hashtext($1))", [schema]);
@@ -488,9 +503,11 @@ export async function migrate(
     );
     const from = await schemaVersion(client, quoted, table);
     if (from > steps.length) {
-      throw new Error(
-        `The PostgreSQL schema ${schema} is version ${from}, newer than this @tidings/store-postgres supports (${steps.length})`,
-      );
+      const found =
+        versions === STORE_VERSIONS
+          ? `The PostgreSQL schema ${schema} is version ${from}`
+          : `The tables of ${versions.owner} in the PostgreSQL schema ${schema} are at version ${from}`;
+      throw new Error(`${found}, newer than this ${versions.owner} supports (${steps.length})`);
     }
     for (let version = from + 1; version <= steps.length; version++) {
       await runText(client, steps[version - 1]!.replaceAll('{schema}', quoted));
@@ -504,7 +521,7 @@ export async function migrate(
 async function schemaVersion(
   client: Parameters<typeof runText>[0],
   quoted: string,
-  table: 'schema_migrations' | 'dashboard_migrations' = 'schema_migrations',
+  table = 'schema_migrations',
 ): Promise<number> {
   const rows = await runText<{ version: number | null }>(
     client,

@@ -4,7 +4,6 @@ import pg from 'pg';
 import { accountOperations } from './accounts.js';
 import { apiKeyOperations } from './api-keys.js';
 import { browserOperations } from './browsers.js';
-import { migrateDashboard } from './dashboard-migrations.js';
 import { createSql, runText } from './db.js';
 import { deliveryOperations } from './deliveries.js';
 import { idempotencyOperations } from './idempotency.js';
@@ -13,7 +12,7 @@ import { jobOperations } from './jobs.js';
 import { maintenanceOperations } from './maintenance.js';
 import { type MigrateResult, migrate, migrations, readSchemaVersion } from './migrations.js';
 import { notificationOperations } from './notifications.js';
-import { type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
+import { type PostgresPool, type PostgresStoreOptions, resolvePostgresStoreOptions } from './options.js';
 import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
@@ -28,8 +27,12 @@ import { webhookMessageOperations } from './webhook-messages.js';
  */
 export interface PostgresDatabase {
   readonly dialect: 'postgres';
-  /** The store's pool: its own (ended with the store), or the one it was given. */
-  readonly pool: pg.Pool;
+  /**
+   * The store's node-postgres pool: its own (ended with the store), or the one it was given. A
+   * {@link PostgresPool}, as the `pool` option is, so that an app's types compile without
+   * `@types/pg`; `poolOf` of `@tidings/store-postgres/sql` gives it as `pg.Pool`.
+   */
+  readonly pool: PostgresPool;
   /** The schema of the store's tables. */
   readonly schema: string;
 }
@@ -155,17 +158,22 @@ async function refuseAsynchronousCommit(pool: pg.Pool): Promise<void> {
 
 /**
  * Applies the migrations of the schema named by the options (what `tidings migrate` runs) and
- * tells the versions before and after; with `dashboard`, those of the dashboard's tables too.
+ * tells the versions before and after. With `alsoMigrate`, the tables another package keeps in
+ * the schema too (`tidings migrate` passes the dashboard's migrations), given the schema's
+ * database once the store's own steps are applied; its answer is `alsoMigrated`.
  */
-export async function migratePostgres(
-  options: Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema'> & { dashboard?: boolean },
-): Promise<MigrateResult & { schema: string; dashboard?: MigrateResult }> {
+export async function migratePostgres<Also = never>(
+  options: Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema'> & {
+    alsoMigrate?: (database: PostgresDatabase) => Promise<Also>;
+  },
+): Promise<MigrateResult & { schema: string; alsoMigrated?: Also }> {
   const resolved = resolvePostgresStoreOptions({ ...options, maxConnections: 1 });
   const pool = resolved.pool ?? new pg.Pool({ connectionString: resolved.connectionString!, max: 1 });
   try {
     const core = await migrate(pool, resolved.schema);
-    if (options.dashboard !== true) return { ...core, schema: resolved.schema };
-    return { ...core, schema: resolved.schema, dashboard: await migrateDashboard(pool, resolved.schema) };
+    if (!options.alsoMigrate) return { ...core, schema: resolved.schema };
+    const database: PostgresDatabase = { dialect: 'postgres', pool, schema: resolved.schema };
+    return { ...core, schema: resolved.schema, alsoMigrated: await options.alsoMigrate(database) };
   } finally {
     if (!resolved.pool) await pool.end();
   }

@@ -5,7 +5,6 @@ import { createTidings, type Metrics, noopMetrics, silentLogger } from '@tidings
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteDashboardStore } from './dashboard-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -46,8 +45,5 @@ describe('the SQLite store’s capabilities', () => {
     });
     // The instance's store is the one the metrics wrap: its reads are timed.
     expect(timed).toContain('getProject');
-    // The dashboard keeps its tables on the same database.
-    const dashboard = createSqliteDashboardStore(store);
-    expect(await dashboard.findAccountByEmail('nobody@example.com')).toBeNull();
   });
 });

@@ -1,6 +1,5 @@
 import { STORE_DUTIES } from '@tidings/core/store';
 import { describe, expect, it } from 'vitest';
-import { createSqliteDashboardStore, DASHBOARD_STORE_DURABILITY } from './dashboard-store.js';
 import { createSqliteStore, STORE_DURABILITY } from './sqlite-store.js';
 
 /** The methods an object has, own and inherited, as a sorted list. */
@@ -19,7 +18,6 @@ describe('durability tables', () => {
     const store = createSqliteStore({ path: ':memory:' });
     try {
       expect(methodsOf(store)).toEqual(Object.keys(STORE_DURABILITY).sort());
-      expect(methodsOf(createSqliteDashboardStore(store))).toEqual(Object.keys(DASHBOARD_STORE_DURABILITY).sort());
     } finally {
       await store.close();
     }

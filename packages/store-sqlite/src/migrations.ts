@@ -5,8 +5,8 @@ import { applySchemaSteps, type SchemaStep } from './schema-steps.js';
 /**
  * The schema, one step per version: step `i` moves a database from `user_version` i to i + 1.
  * Steps are append-only; a released step is never edited, a change is a new step. (Steps 6 to 9
- * lost the dashboard's tables to dashboard-migrations.ts, whose step makes what they made, on a
- * database that has them or not.)
+ * lost the dashboard's tables to the dashboard's own migrations, in `@tidings/dashboard/sqlite`,
+ * whose step makes what they made, on a database that has them or not.)
  *
  * Conventions: times are integer epoch milliseconds, booleans 0/1, `data` JSON text.
  */
@@ -233,7 +233,7 @@ export const migrations: readonly SchemaStep[] = [
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
   `,
   // 6: the dashboard's tables, now made by the dashboard store's own migrations
-  // (dashboard-migrations.ts) and only when a dashboard store is opened. A database that applied
+  // (in @tidings/dashboard) and only when a dashboard store is opened. A database that applied
   // this step (or 8 and 9) before has them, and keeps them as they are.
   '',
   // 7: operators' actions. A suspension keeps its reason and who made it. (What this step also

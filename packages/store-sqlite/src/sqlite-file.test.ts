@@ -3,11 +3,12 @@ import { hashSecret, newId, type Store } from '@tidings/core';
 import { quietPeriod } from '@tidings/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
-import { createSqliteDashboardStore } from './dashboard-store.js';
+import { migrateSqliteFile } from './migrate-file.js';
 import { migrate, migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { resolveSqliteStoreOptions, type SqliteStoreOptions } from './options.js';
 import { requestLogPath } from './request-log-file.js';
+import { connectionOf } from './sql.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { MIGRATION_BASE_ROWS, seedKey as seedWith, sendLive } from './test-support/seed.js';
 import { useStoreFile } from './test-support/store-file.js';
@@ -39,7 +40,8 @@ async function sendMany(store: Store, count: number) {
 
 /**
  * The dashboard's tables as the core's step 6 made them in a database of an earlier release,
- * before the dashboard store's own migrations made them.
+ * before the dashboard's own migrations (in @tidings/dashboard) made them: the core's later steps
+ * must leave them, and their rows, as they are.
  */
 const DASHBOARD_TABLES_OF_STEP_6 = `
   ALTER TABLE accounts ADD COLUMN password_hash TEXT;
@@ -305,8 +307,18 @@ describe('migration 5: idempotency results only', () => {
   });
 });
 
+/** The rows of the dashboard's tables, read as they are, without the dashboard. */
+function dashboardRows(path: string, table: string): unknown[] {
+  const raw = new Database(path, { readonly: true });
+  try {
+    return raw.prepare(`SELECT * FROM ${table}`).all();
+  } finally {
+    raw.close();
+  }
+}
+
 describe("migration 7: operators' actions", () => {
-  it('keeps projects, codes and audit entries, which then take reasons, actors and no project', async () => {
+  it("keeps projects, which then take reasons and actors, and the dashboard's codes and audit entries", async () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 6));
     raw.exec(DASHBOARD_TABLES_OF_STEP_6);
@@ -322,48 +334,40 @@ describe("migration 7: operators' actions", () => {
     raw.close();
 
     const store = open();
-    const dashboard = createSqliteDashboardStore(store);
     expect(await store.getProject('proj_1')).toMatchObject({
       suspended: true,
       suspendedAt: T0 + 1,
       suspendedReason: null,
       suspendedBy: null,
     });
-    expect(await dashboard.listInvitations({ now: T0, maxAttempts: 5, limit: 10 })).toEqual([
-      { email: 'x@example.com', invitedBy: null, createdAt: T0, expiresAt: T0 + 86_400_000 },
+    // The dashboard's own migrations bring these up to date when it opens them.
+    expect(dashboardRows(file.path, 'email_codes')).toEqual([
+      {
+        email: 'x@example.com',
+        purpose: 'invite',
+        code_hash: 'h',
+        created_at: T0,
+        expires_at: T0 + 86_400_000,
+        failed_attempts: 0,
+      },
     ]);
-    const kept = {
-      id: 'aud_1',
-      projectId: 'proj_1',
-      action: 'project.created',
-      source: 'dashboard',
-      actorAccountId: 'acct_1',
-      actorEmail: 'a@example.com',
-      actorName: null,
-      ip: '127.0.0.1',
-      detail: 'P',
-      reason: null,
-      createdAt: T0,
-    };
-    expect(await dashboard.listAuditEvents({ projectId: 'proj_1', limit: 10 })).toEqual([kept]);
-    const fromCli = {
-      ...kept,
-      id: 'aud_2',
-      projectId: null,
-      action: 'account.created' as const,
-      source: 'cli' as const,
-      actorAccountId: null,
-      actorEmail: null,
-      actorName: 'root',
-      ip: null,
-    };
-    await dashboard.appendAuditEvent(fromCli);
-    expect(await dashboard.listAuditEvents({ limit: 10 })).toEqual([fromCli, kept]);
+    expect(dashboardRows(file.path, 'audit_events')).toEqual([
+      {
+        id: 'aud_1',
+        project_id: 'proj_1',
+        action: 'project.created',
+        actor_account_id: 'acct_1',
+        actor_email: 'a@example.com',
+        ip: '127.0.0.1',
+        detail: 'P',
+        created_at: T0,
+      },
+    ]);
   });
 });
 
 describe('migration 8: a second factor for dashboard accounts', () => {
-  it('keeps accounts, passwords and sessions, and starts every account without a passkey', async () => {
+  it("keeps accounts with the dashboard's passwords and operator flags, and its sessions", async () => {
     const raw = new Database(file.path);
     migrate(raw, migrations.slice(0, 7));
     raw.exec(DASHBOARD_TABLES_OF_STEP_6);
@@ -376,13 +380,22 @@ describe('migration 8: a second factor for dashboard accounts', () => {
     raw.close();
 
     const store = open();
-    const dashboard = createSqliteDashboardStore(store);
-    const account = await dashboard.findAccountByEmail('a@example.com');
-    expect(account).toMatchObject({ passwordHash: 'scrypt$hash', operator: true });
-    const resumed = await dashboard.resumeSession({ hash: 'session-hash', now: T0 + 1, idleExpiresAt: T0 + 60_001 });
-    expect(resumed?.account.account.id).toBe('acct_1');
-    expect(await dashboard.listPasskeys('acct_1')).toEqual([]);
-    expect(await dashboard.countRecoveryCodes('acct_1')).toBe(0);
+    expect(await store.getAccount('acct_1')).toEqual({
+      id: 'acct_1',
+      email: 'a@example.com',
+      verified: true,
+      createdAt: T0,
+    });
+    expect(dashboardRows(file.path, 'accounts')).toMatchObject([{ password_hash: 'scrypt$hash', operator: 1 }]);
+    expect(dashboardRows(file.path, 'sessions')).toEqual([
+      {
+        hash: 'session-hash',
+        account_id: 'acct_1',
+        created_at: T0,
+        idle_expires_at: T0 + 60_000,
+        absolute_expires_at: T0 + 120_000,
+      },
+    ]);
   });
 });
 
@@ -719,15 +732,25 @@ describe("the dashboard's tables", () => {
     }
   }
 
-  it('are absent from a database whose store never opened the dashboard, and made when its store is', async () => {
+  it('are never made by the store: a database without the dashboard has none of them', async () => {
     const store = open();
     await seedKey(store);
-    expect(tablesIn(file.path)).toMatchObject({ tables: [] });
-    expect(tablesIn(file.path).accountColumns).not.toContain('password_hash');
+    expect(migrateSqliteFile(file.path)).toEqual({ from: migrations.length, to: migrations.length });
+    expect(tablesIn(file.path)).toEqual({ tables: [], accountColumns: ['id', 'email', 'verified', 'created_at'] });
+  });
 
-    const dashboard = createSqliteDashboardStore(store);
-    expect(await dashboard.listOperatorIds()).toEqual([]);
-    expect(tablesIn(file.path).tables).toEqual(DASHBOARD_TABLES);
-    expect(tablesIn(file.path).accountColumns).toEqual(expect.arrayContaining(['password_hash', 'operator']));
+  it("are migrated by the function migrateSqliteFile is given, on its connection, after the store's own", () => {
+    const seen: number[] = [];
+    const result = migrateSqliteFile(file.path, 5000, {
+      alsoMigrate: (database) => {
+        expect(database.dialect).toBe('sqlite');
+        connectionOf(database).exec('CREATE TABLE sessions (hash TEXT PRIMARY KEY)');
+        seen.push(connectionOf(database).pragma('user_version', { simple: true }) as number);
+        return { from: 0, to: 1 };
+      },
+    });
+    expect(result).toEqual({ from: 0, to: migrations.length, alsoMigrated: { from: 0, to: 1 } });
+    expect(seen).toEqual([migrations.length]);
+    expect(tablesIn(file.path).tables).toEqual(['sessions']);
   });
 });

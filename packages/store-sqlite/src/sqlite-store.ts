@@ -36,8 +36,13 @@ import { webhookEventRecorder, webhookMessageInserter, webhookMessageOperations 
  */
 export interface SqliteDatabase {
   readonly dialect: 'sqlite';
-  /** The store's connection; closed with the store. */
-  readonly connection: Database.Database;
+  /**
+   * The store's better-sqlite3 `Database`; closed with the store. Declared here by what these
+   * types need of it, so that an app's types compile without `@types/better-sqlite3` (which
+   * better-sqlite3 does not ship); `connectionOf` of `@tidings/store-sqlite/sql` gives it as
+   * better-sqlite3 types it.
+   */
+  readonly connection: { readonly name: string; readonly open: boolean };
   /**
    * Resolves once every commit made before the call is on disk: a durable write of another
    * package waits for it before it answers, as the store's own do. At once where commits are

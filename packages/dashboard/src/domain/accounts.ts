@@ -1,12 +1,14 @@
 import { type AdminApi, type Clock, type Mailer, newId } from '@tidings/core';
-import { generateCode, hashCode } from './codes.js';
 import type {
   ConsumeEmailCodeResult,
   DashboardAccount,
-  DashboardStore,
+  DashboardAccountStore,
   EmailCodePurpose,
+  EmailCodeStore,
   InvitationRecord,
-} from './dashboard-store.js';
+  SessionStore,
+} from '../store.js';
+import { generateCode, hashCode } from './codes.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
 /** A code is good for 15 minutes and 5 tries; an invitation for 7 days. */
@@ -29,8 +31,8 @@ export type SignUpResult =
 
 /** Options of {@link createAccountService}. */
 export interface AccountServiceOptions {
-  /** The dashboard's port: passwords, codes, sessions. */
-  store: DashboardStore;
+  /** The dashboard's port: the roles of accounts and passwords, codes, and sessions. */
+  store: DashboardAccountStore & EmailCodeStore & SessionStore;
   /** Marks an address verified once its code matched: the core's own record of the account. */
   admin: Pick<AdminApi, 'verifyAccount'>;
   mailer: Mailer;

@@ -7,8 +7,8 @@ import type {
   WebhookEndpointObject,
   WebhookMessageObject,
 } from '@tidings/core';
+import type { AuditAction } from '../store.js';
 import type { AuditEntry } from './audit.js';
-import type { AuditAction } from './dashboard-store.js';
 
 /** The changes made beside the core's admin API, by the dashboard's account store. */
 export type DashboardOperation = 'setAccountOperator' | 'issueSignInCode' | 'sendInvitation' | 'revokeInvitation';

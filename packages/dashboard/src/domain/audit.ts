@@ -1,5 +1,5 @@
 import { newId } from '@tidings/core';
-import type { AuditAction, AuditEventRecord, DashboardStore } from './dashboard-store.js';
+import type { AuditAction, AuditEventRecord, AuditLogStore } from '../store.js';
 
 /** Who made a change: an account signed in to the dashboard, or an operator at the CLI. */
 export type AuditActor =
@@ -22,7 +22,7 @@ export interface AuditEntry {
  * CLI, so that both record the same fields the same way.
  */
 export async function recordAudit(
-  store: Pick<DashboardStore, 'appendAuditEvent'>,
+  store: Pick<AuditLogStore, 'appendAuditEvent'>,
   now: number,
   actor: AuditActor,
   entry: AuditEntry,

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { hashSecret } from '@tidings/core';
-import type { EmailCodePurpose } from './dashboard-store.js';
+import type { EmailCodePurpose } from '../store.js';
 
 /** A one-time code: six digits drawn uniformly from the CSPRNG. */
 export function generateCode(): string {

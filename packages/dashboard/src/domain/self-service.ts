@@ -1,12 +1,20 @@
 import type { AdminApi, Clock, Mailer } from '@tidings/core';
+import type {
+  ConsumeEmailCodeResult,
+  DashboardAccount,
+  DashboardAccountStore,
+  DashboardMaintenanceStore,
+  EmailCodeStore,
+  SessionStore,
+} from '../store.js';
 import { CODE_MAX_ATTEMPTS, CODE_TTL_MS } from './accounts.js';
 import { generateCode, hashCode } from './codes.js';
-import type { ConsumeEmailCodeResult, DashboardAccount, DashboardStore } from './dashboard-store.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
 /** Options of {@link createSelfService}. */
 export interface SelfServiceOptions {
-  store: DashboardStore;
+  /** The dashboard's port: the roles a person's own account changes. */
+  store: DashboardAccountStore & SessionStore & EmailCodeStore & DashboardMaintenanceStore;
   admin: Pick<AdminApi, 'verifyAccount' | 'deleteAccount'>;
   mailer: Mailer;
   clock: Clock;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashSecret } from '@tidings/core';
-import type { DashboardAccount, DashboardStore } from './dashboard-store.js';
+import type { DashboardAccount, SessionStore } from '../store.js';
 
 /**
  * The session cookie's name: with the `__Host-` prefix where the dashboard is served over https,
@@ -20,7 +20,7 @@ export interface SignedIn {
 }
 
 /** Sessions: a random id in an HttpOnly cookie, only its SHA-256 in the store. */
-export function createSessions(options: { store: DashboardStore; idleMs: number; absoluteMs: number }) {
+export function createSessions(options: { store: SessionStore; idleMs: number; absoluteMs: number }) {
   const { store, idleMs, absoluteMs } = options;
   return {
     /**

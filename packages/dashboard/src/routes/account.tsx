@@ -15,6 +15,7 @@ import {
   passwordChangeBodySchema,
 } from '../forms.js';
 import { render, seeOther } from '../render.js';
+import type { SessionStore } from '../store.js';
 import {
   AccountDeletedPage,
   AccountPage,
@@ -49,7 +50,7 @@ function noticeOf(query: Record<string, string>): FormState {
  */
 export function registerAccountRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { options, tidings } = deps;
-  const { store } = options;
+  const store: SessionStore = options.store;
   const base = options.basePath;
   const selfService = createSelfService({ ...options, admin: tidings.admin });
 

@@ -8,6 +8,7 @@ import { invitationBodySchema, parseForm, suspensionBodySchema } from '../forms.
 import { tooLongMessage } from '../limits.js';
 import { CHECK_THE_FIELDS } from '../refusals.js';
 import { render, seeOther } from '../render.js';
+import type { DashboardAccountStore } from '../store.js';
 import type { FormState } from '../views/auth-pages.js';
 import { OperatorPage, type OperatorQuery, RevokeInvitationPage, SuspensionPage } from '../views/operator-page.js';
 
@@ -52,7 +53,7 @@ function operatorQueryOf(c: DashboardContext): OperatorQuery & { tooLong: boolea
 /** The operators' page: accounts and projects (searched, by pages), suspension, verification, invitations. */
 export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { options, tidings, accounts } = deps;
-  const { store } = options;
+  const store: DashboardAccountStore = options.store;
   const base = options.basePath;
 
   /** Operators only; anyone else gets the NOT_FOUND a page that does not exist would give. */

@@ -12,7 +12,6 @@ import { deleteCookie, getCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { type DashboardContext, type DashboardEnv, type Deps, signedInOf } from '../context.js';
-import type { DashboardAccount, PendingSignInRecord } from '../domain/dashboard-store.js';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../domain/passwords.js';
 import {
   CHALLENGE_TTL_MS,
@@ -29,6 +28,13 @@ import type { ThrottleKind } from '../domain/throttle.js';
 import { parseForm } from '../forms.js';
 import { MAX_PASSKEY_NAME_LENGTH, tooLong } from '../limits.js';
 import { render, seeOther } from '../render.js';
+import type {
+  DashboardAccount,
+  DashboardAccountStore,
+  PendingSignInRecord,
+  PendingSignInStore,
+  SecondFactorStore,
+} from '../store.js';
 import type { FormState } from '../views/auth-pages.js';
 import { SecondFactorPage, SecurityPage } from '../views/security-pages.js';
 import { startSession } from './sign-in.js';
@@ -94,7 +100,8 @@ function parseWebAuthnResponse<T extends { id: string }>(text: string): T | null
  */
 export function registerSecurityRoutes(app: Hono<DashboardEnv>, deps: Deps): void {
   const { options } = deps;
-  const { store } = options;
+  const store: SecondFactorStore & PendingSignInStore & Pick<DashboardAccountStore, 'getDashboardAccount'> =
+    options.store;
   const base = options.basePath;
 
   /** Counts an attempt; a refusal is the 429 page with Retry-After. */

@@ -1,9 +1,9 @@
 import { hashSecret, newId, type Store } from '@tidings/core';
 import { DAY_MS, seedProject, T0 } from '@tidings/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEventRecord, DashboardStore, PasskeyRecord } from '../domain/dashboard-store.js';
+import type { AuditEventRecord, DashboardStore, PasskeyRecord } from '../store.js';
 
-/** A store and the dashboard's port on the same database, as a store package opens them. */
+/** A store and the dashboard's port on the same database (`createSqliteDashboardStore(store)`, for one). */
 export interface DashboardStores {
   /** The core's store: the suite seeds projects and plain accounts through it, and closes it. */
   store: Store;
@@ -34,6 +34,7 @@ async function seedAccount(getStores: GetStores, email = 'a@example.com') {
  * database; the suite closes `store` afterwards.
  *
  * @example
+ * // createSqliteDashboardStore of `@tidings/dashboard/sqlite`
  * runDashboardStoreConformance('sqlite :memory:', async () => {
  *   const store = createSqliteStore({ path: ':memory:' });
  *   return { store, dashboardStore: createSqliteDashboardStore(store) };

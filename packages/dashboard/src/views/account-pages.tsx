@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
-import type { SessionSummary } from '../domain/dashboard-store.js';
 import { summariseUserAgent } from '../domain/sessions.js';
+import type { SessionSummary } from '../store.js';
 import { type FormState, NewPasswordField } from './auth-pages.js';
 import { Field, Layout, Notice, Time, usePage } from './layout.js';
 

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { AttemptObject, NotificationDetail, NotificationObject, ProjectObject } from '@tidings/core';
-import type { AuditEventRecord } from '../domain/dashboard-store.js';
 import { MAX_RECIPIENT_LENGTH } from '../limits.js';
+import type { AuditEventRecord } from '../store.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Time, usePage } from './layout.js';

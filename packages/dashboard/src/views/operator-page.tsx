@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import { MAX_SEARCH_QUERY_LENGTH, MAX_SUSPENSION_REASON_LENGTH, type ProjectObject } from '@tidings/core';
 import { counterText } from '../client/length-counter.js';
-import type { DashboardAccount, InvitationRecord } from '../domain/dashboard-store.js';
 import type { SignupPolicy } from '../options.js';
+import type { DashboardAccount, InvitationRecord } from '../store.js';
 import type { FormState } from './auth-pages.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
-import type { PasskeyRecord } from '../domain/dashboard-store.js';
+
 import { MAX_PASSKEY_NAME_LENGTH } from '../limits.js';
+import type { PasskeyRecord } from '../store.js';
 import { AccountFrame } from './account-pages.js';
 import type { FormState } from './auth-pages.js';
 import { Clip } from './clip.js';

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '@tidings/core';
-import type { DashboardStore } from '@tidings/dashboard';
 import pg from 'pg';
-import { createPostgresDashboardStore } from '../dashboard-store.js';
 import { quoteIdentifier } from '../db.js';
 import type { PostgresStoreOptions } from '../options.js';
-import { createPostgresStore } from '../postgres-store.js';
+import { createPostgresStore, type PostgresStore } from '../postgres-store.js';
 
 /** The PostgreSQL the tests use: `TIDINGS_TEST_DATABASE_URL`, else the local server's `test` database. */
 export const testDatabaseUrl = process.env.TIDINGS_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -29,13 +27,12 @@ export async function dropSchema(schema: string): Promise<void> {
 /** A store on a schema of its own; its `close()` also drops the schema. */
 export async function createTestStore(
   options: Omit<PostgresStoreOptions, 'connectionString' | 'schema' | 'pool'> = {},
-): Promise<Store & { schema: string; dashboardStore: DashboardStore }> {
+): Promise<PostgresStore & { schema: string }> {
   const schema = randomSchema();
   const store = await createPostgresStore({ ...options, connectionString: testDatabaseUrl, schema });
   return {
     ...store,
     schema,
-    dashboardStore: createPostgresDashboardStore(store),
     async close() {
       await store.close();
       await dropSchema(schema);

@@ -1,15 +1,19 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '@tidings/store-sqlite';
+import { connectionOf } from '@tidings/store-sqlite/sql';
+import type { Connection } from './rows.js';
 
 /**
- * The dashboard's tables, one step per version of the `dashboard_migrations` table, applied when
- * a dashboard store is opened (`createSqliteDashboardStore`) and never by the core's store, so a
- * database without the dashboard has none of them. Steps are append-only, as the core's are.
+ * The dashboard's tables on a SQLite store's database, one step per version of the
+ * `dashboard_migrations` table, applied when a dashboard store is opened
+ * (`createSqliteDashboardStore`) or by `tidings migrate`, and never by the core's store, so a
+ * database without the dashboard has none of them. Steps are append-only, as the core's are: a
+ * released step is never edited, a change is a new step.
  *
  * Step 1 makes them as the core's steps 6 to 9 made them before those moved here, and changes
  * nothing that is already as it should be: a database those steps made (or half made, at version
  * 6 to 8) is brought to the same shape and keeps its rows.
  */
-export const dashboardMigrations: readonly ((db: Database.Database) => void)[] = [
+export const dashboardMigrations: readonly ((db: Connection) => void)[] = [
   (db) => {
     addMissingColumns(db, 'accounts', {
       password_hash: 'TEXT',
@@ -118,30 +122,42 @@ const AUDIT_EVENTS_COLUMNS = `
   created_at INTEGER NOT NULL`;
 
 /** The names of a table's columns; none for a table that does not exist. */
-function columnsOf(db: Database.Database, table: string): string[] {
+function columnsOf(db: Connection, table: string): string[] {
   return (db.pragma(`table_info(${table})`) as { name: string }[]).map((column) => column.name);
 }
 
-function addMissingColumns(db: Database.Database, table: string, columns: Record<string, string>): void {
+function addMissingColumns(db: Connection, table: string, columns: Record<string, string>): void {
   const present = columnsOf(db, table);
   for (const [name, type] of Object.entries(columns)) {
     if (!present.includes(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
   }
 }
 
+/** The versions of the dashboard's tables before and after {@link migrateSqliteDashboard}. */
+export interface DashboardMigrateResult {
+  from: number;
+  to: number;
+}
+
 /**
- * Brings the dashboard's tables up to date. Each step runs in its own IMMEDIATE transaction and
- * re-reads the version inside it, so two processes opening their dashboard stores at once apply
- * it once. Returns the version reached.
+ * Brings the dashboard's tables on a SQLite store's database up to date, and tells the versions
+ * before and after: the store's `capabilities.database`, or the database `migrateSqliteFile`
+ * hands to its `alsoMigrate` (as `tidings migrate` does). Each step runs in its own IMMEDIATE
+ * transaction and re-reads the version inside it, so two processes opening their dashboard
+ * stores at once apply it once. A version newer than this package knows is refused rather than
+ * misread.
  */
-export function migrateDashboard(db: Database.Database, steps = dashboardMigrations): number {
+export function migrateSqliteDashboard(database: Pick<SqliteDatabase, 'connection'>): DashboardMigrateResult {
+  const db = connectionOf(database);
+  const steps = dashboardMigrations;
   db.exec('CREATE TABLE IF NOT EXISTS dashboard_migrations (version INTEGER PRIMARY KEY)');
   const version = () =>
     (db.prepare('SELECT coalesce(max(version), 0) AS version FROM dashboard_migrations').get() as { version: number })
       .version;
-  if (version() > steps.length) {
+  const from = version();
+  if (from > steps.length) {
     throw new Error(
-      `The dashboard's tables are at version ${version()}, newer than this @tidings/store-sqlite supports (${steps.length})`,
+      `The dashboard's tables are at version ${from}, newer than this @tidings/dashboard supports (${steps.length})`,
     );
   }
   steps.forEach((step, index) => {
@@ -151,5 +167,5 @@ export function migrateDashboard(db: Database.Database, steps = dashboardMigrati
       db.prepare('INSERT INTO dashboard_migrations (version) VALUES (?)').run(index + 1);
     }).immediate();
   });
-  return version();
+  return { from, to: version() };
 }

@@ -1,10 +1,12 @@
-import type { Pool } from 'pg';
-import { type MigrateResult, migrate } from './migrations.js';
+import type { PostgresDatabase } from '@tidings/store-postgres';
+import { type MigrateResult, migrateTables } from '@tidings/store-postgres/sql';
 
 /**
- * The dashboard's tables, one step per version of `dashboard_migrations`, applied when a
- * dashboard store is opened (`createPostgresDashboardStore`) and never by the core's store, so a
- * schema without the dashboard has none of them. Steps are append-only, as the core's are.
+ * The dashboard's tables in a PostgreSQL store's schema, one step per version of
+ * `dashboard_migrations`, applied when a dashboard store is opened (`createPostgresDashboardStore`)
+ * or by `tidings migrate`, and never by the core's store, so a schema without the dashboard has
+ * none of them. Steps are append-only, as the core's are: a released step is never edited, a
+ * change is a new step.
  *
  * Step 1 makes them as the core's steps 2 to 5 made them before those moved here: every
  * statement is one that changes nothing when its table, column, index or constraint is already
@@ -98,10 +100,16 @@ export const dashboardMigrations: readonly string[] = [
 ];
 
 /**
- * Brings the dashboard's tables of a schema up to date, in one transaction under the same
- * advisory lock as the core's migrations: instances opening their dashboard stores together apply
- * each step once.
+ * Brings the dashboard's tables in a PostgreSQL store's schema up to date, and tells their
+ * versions before and after: the store's `capabilities.database`, or the database
+ * `migratePostgres` hands to its `alsoMigrate` (as `tidings migrate` does). One transaction under
+ * the same advisory lock as the core's migrations: instances opening their dashboard stores
+ * together apply each step once.
  */
-export function migrateDashboard(pool: Pool, schema: string): Promise<MigrateResult> {
-  return migrate(pool, schema, dashboardMigrations, 'dashboard_migrations');
+export function migratePostgresDashboard(database: Pick<PostgresDatabase, 'pool' | 'schema'>): Promise<MigrateResult> {
+  return migrateTables(database, {
+    steps: dashboardMigrations,
+    versions: 'dashboard_migrations',
+    owner: '@tidings/dashboard',
+  });
 }
