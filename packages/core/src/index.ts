@@ -77,7 +77,15 @@ export {
   type ProjectObject,
   type UsageObject,
 } from './api/serialize.js';
-export { type ErrorCode, errorCodes, type FieldError, type Problem, TidingsError, toProblem } from './errors.js';
+export {
+  type ErrorCode,
+  type ErrorStatus,
+  errorCodes,
+  type FieldError,
+  type Problem,
+  TidingsError,
+  toProblem,
+} from './errors.js';
 export { createMemoryHub } from './hub/memory-hub.js';
 export {
   backoffDelay,
