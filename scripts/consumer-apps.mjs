@@ -24,6 +24,7 @@ const EMBEDDING = [
   '@tidings/metrics',
   '@tidings/hono',
   '@tidings/express',
+  '@tidings/fastify',
   '@tidings/client',
   '@tidings/browser',
   '@tidings/react',
@@ -75,6 +76,7 @@ import { connect, type TidingsErrorCode } from '@tidings/browser';
 import { TidingsClient } from '@tidings/client';
 import { type InboxResult, useInbox, useUnreadCount, type UnreadCountState } from '@tidings/react';
 import { tidingsExpress } from '@tidings/express';
+import { tidingsFastify } from '@tidings/fastify';
 import { tidingsHono } from '@tidings/hono';
 import { createPrometheusMetrics } from '@tidings/metrics';
 import { createRedisLimiter } from '@tidings/redis';
@@ -97,6 +99,7 @@ export function onHostPool(pool: PostgresPool) {
 }
 
 export const mounted = [tidingsHono(tidings), tidingsExpress(tidings)] as const;
+export const plugin = tidingsFastify;
 export const client = new TidingsClient({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:8787' });
 export const codes: TidingsErrorCode[] = ['EXTERNAL_ERROR', 'UNAUTHORIZED'];
 export const sdk = connect;

@@ -1,4 +1,4 @@
-// The one-app setup as a new user writes it: an Express app and a Hono app
+// The one-app setup as a new user writes it: an Express, a Hono and a Fastify app
 // (scripts/consumer-apps/*.ts) that embed Tidings with a project of their own and send in process,
 // each in at most 25 lines of code, compiled with `tsc --strict --skipLibCheck false` as an ES
 // module and as CommonJS, then run: a connect token, a stream opened with it, a send in process
@@ -17,6 +17,7 @@ export const MOST_LINES = 25;
 export const APPS = {
   express: { file: 'express-app.ts', packages: ['@tidings/express'], libraries: ['express'] },
   hono: { file: 'hono-app.ts', packages: ['@tidings/hono'], libraries: ['hono', '@hono/node-server'] },
+  fastify: { file: 'fastify-app.ts', packages: ['@tidings/fastify'], libraries: ['fastify'] },
 };
 
 /** The lines of code of a TypeScript source: neither blank nor only a `//` comment. */
