@@ -7,6 +7,7 @@ export default defineConfig({
     drizzle: 'src/adapters/drizzle.ts',
     kysely: 'src/adapters/kysely.ts',
     knex: 'src/adapters/knex.ts',
+    prisma: 'src/adapters/prisma.ts',
     dashboard: 'src/dashboard-store.ts',
   },
   format: ['esm'],
