@@ -205,7 +205,7 @@ describe('tidingsFastify', () => {
     });
     const app = Fastify();
     const base = await listen(app, (a) => {
-      a.setErrorHandler((error, _request, reply) => reply.code(500).send(`handled ${error.message}`));
+      a.setErrorHandler((error, _request, reply) => reply.code(500).send(`handled ${(error as Error).message}`));
       a.register(tidingsFastify, { tidings });
     });
     expect(await (await fetch(`${base}/v1/events`, { method: 'POST', body: '{}' })).text()).toBe('handled boom');
