@@ -126,7 +126,7 @@ describe('adapters with the real core', () => {
     expect(await order.json()).toEqual({ id: 1 });
   });
 
-  it('Fastify: app.close() with a stream open closes Tidings first, ends the stream and resolves', async () => {
+  it('Fastify: a send in process reaches the stream; app.close() with it open closes Tidings first, ends it and resolves', async () => {
     let app!: ReturnType<typeof Fastify>;
     const { key, base } = await setUp(async (t) => {
       app = Fastify();
@@ -144,6 +144,9 @@ describe('adapters with the real core', () => {
     const stream = readEvents(await conformingFetch(token.connect_url));
     await stream.next('ready');
     expect(tidings.openStreams()).toBe(1);
+    const projectId = (await tidings.admin.listProjects((await tidings.admin.listAccounts())[0]!.id))[0]!.id;
+    const { notification } = await tidings.notifications.send({ recipient: 'r1', title: 'in process' }, { projectId });
+    expect(JSON.parse((await stream.next('notification')).data)).toMatchObject({ notification_id: notification.id });
     await app.close();
     expect(tidings.openStreams()).toBe(0);
     await stream.end();
