@@ -25,6 +25,8 @@ export default defineConfig(async () => {
       hookTimeout: 60_000,
       maxWorkers: sideBySide,
       reporters: ['default', skippedSuitesReporter(plan), stepTimesReporter()],
+      // A file during which node-postgres prints a deprecation warning fails.
+      setupFiles: ['test/support/no-pg-deprecations.ts'],
       projects: Object.entries(testProjects).map(([name, include]) => ({
         extends: true as const,
         test: { name, include, exclude },

@@ -26,7 +26,7 @@ export const alias = Object.entries(compilerOptions.paths)
 export const testProjects: Record<string, string[]> = {
   /** The core's rules, the adapters, the SDKs and the dashboard's pages and rules, in process. */
   unit: [
-    'packages/{core,browser,client,metrics,adapter-hono,adapter-express}/src/**/*.test.ts',
+    'packages/{core,browser,client,metrics,adapter-hono,adapter-express,adapter-fastify,adapter-next,adapter-nestjs}/src/**/*.test.ts',
     'packages/dashboard/src/*.test.ts',
     'packages/dashboard/src/!(sqlite|postgres)/**/*.test.ts',
     'packages/{core,browser,client,dashboard,metrics,react}/test/**/*.test.ts',

@@ -34,7 +34,12 @@ async function startVariant(name, variant) {
   const body = JSON.stringify(sendBody(setup.tokens[0].recipient));
   const sendRequest = {
     method: 'POST',
-    headers: { authorization: `Bearer ${setup.apiKey}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${setup.apiKey}`,
+      'content-type': 'application/json',
+      // A key of its own in every request: each send claims it and stores its result in its transaction.
+      ...(variant.idempotencyKey ? { 'idempotency-key': 'bench-[<id>]' } : {}),
+    },
     body,
     expect: 201,
   };
@@ -126,11 +131,17 @@ function compareEach(baseline, subjects, servers, path, requestOf) {
 
 const only = process.env.BENCH_SEND_READ?.split(',');
 
-/** Starts `tidings serve` on a variant's database with its config, `extra` arguments after them. */
+/**
+ * Starts `tidings serve` on a variant's database with its config, `extra` arguments after them;
+ * `options.bin` runs another build's CLI.
+ */
 const tidingsServe =
-  (label, extra, options = {}) =>
+  (label, extra, { bin = cliBin, ...options } = {}) =>
   (setup) =>
-    startServer(label, cliBin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, ...extra], options);
+    startServer(label, bin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, ...extra], options);
+
+/** Another build's `packages/cli/dist/bin.js`, measured beside this one's PostgreSQL sends in the same rounds. */
+const otherCli = process.env.BENCH_SEND_READ_OTHER_CLI;
 
 try {
   console.log(
@@ -191,11 +202,38 @@ try {
           start: tidingsServe('tidings-serve-postgres', [], { cpuProf: true }),
         },
         {
+          // Every send with an Idempotency-Key of its own: a transaction per group of sends, whose
+          // BEGIN and COMMIT go out with its statements (packages/store-postgres/README.md).
+          key: 'postgres-key',
+          label: 'tidings serve --db postgres://, Idempotency-Key',
+          postgres: true,
+          idempotencyKey: true,
+          start: tidingsServe('tidings-serve-postgres-key', [], { cpuProf: true }),
+        },
+        {
           key: 'postgres-redis',
           label: 'tidings serve --db postgres:// --redis redis://',
           postgres: true,
           start: tidingsServe('tidings-serve-postgres-redis', ['--redis', redisUrl], { cpuProf: true }),
         },
+        // BENCH_SEND_READ_OTHER_CLI: the same two without Redis, on another build.
+        ...(otherCli
+          ? [
+              {
+                key: 'other-postgres',
+                label: 'other build: tidings serve --db postgres://',
+                postgres: true,
+                start: tidingsServe('other-serve-postgres', [], { bin: otherCli }),
+              },
+              {
+                key: 'other-postgres-key',
+                label: 'other build: tidings serve --db postgres://, Idempotency-Key',
+                postgres: true,
+                idempotencyKey: true,
+                start: tidingsServe('other-serve-postgres-key', [], { bin: otherCli }),
+              },
+            ]
+          : []),
       ],
       baselineScript: 'bare-hono.js',
       baselineName: 'bare hono',

@@ -2,7 +2,8 @@
 // Packaging checks over every published workspace, on one pack of each (npm pack, as npm would
 // publish it): publint (the package.json and the files it points to), @arethetypeswrong/cli (the
 // types resolve as a consumer's TypeScript resolves them), and then the packed packages installed
-// into two fresh apps outside the repository, as a user installs them (scripts/consumer-apps.mjs).
+// into two fresh apps outside the repository, as a user installs them (scripts/consumer-apps.mjs),
+// and the Next.js and NestJS examples built and run on them (scripts/framework-apps.mjs).
 // Workspaces are read from the root package.json, so a new package is checked without a change
 // here. Run after the build.
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkConsumerApps } from './consumer-apps.mjs';
+import { checkFrameworkApps } from './framework-apps.mjs';
 import { root, workspaces } from './workspaces.mjs';
 
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -53,7 +55,11 @@ try {
       }
     }
   }
-  for (const { name, ok, output } of await checkConsumerApps(tarballs)) {
+  // The framework examples after the consumer apps, not beside them: their builds and the apps'
+  // compiles each take a core, and an app that starts on a machine busy with them may miss its
+  // time to answer.
+  const apps = [...(await checkConsumerApps(tarballs)), ...(await checkFrameworkApps(tarballs))];
+  for (const { name, ok, output } of apps) {
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}`);
     if (!ok) {
       console.log(output.replace(/^/gm, '    '));

@@ -4,13 +4,13 @@
 // published package. The ESM app, which installs only what a TypeScript user of an embedding
 // installs (not the optional @tidings/dashboard, not @types/pg), `import()`s its entries and
 // compiles a small program with `tsc --strict --skipLibCheck false`: every `.d.ts` it reaches
-// must compile with those dependencies alone. In that install, the Express and Hono apps of
-// scripts/embedded-apps.mjs are compiled and run. Called by scripts/check-packages.mjs, which packs.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// must compile with those dependencies alone. In that install, the embedded apps of
+// scripts/embedded-apps.mjs (Express, Hono, Fastify, and Express with Prisma) are compiled and run. Called by scripts/check-packages.mjs, which packs.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { APPS, checkEmbeddedApps, runCommand } from './embedded-apps.mjs';
-import { root, workspaces } from './workspaces.mjs';
+import { APPS, checkEmbeddedApps, runCommand, versionOf } from './embedded-apps.mjs';
+import { workspaces } from './workspaces.mjs';
 
 /**
  * The packages a TypeScript app embedding Tidings installs, its React front end's included; the
@@ -24,6 +24,7 @@ const EMBEDDING = [
   '@tidings/metrics',
   '@tidings/hono',
   '@tidings/express',
+  '@tidings/fastify',
   '@tidings/client',
   '@tidings/browser',
   '@tidings/react',
@@ -42,17 +43,19 @@ const PEER_OF_ENTRY = {
 };
 
 /** The same versions of the TypeScript tooling the repository builds with. */
-const versionOf = (name) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 const TYPESCRIPT_TOOLING = [
   `typescript@${versionOf('typescript')}`,
   `@types/node@^${versionOf('@types/node').split('.')[0]}`,
   `@types/express@^${versionOf('@types/express').split('.')[0]}`,
   `@types/react@^${versionOf('@types/react').split('.')[0]}`,
 ];
-/** The web frameworks of the embedded apps (scripts/embedded-apps.mjs), at the repository's versions. */
-const FRAMEWORKS = Object.values(APPS).flatMap(({ libraries }) =>
-  libraries.map((name) => `${name}@${versionOf(name)}`),
-);
+/**
+ * The web frameworks of the embedded apps (scripts/embedded-apps.mjs), at the repository's
+ * versions; an app that installs its libraries in its own folder is left out.
+ */
+const FRAMEWORKS = Object.values(APPS)
+  .filter(({ ownInstall }) => !ownInstall)
+  .flatMap(({ libraries }) => libraries.map((name) => `${name}@${versionOf(name)}`));
 
 /**
  * Every entry point a published package offers to an app's code: not the script-tag builds and
@@ -75,6 +78,7 @@ import { connect, type TidingsErrorCode } from '@tidings/browser';
 import { TidingsClient } from '@tidings/client';
 import { type InboxResult, useInbox, useUnreadCount, type UnreadCountState } from '@tidings/react';
 import { tidingsExpress } from '@tidings/express';
+import { tidingsFastify } from '@tidings/fastify';
 import { tidingsHono } from '@tidings/hono';
 import { createPrometheusMetrics } from '@tidings/metrics';
 import { createRedisLimiter } from '@tidings/redis';
@@ -97,6 +101,7 @@ export function onHostPool(pool: PostgresPool) {
 }
 
 export const mounted = [tidingsHono(tidings), tidingsExpress(tidings)] as const;
+export const plugin = tidingsFastify;
 export const client = new TidingsClient({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:8787' });
 export const codes: TidingsErrorCode[] = ['EXTERNAL_ERROR', 'UNAUTHORIZED'];
 export const sdk = connect;

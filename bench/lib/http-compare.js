@@ -22,6 +22,8 @@ export async function load(server, path, { method, headers, body, expect }, dura
     body,
     connections: settings.connections,
     duration,
+    // `[<id>]` in a header or the body becomes a new id in every request (an Idempotency-Key of its own).
+    idReplacement: JSON.stringify([headers, body]).includes('[<id>]'),
   });
   const cpuUsed = cpuMs(server.pid) - cpuBefore;
   const loopUsed = cpuMs(server.pid, server.pid) - loopBefore;

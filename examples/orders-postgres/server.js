@@ -1,3 +1,4 @@
+// @ts-check: test/e2e/example-orders-postgres.test.ts compiles this file as TypeScript would (strict).
 // Orders and their notifications in one PostgreSQL transaction, with Drizzle: the app's own
 // tables and Tidings' (in a schema of their own) share one database, and an order, the stock it
 // takes and the notification about it commit together, or none of them does. A page shows the
@@ -57,6 +58,7 @@ app.post('/orders', async (c) => {
   try {
     const placed = await db.transaction(async (tx) => {
       const [order] = await tx.insert(orders).values({ buyer: USER, product: 'tea', quantity }).returning();
+      if (!order) throw new Error('the order was not inserted');
       const { notification } = await tidings.notifications.send(
         { recipient: USER, title: `Order #${order.id} confirmed`, body: `${quantity} × tea` },
         { transaction: drizzleTransaction(tx), idempotencyKey: `order-${order.id}` },
@@ -70,7 +72,7 @@ app.post('/orders', async (c) => {
     return c.json(placed, 201);
   } catch (error) {
     if (error instanceof TidingsError) return c.json({ code: error.code, detail: error.message }, error.status);
-    if (error?.cause?.code === '23514' || error?.code === '23514') {
+    if (isCheckViolation(error)) {
       return c.json(
         { code: 'OUT_OF_STOCK', detail: 'Not enough tea left: the order and its notification were rolled back' },
         409,
@@ -79,6 +81,12 @@ app.post('/orders', async (c) => {
     throw error;
   }
 });
+
+/** PostgreSQL's check_violation (the stock's CHECK), as pg throws it or Drizzle wraps it. */
+function isCheckViolation(/** @type {unknown} */ error) {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return [error, cause].some((e) => e instanceof pg.DatabaseError && e.code === '23514');
+}
 
 // The page: the browser SDK shows each notification as it arrives.
 const sdk = createRequire(import.meta.url).resolve('@tidings/browser/tidings.global.js');

@@ -8,6 +8,7 @@ export default defineConfig({
     kysely: 'src/adapters/kysely.ts',
     knex: 'src/adapters/knex.ts',
     sql: 'src/sql.ts',
+    prisma: 'src/adapters/prisma.ts',
   },
   format: ['esm'],
   dts: true,

@@ -5,15 +5,17 @@ import { connect as connectSocket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
 import { tidingsExpress } from '@tidings/express';
+import { tidingsFastify } from '@tidings/fastify';
 import { tidingsHono } from '@tidings/hono';
 import { createSqliteStore } from '@tidings/store-sqlite';
 import { conformingFetch } from '@tidings/test-support/openapi-conformance.js';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import express from 'express';
+import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 
-/** Both adapters with the real core, over real HTTP: the event stream included. */
+/** The adapters with the real core, over real HTTP: the event stream included. */
 let tidings: Tidings;
 let server: Server;
 const store = () => createSqliteStore({ path: ':memory:' });
@@ -107,6 +109,49 @@ describe('adapters with the real core', () => {
     expect(await (await conformingFetch(base.replace('/notify', '/'))).text()).toBe('host app');
   });
 
+  it('Fastify, registered under a prefix beside a JSON route: send, stream, client abort', async () => {
+    const { key, base } = await setUp(async (t) => {
+      const app = Fastify();
+      app.post('/orders', async (request) => request.body);
+      await app.register(tidingsFastify, { tidings: t, prefix: '/notify' });
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      return { server: app.server, base: `${address}/notify` };
+    });
+    await deliverThroughStream(base, key);
+    const order = await conformingFetch(base.replace('/notify', '/orders'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"id":1}',
+    });
+    expect(await order.json()).toEqual({ id: 1 });
+  });
+
+  it('Fastify: a send in process reaches the stream; app.close() with it open closes Tidings first, ends it and resolves', async () => {
+    let app!: ReturnType<typeof Fastify>;
+    const { key, base } = await setUp(async (t) => {
+      app = Fastify();
+      await app.register(tidingsFastify, { tidings: t });
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      return { server: app.server, base: address };
+    });
+    const token = await (
+      await conformingFetch(`${base}/v1/connect-tokens`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ recipient: 'r1' }),
+      })
+    ).json();
+    const stream = readEvents(await conformingFetch(token.connect_url));
+    await stream.next('ready');
+    expect(tidings.openStreams()).toBe(1);
+    const projectId = (await tidings.admin.listProjects((await tidings.admin.listAccounts())[0]!.id))[0]!.id;
+    const { notification } = await tidings.notifications.send({ recipient: 'r1', title: 'in process' }, { projectId });
+    expect(JSON.parse((await stream.next('notification')).data)).toMatchObject({ notification_id: notification.id });
+    await app.close();
+    expect(tidings.openStreams()).toBe(0);
+    await stream.end();
+  });
+
   it('Hono on @hono/node-server: send, stream, client abort', async () => {
     const { key, base } = await setUp(honoServer);
     await deliverThroughStream(base, key);
@@ -159,7 +204,7 @@ async function streamStatus(url: string): Promise<number> {
 
 describe('connect_url under a mount path', () => {
   /** The host's own token route next to Tidings mounted under /notify, as docs/browsers.md shows it. */
-  async function mountedUnderNotify(adapter: 'express' | 'hono') {
+  async function mountedUnderNotify(adapter: 'express' | 'hono' | 'fastify') {
     let projectId = '';
     const { key, base } = await setUp(async (t) => {
       projectId = (await t.admin.listProjects((await t.admin.listAccounts())[0]!.id))[0]!.id;
@@ -175,6 +220,14 @@ describe('connect_url under a mount path', () => {
         await once(listening, 'listening');
         return { server: listening, base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}` };
       }
+      if (adapter === 'fastify') {
+        const app = Fastify();
+        await app.register(tidingsFastify, { tidings: t, prefix: '/notify' });
+        app.get<{ Querystring: { base?: string } }>('/api/token', async (request) =>
+          token(`${request.protocol}://${request.host}`, request.query.base),
+        );
+        return { server: app.server, base: await app.listen({ port: 0, host: '127.0.0.1' }) };
+      }
       const app = new Hono();
       app.route('/notify', tidingsHono(t));
       app.get('/api/token', async (c) => c.json(await token(new URL(c.req.url).origin, c.req.query('base'))));
@@ -187,7 +240,7 @@ describe('connect_url under a mount path', () => {
     return { key, base };
   }
 
-  it.each(['express', 'hono'] as const)(
+  it.each(['express', 'hono', 'fastify'] as const)(
     '%s: the host’s token route and POST /v1/connect-tokens both give a URL under /notify that streams',
     async (adapter) => {
       const { key, base } = await mountedUnderNotify(adapter);

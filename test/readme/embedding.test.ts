@@ -19,14 +19,15 @@ let dir: string;
 let file: string;
 let app: pg.Pool;
 
-/** The first `ts` block after the README's "## Embedding" heading. */
-async function embeddingExample(): Promise<string> {
+/** The first block of `language` after the README's "## Embedding" heading. */
+async function embeddingBlock(language: 'ts' | 'sh'): Promise<string> {
   const readme = await readFile(join(root, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('\n## Embedding\n'));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match) throw new Error('README.md: no ts block under "## Embedding"');
+  const match = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(section);
+  if (!match) throw new Error(`README.md: no ${language} block under "## Embedding"`);
   return match[1]!;
 }
+const embeddingExample = () => embeddingBlock('ts');
 
 beforeAll(async () => {
   database = await privateDatabase('readme');
@@ -47,6 +48,26 @@ afterAll(async () => {
 });
 
 describe("the README's embedding example", () => {
+  it('installs every package it imports or resolves, and the types of each', async () => {
+    const [install, typesInstall] = (await embeddingBlock('sh')).trim().split('\n');
+    const example = await embeddingExample();
+    const used = new Set(
+      [...example.matchAll(/from '([^']+)'|resolve\('([^']+)'\)/g)]
+        .map((match) => (match[1] ?? match[2])!)
+        .filter((specifier) => !specifier.startsWith('node:'))
+        .map((specifier) =>
+          specifier
+            .split('/')
+            .slice(0, specifier.startsWith('@') ? 2 : 1)
+            .join('/'),
+        ),
+    );
+    expect(used).toContain('@tidings/browser');
+    expect(install!.split(' ').slice(2).sort()).toEqual([...used].sort());
+    // Express and pg ship no types of their own.
+    expect(typesInstall).toBe('npm install --save-dev typescript @types/node @types/express @types/pg');
+  });
+
   it('compiles with tsc --strict and skipLibCheck off', () => {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const flags = ['--strict', '--skipLibCheck', 'false', '--noEmit', '--module', 'nodenext', '--target', 'es2022'];
@@ -63,10 +84,12 @@ describe("the README's embedding example", () => {
       expect(page).toContain('/assets/tidings.global.js');
       expect((await fetch(`${base}/assets/tidings.global.js`)).status).toBe(200);
 
+      // The token alone, never cached (docs/browsers.md); the page's SDK connects under /notify.
       const minted = await fetch(`${base}/api/tidings-token`, { method: 'POST', headers: { 'x-user': 'user_7' } });
-      const { token, connect_url } = (await minted.json()) as { token: string; connect_url: string };
-      expect(connect_url).toBe(`${base}/notify/v1/connect/${token}`);
-      const stream = readEvents(await fetch(connect_url));
+      expect(minted.headers.get('cache-control')).toBe('no-store');
+      const answer = (await minted.json()) as { token: string };
+      expect(Object.keys(answer)).toEqual(['token']);
+      const stream = readEvents(await fetch(`${base}/notify/v1/connect/${answer.token}`));
       await stream.next('ready');
 
       const shipped = await fetch(`${base}/orders/o-1/ship`, { method: 'POST' });

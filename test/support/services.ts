@@ -92,6 +92,7 @@ export const TEST_SERVICES: ServiceNeed[] = [
       'packages/cli/test/store-choice.test.ts',
       'test/readme/embedding.test.ts',
       'test/e2e/example-orders-postgres.test.ts',
+      'test/e2e/example-orders-prisma.test.ts',
       'test/deploy/**/*.test.ts',
     ],
     probe: postgresProbe,

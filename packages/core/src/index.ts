@@ -81,6 +81,7 @@ export {
 } from './options.js';
 export {
   type ErrorCode,
+  type ErrorStatus,
   errorCodes,
   type FieldError,
   type Problem,

@@ -139,24 +139,48 @@ export function rollBack<T>(value: T): Ended<T> {
 }
 
 /**
- * Runs `last` and COMMIT in one exchange and resolves with `value` once both succeeded. Should
- * `last` fail, the server ends the aborted transaction on COMMIT with a rollback, and the error
- * of `last` is thrown.
+ * Whether `client` sends a statement without waiting for the answer to the one before: a client
+ * of a pool made with node-postgres's `pipeline: true` (the store's own pool is). Any other
+ * client sends a statement only once the one before it has been answered: node-postgres 8 queues
+ * a statement given to a busy client, with a deprecation warning, and node-postgres 9 drops that
+ * queue, so on such a client the store never gives a statement before the answer to the last.
  */
-export async function commitWith<T>(client: PoolClient, last: Promise<unknown>, value: T): Promise<Ended<T>> {
-  const commit = client.query('COMMIT');
-  commit.catch(() => {});
-  await last;
-  await commit;
+export function pipelines(client: PoolClient): boolean {
+  return (client as { pipeline?: unknown }).pipeline === true;
+}
+
+/** One statement (or none) of a transaction's end: see {@link commitWith}. */
+export type LastStatement = (() => Promise<unknown>) | null;
+
+/**
+ * Runs the statements of `last` (in order, nulls skipped), then COMMIT, and resolves with
+ * `value` once all of them succeeded. On a client that {@link pipelines}, they and COMMIT go out
+ * in one exchange; on another, each after the answer to the one before. Should a statement
+ * fail, the server ends the aborted transaction on COMMIT with a rollback (or COMMIT is not sent,
+ * and {@link transaction} rolls back), and the statement's error is thrown.
+ */
+export async function commitWith<T>(client: PoolClient, last: LastStatement[], value: T): Promise<Ended<T>> {
+  const statements = last.filter((statement) => statement !== null);
+  if (pipelines(client)) {
+    const sent = Promise.all(statements.map((statement) => statement()));
+    const commit = client.query('COMMIT');
+    commit.catch(() => {});
+    await sent;
+    await commit;
+  } else {
+    for (const statement of statements) await statement();
+    await client.query('COMMIT');
+  }
   return { [ended]: 'committed', value };
 }
 
 /**
  * Runs `work` in one READ COMMITTED transaction on a client of its own, and commits, unless
- * `work` ends it with {@link rollBack} or {@link commitWith}. `BEGIN` goes out with the first
- * statement of `work` without waiting for its answer, so a transaction costs no round trip of
- * its own. Any error rolls back; a client whose connection broke is destroyed rather than
- * returned to the pool.
+ * `work` ends it with {@link rollBack} or {@link commitWith}. On a client that {@link pipelines},
+ * `BEGIN` goes out with the first statement of `work` without waiting for its answer, so a
+ * transaction costs no round trip of its own; on another, `work` starts once `BEGIN` is answered.
+ * Any error rolls back; a client whose connection broke is destroyed rather than returned to the
+ * pool.
  */
 export async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T | Ended<T>>): Promise<T> {
   const client = await pool.connect();
@@ -169,8 +193,9 @@ export async function transaction<T>(pool: Pool, work: (client: PoolClient) => P
   client.on('error', onError);
   try {
     const begin = client.query('BEGIN');
-    // `work` queues its first statement behind BEGIN; an error of BEGIN fails that statement too.
-    begin.catch(() => {});
+    // Pipelined, `work` sends its first statement behind BEGIN; an error of BEGIN fails it too.
+    if (pipelines(client)) begin.catch(() => {});
+    else await begin;
     const result = await work(client);
     await begin;
     if (typeof result === 'object' && result !== null && ended in result) {

@@ -226,9 +226,11 @@ export function notificationOperations(
     if (attempts.length === 0) return rollBack({ kind: 'no-connected-browser' });
     const created = { notification, attempts };
     const response = input.render(created);
-    const stores = run(client, storeResult, [notification.projectId, idempotency.key, response.status, response.body]);
-    const enqueues = input.jobs ? insertJobs(client, input.jobs(created), notification.createdAt) : null;
-    return commitWith(client, Promise.all([stores, enqueues]), { kind: 'created', created, response });
+    const stores = () =>
+      run(client, storeResult, [notification.projectId, idempotency.key, response.status, response.body]);
+    const jobs = input.jobs?.(created);
+    const enqueues = jobs ? () => insertJobs(client, jobs, notification.createdAt) : null;
+    return commitWith(client, [stores, enqueues], { kind: 'created', created, response });
   }
 
   /**
@@ -249,8 +251,12 @@ export function notificationOperations(
     if (attempts.length === 0) return rollBack({ kind: 'no-connected-browser' });
     const created = { notification, attempts };
     const response = input.render(created);
-    const enqueues = insertJobs(client, input.jobs!(created), notification.createdAt);
-    return commitWith(client, enqueues, { kind: 'created', created, response });
+    const jobs = input.jobs!(created);
+    return commitWith(client, [() => insertJobs(client, jobs, notification.createdAt)], {
+      kind: 'created',
+      created,
+      response,
+    });
   }
 
   const sendAlone = (input: CreateNotificationInput): Promise<CreateNotificationResult> => {

@@ -70,6 +70,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           max: resolved.maxConnections,
           // A send's 201 must mean the commit is durable, whatever the server's default.
           options: '-c synchronous_commit=on',
+          // BEGIN and COMMIT go out with a transaction's statements, without a round trip each (db.ts).
+          pipeline: true,
         })
       : null;
   const pool = ownPool ?? resolved.pool!;

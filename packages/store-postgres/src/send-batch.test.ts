@@ -245,8 +245,12 @@ describe('PostgreSQL store: sends recorded together', () => {
   it('marks attempts sent without scanning the whole table once it has grown', async () => {
     const { projectId } = await seed();
     const plans: string[] = [];
-    const explained = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 });
-    explained.on('connect', (client) => void explainPlans(client, plans));
+    // Set up before the pool lends the client, so that no statement of the store waits behind it.
+    const explained = new pg.Pool({
+      connectionString: testDatabaseUrl,
+      max: 1,
+      onConnect: (client) => explainPlans(client, plans),
+    });
     const watched = await createPostgresStore({ pool: explained, schema });
     try {
       // Runs while the table is small: a plan made now and kept would scan the whole table later.

@@ -358,11 +358,14 @@ export function batchOperations(pool: Pool, sql: Sql, usageShards: number, inser
         // The jobs of the created sends, in one statement with the keys' results and COMMIT. A
         // jobs function that throws rolls the group back, and each send runs again alone.
         const jobs = groupJobs(inputs, outcomes, failed);
-        const last = Promise.all([
-          keyed ? run(client, settleKeys, settleValues(inputs, outcomes)) : null,
-          jobs.jobs.length > 0 ? insertJobs(client, jobs.jobs, jobs.times) : null,
-        ]);
-        return commitWith(client, last, undefined);
+        return commitWith(
+          client,
+          [
+            keyed ? () => run(client, settleKeys, settleValues(inputs, outcomes)) : null,
+            jobs.jobs.length > 0 ? () => insertJobs(client, jobs.jobs, jobs.times) : null,
+          ],
+          undefined,
+        );
       });
     }
     return outcomes.map((outcome, index) => (failed.has(index) ? Promise.reject(failed.get(index)) : outcome));

@@ -81,9 +81,12 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
     name: `${channel}_drop_claim`,
     text: `DELETE FROM ${deps.idempotencyTable} WHERE project_id = $1 AND key = $2 AND response_status = ${CLAIMED}`,
   };
+  // pg_notify in FROM: its void is no column of the answer, which not every library reads (Prisma
+  // refuses a void column). Every statement through an application's transaction answers only
+  // columns of ordinary types.
   const signal: Statement = {
     name: `${channel}_signal`,
-    text: "SELECT set_config('synchronous_commit', 'on', true), pg_notify($1, $2)",
+    text: "SELECT set_config('synchronous_commit', 'on', true) FROM pg_notify($1, $2)",
   };
 
   async function record(transaction: PostgresTransaction, input: CreateNotificationInput, browserIds: string[]) {

@@ -26,7 +26,7 @@ export type ErrorCode =
   | 'SERVICE_UNAVAILABLE';
 
 /** HTTP status and title of each code: the one place where a code meets HTTP. */
-export const errorCodes: Record<ErrorCode, { status: number; title: string }> = {
+export const errorCodes = {
   VALIDATION_FAILED: { status: 400, title: 'The request is not valid' },
   UNAUTHORIZED: { status: 401, title: 'Authentication failed' },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
@@ -48,7 +48,13 @@ export const errorCodes: Record<ErrorCode, { status: number; title: string }> = 
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
-};
+} as const satisfies Record<ErrorCode, { status: number; title: string }>;
+
+/**
+ * The HTTP statuses of Tidings' errors (400, 401, 403, …, 503), a union rather than `number`, so
+ * that a framework's typed status takes one as it is: Hono's `c.json(body, error.status)`.
+ */
+export type ErrorStatus = (typeof errorCodes)[ErrorCode]['status'];
 
 /** One invalid field of a request, in a VALIDATION_FAILED problem. */
 export type FieldError = z.infer<typeof fieldErrorSchema>;
@@ -56,7 +62,7 @@ export type FieldError = z.infer<typeof fieldErrorSchema>;
 /** The single error class of Tidings: a code from {@link errorCodes}, a detail, and extras. */
 export class TidingsError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
+  readonly status: ErrorStatus;
   readonly errors: FieldError[] | undefined;
   /** Headers the HTTP answer must carry, such as Retry-After. */
   readonly headers: Record<string, string>;

@@ -14,11 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from '../db.js';
 import { createPostgresStore } from '../postgres-store.js';
 import { type AppInstance, appInstance, appPool, openBrowser, tidingsTables } from '../test-support/app-instances.js';
+import { generatePrismaClient } from '../test-support/prisma-client.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from '../test-support/test-database.js';
 import { drizzleTransaction } from './drizzle.js';
 import { knexTransaction } from './knex.js';
 import { kyselyTransaction } from './kysely.js';
 import { postgresJsTransaction } from './postgres-js.js';
+import { prismaTransaction } from './prisma.js';
 
 /**
  * Each library's transaction, node-postgres's own client included, carries a send through its
@@ -42,6 +44,8 @@ const kysely = new Kysely<Record<string, never>>({
 const knexDb: Knex = knex({ client: 'pg', connection: testDatabaseUrl, pool: { min: 0, max: 2 } });
 const drizzlePg = () => drizzleNodePostgres(pool);
 const drizzleJs = drizzlePostgresJs(sqlJs);
+// Generated in beforeAll (prisma generate), its Order model on the app's orders table.
+let prisma: Awaited<ReturnType<typeof generatePrismaClient>>;
 
 beforeAll(async () => {
   pool = appPool();
@@ -52,6 +56,7 @@ beforeAll(async () => {
   const store = await createPostgresStore({ connectionString: testDatabaseUrl, schema });
   one = await appInstance(schema, 'adapters-app', { store, ...localDeliveries() });
   tables = tidingsTables(pool, schema);
+  prisma = await generatePrismaClient(testDatabaseUrl, `${schema}_app`);
   const project = await one.tidings.project();
   const endpoint = await one.tidings.admin.createWebhookEndpoint({
     projectId: project.id,
@@ -65,6 +70,7 @@ afterAll(async () => {
   await sqlJs.end();
   await kysely.destroy();
   await knexDb.destroy();
+  await prisma?.remove();
   await pushService.close();
   await receiver.close();
   await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(`${schema}_app`)} CASCADE`);
@@ -160,6 +166,19 @@ const libraries: Library[] = [
         await insert();
         await send(knexTransaction(trx));
         await end(ending, insert, () => trx.rollback(new Error('rolled back by the application')));
+      });
+    },
+  },
+  {
+    name: 'Prisma (prisma.$transaction)',
+    ownRollback: false,
+    async run(orderId, send, ending) {
+      await prisma.prisma.$transaction(async (tx) => {
+        // The app's write through its model, then the send through the same transaction.
+        const insert = () => tx.order.create({ data: { id: orderId } });
+        await insert();
+        await send(prismaTransaction(tx));
+        await end(ending, insert);
       });
     },
   },
@@ -288,5 +307,16 @@ describe.each(libraries)('a send through a transaction of $name', ({ name, run, 
       { idempotencyKey: orderId },
     );
     expect(retried.replayed).toBe(false);
+  });
+});
+
+describe('prismaTransaction', () => {
+  it('refuses the PrismaClient itself, whose statements would each commit alone, and what is no client', async () => {
+    expect(() => prismaTransaction(prisma.prisma as never)).toThrow(
+      'prismaTransaction takes the transaction client `tx` of prisma.$transaction(async (tx) => …), not the PrismaClient',
+    );
+    expect(() => prismaTransaction({} as never)).toThrow(
+      'prismaTransaction takes the client of prisma.$transaction(async (tx) => …)',
+    );
   });
 });
