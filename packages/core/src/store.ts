@@ -6,6 +6,7 @@
  * `createTidings`.
  */
 export { acceptedAttempt } from './delivery/accepted-attempt.js';
+export { type NotificationColumnValues, notificationColumnValues } from './delivery/notification-columns.js';
 export {
   DEFAULT_INBOX_RETENTION_DAYS,
   type InboxAction,

@@ -4,6 +4,7 @@ import {
   type CreateNotificationInput,
   type CreateNotificationResult,
   type NewJob,
+  notificationColumnValues,
   type StoredResponse,
   utcDay,
 } from '@tidings/core/store';
@@ -243,19 +244,7 @@ export function recordValues(
   usageShards: number,
 ): unknown[] {
   return [
-    notification.id,
-    notification.projectId,
-    notification.mode,
-    notification.recipient,
-    notification.title,
-    notification.body,
-    notification.url,
-    notification.icon,
-    notification.tag,
-    notification.data === null ? null : JSON.stringify(notification.data),
-    notification.ttl,
-    notification.createdAt,
-    notification.expiresAt,
+    ...notificationColumnValues(notification),
     browserIds,
     attemptIds,
     utcDay(notification.createdAt),

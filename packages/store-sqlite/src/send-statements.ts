@@ -4,6 +4,8 @@ import {
   type CreateNotificationInput,
   type CreateNotificationResult,
   type NewJob,
+  type NotificationColumnValues,
+  notificationColumnValues,
   utcDay,
 } from '@tidings/core/store';
 import type Database from 'better-sqlite3';
@@ -46,24 +48,7 @@ export interface SendLedger {
 }
 
 /** The parameters of the notification's insert, in its columns' order. */
-export type NotificationValues = [
-  string,
-  string,
-  string,
-  string,
-  string,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  number,
-  number,
-  number,
-  string | null,
-  string | null,
-  string | null,
-];
+export type NotificationValues = [...NotificationColumnValues, string | null, string | null, string | null];
 
 /** Prepares a send's statements on a connection to the store's file. */
 export function prepareSendStatements(db: Database.Database): SendStatements {
@@ -108,19 +93,7 @@ export function prepareSendStatements(db: Database.Database): SendStatements {
 /** The parameters of the notification's insert for a notification. */
 export function notificationValues(notification: NotificationRecord): NotificationValues {
   return [
-    notification.id,
-    notification.projectId,
-    notification.mode,
-    notification.recipient,
-    notification.title,
-    notification.body,
-    notification.url,
-    notification.icon,
-    notification.tag,
-    notification.data === null ? null : JSON.stringify(notification.data),
-    notification.ttl,
-    notification.createdAt,
-    notification.expiresAt,
+    ...notificationColumnValues(notification),
     notification.apiKeyId,
     notification.requestId,
     notification.idempotencyKey,
