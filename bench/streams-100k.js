@@ -451,6 +451,8 @@ try {
         BENCH_HUB_BROWSERS: String(streamCount),
         BENCH_HUB_INSTANCES: hubInstances,
         BENCH_HUB_ROUTINGS: 'by browser',
+        // Its rows are this run's: they go to results/streams-100k.jsonl, not hub-routing's.
+        BENCH_RESULTS_NAME: 'streams-100k',
       },
     });
     hub.on('message', (message) => process.send?.(message)); // its rows, to bench/run.js
