@@ -105,7 +105,7 @@ function renderFigures(rows) {
   return `${caption(rows)}\n\n${table}`;
 }
 
-const markers = /(<!-- figures:([a-z0-9-]+) -->\n)([\s\S]*?)(\n<!-- \/figures -->)/g;
+const markers = /(<!-- figures:([a-z0-9-]+) -->)([\s\S]*?)(<!-- \/figures -->)/g;
 
 /** The README with every table between markers rewritten; `stale` names the benches whose table changed. */
 function rewrite(readme, runs) {
@@ -119,7 +119,7 @@ function rewrite(readme, runs) {
       missing.push(name);
       return whole;
     }
-    const fresh = `\n${renderFigures(rows)}\n`;
+    const fresh = `\n\n${renderFigures(rows)}\n\n`;
     if (fresh !== body) stale.push(name);
     return `${open}${fresh}${close}`;
   });
