@@ -119,7 +119,7 @@ function rewrite(readme, runs) {
       missing.push(name);
       return whole;
     }
-    const fresh = `\n\n${renderFigures(rows)}\n\n`;
+    const fresh = `\n${renderFigures(rows)}\n\n`;
     if (fresh !== body) stale.push(name);
     return `${open}${fresh}${close}`;
   });

@@ -52,7 +52,7 @@ describe('bench/report.js', () => {
     await expect(report('--check', '--readme', readme, '--results', dir)).rejects.toThrow(/figures of demo differ/);
     await report('--readme', readme, '--results', dir);
     const text = readFileSync(readme, 'utf8');
-    expect(text).toMatch(/^# Demo\n\n<!-- figures:demo -->\n\nRun of 2026-12-07 10:00 UTC; Node\.js v24\.0\.0;/);
+    expect(text).toMatch(/^# Demo\n\n<!-- figures:demo -->\nRun of 2026-12-07 10:00 UTC; Node\.js v24\.0\.0;/);
     expect(text).toContain('load average (1 min) 3.5; options `BENCH_ROUNDS=1`.');
     expect(text).toContain('| send   | 60 req/s | bare 100 req/s | 0.60× | ≥ 0.5× | met    |');
     expect(text).toContain('| read   | 40 req/s | bare 100 req/s | 0.40× | ≥ 0.5× | missed |');
