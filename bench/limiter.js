@@ -14,10 +14,10 @@ const ROUNDS = 5;
 const WINDOW_MS = 60_000;
 
 // "admitted": limits roomy enough that every request of a round passes, the common case.
-// "SPEC limits": 60 / 300 / 600, so most requests of a round are refused.
+// "the server's limits" (docs/api.md#limits): 60 / 300 / 600, so most requests of a round are refused.
 const scenarios = [
   { name: 'admitted', limits: { key: 100, project: 1_000, account: 10_000 } },
-  { name: 'SPEC limits', limits: { key: 60, project: 300, account: 600 } },
+  { name: "the server's limits", limits: { key: 60, project: 300, account: 600 } },
 ];
 
 function workload(limits, round) {

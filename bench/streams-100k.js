@@ -71,7 +71,7 @@ const nodeFlags = (process.env.BENCH_100K_NODE_FLAGS ?? '').split(' ').filter(Bo
 const profile = process.env.BENCH_100K_PROFILE === '1';
 /**
  * BENCH_100K_STATEMENTS=1 prints PostgreSQL's statements by total time during the sends. It needs
- * a server that loads pg_stat_statements (BENCH_POSTGRES_URL; bench/README.md shows a private one).
+ * a server that loads pg_stat_statements (BENCH_POSTGRES_URL; bench/NOTES.md shows a private one).
  */
 const statements = process.env.BENCH_100K_STATEMENTS === '1';
 
@@ -451,6 +451,8 @@ try {
         BENCH_HUB_BROWSERS: String(streamCount),
         BENCH_HUB_INSTANCES: hubInstances,
         BENCH_HUB_ROUTINGS: 'by browser',
+        // Its rows are this run's: they go to results/streams-100k.jsonl, not hub-routing's.
+        BENCH_RESULTS_NAME: 'streams-100k',
       },
     });
     hub.on('message', (message) => process.send?.(message)); // its rows, to bench/run.js

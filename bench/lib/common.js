@@ -1,10 +1,10 @@
 // Shared helpers of the benchmarks: options from the environment, child processes that are
 // always killed, temp dirs, RSS, number formatting and result reporting to bench/run.js.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -381,10 +381,50 @@ export function rowLine(r) {
   return parts.join(' | ');
 }
 
-/** Prints a row, and hands it to bench/run.js when this script runs under it. */
+/** When this process started: every row it reports carries it, so that one run's rows go together. */
+const runStarted = new Date().toISOString();
+
+/**
+ * The bench whose rows this process reports: the script's name without `.js` (`send-read`), or
+ * `BENCH_RESULTS_NAME` when one bench runs another's code.
+ */
+export const benchName = process.env.BENCH_RESULTS_NAME || basename(process.argv[1] ?? 'bench', '.js');
+
+/**
+ * The line a row is stored as in bench/results/<bench>.jsonl: the row, when its run started and
+ * when the row was made, the machine's load average at that moment (1, 5 and 15 minutes) and its
+ * cores, and the BENCH_* options the run was given. bench/report.js makes the README's tables from
+ * the newest run of each file.
+ */
+export function resultLine(r) {
+  const options = Object.fromEntries(
+    Object.entries(process.env)
+      .filter(([name]) => name.startsWith('BENCH_') && name !== 'BENCH_RESULTS_NAME' && name !== 'BENCH_RESULTS')
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+  return {
+    bench: benchName,
+    run: runStarted,
+    date: new Date().toISOString(),
+    loadavg: loadavg().map((load) => Math.round(load * 100) / 100),
+    cpus: cpus().length,
+    options,
+    ...r,
+  };
+}
+
+/**
+ * Prints a row, appends it to bench/results/<bench>.jsonl (unless `BENCH_RESULTS=off`), and hands
+ * it to bench/run.js when this script runs under it. Every figure a bench reports goes through here.
+ */
 export function report(r) {
-  console.log(rowLine(r));
+  console.log(`figure ${rowLine(r)}`);
   if (r.note) console.log(`    ${r.note}`);
+  if (process.env.BENCH_RESULTS !== 'off') {
+    const dir = join(benchDir, 'results');
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, `${benchName}.jsonl`), `${JSON.stringify(resultLine(r))}\n`);
+  }
   process.send?.({ type: 'row', row: r });
 }
 

@@ -12,7 +12,7 @@ export const MAX_GROUP = 200;
 /**
  * Groups in flight at once, per store. One: the sends that arrive while a group commits form the
  * next, so groups grow with the load. Two at once made groups half as large and answered fewer
- * sends per second (bench/README.md, "Figures behind the design").
+ * sends per second (bench/NOTES.md, "Figures behind the design").
  */
 export const PARALLEL_GROUPS = 1;
 

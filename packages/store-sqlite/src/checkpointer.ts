@@ -15,8 +15,8 @@ import { startSqliteThread } from './sqlite-thread.js';
  *
  * On close the thread makes a last pass before it lets go: the last connection to close a WAL
  * database copies what is left into the file, with its syncs, then deletes the WAL file, and that
- * is the committing connection, on the event loop (bench/README.md has what that cost at a
- * shutdown). After the last pass it finds nothing to copy and an empty file to delete.
+ * is the committing connection, on the event loop (bench/NOTES.md#figures-behind-the-design has what
+ * that cost at a shutdown). After the last pass it finds nothing to copy and an empty file to delete.
  */
 export interface Checkpointer {
   /** Stops the thread once its current checkpoint is done; resolves when it has closed its connection. */

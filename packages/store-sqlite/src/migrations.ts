@@ -176,7 +176,7 @@ export const migrations: readonly SchemaStep[] = [
   // inserts its notification, for a browser it read as connected in that transaction, and no
   // notification or browser is ever deleted: the two parent lookups SQLite made for each attempt
   // could not fail, and cost a measurable share of a send's server time
-  // (bench/README.md#figures-behind-the-design). The table is copied in rowid
+  // (bench/NOTES.md#figures-behind-the-design). The table is copied in rowid
   // order, which is the order a notification's attempts are read back in.
   `
   CREATE TABLE attempts_next (

@@ -17,7 +17,7 @@ export function portableSha256Hex(value: string): string {
  * `node:crypto` where the runtime has it (Node, Bun, Deno's Node layer), reached through
  * `process.getBuiltinModule` so that the core imports nothing of Node's: a request hashes the
  * API key it presents, and the native one-shot digest is several times faster than the portable
- * one or a Hash object per call (bench/README.md#figures-behind-the-design gives the figures).
+ * one or a Hash object per call (bench/NOTES.md#figures-behind-the-design gives the figures).
  */
 function loadNativeSha256Hex(): ((value: string) => string) | null {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;

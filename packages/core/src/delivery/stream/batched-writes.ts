@@ -18,7 +18,7 @@ export interface BatchedWritesOptions<T> {
  * Items to record in the store, gathered for a short delay and written a chunk per call, each
  * call in a turn of the event loop of its own: ten thousand streams that end at once cost a
  * handful of writes, none of which holds the loop long, where one write per stream, or one write
- * of every row, would (bench/README.md#figures-behind-the-design).
+ * of every row, would (bench/NOTES.md#figures-behind-the-design).
  */
 export class BatchedWrites<T> {
   readonly #options: BatchedWritesOptions<T>;

@@ -20,7 +20,7 @@ export interface CatchUpDeps {
 /**
  * Browsers per store read. Other work runs between two reads: a store that answers at once
  * (SQLite) would otherwise run every read of a catch-up in one turn of the event loop, which
- * holds it for as long as every read takes together (bench/README.md#figures-behind-the-design).
+ * holds it for as long as every read takes together (bench/NOTES.md#figures-behind-the-design).
  */
 const BATCH_SIZE = 250;
 

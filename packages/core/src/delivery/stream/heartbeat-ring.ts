@@ -23,7 +23,7 @@ function unrefTimer(timer: ReturnType<typeof setInterval>): void {
  * (`heartbeatMs / slots`) writes the heartbeats of one slot, so every stream still gets one at
  * least every `heartbeatMs` (the first one sooner), but the streams of a process never all
  * write at once: with thousands of streams a single burst held the event loop for a noticeable
- * time (bench/README.md#figures-behind-the-design), and every send waited behind it. The timer runs only while a stream is held.
+ * time (bench/NOTES.md#figures-behind-the-design), and every send waited behind it. The timer runs only while a stream is held.
  */
 export class HeartbeatRing<T extends RingMember> {
   readonly #slots: T[][];

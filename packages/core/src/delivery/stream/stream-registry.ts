@@ -282,13 +282,13 @@ export class StreamRegistry implements StreamOwner {
 
 const FOLLOWED: Promise<void> = Promise.resolve();
 
-/** Items per store call of the batched writes: small enough that one call holds the loop briefly (bench/README.md#figures-behind-the-design). */
+/** Items per store call of the batched writes: small enough that one call holds the loop briefly (bench/NOTES.md#figures-behind-the-design). */
 const WRITE_CHUNK = 500;
 
 /**
  * Streams closed in one turn of the event loop at most. Closing one ends its response and its
  * connection, and the host pays again when the client closes its end: closing them all at once
- * holds the event loop for as long as all of that takes (bench/README.md#figures-behind-the-design).
+ * holds the event loop for as long as all of that takes (bench/NOTES.md#figures-behind-the-design).
  */
 export const CLOSE_SLICE = 25;
 
