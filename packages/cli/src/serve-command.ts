@@ -161,8 +161,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       webhooks: configuredWebhooks,
       push: configuredPush,
       requestLog,
+      secretsKeyFile,
       ...config
     }: ServerConfig = typeof parsed.values.config === 'string' ? await loadConfig(parsed.values.config) : {};
+    const secrets = await loadSecretKeys(io.env, secretsKeyFile ?? null);
     const push = pushOptions(parsed.values, io.env, configuredPush);
     const webhooks = webhookOptions(parsed.values, io.env, configuredWebhooks);
     server = await startServer({
@@ -173,6 +175,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       metrics,
       sqliteSynchronous,
       webhooks,
+      secrets,
       ...(push === undefined ? {} : { push }),
       ...(requestLog === undefined ? {} : { requestLog }),
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),

@@ -17,6 +17,7 @@ import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { requestLogOperations } from './request-log.js';
+import { storedSecretOperations } from './stored-secrets.js';
 import { transactionalSends } from './transactional-sends.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookMessageOperations } from './webhook-messages.js';
@@ -101,6 +102,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       ...accountOperations(pool, sql),
       ...apiKeyOperations(pool, sql),
       ...webhookEndpointOperations(pool, sql),
+      ...storedSecretOperations(pool, sql),
       ...webhookMessages,
       ...idempotencyOperations(pool, sql),
       ...notifications,

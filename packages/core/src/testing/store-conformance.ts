@@ -3,6 +3,7 @@ import { inboxConformance } from '../inbox/conformance.js';
 import type { Store } from '../ports/store.js';
 import { pushConformance } from '../push/conformance.js';
 import { requestLogConformance } from '../request-log/conformance.js';
+import { storedSecretConformance } from '../shared/sealing/conformance.js';
 import { webhookEndpointConformance } from '../webhooks/endpoint-conformance.js';
 import { webhookMessageConformance } from '../webhooks/message-conformance.js';
 import { accountConformance } from './conformance-accounts.js';
@@ -58,6 +59,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     jobConformance(getStore);
     webhookEndpointConformance(getStore);
     webhookMessageConformance(getStore);
+    storedSecretConformance(getStore);
     pushConformance(getStore);
     inboxConformance(getStore);
     requestLogConformance(getStore);
