@@ -2,7 +2,6 @@
 
 export { pushConformance } from '../push/conformance.js';
 export { requestLogConformance } from '../request-log/conformance.js';
-export { storedSecretConformance } from '../shared/sealing/conformance.js';
 export { webhookEndpointConformance } from '../webhooks/endpoint-conformance.js';
 export { webhookMessageConformance } from '../webhooks/message-conformance.js';
 // Each group of the store suite alone, typed by the roles it uses: for something that implements
@@ -19,6 +18,7 @@ export { jobConformance } from './conformance-jobs.js';
 export { maintenanceConformance } from './conformance-maintenance.js';
 export { notificationConformance } from './conformance-notifications.js';
 export { projectAdminConformance } from './conformance-project-admin.js';
+export { storedSecretConformance } from './conformance-stored-secrets.js';
 // The fixtures the store suite is written with, for a store's own tests next to it.
 export {
   DAY_MS,

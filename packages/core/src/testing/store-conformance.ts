@@ -3,7 +3,6 @@ import { inboxConformance } from '../inbox/conformance.js';
 import type { Store } from '../ports/store.js';
 import { pushConformance } from '../push/conformance.js';
 import { requestLogConformance } from '../request-log/conformance.js';
-import { storedSecretConformance } from '../shared/sealing/conformance.js';
 import { webhookEndpointConformance } from '../webhooks/endpoint-conformance.js';
 import { webhookMessageConformance } from '../webhooks/message-conformance.js';
 import { accountConformance } from './conformance-accounts.js';
@@ -19,6 +18,7 @@ import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
+import { storedSecretConformance } from './conformance-stored-secrets.js';
 
 /**
  * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store

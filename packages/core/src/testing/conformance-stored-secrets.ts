@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountStore } from '../../ports/store/accounts.js';
-import type { StoredSecret, StoredSecretStore } from '../../ports/store/stored-secrets.js';
-import type { PushStore } from '../../push/store.js';
-import { type GetStore, seedProject, T0 } from '../../testing/fixtures.js';
-import type { WebhookEndpointStore } from '../../webhooks/endpoint-store.js';
-import { newId } from '../ids.js';
-import { generateSecretKey, parseSecretKeys } from './keyring.js';
-import { createSecretSealer, isSealed } from './sealer.js';
-import { placeOf, resealStoredSecrets, surveyStoredSecrets } from './stored-secrets.js';
+import type { AccountStore } from '../ports/store/accounts.js';
+import type { StoredSecret, StoredSecretStore } from '../ports/store/stored-secrets.js';
+import type { PushStore } from '../push/store.js';
+import { newId } from '../shared/ids.js';
+import { generateSecretKey, parseSecretKeys } from '../shared/sealing/keyring.js';
+import { createSecretSealer, isSealed } from '../shared/sealing/sealer.js';
+import { placeOf, resealStoredSecrets, surveyStoredSecrets } from '../shared/sealing/stored-secrets.js';
+import type { WebhookEndpointStore } from '../webhooks/endpoint-store.js';
+import { type GetStore, seedProject, T0 } from './fixtures.js';
 
 type Roles = AccountStore & WebhookEndpointStore & PushStore & StoredSecretStore;
 
