@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   createSecretSealer,
@@ -155,6 +156,29 @@ describe('tidings serve and the stored secrets', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr.trim()).toMatch(
       new RegExp(`^error: 2 stored secrets do not open \\(first: secret of webhook endpoint (${first}|${second})\\)`),
+    );
+  });
+
+  it("reads the keys of the config file's secretsKeyFile, and seals at start what was stored unsealed", async () => {
+    await seed([], 1, 2);
+    expect(storedColumns().filter((value) => value.startsWith('whsec_'))).toHaveLength(2);
+    const key = generateSecretKey();
+    await writeFile(join(temp.dir, 'keys.txt'), `# the first key seals\n${key}\n`);
+    const config = join(temp.dir, 'tidings.json');
+    await writeFile(config, JSON.stringify({ secretsKeyFile: 'keys.txt' }));
+    const server = await startServe(['--db', db, '--port', '0', '--config', config], { TIDINGS_SECRETS_KEY: '' });
+    server.child.kill('SIGTERM');
+    await server.exited;
+    expect(server.stderr()).not.toContain('secrets are stored unsealed');
+    expect(storedColumns().every((value) => value.startsWith('sealed:v1:'))).toBe(true);
+    expect((await survey([key])).current).toBe(3);
+
+    const both = await runTidings(['serve', '--db', db, '--port', '0', '--config', config], {
+      TIDINGS_SECRETS_KEY: key,
+    });
+    expect(both.code).toBe(1);
+    expect(both.stderr.trim()).toBe(
+      'error: secrets keys are set in TIDINGS_SECRETS_KEY and the config file\'s "secretsKeyFile": set them in one place',
     );
   });
 
