@@ -8,7 +8,7 @@ import {
   secretsRefusal,
   surveyStoredSecrets,
 } from '@tidings/core';
-import { databasePath, expectPositionals, integerFlag, parseCommand, UsageError } from './args.js';
+import { databasePath, expectPositionals, integerFlag, type OptionsConfig, parseCommand, UsageError } from './args.js';
 import { usage } from './help.js';
 import { type CliIo, reportFailure, reportSuccess } from './io.js';
 import { openStore, storeTarget } from './open-store.js';
@@ -65,10 +65,8 @@ function unneededKeys(survey: SecretsSurvey, sealer: SecretSealer): string[] {
 
 /** `tidings secrets generate-key | status | rotate`. */
 export async function secretsCommand(name: SecretsCommandName, args: string[], io: CliIo): Promise<number> {
-  const options =
-    name === 'secrets rotate'
-      ? ({ 'batch-size': { type: 'string' }, 'pause-ms': { type: 'string' } } as const)
-      : ({} as const);
+  const options: OptionsConfig =
+    name === 'secrets rotate' ? { 'batch-size': { type: 'string' }, 'pause-ms': { type: 'string' } } : {};
   const parsed = parseCommand(name, args, options);
   if (parsed.values.help === true) {
     io.stdout(usage(name));

@@ -6,6 +6,7 @@ import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
 import { type ListenAddress, parseListenAddress } from './listen-address.js';
 import { describeTarget, storeTarget } from './open-store.js';
+import { loadSecretKeys } from './secret-keys.js';
 import { startServer } from './server.js';
 import { chosenSemiSpaceMb } from './young-generation.js';
 
