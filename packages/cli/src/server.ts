@@ -255,9 +255,10 @@ function openTidings(store: Store, options: () => Omit<TidingsOptions, 'store'>)
 /**
  * The check of the stored secrets before anything runs on them: every one must open with the keys
  * set, or the start is refused with one line and nothing written; with a key set, values still in
- * the clear are sealed; without one, the start says once that secrets are stored unsealed.
+ * the clear are sealed. Returns what the start says once it has gone through (the options
+ * checked): that secrets are stored unsealed, without a key.
  */
-async function prepareSecrets(store: Store, secrets: LoadedSecretKeys, logger: Logger): Promise<void> {
+async function prepareSecrets(store: Store, secrets: LoadedSecretKeys, logger: Logger): Promise<() => void> {
   let sealer: ReturnType<typeof createSecretSealer>;
   try {
     sealer = createSecretSealer(parseSecretKeys(secrets.keys, secrets.source));
@@ -266,14 +267,16 @@ async function prepareSecrets(store: Store, secrets: LoadedSecretKeys, logger: L
   }
   const prepared = await prepareStoredSecrets(store, sealer, secrets.source);
   if (prepared.kind === 'refused') throw new OperatorRefusal(prepared.message);
-  if (prepared.unsealed) {
-    logger.warn(
-      `secrets are stored unsealed: no secrets key is set (${SECRET_KEY_SOURCES}); see docs/deploy.md#secrets-at-rest`,
-      { task: 'start' },
-    );
-  } else if (prepared.sealedNow > 0) {
-    logger.info(`sealed ${prepared.sealedNow} stored secrets under key ${sealer.sealingKeyId}`, { task: 'start' });
-  }
+  return () => {
+    if (prepared.unsealed) {
+      logger.warn(
+        `secrets are stored unsealed: no secrets key is set (${SECRET_KEY_SOURCES}); see docs/deploy.md#secrets-at-rest`,
+        { task: 'start' },
+      );
+    } else if (prepared.sealedNow > 0) {
+      logger.info(`sealed ${prepared.sealedNow} stored secrets under key ${sealer.sealingKeyId}`, { task: 'start' });
+    }
+  };
 }
 
 /** Opens the store, builds Tidings and the app, and listens. */
@@ -296,7 +299,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       metricsListener = await startMetricsListener(options.metrics, createMetricsHandler(metrics.registry));
     }
     const secrets = options.secrets ?? { keys: [], source: SECRET_KEY_SOURCES };
-    await prepareSecrets(store, secrets, options.tidings?.logger ?? createConsoleLogger());
+    const reportSecrets = await prepareSecrets(store, secrets, options.tidings?.logger ?? createConsoleLogger());
     // One hub for the API and the dashboard's live view, which listens to it.
     const hub = redis?.hub ?? ownHub;
     const dashboardStore = await openDashboardStore(store);
@@ -311,6 +314,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ...tidingsOptions,
       features: serverFeatures(options, { store: dashboardStore, mailer: dashboardMailer(options.dashboard ?? {}) }),
     }));
+    reportSecrets();
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null, {
       store: dashboardStore,
