@@ -144,6 +144,7 @@ export async function secretsCommand(name: SecretsCommandName, args: string[], i
   }
 }
 
+/** A survey as `--json` prints it: counts only, never a value. */
 function surveyJson(survey: SecretsSurvey) {
   return {
     total: survey.total,
