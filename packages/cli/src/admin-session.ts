@@ -8,12 +8,12 @@ import { openDashboardStore, openStore, storeTarget } from './open-store.js';
  * Tidings without timers (and on the dashboard's port, for its account commands), and closes
  * both, whatever happens: an operator command is one short session on the shared database, which
  * runs no jobs. `allowHttpWebhooks` lets webhook endpoints be created at `http:` URLs
- * (development and tests).
+ * (development and tests); `secretKeys` seal the secrets a command makes.
  */
 export async function withAdmin<T>(
   db: string,
   work: (admin: AdminApi, dashboardStore: DashboardStore) => Promise<T>,
-  options: { allowHttpWebhooks?: boolean } = {},
+  options: { allowHttpWebhooks?: boolean; secretKeys?: string[] } = {},
 ): Promise<T> {
   const target = storeTarget(db);
   const store = await openStore(target, 'admin');
@@ -23,6 +23,8 @@ export async function withAdmin<T>(
       store,
       sweepIntervalMs: 0,
       jobs: false,
+      // What a command makes (a webhook secret, a VAPID key) is sealed as the server would.
+      secretKeys: options.secretKeys ?? [],
       features: [webhooks({ allowHttp: options.allowHttpWebhooks === true })],
     });
     try {

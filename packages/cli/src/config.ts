@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { type PushOptions, type RequestLogOptions, TidingsError, type TidingsOptions } from '@tidings/core';
 
 /** The Tidings options a JSON config file may set: every one that JSON can express. */
@@ -31,7 +32,7 @@ export interface WebhooksConfig {
 }
 
 /** The keys of a config file: the Tidings options, and the settings of the server's features. */
-export const serverConfigKeys = [...configKeys, 'push', 'requestLog', 'webhooks'] as const;
+export const serverConfigKeys = [...configKeys, 'push', 'requestLog', 'webhooks', 'secretsKeyFile'] as const;
 
 /** The options of a config file, e.g. `{ "trustProxy": 1, "limits": { "perKey": 120 } }`. */
 export type ServerConfig = Pick<TidingsOptions, (typeof configKeys)[number]> & {
@@ -40,6 +41,11 @@ export type ServerConfig = Pick<TidingsOptions, (typeof configKeys)[number]> & {
   /** The request log (`requestLog` of `@tidings/core`); `false` turns it off. */
   requestLog?: RequestLogOptions | false;
   webhooks?: WebhooksConfig;
+  /**
+   * A file of secrets keys, one per line, the sealing one first (docs/deploy.md#secrets-at-rest);
+   * a relative path is read from the config file's folder.
+   */
+  secretsKeyFile?: string;
 };
 
 function configError(path: string, message: string): TidingsError {
@@ -89,6 +95,13 @@ export async function loadConfig(path: string): Promise<ServerConfig> {
       }
       if (typeof value !== 'boolean') throw configError(path, `"webhooks.${key}" must be true or false`);
     }
+  }
+  const { secretsKeyFile } = parsed as { secretsKeyFile?: unknown };
+  if (secretsKeyFile !== undefined) {
+    if (typeof secretsKeyFile !== 'string' || secretsKeyFile === '') {
+      throw configError(path, '"secretsKeyFile" must be the path of a file');
+    }
+    (parsed as ServerConfig).secretsKeyFile = resolve(dirname(path), secretsKeyFile);
   }
   return parsed as ServerConfig;
 }

@@ -1,5 +1,6 @@
 import { adminCommands } from './admin-commands.js';
 import { migrateUsage } from './migrate-command.js';
+import { secretsUsage } from './secrets-command.js';
 
 /** The serve command's usage lines (its flags are parsed in serve-command.ts). */
 export const serveUsage = {
@@ -12,6 +13,7 @@ export const serveUsage = {
     '--trust-proxy N  proxy hops to believe in X-Forwarded-For (default 0)',
     '--rate-limit-headers draft|draft-7|legacy  RateLimit header form (default draft)',
     '--config FILE    JSON file of Tidings options (limits, publicUrl, trustProxy, …)',
+    '                 and "secretsKeyFile", a file of secrets keys, one per line (as TIDINGS_SECRETS_KEY_FILE)',
     '--redis URL      Redis for the shared limiter and the hub of many servers (default: $TIDINGS_REDIS_URL)',
     '--redis-cluster HOST:PORT,HOST:PORT',
     '                 a Redis Cluster (7 or newer) instead: some of its nodes, the others are found',
@@ -48,6 +50,10 @@ export const serveUsage = {
     '                 send webhooks to private and loopback addresses (default: off; also',
     '                 $TIDINGS_WEBHOOKS_ALLOW_HTTP=1, $TIDINGS_WEBHOOKS_ALLOW_PRIVATE=1, or the config',
     "                 file's webhooks.allowHttp and webhooks.allowPrivateAddresses)",
+    'Secrets at rest: $TIDINGS_SECRETS_KEY (keys separated by commas, the first seals) or',
+    '                 $TIDINGS_SECRETS_KEY_FILE seal webhook secrets and the VAPID private key in the',
+    '                 store; without a key they are stored unsealed, and the server says so at start',
+    '                 (tidings secrets generate-key; docs/deploy.md#secrets-at-rest)',
   ],
 };
 
@@ -71,6 +77,21 @@ export function usage(command?: string): string {
       '\n',
     );
   }
+  const secrets = Object.entries(secretsUsage).filter(
+    ([name]) => command !== undefined && (name === command || name.startsWith(`${command} `)),
+  );
+  if (secrets.length > 0) {
+    return [
+      ...secrets.map(([name, c]) => `usage: tidings ${name} ${c.synopsis}`.trimEnd()),
+      '',
+      ...secrets.flatMap(([name, c]) => [
+        `  ${name.padEnd(22)} ${c.summary}`,
+        ...c.details.map((line) => `      ${line}`),
+      ]),
+      '',
+      ...common,
+    ].join('\n');
+  }
   const matching = adminCommands.filter(
     (c) => command !== undefined && (c.name === command || c.name.startsWith(`${command} `)),
   );
@@ -86,6 +107,7 @@ export function usage(command?: string): string {
   const rows = [
     ['serve', serveUsage.synopsis, serveUsage.summary],
     ['migrate', migrateUsage.synopsis, migrateUsage.summary],
+    ...Object.entries(secretsUsage).map(([name, c]) => [name, c.synopsis, c.summary]),
     ...adminCommands.map((c) => [c.name, c.synopsis, c.summary]),
   ];
   return [

@@ -1,4 +1,5 @@
 import { newId, TidingsError, toProblem } from '@tidings/core';
+import { OperatorRefusal } from './secret-keys.js';
 
 /** Where the CLI writes and what environment it reads: the process's, or a test's. */
 export interface CliIo {
@@ -27,7 +28,15 @@ export function asTidingsError(error: unknown): TidingsError {
  * else `error: CODE: detail` on stderr.
  */
 export function reportFailure(io: CliIo, failure: unknown, json: boolean): number {
-  const error = asTidingsError(failure);
+  // What the operator must fix (a secrets key missing or wrong) is one plain line.
+  if (failure instanceof OperatorRefusal && !json) {
+    io.stderr(`error: ${failure.message}`);
+    return 1;
+  }
+  const error =
+    failure instanceof OperatorRefusal
+      ? new TidingsError('VALIDATION_FAILED', failure.message)
+      : asTidingsError(failure);
   if (json) {
     io.stdout(JSON.stringify(toProblem(error, newId('req')), null, 2));
   } else {

@@ -5,6 +5,8 @@ import { actorOf, actorOption, cliAuditContext } from './audit.js';
 import { usage } from './help.js';
 import { type CliIo, processIo, reportFailure, reportSuccess } from './io.js';
 import { migrateCommand } from './migrate-command.js';
+import { loadSecretKeys } from './secret-keys.js';
+import { type SecretsCommandName, secretsCommand, secretsUsage } from './secrets-command.js';
 
 const groups = new Set(adminCommands.map((command) => command.name.split(' ')[0]));
 
@@ -42,6 +44,12 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return await serveCommand(argv.slice(1), io);
     }
     if (words[0] === 'migrate') return await migrateCommand(argv.slice(1), io);
+    if (words[0] === 'secrets') {
+      const name = words.slice(0, 2).join(' ');
+      if (words[1] === undefined) throw new UsageError('secrets needs a subcommand', 'secrets');
+      if (!(name in secretsUsage)) throw new UsageError(`unknown command: ${name}`, 'secrets');
+      return await secretsCommand(name as SecretsCommandName, argv.slice(2), io);
+    }
     const command = findAdminCommand(words);
     if (!command) {
       const group = groups.has(words[0]) ? words[0] : undefined;
@@ -66,7 +74,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
           databasePath(parsed, io.env),
           (admin, store) => command.run(admin, parsed, store, cliAuditContext(store, actor, io.env)),
           // As `tidings serve --webhooks-allow-http` does, for the endpoints it will send to.
-          { allowHttpWebhooks: io.env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1' },
+          {
+            allowHttpWebhooks: io.env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1',
+            secretKeys: (await loadSecretKeys(io.env)).keys,
+          },
         ),
         json,
       );

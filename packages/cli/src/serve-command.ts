@@ -6,6 +6,7 @@ import { usage } from './help.js';
 import { type CliIo, reportFailure } from './io.js';
 import { type ListenAddress, parseListenAddress } from './listen-address.js';
 import { describeTarget, storeTarget } from './open-store.js';
+import { loadSecretKeys } from './secret-keys.js';
 import { startServer } from './server.js';
 import { chosenSemiSpaceMb } from './young-generation.js';
 
@@ -161,8 +162,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       webhooks: configuredWebhooks,
       push: configuredPush,
       requestLog,
+      secretsKeyFile,
       ...config
     }: ServerConfig = typeof parsed.values.config === 'string' ? await loadConfig(parsed.values.config) : {};
+    const secrets = await loadSecretKeys(io.env, secretsKeyFile ?? null);
     const push = pushOptions(parsed.values, io.env, configuredPush);
     const webhooks = webhookOptions(parsed.values, io.env, configuredWebhooks);
     server = await startServer({
@@ -173,6 +176,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       metrics,
       sqliteSynchronous,
       webhooks,
+      secrets,
       ...(push === undefined ? {} : { push }),
       ...(requestLog === undefined ? {} : { requestLog }),
       ...(redisUrl === undefined ? {} : { redis: { url: redisUrl, whenUnreachable } }),

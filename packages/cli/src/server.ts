@@ -5,13 +5,18 @@ import {
   createConsoleLogger,
   createConsoleMailer,
   createMemoryHub,
+  createSecretSealer,
   createTidings,
   type Feature,
   inbox,
+  type Logger,
   type Mailer,
   type PushOptions,
+  parseSecretKeys,
+  prepareStoredSecrets,
   type RequestLogOptions,
   requestLog,
+  type SecretKeyError,
   type Store,
   type Tidings,
   TidingsError,
@@ -37,6 +42,7 @@ import type { ListenAddress } from './listen-address.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 import { openDashboardStore, openStore, storeTarget } from './open-store.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
+import { type LoadedSecretKeys, OperatorRefusal, SECRET_KEY_SOURCES } from './secret-keys.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -48,6 +54,11 @@ export interface StartServerOptions {
   host?: string;
   /** Tidings options besides the store and the features, which the server assembles. @default {} */
   tidings?: Omit<TidingsOptions, 'store' | 'features'>;
+  /**
+   * The secrets keys that seal webhook secrets and the VAPID private key in the store, and where
+   * they were set (for messages). @default none: secrets are stored unsealed, and the start says so
+   */
+  secrets?: LoadedSecretKeys;
   /** Web Push, on with a `vapidSubject` (`webPush` of `@tidings/core/node`). @default off */
   push?: PushOptions;
   /** The request log (`requestLog` of `@tidings/core`); `false` turns it off. @default on */
@@ -241,6 +252,33 @@ function openTidings(store: Store, options: () => Omit<TidingsOptions, 'store'>)
   }
 }
 
+/**
+ * The check of the stored secrets before anything runs on them: every one must open with the keys
+ * set, or the start is refused with one line and nothing written; with a key set, values still in
+ * the clear are sealed. Returns what the start says once it has gone through (the options
+ * checked): that secrets are stored unsealed, without a key.
+ */
+async function prepareSecrets(store: Store, secrets: LoadedSecretKeys, logger: Logger): Promise<() => void> {
+  let sealer: ReturnType<typeof createSecretSealer>;
+  try {
+    sealer = createSecretSealer(parseSecretKeys(secrets.keys, secrets.source));
+  } catch (error) {
+    throw new OperatorRefusal((error as SecretKeyError).message);
+  }
+  const prepared = await prepareStoredSecrets(store, sealer, secrets.source);
+  if (prepared.kind === 'refused') throw new OperatorRefusal(prepared.message);
+  return () => {
+    if (prepared.unsealed) {
+      logger.warn(
+        `secrets are stored unsealed: no secrets key is set (${SECRET_KEY_SOURCES}); see docs/deploy.md#secrets-at-rest`,
+        { task: 'start' },
+      );
+    } else if (prepared.sealedNow > 0) {
+      logger.info(`sealed ${prepared.sealedNow} stored secrets under key ${sealer.sealingKeyId}`, { task: 'start' });
+    }
+  };
+}
+
 /** Opens the store, builds Tidings and the app, and listens. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { db, port = 8787, host = '127.0.0.1', shutdownGraceMs = 3000 } = options;
@@ -260,12 +298,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       metrics = createPrometheusMetrics();
       metricsListener = await startMetricsListener(options.metrics, createMetricsHandler(metrics.registry));
     }
+    const secrets = options.secrets ?? { keys: [], source: SECRET_KEY_SOURCES };
+    const reportSecrets = await prepareSecrets(store, secrets, options.tidings?.logger ?? createConsoleLogger());
     // One hub for the API and the dashboard's live view, which listens to it.
     const hub = redis?.hub ?? ownHub;
     const dashboardStore = await openDashboardStore(store);
     const tidingsOptions: Omit<TidingsOptions, 'store' | 'features'> = {
       hub,
       ...options.tidings,
+      secretKeys: secrets.keys,
       ...(redis && { limiter: redis.limiter }),
       ...(metrics ? { metrics } : {}),
     };
@@ -273,6 +314,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ...tidingsOptions,
       features: serverFeatures(options, { store: dashboardStore, mailer: dashboardMailer(options.dashboard ?? {}) }),
     }));
+    reportSecrets();
     const demo = options.demo ? await ensureDemo(tidings.admin, db) : null;
     const app = createServerApp(tidings, demo?.credentials ?? null, {
       store: dashboardStore,

@@ -172,6 +172,34 @@ export type {
   OpenApiReference,
   OpenApiResponse,
 } from './shared/openapi/types.js';
+export {
+  generateSecretKey,
+  parseSecretKey,
+  parseSecretKeys,
+  SECRET_KEY_BYTES,
+  type SecretKey,
+  SecretKeyError,
+} from './shared/sealing/keyring.js';
+export {
+  createSecretSealer,
+  isSealed,
+  type OpenedSecret,
+  type SecretPlace,
+  type SecretSealer,
+  sealedKeyId,
+  unsealedSecrets,
+} from './shared/sealing/sealer.js';
+export {
+  describeStoredSecret,
+  type PreparedSecrets,
+  prepareStoredSecrets,
+  type ResealOptions,
+  type ResealOutcome,
+  resealStoredSecrets,
+  type SecretsSurvey,
+  secretsRefusal,
+  surveyStoredSecrets,
+} from './shared/sealing/stored-secrets.js';
 export { apiKeyPrefix, hashSecret, isWellFormedApiKey } from './shared/secrets.js';
 export { createTidings, type RequestContext, type Tidings } from './tidings.js';
 export type {

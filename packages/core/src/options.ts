@@ -9,6 +9,8 @@ import type { Store } from './ports/store.js';
 import { requestLog } from './request-log/feature.js';
 import type { JobHandler, JobRunnerOptions } from './shared/job-runner.js';
 import { RATE_LIMIT_HEADER_FORMS, type RateLimitHeaderForm } from './shared/limiter/rate-limit-headers.js';
+import { parseSecretKeys } from './shared/sealing/keyring.js';
+import { createSecretSealer, type SecretSealer, unsealedSecrets } from './shared/sealing/sealer.js';
 import { checkAppProjectName } from './transactions/app-project.js';
 
 /** Request limits per window. The defaults are those of docs/api.md#limits. */
@@ -118,6 +120,14 @@ export interface TidingsOptions {
    * no API key. @default none: each send and token names its project
    */
   project?: string;
+  /**
+   * The operator's keys that seal, at rest, the secrets Tidings must keep usable (webhook signing
+   * secrets, the VAPID private key): each the base64 of 32 random bytes (`tidings secrets
+   * generate-key`). The first seals; every one opens, so that a new key can be put first while
+   * the old one still opens what it sealed (docs/deploy.md#secrets-at-rest). Keep them out of the
+   * database and its backups. @default [] (secrets are stored unsealed)
+   */
+  secretKeys?: readonly string[];
 }
 
 /** The job runner of an instance: {@link JobRunnerOptions} without what the instance already has. */
@@ -131,7 +141,9 @@ export type ResolvedLimits = Required<LimitsOptions>;
 
 /** {@link TidingsOptions} with every default applied. */
 export interface ResolvedOptions
-  extends Required<Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'project' | 'features'>> {
+  extends Required<
+    Omit<TidingsOptions, 'limits' | 'publicUrl' | 'limiter' | 'hub' | 'jobs' | 'project' | 'features' | 'secretKeys'>
+  > {
   project: string | null;
   limits: ResolvedLimits;
   features: readonly Feature[];
@@ -140,6 +152,8 @@ export interface ResolvedOptions
   publicUrl: string | null;
   limiter: Limiter | null;
   hub: Hub | null;
+  /** Seals and opens the secrets kept at rest, under the `secretKeys`. */
+  sealer: SecretSealer;
 }
 
 /**
@@ -273,7 +287,21 @@ export function resolveOptions(options: TidingsOptions): ResolvedOptions {
     jobs: jobsOption(options.jobs),
     features: featuresOption(options.features),
     project: options.project === undefined ? null : checkAppProjectName(options.project),
+    sealer: sealerOption(options.secretKeys),
   };
+}
+
+/** The sealer of the `secretKeys` option; a key in a wrong form throws here. */
+function sealerOption(keys: readonly string[] | undefined): SecretSealer {
+  if (keys === undefined) return unsealedSecrets;
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) {
+    throw new TypeError('Tidings option secretKeys must be an array of keys (base64 strings)');
+  }
+  try {
+    return createSecretSealer(parseSecretKeys(keys, 'Tidings option secretKeys'));
+  } catch (error) {
+    throw new TypeError((error as Error).message);
+  }
 }
 
 /** The catch-up on a timer: none for a lossless hub, rare for one that reports its losses. */

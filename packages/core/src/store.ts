@@ -61,6 +61,13 @@ export type {
   SearchProjectsInput,
   SearchProjectsResult,
 } from './ports/store/project-admin.js';
+export type {
+  StoredSecret,
+  StoredSecretColumn,
+  StoredSecretCursor,
+  StoredSecretStore,
+  StoredSecretTable,
+} from './ports/store/stored-secrets.js';
 export type { UsageStore } from './ports/store/usage.js';
 export type { Store, StoreCapabilities, StoreMethod } from './ports/store.js';
 export type { PushStore, PutPushSubscriptionResult } from './push/store.js';

@@ -18,6 +18,7 @@ import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { requestLogOperations } from './request-log.js';
 import { sendStatements } from './send-statements.js';
+import { storedSecretOperations } from './stored-secrets.js';
 import { transactionalSends } from './transactional-sends.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookMessageOperations } from './webhook-messages.js';
@@ -103,6 +104,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       ...accountOperations(pool, sql),
       ...apiKeyOperations(pool, sql),
       ...webhookEndpointOperations(pool, sql),
+      ...storedSecretOperations(pool, sql),
       ...webhookMessages,
       ...idempotencyOperations(pool, sql),
       ...notifications,

@@ -26,6 +26,7 @@ import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { type OpenRequestLog, openRequestLog } from './request-log-file.js';
 import { prepareSendStatements } from './send-statements.js';
+import { storedSecretOperations } from './stored-secrets.js';
 import { transactionalSends } from './transactional-sends.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
@@ -105,6 +106,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       ...accountOperations(db),
       ...apiKeyOperations(db, groupRead),
       ...webhookEndpointOperations(db),
+      ...storedSecretOperations(db),
       ...webhookMessageOperations(db, insertMessages, insertJobs, groupCommit),
       ...idempotencyOperations(db),
       ...notificationOperations(db, sendStatements, groupCommit, groupRead, cache),

@@ -159,9 +159,12 @@ export function createAdminApi(
   return {
     ...createAdminViews(options, hub, limiter, features),
     ...createRecipientViews(store),
-    ...createWebhookAdmin(store, clock, { allowHttp: features.webhooks?.allowHttp === true }),
+    ...createWebhookAdmin(store, clock, {
+      allowHttp: features.webhooks?.allowHttp === true,
+      sealer: options.sealer,
+    }),
     ...createWebhookMessagesAdmin(store, clock),
-    ...createVapidAdmin(store, clock),
+    ...createVapidAdmin(store, clock, options.sealer),
     ...createRequestLogAdmin(store),
     async createAccount({ email, verified = false }) {
       if (typeof email !== 'string' || email.length > 254 || !EMAIL_PATTERN.test(email)) {

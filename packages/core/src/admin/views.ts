@@ -45,6 +45,11 @@ export interface AdminSettings {
   limiter: Limiter;
   /** Whether API requests are logged (docs/api.md#request-log), and the days entries are kept. */
   requestLog: { enabled: boolean; retentionDays: number };
+  /**
+   * Whether the secrets Tidings must keep usable (webhook signing secrets, the VAPID private key)
+   * are sealed in the store under a secrets key (docs/deploy.md#secrets-at-rest).
+   */
+  secretsSealed: boolean;
 }
 
 /** Filters of {@link AdminViews.listNotifications}. */
@@ -328,6 +333,7 @@ export function createAdminViews(
       limiter,
       // Without the request log nothing is recorded, and nothing is deleted on its schedule.
       requestLog: features.requestLog ?? { enabled: false, retentionDays: DEFAULT_REQUEST_LOG_RETENTION_DAYS },
+      secretsSealed: options.sealer.sealingKeyId !== null,
     },
     watch(listener) {
       return hub.watch(listener);

@@ -248,6 +248,7 @@ export interface PushSubscriptionRecord {
 /** The deployment's VAPID key pair (base64url: the public key uncompressed, 65 bytes; the private 32). */
 export interface VapidKeyRecord {
   publicKey: string;
+  /** As stored: sealed under the secrets key when one is set (docs/deploy.md#secrets-at-rest). */
   privateKey: string;
   createdAt: number;
 }

@@ -13,6 +13,7 @@ import type { JobStore } from './store/jobs.js';
 import type { MaintenanceStore } from './store/maintenance.js';
 import type { NotificationStore } from './store/notifications.js';
 import type { ProjectAdminStore } from './store/project-admin.js';
+import type { StoredSecretStore } from './store/stored-secrets.js';
 import type { UsageStore } from './store/usage.js';
 
 export type * from '../inbox/store.js';
@@ -31,6 +32,7 @@ export type * from './store/jobs.js';
 export type * from './store/maintenance.js';
 export type * from './store/notifications.js';
 export type * from './store/project-admin.js';
+export type * from './store/stored-secrets.js';
 export type * from './store/usage.js';
 
 /**
@@ -63,6 +65,7 @@ export interface Store
     DeliveryStore,
     InboxStore,
     PushStore,
+    StoredSecretStore,
     RequestLogStore,
     JobStore,
     MaintenanceStore {

@@ -2,7 +2,8 @@ import { isoTime } from '../delivery/serialize.js';
 import type { Clock } from '../ports/clock.js';
 import type { VapidKeyRecord } from '../ports/records.js';
 import type { PushStore } from '../ports/store.js';
-import { ensureVapidKeys, generateVapidKeyPair } from './vapid-keys.js';
+import { type SecretSealer, unsealedSecrets } from '../shared/sealing/sealer.js';
+import { ensureVapidKeys, sealedVapidKeyPair } from './vapid-keys.js';
 
 /** The deployment's VAPID key as operators see it: the public key only, never the private one. */
 export interface VapidKeyObject {
@@ -28,13 +29,17 @@ function vapidKeyObject(keys: VapidKeyRecord): VapidKeyObject {
 }
 
 /** The VAPID part of the admin API. */
-export function createVapidAdmin(store: PushStore, clock: Clock): VapidAdminApi {
+export function createVapidAdmin(
+  store: PushStore,
+  clock: Clock,
+  sealer: SecretSealer = unsealedSecrets,
+): VapidAdminApi {
   return {
     async getVapidKey() {
-      return vapidKeyObject(await ensureVapidKeys(store, clock.now()));
+      return vapidKeyObject(await ensureVapidKeys(store, clock.now(), sealer));
     },
     async rotateVapidKey() {
-      const pair = await generateVapidKeyPair();
+      const pair = await sealedVapidKeyPair(sealer);
       return vapidKeyObject(await store.rotateVapidKeys({ ...pair, now: clock.now() }));
     },
   };

@@ -9,10 +9,11 @@ import { type Metrics, noopMetrics } from '../ports/metrics.js';
 import type { OutboundSender } from '../ports/outbound.js';
 import type { BrowserStore, NotificationStore, PushStore } from '../ports/store.js';
 import { JobError, type JobHandler } from '../shared/job-runner.js';
+import { type SecretSealer, unsealedSecrets } from '../shared/sealing/sealer.js';
 import { pushEnvelope } from './envelope.js';
 import { checkVapidSubject } from './options.js';
 import { PUSH_JOB_KIND, type PushJobPayload } from './send-jobs.js';
-import { ensureVapidKeys } from './vapid-keys.js';
+import { ensureVapidKeys, VAPID_KEY_PLACE } from './vapid-keys.js';
 import { pushOutcome, pushRequest, pushTopic } from './web-push.js';
 
 /** Options of {@link pushJobs}. */
@@ -36,6 +37,8 @@ export interface PushJobsOptions {
   hub?: Hub;
   /** Counts the attempts a push ends (`failed`, `push_rejected` or `browser_disconnected`). @default noopMetrics */
   metrics?: Metrics;
+  /** Opens the stored VAPID private key (sealed under the operator's keys). @default secrets stored unsealed */
+  sealer?: SecretSealer;
 }
 
 function payloadOf(job: ClaimedJob): PushJobPayload {
@@ -66,6 +69,7 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createConsoleLogger();
   const metrics = options.metrics ?? noopMetrics;
+  const sealer = options.sealer ?? unsealedSecrets;
 
   /** Fails the attempt as rejected by its push service, counted once if this call ended it. */
   async function reject(attemptId: string, now: number): Promise<void> {
@@ -88,14 +92,26 @@ export function pushJobs(options: PushJobsOptions): Record<string, JobHandler> {
     if (secondsLeft < 1) return;
     const subscription = await store.getPushSubscription(browserId);
     if (!subscription) return;
-    const keys = await ensureVapidKeys(store, now);
+    const keys = await ensureVapidKeys(store, now, sealer);
+    const privateKey = sealer.open(keys.privateKey, VAPID_KEY_PLACE);
+    if (privateKey.kind !== 'opened' && privateKey.kind !== 'clear') {
+      // Never signed with: the job is retried, and the message sent once the key is there.
+      logger.error('the stored VAPID private key does not open; nothing is pushed', {
+        task: 'push',
+        reason:
+          privateKey.kind === 'unknown-key'
+            ? 'sealed under a key this instance does not hold'
+            : 'altered or from another row',
+      });
+      throw new JobError('the VAPID private key does not open with the secrets keys held');
+    }
 
     let request: ReturnType<typeof pushRequest>;
     try {
       request = pushRequest({
         subscription,
         payload: pushEnvelope(toDelivery(notification, attempt)),
-        vapid: { publicKey: keys.publicKey, privateKey: keys.privateKey, subject },
+        vapid: { publicKey: keys.publicKey, privateKey: privateKey.value, subject },
         ttlSeconds: secondsLeft,
         urgency: 'normal',
         ...(notification.tag === null ? {} : { topic: pushTopic(notification.tag) }),

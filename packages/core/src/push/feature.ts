@@ -28,7 +28,16 @@ export function webPushFeature(options: WebPushFeatureOptions): Feature {
       const { store, clock, logger, metrics } = instance;
       return {
         routes: pushRoutes(settings),
-        jobs: pushJobs({ store, vapidSubject: settings.vapidSubject, sender, clock, logger, hub, metrics }),
+        jobs: pushJobs({
+          store,
+          vapidSubject: settings.vapidSubject,
+          sender,
+          clock,
+          logger,
+          hub,
+          metrics,
+          sealer: instance.sealer,
+        }),
         // Read just before the send: a browser that subscribes meanwhile has a tab open, which the stream reaches.
         async sendJobs({ notification }) {
           const subscribed = await store.listPushSubscribedBrowsers({
@@ -40,7 +49,7 @@ export function webPushFeature(options: WebPushFeatureOptions): Feature {
           return (created) => pushJobsForSend(created, browserIds, settings.graceMs);
         },
         keepsBrowsersSeenAfter: (now) => now - settings.retentionMs,
-        vapidPublicKey: createVapidPublicKeySource(store, clock),
+        vapidPublicKey: createVapidPublicKeySource(store, clock, instance.sealer),
         settings: { push: { vapidSubject: settings.vapidSubject } },
         async close() {
           sender.close();

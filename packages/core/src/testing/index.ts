@@ -23,6 +23,7 @@ export { jobConformance } from './conformance-jobs.js';
 export { maintenanceConformance } from './conformance-maintenance.js';
 export { notificationConformance } from './conformance-notifications.js';
 export { projectAdminConformance } from './conformance-project-admin.js';
+export { storedSecretConformance } from './conformance-stored-secrets.js';
 // The fixtures the store suite is written with, for a store's own tests next to it.
 export {
   DAY_MS,

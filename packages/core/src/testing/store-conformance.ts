@@ -18,6 +18,7 @@ import { jobConformance } from './conformance-jobs.js';
 import { maintenanceConformance } from './conformance-maintenance.js';
 import { notificationConformance } from './conformance-notifications.js';
 import { projectAdminConformance } from './conformance-project-admin.js';
+import { storedSecretConformance } from './conformance-stored-secrets.js';
 
 /**
  * Registers the Store port's conformance tests (vitest `describe`/`it`) for one store
@@ -58,6 +59,7 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Store
     jobConformance(getStore);
     webhookEndpointConformance(getStore);
     webhookMessageConformance(getStore);
+    storedSecretConformance(getStore);
     pushConformance(getStore);
     inboxConformance(getStore);
     requestLogConformance(getStore);

@@ -16,6 +16,8 @@ import type {
   WebhookMessageStore,
 } from '../ports/store.js';
 import { JobError, type JobHandler } from '../shared/job-runner.js';
+import { type SecretSealer, unsealedSecrets } from '../shared/sealing/sealer.js';
+import { webhookSecretPlace } from './endpoint-admin.js';
 import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './events.js';
 import { signWebhook } from './signature.js';
 
@@ -77,6 +79,8 @@ export interface WebhookJobsOptions {
   audit?: (entry: WebhookAuditEntry) => Promise<void>;
   /** A number in [0, 1) for the jitter. @default Math.random */
   random?: () => number;
+  /** Opens the endpoints' stored secrets (sealed under the operator's keys). @default secrets stored unsealed */
+  sealer?: SecretSealer;
 }
 
 function payloadOf(job: ClaimedJob): WebhookJobPayload {
@@ -163,17 +167,49 @@ export function webhookRetryDelay(attempt: number, retryAfterMs: number | null, 
   return Math.max(jittered, Math.min(retryAfterMs, WEBHOOK_MAX_RETRY_AFTER_MS));
 }
 
-/** The secrets that sign now: the current one, and the previous one during a roll's grace. */
-export function signingSecrets(endpoint: WebhookEndpointRecord, now: number): string[] {
-  const secrets = [endpoint.secret];
+/** What {@link openSigningSecrets} found: the secrets that sign, and the stored ones that did not open. */
+export interface OpenedSigningSecrets {
+  /** The current secret first (when it opened), then the previous one during a roll's grace. */
+  secrets: string[];
+  /** The columns whose stored value did not open: never used to sign. */
+  unopened: Array<{ column: 'secret' | 'previous_secret'; reason: 'unknown-key' | 'broken' }>;
+}
+
+/**
+ * The secrets that sign now, opened with the instance's keys: the current one, and the previous
+ * one during a roll's grace. A value that does not open (a key not held, a value altered or
+ * copied from another row) is left out and reported.
+ */
+export function openSigningSecrets(
+  endpoint: WebhookEndpointRecord,
+  now: number,
+  sealer: SecretSealer = unsealedSecrets,
+): OpenedSigningSecrets {
+  const place = webhookSecretPlace(endpoint);
+  const stored: Array<['secret' | 'previous_secret', string]> = [['secret', endpoint.secret]];
   if (
     endpoint.previousSecret !== null &&
     endpoint.previousSecretExpiresAt !== null &&
     endpoint.previousSecretExpiresAt > now
   ) {
-    secrets.push(endpoint.previousSecret);
+    stored.push(['previous_secret', endpoint.previousSecret]);
   }
-  return secrets;
+  const opened: OpenedSigningSecrets = { secrets: [], unopened: [] };
+  for (const [column, value] of stored) {
+    const result = sealer.open(value, place);
+    if (result.kind === 'opened' || result.kind === 'clear') opened.secrets.push(result.value);
+    else opened.unopened.push({ column, reason: result.kind });
+  }
+  return opened;
+}
+
+/** The secrets that sign now: the current one, and the previous one during a roll's grace (those that open). */
+export function signingSecrets(
+  endpoint: WebhookEndpointRecord,
+  now: number,
+  sealer: SecretSealer = unsealedSecrets,
+): string[] {
+  return openSigningSecrets(endpoint, now, sealer).secrets;
 }
 
 /**
@@ -196,6 +232,7 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
   const random = options.random ?? Math.random;
   const metrics = options.metrics ?? noopMetrics;
   const { sender } = options;
+  const sealer = options.sealer ?? unsealedSecrets;
 
   async function disableIfFailing(endpoint: WebhookEndpointRecord, now: number): Promise<void> {
     if (endpoint.status !== 'enabled' || endpoint.failingSince === null) return;
@@ -282,12 +319,27 @@ export function webhookJobs(options: WebhookJobsOptions): Record<string, JobHand
     }
 
     const now = clock.now();
+    const opened = openSigningSecrets(endpoint, now, sealer);
+    for (const { column, reason } of opened.unopened) {
+      logger.error('a stored webhook secret does not open; it is not used to sign', {
+        task: 'webhook',
+        endpoint_id: endpoint.id,
+        project_id: endpoint.projectId,
+        column,
+        reason:
+          reason === 'unknown-key' ? 'sealed under a key this instance does not hold' : 'altered or from another row',
+      });
+    }
+    // Without the current secret nothing is sent: the message waits for the key (or a roll).
+    if (opened.unopened.some(({ column }) => column === 'secret')) {
+      throw new JobError("the endpoint's signing secret does not open with the secrets keys held");
+    }
     const body = JSON.stringify(message.payload);
     const signed = signWebhook({
       id: message.id,
       timestampSeconds: Math.floor(now / 1000),
       payload: body,
-      secrets: signingSecrets(endpoint, now),
+      secrets: opened.secrets,
     });
     const result = await sender.send({
       url: endpoint.url,

@@ -2,6 +2,7 @@ import { TidingsError } from '../pipeline/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { AccountStore, WebhookEndpointRecord, WebhookEndpointStore } from '../ports/store.js';
 import { newId } from '../shared/ids.js';
+import { type SecretPlace, type SecretSealer, unsealedSecrets } from '../shared/sealing/sealer.js';
 import { generateWebhookSecret } from './signature.js';
 
 /** Webhook endpoints per project. */
@@ -40,8 +41,11 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** The endpoint's object, with its secret only when `withSecret` (creation and roll). */
-export function webhookEndpointObject(record: WebhookEndpointRecord, withSecret = false): WebhookEndpointObject {
+/**
+ * The endpoint's object, with `secret` only when given (creation and roll: the secret just made,
+ * never what the store holds, which may be sealed).
+ */
+export function webhookEndpointObject(record: WebhookEndpointRecord, secret?: string): WebhookEndpointObject {
   return {
     object: 'webhook_endpoint',
     id: record.id,
@@ -54,7 +58,7 @@ export function webhookEndpointObject(record: WebhookEndpointRecord, withSecret 
     previous_secret_expires_at: record.previousSecretExpiresAt === null ? null : iso(record.previousSecretExpiresAt),
     created_at: iso(record.createdAt),
     updated_at: iso(record.updatedAt),
-    ...(withSecret ? { secret: record.secret } : {}),
+    ...(secret === undefined ? {} : { secret }),
   };
 }
 
@@ -128,12 +132,18 @@ function checkDescription(description: unknown): string | null {
   return description;
 }
 
+/** The row an endpoint's secrets are sealed for. */
+export function webhookSecretPlace(endpoint: { id: string; projectId: string }): SecretPlace {
+  return { table: 'webhook_endpoints', id: endpoint.id, projectId: endpoint.projectId };
+}
+
 /** The admin API's webhook endpoint operations over a store. */
 export function createWebhookAdmin(
   store: AccountStore & WebhookEndpointStore,
   clock: Clock,
-  settings: { allowHttp: boolean },
+  settings: { allowHttp: boolean; sealer?: SecretSealer },
 ): WebhookAdminApi {
+  const sealer = settings.sealer ?? unsealedSecrets;
   async function found(id: string, record: Promise<WebhookEndpointRecord | null>): Promise<WebhookEndpointObject> {
     const endpoint = await record;
     if (!endpoint) throw notFound(id);
@@ -142,19 +152,21 @@ export function createWebhookAdmin(
   return {
     async createWebhookEndpoint({ projectId, url, events, description }) {
       const now = clock.now();
+      const id = newId('whe', now);
+      const secret = generateWebhookSecret();
       const result = await store.createWebhookEndpoint({
-        id: newId('whe', now),
+        id,
         projectId,
         url: checkUrl(url, settings.allowHttp),
         events: checkEvents(events),
         description: checkDescription(description),
-        secret: generateWebhookSecret(),
+        secret: sealer.seal(secret, webhookSecretPlace({ id, projectId })),
         now,
         maxEndpoints: MAX_WEBHOOK_ENDPOINTS_PER_PROJECT,
       });
       switch (result.kind) {
         case 'created':
-          return webhookEndpointObject(result.endpoint, true);
+          return webhookEndpointObject(result.endpoint, secret);
         case 'project-not-found':
           throw new TidingsError('NOT_FOUND', `No project with id ${projectId}`);
         case 'limit-reached':
@@ -201,15 +213,19 @@ export function createWebhookAdmin(
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
         throw invalid('graceSeconds', `must be 0 to ${MAX_GRACE_SECONDS}`);
       }
+      // The new secret is sealed for the endpoint's row, which names its project.
+      const current = await store.getWebhookEndpoint(id);
+      if (!current) throw notFound(id);
+      const secret = generateWebhookSecret();
       const now = clock.now();
       const endpoint = await store.rollWebhookSecret({
         id,
-        secret: generateWebhookSecret(),
+        secret: sealer.seal(secret, webhookSecretPlace(current)),
         previousExpiresAt: now + graceSeconds * 1000,
         now,
       });
       if (!endpoint) throw notFound(id);
-      return webhookEndpointObject(endpoint, true);
+      return webhookEndpointObject(endpoint, secret);
     },
   };
 }

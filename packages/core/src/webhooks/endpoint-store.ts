@@ -2,8 +2,9 @@
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
 /**
- * A project's webhook endpoint. `secret` signs what is sent to it (kept as is, not hashed, since
- * signing needs it); after a roll `previousSecret` still signs until `previousSecretExpiresAt`.
+ * A project's webhook endpoint. `secret` signs what is sent to it (not hashed, since signing needs
+ * it: the store keeps the text the core gives it, sealed under the secrets key when one is set);
+ * after a roll `previousSecret` still signs until `previousSecretExpiresAt`.
  */
 export interface WebhookEndpointRecord {
   id: string;

@@ -40,6 +40,7 @@ export function webhooksFeature(options: WebhooksFeatureOptions): Feature {
           clock,
           logger,
           metrics,
+          sealer: instance.sealer,
           ...(options.mailer ? { mailer: options.mailer } : {}),
           ...(options.audit ? { audit: options.audit } : {}),
           ...(options.random ? { random: options.random } : {}),

@@ -1,4 +1,4 @@
-import { newId } from '@tidings/core';
+import { generateSecretKey, newId } from '@tidings/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDashboard, ORIGIN, signUpVerified } from '../../../../test/support/dashboard-app.js';
 
@@ -259,6 +259,18 @@ async function signedInAs(email: string, operator: boolean) {
   expect(login.status).toBe(303);
   return browser;
 }
+
+describe('the secrets at rest', () => {
+  it('says on the operator page that secrets are stored unsealed without a secrets key, and nothing with one', async () => {
+    const unsealed = await (await (await operatorBrowser()).get('/dashboard/operator')).text();
+    expect(unsealed).toContain('Secrets are stored unsealed');
+    await dashboard.close();
+    dashboard = createTestDashboard({}, { secretKeys: [generateSecretKey()] });
+    const sealed = await (await (await operatorBrowser()).get('/dashboard/operator')).text();
+    expect(sealed).toContain('<h1>Operator</h1>');
+    expect(sealed).not.toContain('Secrets are stored unsealed');
+  });
+});
 
 describe('invitations', () => {
   it('lists pending invitations with who sent them, and a revoked one no longer signs anyone up', async () => {

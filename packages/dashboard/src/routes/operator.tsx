@@ -85,6 +85,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
           pageSize={OPERATOR_PAGE_SIZE}
           invitations={await accounts.pendingInvitations()}
           signup={options.signup}
+          secretsSealed={tidings.admin.settings.secretsSealed}
           state={refused}
         />,
         400,
@@ -115,6 +116,7 @@ export function registerOperatorRoutes(app: Hono<DashboardEnv>, deps: Deps): voi
         pageSize={OPERATOR_PAGE_SIZE}
         invitations={invitations}
         signup={options.signup}
+        secretsSealed={tidings.admin.settings.secretsSealed}
         state={state}
       />,
       status,

@@ -64,6 +64,8 @@ export function OperatorPage(props: {
   pageSize: number;
   invitations: InvitationRecord[];
   signup: SignupPolicy;
+  /** Whether webhook secrets and the VAPID private key are sealed in the store under a secrets key. */
+  secretsSealed: boolean;
   state: FormState;
 }) {
   const ctx = usePage();
@@ -78,6 +80,13 @@ export function OperatorPage(props: {
       <h1>Operator</h1>
       {state.message ? <Notice kind="error">{state.message}</Notice> : null}
       {state.notice ? <Notice kind="success">{state.notice}</Notice> : null}
+      {props.secretsSealed ? null : (
+        <Notice kind="info">
+          Secrets are stored unsealed: no secrets key is set, so a copy of the database holds the webhook signing
+          secrets and the VAPID private key as they are. Set <code>TIDINGS_SECRETS_KEY</code> (see Secrets at rest in
+          docs/deploy.md).
+        </Notice>
+      )}
       <p class="muted">
         Sign-up on this server: <strong>{props.signup}</strong>
         {props.signup === 'open'

@@ -167,6 +167,8 @@ export const STORE_DUTIES = {
   getVapidKeys: READ,
   ensureVapidKeys: DURABLE,
   rotateVapidKeys: DURABLE,
+  listStoredSecrets: READ,
+  replaceStoredSecret: DURABLE,
   putPushSubscription: DURABLE,
   getPushSubscription: READ,
   deletePushSubscription: DURABLE,
