@@ -166,8 +166,11 @@ describe('the request log over HTTP', () => {
     expect(unknown.status).toBe(401);
     const [entry] = await found(revoked.requestId);
     expect(entry).toMatchObject({ status: 401, code: 'UNAUTHORIZED', key_prefix: liveKey.slice(0, 12) });
-    // Refused before its body was read: the log has none.
-    expect(entry!.request_body).toBeNull();
+    // Refused before its route read the body: read for the log alone, so that it names its recipient.
+    expect(entry!.request_body).toEqual({ text: '{"recipient":"user-1","title":"Hi"}', truncated: false });
+    expect(entry!.recipient).toBe('user-1');
+    expect(revoked.json.detail).toContain(`This API key (${liveKey.slice(0, 12)}…) was revoked`);
+    expect(unknown.json.detail).not.toContain('revoked');
     await tidings.close();
     expect(
       await store.listRequestLog({

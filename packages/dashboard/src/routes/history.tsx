@@ -7,7 +7,13 @@ import { lastMonthsRange, usageByMonth } from '../domain/monthly-usage.js';
 import { MAX_RECIPIENT_LENGTH, tooLongMessage } from '../limits.js';
 import { pageOf } from '../paging.js';
 import { render } from '../render.js';
-import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
+import {
+  AuditPage,
+  type LogFilters,
+  LogPage,
+  NotificationPage,
+  type RecipientFilterFacts,
+} from '../views/log-pages.js';
 import { MonthlyUsagePage, UsagePage, type UsageRangeState } from '../views/usage-page.js';
 import { firstSendRecipient } from './first-send.js';
 
@@ -87,7 +93,27 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       ...(filters.mode ? { mode: filters.mode } : {}),
     });
     const { page, nextCursor } = pageOf(items, PAGE_SIZE);
-    return render(c, <LogPage project={project} items={page} filters={filters} nextCursor={nextCursor} />);
+    // A recipient filtered by: whether it has a page (a connect token was minted for it), and
+    // whether refused requests name it (a refused send makes no notification, only a request).
+    let about: RecipientFilterFacts | undefined;
+    if (filters.recipient) {
+      const known = await tidings.admin.getRecipient(project.id, filters.recipient).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof TidingsError && error.code === 'NOT_FOUND') return false;
+          throw error;
+        },
+      );
+      const refused = tidings.admin.settings.requestLog.enabled
+        ? (await tidings.admin.listRequests(project.id, { recipient: filters.recipient, status: '4xx', limit: 1 }))
+            .requests.length > 0
+        : false;
+      about = { known, refused };
+    }
+    return render(
+      c,
+      <LogPage project={project} items={page} filters={filters} nextCursor={nextCursor} recipientFacts={about} />,
+    );
   });
 
   app.get('/projects/:id/notifications/:notificationId', async (c) => {

@@ -161,7 +161,9 @@ describe('one request’s page', () => {
     expect(field('status')).toContain('409');
     expect(field('status')).toContain('NO_CONNECTED_BROWSER');
     expect(field('idempotency-key')).toBe('<code>order-7</code>');
-    expect(field('recipient')).toBe('<code>user_7</code>');
+    expect(field('recipient')).toBe(
+      `<a href="/dashboard/projects/${projectId}/requests?recipient=user_7"><code>user_7</code></a>`,
+    );
     expect(field('key')).toBe(`<code>${live.slice(0, 12)}…</code>`);
     expect(html).toContain('&quot;recipient&quot;: &quot;user_7&quot;,\n  &quot;title&quot;: &quot;Shipped&quot;');
     expect(html).toContain('&quot;code&quot;: &quot;NO_CONNECTED_BROWSER&quot;');
