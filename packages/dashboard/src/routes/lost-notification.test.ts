@@ -221,3 +221,61 @@ describe('a webhook endpoint answering 500', () => {
     expect(next).not.toContain('ago');
   });
 });
+
+describe('webhook messages, searched', () => {
+  it('by event type, notification id and recipient, each message naming its notification and recipient', async () => {
+    start();
+    const browser = await signUpVerified(dashboard);
+    const projectId = await createProject(browser);
+    const live = await createKey(browser, projectId);
+    const endpoint = await dashboard.tidings.admin.createWebhookEndpoint({
+      projectId,
+      url: 'https://example.com/hooks',
+      events: ['*'],
+    });
+    const connect = async (recipient: string) => {
+      const token = await api('/v1/connect-tokens', live, { recipient });
+      const url = new URL(token.json.connect_url, ORIGIN).toString();
+      const registered = await (await dashboard.app.request(url, { method: 'POST' })).json();
+      // The browser's delivered receipt for an attempt: its attempt's events.
+      return (attemptId: string) =>
+        dashboard.app.request(`${ORIGIN}/v1/events`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            browser_id: registered.browser_id,
+            browser_secret: registered.browser_secret,
+            events: [{ type: 'delivered', attempt_id: attemptId }],
+          }),
+        });
+    };
+    await connect('ann');
+    const receiptOfBob = await connect('bob');
+    const sent = await api('/v1/notifications', live, { recipient: 'bob', title: 'Hi' });
+    expect(sent.status).toBe(201);
+    expect((await receiptOfBob(sent.json.attempts[0].id)).status).toBe(202);
+    const path = `/dashboard/projects/${projectId}/webhooks/${endpoint.id}`;
+    const ids = async (query: string) => {
+      const html = await (await browser.get(`${path}?${query}`)).text();
+      return [...html.matchAll(/data-message-id="(msg_[0-9a-z]+)"/g)].map((match) => match[1]!);
+    };
+    const all = await dashboard.tidings.admin.listWebhookMessages(endpoint.id);
+    const typeOf = new Map(all.map((message) => [message.id, message.event_type]));
+    const connected = await ids('event_type=browser.connected');
+    expect(connected).toHaveLength(2);
+    expect(connected.every((id) => typeOf.get(id) === 'browser.connected')).toBe(true);
+    const bob = await ids('recipient=bob');
+    expect(bob.length).toBeGreaterThanOrEqual(2);
+    const aboutSend = await ids(`notification=${sent.json.id}`);
+    expect(aboutSend.length).toBeGreaterThanOrEqual(1);
+    expect(aboutSend.every((id) => bob.includes(id))).toBe(true);
+    expect(await ids(`notification=${sent.json.id}&recipient=ann`)).toEqual([]);
+    const html = await (await browser.get(`${path}?notification=${sent.json.id}`)).text();
+    const cells = cellsOf(html, `data-message-id="${aboutSend[0]}"`);
+    expect(cells.get('Notification')).toContain(`/notifications/${sent.json.id}`);
+    expect(cells.get('Recipient')).toContain('/recipients/bob');
+    const refused = await browser.get(`${path}?notification=nope`);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('A notification id starts with ntf_.');
+  });
+});
