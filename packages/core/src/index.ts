@@ -140,6 +140,7 @@ export {
 } from './request-log/admin.js';
 export { requestLog } from './request-log/feature.js';
 export type { RequestLogOptions } from './request-log/options.js';
+export { READ_COUNT_NOTIFICATIONS, READ_COUNT_PATH } from './request-log/writer.js';
 export { createMemoryHub } from './shared/hub/memory-hub.js';
 export { type IdPrefix, isId, newId } from './shared/ids.js';
 export {

@@ -280,3 +280,29 @@ describe('searching the log like a ledger', () => {
     expect(html).toContain('data-copy-command="request-curl"');
   });
 });
+
+describe('successful reads', () => {
+  it('are counted, one entry per key and flush, and the pages say so plainly', async () => {
+    const { browser, projectId, live, sent } = await projectWithRequests();
+    for (let i = 0; i < 3; i++) {
+      const read = await dashboard.app.request(`${ORIGIN}/v1/notifications/${sent.json.id}`, {
+        headers: { Authorization: `Bearer ${live}` },
+      });
+      expect(read.status).toBe(200);
+    }
+    const counted = await until(
+      async () => (await dashboard.tidings.admin.listRequests(projectId, { search: sent.json.id })).requests,
+      { accept: (requests) => requests.length === 2, what: 'the count of reads beside the send' },
+    );
+    const count = counted.find((request) => request.method === 'GET');
+    expect(count).toMatchObject({ path: '/v1/notifications/{id}', status: 200 });
+    const html = await (await browser.get(`/dashboard/projects/${projectId}/requests`)).text();
+    expect(html).toContain(`data-reads="3"`);
+    expect(html).toContain('3 reads counted');
+    const page = await (await browser.get(`/dashboard/projects/${projectId}/requests/${count!.id}`)).text();
+    expect(page).toContain('Reads counted');
+    expect(page).toContain('are counted, not kept one by one');
+    expect(page).toContain(`href="/dashboard/projects/${projectId}/notifications/${sent.json.id}"`);
+    expect(page).not.toContain('data-copy-command');
+  });
+});

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { ApiKeyObject, ProjectObject, RequestLogObject } from '@tidings/core';
+import { type ApiKeyObject, type ProjectObject, READ_COUNT_PATH, type RequestLogObject } from '@tidings/core';
 import { requestAsCurl } from '../domain/request-export.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
@@ -32,6 +32,35 @@ export function filterQuery(filters: RequestFilters): URLSearchParams {
     if (filters[name]) params.set(name, filters[name]);
   }
   return params;
+}
+
+/** What a count of successful reads says: how many, between when and when, of which notifications. */
+export interface ReadCountSummary {
+  reads: number;
+  firstAt: string;
+  lastAt: string;
+  notificationIds: string[];
+  unnamed: number;
+}
+
+/** The count of reads an entry keeps, or null when it is a request of its own. */
+export function readCountOf(
+  request: Pick<RequestLogObject, 'path' | 'status' | 'response_body'>,
+): ReadCountSummary | null {
+  if (request.path !== READ_COUNT_PATH || request.status !== 200) return null;
+  try {
+    const body = JSON.parse(request.response_body?.text ?? '') as Record<string, unknown>;
+    if (body.object !== 'read_count' || typeof body.reads !== 'number') return null;
+    return {
+      reads: body.reads,
+      firstAt: String(body.first_at),
+      lastAt: String(body.last_at),
+      notificationIds: Array.isArray(body.notification_ids) ? body.notification_ids.map(String) : [],
+      unnamed: typeof body.reads_of_unnamed_notifications === 'number' ? body.reads_of_unnamed_notifications : 0,
+    };
+  } catch {
+    return null;
+  }
 }
 
 /** Which limit a 429 met, or that a 401's key was revoked, read from the problem it answered. */
@@ -208,6 +237,7 @@ export function RequestsPage(props: {
         >
           {props.requests.map((request) => {
             const note = refusalNote(request);
+            const counted = readCountOf(request);
             return (
               <tr data-request-id={request.id}>
                 <td>
@@ -220,6 +250,12 @@ export function RequestsPage(props: {
                   <StatusBadge status={request.status} />
                   {request.code ? <code class="muted"> {request.code}</code> : null}
                   {note ? <span class="refusal-note"> · {note}</span> : null}
+                  {counted ? (
+                    <span class="refusal-note" data-reads={counted.reads}>
+                      {' '}
+                      · {counted.reads} {counted.reads === 1 ? 'read' : 'reads'} counted
+                    </span>
+                  ) : null}
                 </td>
                 <td>
                   <span class={`badge ${request.mode}`}>{request.mode}</span>
@@ -311,6 +347,7 @@ export function RequestPage(props: { project: ProjectObject; request: RequestLog
   const { project, request } = props;
   const root = `${ctx.base}/projects/${project.id}`;
   const note = refusalNote(request);
+  const counted = readCountOf(request);
   return (
     <ProjectFrame project={project} tab="requests" title="Request">
       <p>
@@ -376,7 +413,22 @@ export function RequestPage(props: { project: ProjectObject; request: RequestLog
           )}
         </dd>
       </dl>
-      <CopyAsCurl request={request} apiUrl={props.apiUrl} />
+      {counted ? (
+        <section class="card" data-field="read-count">
+          <h3>Reads counted</h3>
+          <p>
+            {counted.reads} successful {counted.reads === 1 ? 'read' : 'reads'} of notifications with this key, from{' '}
+            <Time at={counted.firstAt} precise /> to <Time at={counted.lastAt} precise />. Successful reads (
+            <code>GET /v1/notifications/{'{id}'}</code> answered 200) are counted, not kept one by one: pollers read a
+            send many times, and keeping each would cost a read half as much again. Refused reads are kept one by one.
+            {counted.unnamed > 0
+              ? ` The notifications linked above are the first ${counted.notificationIds.length}; ${counted.unnamed} more reads were of others.`
+              : ''}
+          </p>
+        </section>
+      ) : (
+        <CopyAsCurl request={request} apiUrl={props.apiUrl} />
+      )}
       <Body id="request-body" title="Request body" body={request.request_body} none="No body, or none was read." />
       <Body
         id="response-body"
