@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { AttemptObject, NotificationDetail, NotificationObject, ProjectObject } from '@tidings/core';
+import type { TimelineEntry } from '../domain/timeline.js';
 import { MAX_RECIPIENT_LENGTH } from '../limits.js';
 import type { AuditEventRecord } from '../store.js';
 import { Clip } from './clip.js';
@@ -280,6 +281,10 @@ function payloadOf(notification: NotificationObject) {
 export function NotificationPage(props: {
   project: ProjectObject;
   detail: NotificationDetail;
+  /** Everything that happened to it, oldest first. */
+  timeline: TimelineEntry[];
+  /** Its webhook messages, per endpoint that has some. */
+  webhookLinks: { url: string; href: string }[];
   /** The dashboard's own recipient for the signed-in account: its browsers are the dashboard's tabs. */
   dashboardRecipient: string;
   /** The browser of the tab that opened this page from its test panel, labelled "this tab". */
@@ -322,6 +327,18 @@ export function NotificationPage(props: {
           <Time at={notification.expires_at} />
         </dd>
       </dl>
+      <Timeline entries={props.timeline} />
+      {props.webhookLinks.length > 0 ? (
+        <ul class="webhook-links">
+          {props.webhookLinks.map((link) => (
+            <li>
+              <a href={link.href} data-link="webhook-messages">
+                Webhook messages to <code>{link.url}</code>
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <h3>Request</h3>
       <dl class="facts request">
         <dt>Mode</dt>
@@ -440,6 +457,38 @@ export function NotificationPage(props: {
         </DataTable>
       )}
     </ProjectFrame>
+  );
+}
+
+const CHANNEL_LABELS: Record<TimelineEntry['channel'], string> = {
+  api: 'API',
+  browser: 'browser',
+  push: 'Web Push',
+  webhook: 'webhook',
+  inbox: 'inbox',
+};
+
+/** What happened to the notification, oldest first, each entry linked to its own page. */
+function Timeline(props: { entries: TimelineEntry[] }) {
+  return (
+    <>
+      <h3 id="timeline-title">Timeline</h3>
+      <p class="muted">
+        Everything that happened to this notification, oldest first: its request, each attempt at each browser, its
+        receipts, Web Push, its webhook messages and each of their requests, its inbox item.
+      </p>
+      <ol class="timeline" aria-labelledby="timeline-title">
+        {props.entries.map((entry) => (
+          <li data-channel={entry.channel} data-tone={entry.tone}>
+            <Time at={entry.at} precise /> <span class="badge">{CHANNEL_LABELS[entry.channel]}</span>{' '}
+            <strong class={entry.tone === 'danger' ? 'timeline-what danger-text' : 'timeline-what'}>
+              {entry.what}
+            </strong>{' '}
+            {entry.href ? <a href={entry.href}>{entry.detail}</a> : <span class="muted">{entry.detail}</span>}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 
