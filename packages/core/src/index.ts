@@ -29,6 +29,7 @@ export {
   MAX_USAGE_RANGE_DAYS,
   type NotificationDetail,
   type ProjectSearchPage,
+  type PushRequestObject,
   type SearchProjectsOptions,
   type UsageBreakdown,
   type UsageBreakdownDayObject,

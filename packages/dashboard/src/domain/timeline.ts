@@ -117,7 +117,8 @@ export function notificationTimeline(sources: TimelineSources): TimelineEntry[] 
             tone,
           };
     add(receipt(attempt.accepted_at, 'attempt accepted', 'plain', notification.mode === 'test' ? ' (test mode)' : ''));
-    if (attempt.sent_at !== null) {
+    const pushed = detail.push_requests.some((push) => push.attempt_id === attempt.id);
+    if (attempt.sent_at !== null && !pushed) {
       add({
         at: attempt.sent_at,
         channel: path === 'Web Push' ? 'push' : 'browser',
@@ -136,6 +137,39 @@ export function notificationTimeline(sources: TimelineSources): TimelineEntry[] 
     add(receipt(attempt.dismissed_at, 'dismissed'));
     add(receipt(attempt.expired_at, 'expired', 'danger'));
     add(receipt(attempt.failed_at, 'failed', 'danger', attempt.reason ? `: ${attempt.reason}` : ''));
+  }
+
+  for (const push of detail.push_requests) {
+    const href = `${root}/browsers/${push.browser_id}`;
+    const tries = `${push.requests} ${push.requests === 1 ? 'request' : 'requests'} to the push service`;
+    add({
+      at: push.created_at,
+      channel: 'push',
+      what: 'Web Push message queued',
+      detail: `browser ${push.browser_id}`,
+      href,
+      tone: 'plain',
+    });
+    if (push.status === 'accepted' || push.status === 'failed') {
+      add({
+        at: push.finished_at ?? push.created_at,
+        channel: 'push',
+        what:
+          push.status === 'accepted' ? 'accepted by the Web Push service' : `Web Push: ${push.last_error ?? 'failed'}`,
+        detail: `browser ${push.browser_id}, ${tries}`,
+        href,
+        tone: push.status === 'accepted' ? 'ok' : 'danger',
+      });
+    } else if (push.last_error !== null) {
+      add({
+        at: push.created_at,
+        channel: 'push',
+        what: `Web Push retrying: ${push.last_error}`,
+        detail: `browser ${push.browser_id}, ${tries}`,
+        href,
+        tone: 'danger',
+      });
+    }
   }
 
   for (const { message, attempts, endpointUrl, href } of sources.webhookMessages) {
