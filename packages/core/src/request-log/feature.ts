@@ -73,8 +73,9 @@ export function requestLog(options: RequestLogOptions = {}): Feature {
             });
             return;
           }
-          // A send's answer is the notification, which its own page shows: a taken send keeps
-          // its request, not the answer's copy of the notification.
+          // A taken send is its notification, which keeps its payload (the request's body after
+          // defaults), recipient, key, request id and Idempotency-Key: its entry keeps neither
+          // body, and the dashboard shows the notification's payload in their place.
           const sendTaken = request.method === 'POST' && status >= 200 && status < 300 && pathname === SEND_PATH;
           const href = request.url;
           const queryAt = href.indexOf('?');
@@ -92,7 +93,7 @@ export function requestLog(options: RequestLogOptions = {}): Feature {
             idempotencyKey: request.headers.get('idempotency-key'),
             createdAt: ctx.now,
             durationMs: performance.now() - started,
-            requestText: bodyTextOf(request),
+            requestText: sendTaken ? null : bodyTextOf(request),
             responseText: sendTaken ? null : (textAnswerOf(response)?.text ?? null),
             concerns: ctx.concerns,
           });

@@ -306,3 +306,19 @@ describe('successful reads', () => {
     expect(page).not.toContain('data-copy-command');
   });
 });
+
+describe('a taken send', () => {
+  it('keeps no body in the log, and its page shows the payload its notification keeps, as curl too', async () => {
+    const { browser, projectId, sent } = await projectWithRequests();
+    const logged = await dashboard.tidings.admin.getRequest(projectId, sent.requestId);
+    expect(logged).toMatchObject({ status: 201, request_body: null, response_body: null, recipient: 'user_8' });
+    const html = await (await browser.get(`/dashboard/projects/${projectId}/requests/${sent.requestId}`)).text();
+    expect(html).toContain('data-field="sent-payload"');
+    expect(html).toContain('&quot;recipient&quot;: &quot;user_8&quot;');
+    expect(html).toContain('&quot;ttl&quot;: 86400');
+    const curl = /<code id="request-curl" data-field="curl">(.*?)<\/code>/s.exec(html)?.[1] ?? '';
+    expect(curl).toContain(
+      '--data-raw &#39;{&quot;recipient&quot;:&quot;user_8&quot;,&quot;title&quot;:&quot;Hello&quot;',
+    );
+  });
+});

@@ -3,6 +3,7 @@ import {
   errorCodes,
   type ListRequestsOptions,
   MAX_REQUEST_SEARCH_LENGTH,
+  type NotificationObject,
   type RequestLogObject,
   TidingsError,
 } from '@tidings/core';
@@ -27,6 +28,17 @@ const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z?$/;
 export const REQUEST_CODES = (Object.keys(errorCodes) as (keyof typeof errorCodes)[]).filter(
   (code) => !['EMAIL_NOT_VERIFIED', 'PROJECT_LIMIT_REACHED', 'KEY_LIMIT_REACHED'].includes(code),
 );
+
+/** A send the API took: its notification holds what it was sent with. */
+function isTakenSend(request: RequestLogObject): boolean {
+  return request.method === 'POST' && request.path.split('?')[0] === '/v1/notifications' && request.status < 300;
+}
+
+/** What a send's body was, as the API stored it (its defaults filled in). */
+function sentPayloadOf(notification: NotificationObject) {
+  const { recipient, title, body, url, icon, tag, data, ttl } = notification;
+  return { recipient, title, body, url, icon, tag, data, ttl };
+}
 
 /** A `from` / `to` value as epoch milliseconds (read as UTC), or null when it is none. */
 function timeOf(text: string): number | null {
@@ -162,6 +174,18 @@ export function registerRequestRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       throw error;
     });
     if (!request) throw new TidingsError('NOT_FOUND', 'No such request in this project, or it is past its retention');
-    return render(c, <RequestPage project={project} request={request} apiUrl={apiUrlOf(c, deps)} />);
+    // A taken send keeps no body: its notification holds the payload it was sent with.
+    const sent = request.request_body === null && isTakenSend(request) ? request.notification_ids[0] : undefined;
+    const notification = sent
+      ? await tidings.admin.getNotification(project.id, sent).catch((error: unknown) => {
+          if (error instanceof TidingsError && error.code === 'NOT_FOUND') return null;
+          throw error;
+        })
+      : null;
+    const payload = notification ? JSON.stringify(sentPayloadOf(notification)) : null;
+    return render(
+      c,
+      <RequestPage project={project} request={request} apiUrl={apiUrlOf(c, deps)} sentPayload={payload} />,
+    );
   });
 }

@@ -342,9 +342,18 @@ function CopyAsCurl(props: { request: RequestLogObject; apiUrl: string }) {
 }
 
 /** One request, for debugging it: everything the log keeps of it. */
-export function RequestPage(props: { project: ProjectObject; request: RequestLogObject; apiUrl: string }) {
+export function RequestPage(props: {
+  project: ProjectObject;
+  request: RequestLogObject;
+  apiUrl: string;
+  /** A taken send's payload as its notification keeps it (JSON), in place of the body it does not keep. */
+  sentPayload?: string | null;
+}) {
   const ctx = usePage();
-  const { project, request } = props;
+  const { project } = props;
+  const sentBody = props.sentPayload ? { text: props.sentPayload, truncated: false } : null;
+  const request =
+    sentBody && props.request.request_body === null ? { ...props.request, request_body: sentBody } : props.request;
   const root = `${ctx.base}/projects/${project.id}`;
   const note = refusalNote(request);
   const counted = readCountOf(request);
@@ -429,6 +438,12 @@ export function RequestPage(props: { project: ProjectObject; request: RequestLog
       ) : (
         <CopyAsCurl request={request} apiUrl={props.apiUrl} />
       )}
+      {sentBody ? (
+        <p class="muted" data-field="sent-payload">
+          A taken send keeps no body in the log: its notification does. Shown below is its payload as the API stored it,
+          defaults filled in.
+        </p>
+      ) : null}
       <Body id="request-body" title="Request body" body={request.request_body} none="No body, or none was read." />
       <Body
         id="response-body"
