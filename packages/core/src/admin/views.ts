@@ -242,7 +242,13 @@ function invalid(path: string, message: string): TidingsError {
 /** Builds the admin API's page reads over the resolved options' store and the instance's hub. */
 export function createAdminViews(
   options: ResolvedOptionsWith<
-    AccountStore & ApiKeyStore & InboxStore & JobStore & NotificationStore & ProjectAdminStore & UsageStore
+    AccountStore &
+      ApiKeyStore &
+      InboxStore &
+      Pick<JobStore, 'listJobs'> &
+      NotificationStore &
+      ProjectAdminStore &
+      UsageStore
   >,
   hub: WatchedHub,
   limiter: Limiter,
