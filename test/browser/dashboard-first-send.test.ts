@@ -283,7 +283,7 @@ describe('the test panel after the first send', () => {
     // The notification's page, opened from the panel, names the attempt "this tab" too.
     await itemOf(tab, sent.id).getByRole('link', { name: 'Edited title' }).click();
     await tab.waitForURL(/\/notifications\/ntf_/);
-    expect(await tab.locator('dl.facts dd').nth(2).textContent()).toBe('completed');
+    expect(await tab.locator('dl.facts dd[data-field="status"] [data-outcome]').textContent()).toBe('delivered');
     const row = tab.locator(`tr[data-attempt-id]`);
     expect(await row.count()).toBe(1);
     expect(await row.locator('td[data-field="browser"]').textContent()).toContain('this tab');

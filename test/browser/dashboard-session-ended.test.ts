@@ -92,4 +92,39 @@ describe('a form sent after the session ended', () => {
       }
     }, 60_000);
   }
+
+  it('fills in a webhook endpoint’s event checkboxes as they were ticked, not as the page began', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${server.url}/dashboard/login`);
+      await signIn(page);
+      const webhooksPath = settingsPath.replace(/\/settings$/, '/webhooks');
+      await page.goto(`${server.url}${webhooksPath}`);
+      await signOutEverywhereElse();
+
+      await page.getByLabel('Endpoint URL').fill('https://example.com/after-sign-in');
+      const boxes = page.locator('input[type="checkbox"][name="events"]');
+      const values = await boxes.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+      const ticked: string[] = values.filter((value) =>
+        ['notification.completed', 'browser.connected'].includes(value),
+      );
+      expect(ticked).toHaveLength(2);
+      for (const value of values) {
+        await page.locator(`input[name="events"][value="${value}"]`).setChecked(ticked.includes(value));
+      }
+      await submit(page, 'Create endpoint');
+      expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+
+      await signIn(page);
+      expect(new URL(page.url()).pathname).toBe(webhooksPath);
+      expect(await page.locator('[data-restored]').textContent()).toContain('filled in');
+      const checked = await boxes.evaluateAll((inputs) =>
+        inputs.filter((input) => (input as HTMLInputElement).checked).map((input) => (input as HTMLInputElement).value),
+      );
+      expect(checked.sort()).toEqual([...ticked].sort());
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });

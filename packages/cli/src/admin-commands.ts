@@ -442,7 +442,7 @@ export const adminCommands: AdminCommand[] = [
   {
     name: 'webhook resend',
     synopsis: 'MESSAGE_ID',
-    summary: 'Send a delivered or failed webhook message again, with the same id',
+    summary: 'Send a webhook message again now, with the same id (delivered, failed, or waiting for a retry)',
     options: {},
     changes: true,
     async run(admin, parsed, _store, context) {
@@ -455,7 +455,7 @@ export const adminCommands: AdminCommand[] = [
   {
     name: 'webhook replay',
     synopsis: 'ENDPOINT_ID --since ISO_TIME',
-    summary: 'Send again, in order, every delivered or failed message of an endpoint created since the time',
+    summary: 'Send again, in order, every message of an endpoint created since the time (retrying ones at once)',
     options: { since: { type: 'string' } },
     changes: true,
     async run(admin, parsed, _store, context) {

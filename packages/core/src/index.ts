@@ -29,6 +29,7 @@ export {
   MAX_USAGE_RANGE_DAYS,
   type NotificationDetail,
   type ProjectSearchPage,
+  type PushRequestObject,
   type SearchProjectsOptions,
   type UsageBreakdown,
   type UsageBreakdownDayObject,
@@ -140,6 +141,7 @@ export {
 } from './request-log/admin.js';
 export { requestLog } from './request-log/feature.js';
 export type { RequestLogOptions } from './request-log/options.js';
+export { READ_COUNT_NOTIFICATIONS, READ_COUNT_PATH } from './request-log/writer.js';
 export { createMemoryHub } from './shared/hub/memory-hub.js';
 export { type IdPrefix, isId, newId } from './shared/ids.js';
 export {

@@ -69,6 +69,13 @@ fieldset.modes label { font-weight: 400; display: flex; gap: 0.35rem; align-item
 .badge.ok { background: var(--ok-bg); color: var(--ok); border-color: #b5dbc3; }
 .badge.danger { background: var(--danger-bg); color: var(--danger); border-color: #e6b3ae; }
 .badge.muted-badge { color: var(--muted); }
+.danger-text { color: var(--danger); }
+.refusal-note { color: var(--muted); font-size: 0.9rem; }
+.timeline { list-style: none; padding: 0; margin: 0 0 1.5rem; border-left: 2px solid var(--line); }
+.timeline li { padding: 0.35rem 0 0.35rem 0.9rem; overflow-wrap: anywhere; }
+.timeline li[data-tone="danger"] { border-left: 3px solid var(--danger); margin-left: -2px; }
+.recipient-links, .webhook-links { padding-left: 1.2rem; overflow-wrap: anywhere; }
+.export-links { overflow-wrap: anywhere; }
 .badge.status-delivered { background: var(--ok-bg); color: var(--ok); }
 .badge.status-failed, .badge.status-expired { background: var(--danger-bg); color: var(--danger); }
 .project-list { list-style: none; padding: 0; margin: 0; }

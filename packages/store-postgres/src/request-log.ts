@@ -129,6 +129,24 @@ export function requestLogOperations(pool: Pool, sql: Sql): RequestLogStore {
       conditions.push(`l.mode = ${bind(input.mode)}`);
       flags.push('mode');
     }
+    const optional = [
+      ['code', 'l.code', input.code],
+      ['key', 'l.key_prefix', input.keyPrefix],
+      ['recipient', 'l.recipient', input.recipient],
+    ] as const;
+    for (const [flag, column, value] of optional) {
+      if (value == null) continue;
+      conditions.push(`${column} = ${bind(value)}`);
+      flags.push(flag);
+    }
+    if (input.createdFrom != null) {
+      conditions.push(`l.created_at >= ${bind(input.createdFrom)}`);
+      flags.push('from');
+    }
+    if (input.createdBefore != null) {
+      conditions.push(`l.created_at < ${bind(input.createdBefore)}`);
+      flags.push('to');
+    }
     const { search } = input;
     if (search !== null && 'requestId' in search) {
       conditions.push(`l.request_id = ${bind(search.requestId)}`);

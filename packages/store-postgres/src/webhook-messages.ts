@@ -117,6 +117,9 @@ export function webhookMessageOperations(
         AND ($2::text IS NULL OR status = $2)
         AND ($3::int8 IS NULL OR created_at >= $3)
         AND ($4::text IS NULL OR seq < (SELECT seq FROM ${t('webhook_messages')} WHERE id = $4))
+        AND ($6::text IS NULL OR event_type = $6)
+        AND ($7::text IS NULL OR order_key = $7)
+        AND ($8::text IS NULL OR (payload::json -> 'data' ->> 'recipient') = $8)
       ORDER BY seq DESC
       LIMIT $5`,
   );
@@ -154,7 +157,19 @@ export function webhookMessageOperations(
   const lockSince = statement(
     'lock_webhook_messages_since',
     `SELECT ${MESSAGE} FROM ${t('webhook_messages')}
-      WHERE endpoint_id = $1 AND created_at >= $2 AND status <> 'pending' ORDER BY seq FOR UPDATE`,
+      WHERE endpoint_id = $1 AND created_at >= $2 ORDER BY seq FOR UPDATE`,
+  );
+  // A pending message's job waits for its retry: made due now, it keeps its place and its count.
+  const hastenMessages = statement(
+    'hasten_webhook_messages',
+    `UPDATE ${t('webhook_messages')} SET next_attempt_at = least(coalesce(next_attempt_at, $2), $2)
+      WHERE id = ANY($1::text[]) AND status = 'pending' RETURNING ${MESSAGE}`,
+  );
+  const hastenJobs = statement(
+    'hasten_webhook_jobs',
+    `UPDATE ${t('jobs')} SET run_at = $2
+      WHERE key = ANY($3::text[]) AND status = 'pending' AND run_at > $2 AND kind = 'webhook'
+        AND payload->>'messageId' = ANY($1::text[])`,
   );
   const makePending = statement(
     'resend_webhook_messages',
@@ -250,7 +265,6 @@ export function webhookMessageOperations(
   };
 
   async function resend(db: Queryable, rows: MessageRow[], now: number): Promise<WebhookMessageRecord[]> {
-    // A message still pending is on its way already (its job waits for its retry): it keeps it.
     const again = rows.filter((row) => row.status !== 'pending').map((row) => row.id);
     const updated =
       again.length === 0 ? [] : (await run<MessageRow>(db, makePending, [again, now])).sort(bySeq).map(messageOf);
@@ -259,7 +273,16 @@ export function webhookMessageOperations(
       updated.map((message) => webhookJobOf(message, now)),
       now,
     );
-    const byId = new Map(updated.map((message) => [message.id, message]));
+    // A message still pending is on its way already: it keeps its job, made due now (a retry
+    // waiting for its delay goes at once; one waiting behind an older message of its key stays there).
+    const waiting = rows.filter((row) => row.status === 'pending').map((row) => row.id);
+    const hastened =
+      waiting.length === 0 ? [] : (await run<MessageRow>(db, hastenMessages, [waiting, now])).map(messageOf);
+    if (hastened.length > 0) {
+      const keys = [...new Set(hastened.map((message) => webhookJobOf(message).key))];
+      await run(db, hastenJobs, [hastened.map((message) => message.id), now, keys]);
+    }
+    const byId = new Map([...updated, ...hastened].map((message) => [message.id, message]));
     return rows.map((row) => byId.get(row.id) ?? messageOf(row));
   }
 
@@ -276,8 +299,9 @@ export function webhookMessageOperations(
       const attempts = await run<WebhookMessageAttemptRecord>(pool, selectAttempts, [id]);
       return { message: messageOf(row), attempts };
     },
-    async listWebhookMessages({ endpointId, status, since, before, limit }) {
-      return (await run<MessageRow>(pool, selectPage, [endpointId, status, since, before, limit])).map(messageOf);
+    async listWebhookMessages({ endpointId, status, since, before, limit, eventType, notificationId, recipient }) {
+      const values = [endpointId, status, since, before, limit, eventType ?? null, notificationId ?? null];
+      return (await run<MessageRow>(pool, selectPage, [...values, recipient ?? null])).map(messageOf);
     },
     async recordWebhookAttempt({ attempt, status, nextAttemptAt }) {
       return transaction(pool, async (client) => {

@@ -68,6 +68,11 @@ export function requestLogListSql(input: ListRequestLogInput): string {
   if (input.startingAfter !== null) filters.push('l.request_id < :startingAfter');
   if (input.statusClass !== null) filters.push('l.status BETWEEN :statusFrom AND :statusTo');
   if (input.mode !== null) filters.push('l.mode = :mode');
+  if (input.code != null) filters.push('l.code = :code');
+  if (input.keyPrefix != null) filters.push('l.key_prefix = :keyPrefix');
+  if (input.recipient != null) filters.push('l.recipient = :recipient');
+  if (input.createdFrom != null) filters.push('l.created_at >= :createdFrom');
+  if (input.createdBefore != null) filters.push('l.created_at < :createdBefore');
   const select = (from: string, ...conditions: string[]) =>
     `SELECT l.* FROM ${from} WHERE ${[...conditions, ...filters].join(' AND ')}`;
   const { search } = input;
@@ -298,6 +303,11 @@ export function requestLogOperations(db: Database.Database, writer: RequestLogWr
         ...(input.startingAfter === null ? {} : { startingAfter: input.startingAfter }),
         ...(range === null ? {} : { statusFrom: range[0], statusTo: range[1] }),
         ...(input.mode === null ? {} : { mode: input.mode }),
+        ...(input.code == null ? {} : { code: input.code }),
+        ...(input.keyPrefix == null ? {} : { keyPrefix: input.keyPrefix }),
+        ...(input.recipient == null ? {} : { recipient: input.recipient }),
+        ...(input.createdFrom == null ? {} : { createdFrom: input.createdFrom }),
+        ...(input.createdBefore == null ? {} : { createdBefore: input.createdBefore }),
         ...input.search,
       });
       return { entries: rows.slice(0, input.limit).map(entryFromRow), hasMore: rows.length > input.limit };

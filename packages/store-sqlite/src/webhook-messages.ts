@@ -190,6 +190,9 @@ export function webhookMessageOperations(
         AND (@status IS NULL OR status = @status)
         AND (@since IS NULL OR created_at >= @since)
         AND (@before IS NULL OR seq < (SELECT seq FROM webhook_messages WHERE id = @before))
+        AND (@eventType IS NULL OR event_type = @eventType)
+        AND (@notificationId IS NULL OR order_key = @notificationId)
+        AND (@recipient IS NULL OR json_extract(payload, '$.data.recipient') = @recipient)
       ORDER BY seq DESC
       LIMIT @limit`,
   );
@@ -213,7 +216,17 @@ export function webhookMessageOperations(
     'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?) WHERE id = ? RETURNING *',
   );
   const selectResendable = db.prepare<[string, number], MessageRow>(
-    `SELECT * FROM webhook_messages WHERE endpoint_id = ? AND created_at >= ? AND status <> 'pending' ORDER BY seq`,
+    'SELECT * FROM webhook_messages WHERE endpoint_id = ? AND created_at >= ? ORDER BY seq',
+  );
+  // A pending message's job waits for its retry: made due now, it keeps its place and its count.
+  const hastenMessage = db.prepare<[number, number, string], MessageRow>(
+    `UPDATE webhook_messages SET next_attempt_at = min(coalesce(next_attempt_at, ?), ?)
+      WHERE id = ? AND status = 'pending' RETURNING *`,
+  );
+  const hastenJob = db.prepare<[number, string, number, string]>(
+    `UPDATE jobs SET run_at = ?
+      WHERE key = ? AND status = 'pending' AND run_at > ? AND kind = 'webhook'
+        AND json_extract(payload, '$.messageId') = ?`,
   );
   const makePending = db.prepare<[number, string], MessageRow>(
     `UPDATE webhook_messages SET status = 'pending', next_attempt_at = ?, delivered_at = NULL
@@ -245,7 +258,13 @@ export function webhookMessageOperations(
         : markFailing.get(attempt.attemptedAt, existing.endpoint_id);
     return { message, endpoint: row ? endpointFromRow(row) : null };
   });
-  // A message still pending is on its way already (its job waits for its retry): it keeps it.
+  // A message still pending is on its way already: it keeps its job, made due now (a retry
+  // waiting for its delay goes at once; one waiting behind an older message of its key stays there).
+  const hasten = (row: MessageRow, now: number): WebhookMessageRecord => {
+    const message = messageFromRow(hastenMessage.get(now, now, row.id) ?? row);
+    hastenJob.run(now, webhookJobOf(message).key, now, message.id);
+    return message;
+  };
   const resend = db.transaction((rows: MessageRow[], now: number) => {
     const again = rows
       .filter((row) => row.status !== 'pending')
@@ -255,7 +274,7 @@ export function webhookMessageOperations(
       now,
     );
     const byId = new Map(again.map((message) => [message.id, message]));
-    return rows.map((row) => byId.get(row.id) ?? messageFromRow(row));
+    return rows.map((row) => byId.get(row.id) ?? hasten(row, now));
   });
   const resendIds = db.transaction((ids: string[], now: number) => {
     const rows = [...new Set(ids)]
@@ -278,7 +297,14 @@ export function webhookMessageOperations(
       return { message: messageFromRow(row), attempts: selectAttempts.all(id).map(attemptFromRow) };
     },
     async listWebhookMessages(input) {
-      return selectPage.all({ ...input }).map(messageFromRow);
+      return selectPage
+        .all({
+          ...input,
+          eventType: input.eventType ?? null,
+          notificationId: input.notificationId ?? null,
+          recipient: input.recipient ?? null,
+        })
+        .map(messageFromRow);
     },
     // In the group commit: the attempts of the messages of one turn share a transaction and a flush.
     recordWebhookAttempt(input) {

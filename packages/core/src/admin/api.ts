@@ -19,6 +19,7 @@ import type {
   ApiKeyStore,
   BrowserStore,
   InboxStore,
+  JobStore,
   NotificationStore,
   ProjectAdminStore,
   PushStore,
@@ -140,6 +141,7 @@ export type AdminStore = AccountStore &
   ApiKeyStore &
   BrowserStore &
   InboxStore &
+  Pick<JobStore, 'listJobs'> &
   NotificationStore &
   ProjectAdminStore &
   PushStore &

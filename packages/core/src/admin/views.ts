@@ -1,6 +1,7 @@
 import {
   type ApiKeyObject,
   apiKeyObject,
+  isoTime,
   type NotificationObject,
   notificationObject,
   type ProjectObject,
@@ -17,10 +18,12 @@ import type {
   AccountStore,
   ApiKeyStore,
   InboxStore,
+  JobStore,
   NotificationStore,
   ProjectAdminStore,
   UsageStore,
 } from '../ports/store.js';
+import { PUSH_JOB_KIND, pushJobKey } from '../push/send-jobs.js';
 import { DEFAULT_REQUEST_LOG_RETENTION_DAYS } from '../request-log/store.js';
 import type { WatchedHub } from '../shared/hub/watched-hub.js';
 import { isId } from '../shared/ids.js';
@@ -117,7 +120,31 @@ export interface NotificationDetail {
    * past retention.
    */
   inbox: { item: InboxItemObject | null; counts: InboxCountsObject; retention_days: number } | null;
+  /**
+   * Its Web Push messages, one per attempt of a subscribed browser (docs/web-push.md): how many
+   * requests the push service was sent and how the last one ended (`accepted`, or the push
+   * service's answer, such as `push service answered 429`); empty without Web Push.
+   */
+  push_requests: PushRequestObject[];
 }
+
+/** The Web Push message of one attempt, as its job ran it. */
+export interface PushRequestObject {
+  attempt_id: string;
+  browser_id: string;
+  /** `pending` (waiting, maybe for a retry), `running`, `accepted` (the push service took it), `failed`. */
+  status: 'pending' | 'running' | 'accepted' | 'failed';
+  /** Requests made to the push service so far. */
+  requests: number;
+  /** The push service's answer to the last refused request, or why it was not sent. */
+  last_error: string | null;
+  created_at: string;
+  /** When it was accepted or given up. */
+  finished_at: string | null;
+}
+
+/** Attempts whose Web Push messages a notification's detail reads, at most. */
+const PUSH_REQUEST_ATTEMPTS = 20;
 
 /** One UTC day of {@link UsageBreakdown}: live and test sends apart, with their attempts' fates. */
 export interface UsageBreakdownDayObject {
@@ -220,13 +247,47 @@ function invalid(path: string, message: string): TidingsError {
 /** Builds the admin API's page reads over the resolved options' store and the instance's hub. */
 export function createAdminViews(
   options: ResolvedOptionsWith<
-    AccountStore & ApiKeyStore & InboxStore & NotificationStore & ProjectAdminStore & UsageStore
+    AccountStore &
+      ApiKeyStore &
+      InboxStore &
+      Pick<JobStore, 'listJobs'> &
+      NotificationStore &
+      ProjectAdminStore &
+      UsageStore
   >,
   hub: WatchedHub,
   limiter: Limiter,
   features: FeatureSettings,
 ): AdminViews {
   const { store } = options;
+  /** The push jobs of these attempts: each attempt of a subscribed browser has one, keyed by its browser. */
+  async function pushRequestsOf(
+    projectId: string,
+    attempts: readonly { id: string; browserId: string }[],
+  ): Promise<PushRequestObject[]> {
+    const found: PushRequestObject[] = [];
+    for (const attempt of attempts.slice(0, PUSH_REQUEST_ATTEMPTS)) {
+      const jobs = await store.listJobs({
+        projectId,
+        kind: PUSH_JOB_KIND,
+        key: pushJobKey(attempt.browserId),
+        limit: 50,
+      });
+      for (const job of jobs) {
+        if ((job.payload as { attemptId?: unknown } | null)?.attemptId !== attempt.id) continue;
+        found.push({
+          attempt_id: attempt.id,
+          browser_id: attempt.browserId,
+          status: job.status === 'done' ? 'accepted' : job.status,
+          requests: job.attempts,
+          last_error: job.lastError,
+          created_at: isoTime(job.createdAt),
+          finished_at: isoTime(job.finishedAt),
+        });
+      }
+    }
+    return found;
+  }
   return {
     async listAllProjects() {
       return (await store.listAllProjects()).map(projectObject);
@@ -300,6 +361,7 @@ export function createAdminViews(
         },
         attempt_paths: Object.fromEntries(found.attempts.map((attempt) => [attempt.id, attempt.sentVia])),
         inbox: found.notification.mode === 'test' ? null : await inboxOf(found.notification),
+        push_requests: found.notification.mode === 'test' ? [] : await pushRequestsOf(projectId, found.attempts),
       };
     },
     async getUsageBreakdown(projectId, range) {

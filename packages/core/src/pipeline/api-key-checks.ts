@@ -66,11 +66,23 @@ export function invalidKeyScope(limits: ResolvedLimits, clientIpKey: string): Li
   return { name: 'ip', id: `ip-invalid:${clientIpKey}`, limit: limits.invalidKeyPerIp, windowMs: limits.windowMs };
 }
 
-/** Step 4: an invalid key counts against its IP: 401, or 429 once the IP is over its limit. */
-export async function refuseInvalidKey(deps: ApiKeyCheckDeps, input: ApiKeyCheckInput): Promise<TidingsError> {
+/**
+ * Step 4: an invalid key counts against its IP: 401, or 429 once the IP is over its limit. A key
+ * that was revoked is told apart from a typo in the problem's detail (its holder learns nothing
+ * new: they hold the key), so that its owner replaces it instead of hunting for a typo.
+ */
+export async function refuseInvalidKey(
+  deps: ApiKeyCheckDeps,
+  input: ApiKeyCheckInput,
+  revoked: ApiKeyRecord | null = null,
+): Promise<TidingsError> {
   const decision = await deps.limiter.consume([invalidKeyScope(deps.limits, input.clientIpKey)], input.now);
   if (!decision.allowed) return rateLimited(decision, deps.rateLimitHeaders, input.now);
-  return new TidingsError('UNAUTHORIZED', 'Send a valid API key as Authorization: Bearer sk_live_… or sk_test_…', {
+  const detail =
+    revoked?.revokedAt != null
+      ? `This API key (${revoked.prefix}…) was revoked at ${new Date(revoked.revokedAt).toISOString()}: create a new key and use it instead`
+      : 'Send a valid API key as Authorization: Bearer sk_live_… or sk_test_…';
+  return new TidingsError('UNAUTHORIZED', detail, {
     headers: { 'WWW-Authenticate': 'Bearer realm="tidings"' },
   });
 }
@@ -98,7 +110,9 @@ export async function runApiKeyChecks(deps: ApiKeyCheckDeps, input: ApiKeyCheckI
   // A revoked key is as invalid as an unknown one; the refusal still names it, for the request log.
   const lookup = presented === null ? null : await deps.store.findApiKeyByHash(hashSecret(presented));
   const found = activeOnly(lookup); // 3
-  if (found === null) return { kind: 'refused', error: await refuseInvalidKey(deps, input), found: lookup }; // 4
+  if (found === null) {
+    return { kind: 'refused', error: await refuseInvalidKey(deps, input, lookup?.key ?? null), found: lookup }; // 4
+  }
   const { key, project } = found;
   const forbidden = browserGuard(key, input.origin); // 5
   if (forbidden) return { kind: 'refused', error: forbidden, found };

@@ -1,6 +1,17 @@
 import type { ApiKeyRecord, ProjectRecord } from '../ports/records.js';
 import { runApiKeyChecks } from './api-key-checks.js';
 import type { RouteContext, Services } from './context.js';
+import { readBodyText } from './http/body.js';
+
+/**
+ * A refused request's body, read for the request log only (what it was sent to, its recipient):
+ * the refusal stands whatever the body is, so a body that cannot be read is left unread. Only
+ * refusals of a known key pay for it; an accepted request's route reads its body itself.
+ */
+async function readRefusedBody(ctx: RouteContext, maxBytes: number): Promise<void> {
+  if (ctx.request.body === null || ctx.request.bodyUsed) return;
+  await readBodyText(ctx.request, maxBytes).catch(() => undefined);
+}
 
 /**
  * Runs the API-key checks for a route; a refusal is thrown, success sets the RateLimit headers.
@@ -20,7 +31,10 @@ export async function authenticate(
   const found = outcome.kind === 'refused' ? outcome.found : outcome;
   // Whose request this is, refused or not: the request log records it for that project.
   if (found !== null) ctx.caller = { projectId: found.project.id, keyPrefix: found.key.prefix, mode: found.key.mode };
-  if (outcome.kind === 'refused') throw outcome.error;
+  if (outcome.kind === 'refused') {
+    if (found !== null) await readRefusedBody(ctx, services.options.maxBodyBytes);
+    throw outcome.error;
+  }
   ctx.responseHeaders = outcome.headers;
   return outcome;
 }

@@ -6,7 +6,7 @@
  */
 
 import type { ResolvedLimits } from '../options.js';
-import type { LimitDecision, Limiter, LimitScope } from '../ports/limiter.js';
+import type { LimitDecision, Limiter, LimitScope, ScopeState } from '../ports/limiter.js';
 import type { ApiKeyRecord, ProjectRecord } from '../ports/records.js';
 import type { AccountStore } from '../ports/store.js';
 import type { RateLimitHeaderForm } from '../shared/limiter/rate-limit-headers.js';
@@ -52,6 +52,24 @@ export function limitScopes(limits: ResolvedLimits, project: ProjectRecord, scop
   ];
 }
 
+/** What each scope's limit is called in a refusal's detail. */
+const SCOPE_WORDS: Record<string, string> = {
+  key: 'this API key',
+  project: 'this project (all its keys together)',
+  account: 'this account (all its projects together)',
+  ip: 'this IP address',
+};
+
+/** Which limits were full, for a 429's detail: `: the limit of this API key (60 per 60 s) is reached`. */
+function fullScopesText(scopes: readonly ScopeState[]): string {
+  const full = scopes.filter((scope) => scope.remaining <= 0);
+  if (full.length === 0) return '';
+  const named = full.map(
+    (scope) => `${SCOPE_WORDS[scope.name] ?? scope.name} (${scope.limit} per ${Math.round(scope.windowMs / 1000)} s)`,
+  );
+  return `: the limit of ${named.join(' and of ')} ${full.length === 1 ? 'is' : 'are'} reached`;
+}
+
 /**
  * The answer to a refused decision: 429 with Retry-After and the RateLimit headers, or 503 with
  * Retry-After when the limiter could not decide (its shared counts are out of reach).
@@ -67,9 +85,13 @@ export function rateLimited(
       headers: { 'Retry-After': String(seconds) },
     });
   }
-  return new TidingsError('RATE_LIMITED', `Too many requests; retry after ${seconds} s`, {
-    headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes, form, now) },
-  });
+  return new TidingsError(
+    'RATE_LIMITED',
+    `Too many requests${fullScopesText(decision.scopes)}; retry after ${seconds} s`,
+    {
+      headers: { 'Retry-After': String(seconds), ...rateLimitHeaders(decision.scopes, form, now) },
+    },
+  );
 }
 
 /** Passes a request to `project` through the gate: the suspension, then its scopes, counted at once. */

@@ -131,6 +131,38 @@ describe('the push job kind', () => {
     });
   });
 
+  it('shows each push message on its notification’s detail: the push service’s refusal, then its acceptance', async () => {
+    const browser = await subscribed('u');
+    service.script(browser.subscription.id, [{ status: 503, retryAfter: '7' }]);
+    const { sent, job } = await sendAndClaim('u');
+    const { push } = pushHandler({ clock: h.clock, logger: silentLogger });
+    const error = await Promise.resolve(push!(job, { signal: new AbortController().signal })).then(
+      () => null,
+      (thrown: unknown) => thrown as JobError,
+    );
+    await h.store.retryJob({ id: job.id, owner: 'test', runAt: h.clock.now(), error: error!.message });
+    const retrying = await h.tidings.admin.getNotificationDetail(h.project.id, sent.id);
+    expect(retrying.push_requests).toEqual([
+      expect.objectContaining({
+        attempt_id: sent.attempts[0].id,
+        browser_id: browser.browserId,
+        status: 'pending',
+        requests: 1,
+        last_error: 'push service answered 503',
+      }),
+    ]);
+    const [again] = await h.store.claimJobs({
+      kinds: ['push'],
+      limit: 1,
+      now: h.clock.now(),
+      leaseMs: 60_000,
+      owner: 'test',
+    });
+    await run(handler, again!);
+    const accepted = await h.tidings.admin.getNotificationDetail(h.project.id, sent.id);
+    expect(accepted.push_requests).toEqual([expect.objectContaining({ status: 'accepted', requests: 2 })]);
+  });
+
   it('asks for a retry after a 503, honouring Retry-After', async () => {
     const browser = await subscribed('u');
     service.script(browser.subscription.id, [{ status: 503, retryAfter: '7' }]);

@@ -48,6 +48,30 @@ export interface ListRequestsOptions {
    * notification), else an Idempotency-Key or a recipient; matched exactly.
    */
   search?: string;
+  /** Only refusals with this problem code, e.g. `NO_CONNECTED_BROWSER`. */
+  code?: string;
+  /** Only requests made with the key of this prefix: its first 12 characters (`sk_live_AbCd`). */
+  keyPrefix?: string;
+  /** Only requests that name this recipient (sends, connect tokens, inbox reads; refused ones too). */
+  recipient?: string;
+  /** Only requests made at or after this time, epoch milliseconds. */
+  from?: number;
+  /** Only requests made before this time, epoch milliseconds. */
+  to?: number;
+}
+
+/** A problem code as the log keeps it: capitals and underscores. */
+const CODE_PATTERN = /^[A-Z][A-Z_]{0,63}$/;
+/** A key's prefix as the log keeps it: its first 12 characters. */
+const KEY_PREFIX_PATTERN = /^sk_(live|test)_[A-Za-z0-9]{4}$/;
+/** A recipient id (docs/api.md). */
+const RECIPIENT_PATTERN = /^[A-Za-z0-9_\-.:@]{1,128}$/;
+
+function checkTime(path: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw invalid(path, 'must be a time in epoch milliseconds');
+  }
+  return Math.floor(value);
 }
 
 /** The reads of the request log. */
@@ -100,7 +124,8 @@ export function requestLogSearchOf(text: string): RequestLogSearch {
 /** The request log part of the admin API. */
 export function createRequestLogAdmin(store: AccountStore & RequestLogStore): RequestLogAdminApi {
   return {
-    async listRequests(projectId, { startingAfter, limit = 25, status, mode, search } = {}) {
+    async listRequests(projectId, options = {}) {
+      const { startingAfter, limit = 25, status, mode, search, code, keyPrefix, recipient } = options;
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'must be 1 to 100');
       if (startingAfter !== undefined && !isId('req', startingAfter)) {
         throw invalid('starting_after', 'must be a request id');
@@ -111,12 +136,29 @@ export function createRequestLogAdmin(store: AccountStore & RequestLogStore): Re
       if (text.length > MAX_REQUEST_SEARCH_LENGTH) {
         throw invalid('q', `must be at most ${MAX_REQUEST_SEARCH_LENGTH} characters`);
       }
+      if (code !== undefined && (typeof code !== 'string' || !CODE_PATTERN.test(code))) {
+        throw invalid('code', 'must be an error code, such as NO_CONNECTED_BROWSER');
+      }
+      if (keyPrefix !== undefined && (typeof keyPrefix !== 'string' || !KEY_PREFIX_PATTERN.test(keyPrefix))) {
+        throw invalid('key', 'must be the first 12 characters of a key, such as sk_live_AbCd');
+      }
+      if (recipient !== undefined && (typeof recipient !== 'string' || !RECIPIENT_PATTERN.test(recipient))) {
+        throw invalid('recipient', 'must be a recipient id: 1 to 128 of A-Z a-z 0-9 _ - . : @');
+      }
+      const from = options.from === undefined ? null : checkTime('from', options.from);
+      const to = options.to === undefined ? null : checkTime('to', options.to);
+      if (from !== null && to !== null && from >= to) throw invalid('to', 'must be after from');
       if (!(await store.getProject(projectId))) throw new TidingsError('NOT_FOUND', `No project with id ${projectId}`);
       const page = await store.listRequestLog({
         projectId,
         statusClass: status ?? null,
         mode: mode ?? null,
         search: text === '' ? null : requestLogSearchOf(text),
+        code: code ?? null,
+        keyPrefix: keyPrefix ?? null,
+        recipient: recipient ?? null,
+        createdFrom: from,
+        createdBefore: to,
         limit,
         startingAfter: startingAfter ?? null,
       });

@@ -153,6 +153,54 @@ export function requestLogConformance(getStore: GetStore<Store>): void {
       expect(await list(store, project.id, { search: { notificationId: n1! }, statusClass: '4xx' })).toEqual([]);
     });
 
+    it('filters by code, key prefix, recipient and time range, combined with each other and a search', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const n1 = newId('ntf', T0);
+      const refused = entry(project.id, T0, {
+        status: 409,
+        code: 'NO_CONNECTED_BROWSER',
+        keyPrefix: 'sk_live_AAAA',
+        mode: 'live',
+        recipient: 'bob',
+        idempotencyKey: 'order-1',
+      });
+      const limited = entry(project.id, T0 + 1000, {
+        status: 429,
+        code: 'RATE_LIMITED',
+        keyPrefix: 'sk_live_AAAA',
+        mode: 'live',
+        recipient: 'bob',
+      });
+      const sent = entry(project.id, T0 + 2000, { keyPrefix: 'sk_test_BBBB', recipient: 'bob', notificationIds: [n1] });
+      const other = entry(project.id, T0 + 3000, { keyPrefix: 'sk_test_BBBB', recipient: 'ann' });
+      await store.appendRequestLog([refused, limited, sent, other]);
+      expect(await list(store, project.id, { code: 'RATE_LIMITED' })).toEqual([limited.requestId]);
+      expect(await list(store, project.id, { keyPrefix: 'sk_live_AAAA' })).toEqual([
+        limited.requestId,
+        refused.requestId,
+      ]);
+      expect(await list(store, project.id, { recipient: 'bob' })).toEqual([
+        sent.requestId,
+        limited.requestId,
+        refused.requestId,
+      ]);
+      expect(
+        await list(store, project.id, { recipient: 'bob', statusClass: '4xx', keyPrefix: 'sk_live_AAAA' }),
+      ).toEqual([limited.requestId, refused.requestId]);
+      expect(await list(store, project.id, { createdFrom: T0 + 1000, createdBefore: T0 + 3000 })).toEqual([
+        sent.requestId,
+        limited.requestId,
+      ]);
+      expect(await list(store, project.id, { recipient: 'bob', search: { keyOrRecipient: 'order-1' } })).toEqual([
+        refused.requestId,
+      ]);
+      expect(await list(store, project.id, { recipient: 'ann', search: { notificationId: n1 } })).toEqual([]);
+      expect(await list(store, project.id, { recipient: 'bob', search: { notificationId: n1 } })).toEqual([
+        sent.requestId,
+      ]);
+    });
+
     it('purges entries older than a time, oldest first, at most a batch at a time', async () => {
       const store = getStore();
       const project = await seedProject(store);

@@ -5,6 +5,17 @@ import { type RequestLogOptions, resolveRequestLogOptions } from './options.js';
 import type { RequestLogStore } from './store.js';
 import { createRequestLogWriter } from './writer.js';
 
+/** The path of a send. */
+const SEND_PATH = '/v1/notifications';
+const READ_PREFIX = '/v1/notifications/';
+
+/** `GET /v1/notifications/{id}`: a read of one notification. */
+function isNotificationRead(pathname: string, params: Readonly<Record<string, string>>): boolean {
+  return (
+    params.id !== undefined && pathname.startsWith(READ_PREFIX) && pathname.indexOf('/', READ_PREFIX.length) === -1
+  );
+}
+
 /** Request log entries deleted per transaction: a backlog is deleted batch by batch, never in one long lock. */
 const PURGE_BATCH = 1_000;
 /** Batches per purge at most; a larger backlog is left to the next purges. */
@@ -48,6 +59,24 @@ export function requestLog(options: RequestLogOptions = {}): Feature {
         // The request as it was: the writer redacts it later.
         answered({ ctx, caller, pathname, response, started }) {
           const { request } = ctx;
+          const { status } = response;
+          // A successful read of a notification is counted, not kept: pollers read each send
+          // many times, and one entry per key and flush says how many reads there were.
+          if (request.method === 'GET' && status >= 200 && status < 300 && isNotificationRead(pathname, ctx.params)) {
+            writer.countRead({
+              projectId: caller.projectId,
+              keyPrefix: caller.keyPrefix,
+              mode: caller.mode,
+              notificationId: ctx.params.id!,
+              createdAt: ctx.now,
+              durationMs: performance.now() - started,
+            });
+            return;
+          }
+          // A taken send is its notification, which keeps its payload (the request's body after
+          // defaults), recipient, key, request id and Idempotency-Key: its entry keeps neither
+          // body, and the dashboard shows the notification's payload in their place.
+          const sendTaken = request.method === 'POST' && status >= 200 && status < 300 && pathname === SEND_PATH;
           const href = request.url;
           const queryAt = href.indexOf('?');
           const hashAt = href.indexOf('#', queryAt);
@@ -60,12 +89,12 @@ export function requestLog(options: RequestLogOptions = {}): Feature {
             pathname,
             query: queryAt === -1 ? '' : href.slice(queryAt, hashAt === -1 ? undefined : hashAt),
             params: ctx.params,
-            status: response.status,
+            status,
             idempotencyKey: request.headers.get('idempotency-key'),
             createdAt: ctx.now,
             durationMs: performance.now() - started,
-            requestText: bodyTextOf(request),
-            responseText: textAnswerOf(response)?.text ?? null,
+            requestText: sendTaken ? null : bodyTextOf(request),
+            responseText: sendTaken ? null : (textAnswerOf(response)?.text ?? null),
             concerns: ctx.concerns,
           });
         },

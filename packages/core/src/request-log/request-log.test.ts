@@ -4,7 +4,15 @@ import { createSqliteStore } from '@tidings/store-sqlite';
 import { listening } from '@tidings/test-support/node-servers.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness } from '../../test/harness.js';
-import { createTidings, inbox, type RequestLogObject, requestLog, silentLogger, type Tidings } from '../index.js';
+import {
+  createTidings,
+  inbox,
+  READ_COUNT_PATH,
+  type RequestLogObject,
+  requestLog,
+  silentLogger,
+  type Tidings,
+} from '../index.js';
 import type { Store } from '../ports/store.js';
 import { newId } from '../shared/ids.js';
 import { until } from '../testing/until.js';
@@ -142,17 +150,28 @@ describe('the request log over HTTP', () => {
       headers: { Authorization: `Bearer ${liveKey}` },
     });
     expect(read.status).toBe(200);
+    const missing = await fetch(`${base}/v1/notifications/ntf_01kekwe4g0ckbqvjr81hfw7rzj`, {
+      headers: { Authorization: `Bearer ${liveKey}` },
+    });
+    expect(missing.status).toBe(404);
     const about = await found(sent.json.id as string, 2);
-    expect(about.map((kept) => [kept.method, kept.path, kept.status])).toEqual([
-      ['GET', `/v1/notifications/${sent.json.id}?fields=all`, 200],
-      ['POST', '/v1/notifications', 201],
+    // The send is kept without its answer (the notification, whose own page shows it); the
+    // successful read is counted, in one entry per key and flush that names what was read.
+    expect(about.map((kept) => [kept.method, kept.path, kept.status, kept.response_body])).toEqual([
+      ['GET', READ_COUNT_PATH, 200, expect.objectContaining({ truncated: false })],
+      ['POST', '/v1/notifications', 201, null],
     ]);
-    // Both concern the notification and its recipient, as the routes tell the log.
-    expect(about.map((kept) => [kept.notification_ids, kept.recipient])).toEqual([
-      [[sent.json.id], 'user-2'],
-      [[sent.json.id], 'user-2'],
-    ]);
-    expect(await found('user-2', 3)).toHaveLength(3);
+    expect(JSON.parse(about[0]!.response_body!.text)).toMatchObject({
+      object: 'read_count',
+      reads: 1,
+      notification_ids: [sent.json.id],
+    });
+    expect(about[1]!.notification_ids).toEqual([sent.json.id]);
+    expect(about[1]!.recipient).toBe('user-2');
+    // A refused read is kept one by one, as every refusal is.
+    const [refusedRead] = await found('ntf_01kekwe4g0ckbqvjr81hfw7rzj');
+    expect(refusedRead).toMatchObject({ method: 'GET', status: 404, code: 'NOT_FOUND' });
+    expect(await found('user-2', 2)).toHaveLength(2);
     const all = (await tidings.admin.listRequests(projectId)).requests;
     expect(all.map((kept) => kept.path)).not.toContain(`/v1/connect/${token}`);
     expect(all.some((kept) => kept.path.startsWith('/v1/connect/'))).toBe(false);
@@ -166,8 +185,11 @@ describe('the request log over HTTP', () => {
     expect(unknown.status).toBe(401);
     const [entry] = await found(revoked.requestId);
     expect(entry).toMatchObject({ status: 401, code: 'UNAUTHORIZED', key_prefix: liveKey.slice(0, 12) });
-    // Refused before its body was read: the log has none.
-    expect(entry!.request_body).toBeNull();
+    // Refused before its route read the body: read for the log alone, so that it names its recipient.
+    expect(entry!.request_body).toEqual({ text: '{"recipient":"user-1","title":"Hi"}', truncated: false });
+    expect(entry!.recipient).toBe('user-1');
+    expect(revoked.json.detail).toContain(`This API key (${liveKey.slice(0, 12)}…) was revoked`);
+    expect(unknown.json.detail).not.toContain('revoked');
     await tidings.close();
     expect(
       await store.listRequestLog({

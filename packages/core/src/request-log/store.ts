@@ -55,6 +55,16 @@ export interface ListRequestLogInput {
   statusClass: RequestLogStatusClass | null;
   mode: KeyMode | null;
   search: RequestLogSearch | null;
+  /** Only entries whose problem code is this one (`NO_CONNECTED_BROWSER`). */
+  code?: string | null;
+  /** Only entries made with the key of this prefix (its first 12 characters). */
+  keyPrefix?: string | null;
+  /** Only entries that name this recipient, matched exactly. */
+  recipient?: string | null;
+  /** Only entries made at or after this time (epoch ms). */
+  createdFrom?: number | null;
+  /** Only entries made before this time (epoch ms). */
+  createdBefore?: number | null;
   limit: number;
   /** The request id of the last entry of the previous page: the page starts after it. */
   startingAfter: string | null;

@@ -5,7 +5,7 @@ import { newId } from '../shared/ids.js';
 import { until } from '../testing/until.js';
 import type { RawRequestLogEntry } from './entry.js';
 import type { RequestLogEntry, RequestLogStore } from './store.js';
-import { createRequestLogWriter } from './writer.js';
+import { createRequestLogWriter, READ_COUNT_NOTIFICATIONS, READ_COUNT_PATH } from './writer.js';
 
 function raw(overrides: Partial<RawRequestLogEntry> = {}): RawRequestLogEntry {
   return {
@@ -154,5 +154,50 @@ describe('the request log writer', () => {
     await writer.close();
     expect(calls).toBe(2);
     expect(writer.dropped).toBe(1);
+  });
+});
+
+describe('counting successful reads', () => {
+  it('keeps one entry per key and flush, saying how many reads of which notifications', async () => {
+    const held = heldStore();
+    held.release();
+    const writer = createRequestLogWriter({
+      store: held.store,
+      logger: recordingLogger().logger,
+      metrics: noopMetrics,
+      maxBufferedEntries: 100,
+      flushIntervalMs: 60_000,
+      batchSize: 100,
+    });
+    const read = (keyPrefix: string, notificationId: string, createdAt: number) =>
+      writer.countRead({ projectId: 'proj_1', keyPrefix, mode: 'live', notificationId, createdAt, durationMs: 2 });
+    for (let i = 0; i < 30; i++) read('sk_live_AAAA', `ntf_${i % 25}`, 1000 + i);
+    read('sk_live_BBBB', 'ntf_x', 2000);
+    await writer.flush();
+    const entries = held.batches.flat();
+    expect(entries).toHaveLength(2);
+    const [many, one] = entries;
+    expect(many).toMatchObject({
+      method: 'GET',
+      path: READ_COUNT_PATH,
+      status: 200,
+      keyPrefix: 'sk_live_AAAA',
+      createdAt: 1000,
+      durationMs: 2,
+      requestBody: null,
+    });
+    expect(many!.notificationIds).toHaveLength(READ_COUNT_NOTIFICATIONS);
+    expect(JSON.parse(many!.responseBody!.text)).toMatchObject({
+      object: 'read_count',
+      reads: 30,
+      first_at: new Date(1000).toISOString(),
+      last_at: new Date(1029).toISOString(),
+      reads_of_unnamed_notifications: 5,
+    });
+    expect(one).toMatchObject({ keyPrefix: 'sk_live_BBBB', notificationIds: ['ntf_x'] });
+    // The next flush starts a new count.
+    read('sk_live_AAAA', 'ntf_1', 3000);
+    await writer.close();
+    expect(JSON.parse(held.batches.flat().at(-1)!.responseBody!.text)).toMatchObject({ reads: 1 });
   });
 });

@@ -1,7 +1,9 @@
 import type { Logger } from '../ports/logger.js';
 import type { Metrics } from '../ports/metrics.js';
+import type { KeyMode } from '../ports/records.js';
+import { newId } from '../shared/ids.js';
 import { finishRequestLogEntry, type RawRequestLogEntry } from './entry.js';
-import type { RequestLogStore } from './store.js';
+import type { RequestLogEntry, RequestLogStore } from './store.js';
 
 /** Options of {@link createRequestLogWriter}. */
 export interface RequestLogWriterOptions {
@@ -16,10 +18,71 @@ export interface RequestLogWriterOptions {
   batchSize: number;
 }
 
+/** A successful read of a notification, counted instead of kept (docs/api.md#request-log). */
+export interface CountedRead {
+  projectId: string;
+  keyPrefix: string;
+  mode: KeyMode;
+  notificationId: string;
+  createdAt: number;
+  durationMs: number;
+}
+
+/** The path a count of reads is kept under: no request has it (`{` is in no id), so it names the count. */
+export const READ_COUNT_PATH = '/v1/notifications/{id}';
+
+/** The notifications a count of reads names at most (the first read of each, in order). */
+export const READ_COUNT_NOTIFICATIONS = 20;
+
+/** Reads of one key counted since the last flush. */
+interface ReadCount {
+  projectId: string;
+  keyPrefix: string;
+  mode: KeyMode;
+  first: number;
+  last: number;
+  reads: number;
+  totalMs: number;
+  notificationIds: Set<string>;
+  /** Reads of notifications beyond those named. */
+  unnamed: number;
+}
+
+/** The entry that keeps a count of reads: one per key and flush, its answer body saying how many. */
+export function readCountEntry(count: ReadCount): RequestLogEntry {
+  const summary = {
+    object: 'read_count',
+    reads: count.reads,
+    first_at: new Date(count.first).toISOString(),
+    last_at: new Date(count.last).toISOString(),
+    notification_ids: [...count.notificationIds],
+    reads_of_unnamed_notifications: count.unnamed,
+  };
+  return {
+    requestId: newId('req', count.first),
+    projectId: count.projectId,
+    method: 'GET',
+    path: READ_COUNT_PATH,
+    status: 200,
+    code: null,
+    keyPrefix: count.keyPrefix,
+    mode: count.mode,
+    idempotencyKey: null,
+    notificationIds: [...count.notificationIds],
+    recipient: null,
+    createdAt: count.first,
+    durationMs: count.totalMs / count.reads,
+    requestBody: null,
+    responseBody: { text: JSON.stringify(summary), truncated: false },
+  };
+}
+
 /** Buffers the request log's entries and writes them in batches, off the requests' path. */
 export interface RequestLogWriter {
   /** Takes an entry; never blocks, never throws: past the bound it is dropped and counted. */
   record(entry: RawRequestLogEntry): void;
+  /** Counts a successful read: one entry per key and flush keeps how many there were. */
+  countRead(read: CountedRead): void;
   /** Writes every entry held now; resolves once they are written (or their write failed). */
   flush(): Promise<void>;
   /** Writes what is held and stops: entries recorded afterwards are dropped. */
@@ -54,6 +117,8 @@ export function createRequestLogWriter(options: RequestLogWriterOptions): Reques
     logger.warn('request log entries dropped', { reason, max_buffered_entries: maxBufferedEntries });
   }
 
+  let counts = new Map<string, ReadCount>();
+
   async function writeBatch(batch: RawRequestLogEntry[]): Promise<void> {
     try {
       await store.appendRequestLog(batch.map(finishRequestLogEntry));
@@ -65,10 +130,30 @@ export function createRequestLogWriter(options: RequestLogWriterOptions): Reques
     }
   }
 
+  async function writeCounts(taken: ReadCount[]): Promise<void> {
+    try {
+      await store.appendRequestLog(taken.map(readCountEntry));
+    } catch (error) {
+      drop(taken.length, 'write failed');
+      logger.error('request log write failed', { entries: taken.length, error: String(error) });
+    }
+  }
+
+  function arm(): void {
+    if (timer !== null) return;
+    timer = setTimeout(flush, flushIntervalMs);
+    if (typeof timer === 'object' && 'unref' in timer) timer.unref();
+  }
+
   function flush(): Promise<void> {
     if (timer !== null) {
       clearTimeout(timer);
       timer = null;
+    }
+    if (counts.size > 0) {
+      const taken = [...counts.values()];
+      counts = new Map();
+      writing = writing.then(() => writeCounts(taken));
     }
     if (buffer.length === 0) return writing;
     const taken = buffer;
@@ -90,10 +175,35 @@ export function createRequestLogWriter(options: RequestLogWriterOptions): Reques
       held++;
       if (buffer.length >= batchSize) {
         void flush();
-      } else if (timer === null) {
-        timer = setTimeout(flush, flushIntervalMs);
-        if (typeof timer === 'object' && 'unref' in timer) timer.unref();
+      } else {
+        arm();
       }
+    },
+    countRead(read) {
+      if (closed) return drop(1, 'closed');
+      const key = `${read.projectId}\n${read.keyPrefix}\n${read.mode}`;
+      let count = counts.get(key);
+      if (count === undefined) {
+        count = {
+          projectId: read.projectId,
+          keyPrefix: read.keyPrefix,
+          mode: read.mode,
+          first: read.createdAt,
+          last: read.createdAt,
+          reads: 0,
+          totalMs: 0,
+          notificationIds: new Set(),
+          unnamed: 0,
+        };
+        counts.set(key, count);
+        arm();
+      }
+      count.reads++;
+      count.totalMs += read.durationMs;
+      count.last = read.createdAt;
+      if (count.notificationIds.has(read.notificationId)) return;
+      if (count.notificationIds.size < READ_COUNT_NOTIFICATIONS) count.notificationIds.add(read.notificationId);
+      else count.unnamed++;
     },
     flush,
     async close() {

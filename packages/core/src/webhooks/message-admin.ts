@@ -54,7 +54,16 @@ export interface WebhookMessageAttemptObject {
  */
 export type WebhookMessageDetailObject = Omit<WebhookMessageObject, 'attempts'> & {
   attempts: WebhookMessageAttemptObject[];
+  /**
+   * For a pending message: the oldest pending message of the same endpoint and order (the same
+   * notification or browser) created before it, which it waits for, since an endpoint gets the
+   * messages of one notification one at a time, in order; null when it waits for nothing.
+   */
+  waiting_behind: string | null;
 };
+
+/** Pending messages read to find the one a message waits behind. */
+const WAITING_BEHIND_SCAN = 100;
 
 /** The message's object. */
 export function webhookMessageObject(message: WebhookMessageRecord): WebhookMessageObject {
@@ -91,16 +100,30 @@ export interface WebhookMessagesAdminApi {
   /** An endpoint's messages, newest first; `before` is the previous page's last id. */
   listWebhookMessages(
     endpointId: string,
-    options?: { status?: WebhookMessageStatus; since?: number; before?: string; limit?: number },
+    options?: {
+      status?: WebhookMessageStatus;
+      since?: number;
+      before?: string;
+      limit?: number;
+      /** Only messages of this event type. */
+      eventType?: string;
+      /** Only messages about this notification. */
+      notificationId?: string;
+      /** Only messages whose event names this recipient. */
+      recipient?: string;
+    },
   ): Promise<WebhookMessageObject[]>;
   /** A message with its requests, oldest first. */
   getWebhookMessage(messageId: string): Promise<WebhookMessageDetailObject>;
   /**
    * Sends a delivered or failed message again, as soon as possible, with the same id; a pending
-   * one is on its way already and is answered as it is.
+   * one waiting for a retry is made due now (its job keeps its count of attempts and its place).
    */
   resendWebhookMessage(messageId: string): Promise<WebhookMessageObject>;
-  /** Sends again, in order, every delivered or failed message of the endpoint created since `since` (ms). */
+  /**
+   * Sends again, in order, every message of the endpoint created since `since` (ms): delivered
+   * and failed ones with a new job, pending ones (retrying) made due now.
+   */
   replayWebhookMessages(endpointId: string, options: { since: number }): Promise<{ count: number }>;
   /**
    * Enqueues a `webhook.test` message for the endpoint, whatever the event types it wants; with
@@ -135,7 +158,24 @@ export function createWebhookMessagesAdmin(
   }
   return {
     async listWebhookMessages(endpointId, options = {}) {
-      const { status, since, before, limit = DEFAULT_WEBHOOK_MESSAGES_PAGE } = options;
+      const {
+        status,
+        since,
+        before,
+        limit = DEFAULT_WEBHOOK_MESSAGES_PAGE,
+        eventType,
+        notificationId,
+        recipient,
+      } = options;
+      for (const [path, value] of [
+        ['event_type', eventType],
+        ['notification_id', notificationId],
+        ['recipient', recipient],
+      ] as const) {
+        if (value !== undefined && (typeof value !== 'string' || value === '' || value.length > 255)) {
+          throw invalid(path, 'must be a text of 1 to 255 characters');
+        }
+      }
       if (status !== undefined && !STATUSES.includes(status)) {
         throw invalid('status', `must be one of ${STATUSES.join(', ')}`);
       }
@@ -149,6 +189,9 @@ export function createWebhookMessagesAdmin(
         status: status ?? null,
         since: since === undefined ? null : checkTime('since', since),
         before: before ?? null,
+        eventType: eventType ?? null,
+        notificationId: notificationId ?? null,
+        recipient: recipient ?? null,
         limit,
       });
       return messages.map(webhookMessageObject);
@@ -156,9 +199,22 @@ export function createWebhookMessagesAdmin(
     async getWebhookMessage(messageId) {
       const found = typeof messageId === 'string' ? await store.getWebhookMessage(messageId) : null;
       if (!found) throw messageNotFound(messageId);
+      const { message } = found;
+      let waitingBehind: string | null = null;
+      if (message.status === 'pending') {
+        const older = await store.listWebhookMessages({
+          endpointId: message.endpointId,
+          status: 'pending',
+          since: null,
+          before: message.id,
+          limit: WAITING_BEHIND_SCAN,
+        });
+        waitingBehind = older.findLast((candidate) => candidate.orderKey === message.orderKey)?.id ?? null;
+      }
       return {
-        ...webhookMessageObject(found.message),
+        ...webhookMessageObject(message),
         attempts: found.attempts.map(webhookMessageAttemptObject),
+        waiting_behind: waitingBehind,
       };
     },
     async resendWebhookMessage(messageId) {

@@ -335,6 +335,48 @@ export function webhookMessageConformance(getStore: GetStore<WebhookMessageRoles
       expect(await list({ endpointId: 'whe_unknown' })).toEqual([]);
     });
 
+    it('lists an endpoint’s messages by event type, notification and recipient, combined', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const endpointId = await createEndpoint(store, project.id);
+      const event = (type: string, orderKey: string, data: unknown, at: number) =>
+        store
+          .enqueueWebhookMessages({
+            messages: [
+              webhookMessageOf(
+                { type, timestamp: isoTime(at), data, orderKey },
+                { id: endpointId, projectId: project.id },
+                at,
+              ),
+            ],
+            now: at,
+          })
+          .then(([message]) => message!.id);
+      const annUpdated = await event(
+        'notification.attempt.updated',
+        'ntf_a',
+        { notification_id: 'ntf_a', recipient: 'ann' },
+        T0,
+      );
+      const annCompleted = await event('notification.completed', 'ntf_a', { id: 'ntf_a', recipient: 'ann' }, T0 + 1);
+      const bobUpdated = await event(
+        'notification.attempt.updated',
+        'ntf_b',
+        { notification_id: 'ntf_b', recipient: 'bob' },
+        T0 + 2,
+      );
+      const bobConnected = await event('browser.connected', 'brw_b', { browser_id: 'brw_b', recipient: 'bob' }, T0 + 3);
+      const list = (input: Partial<Parameters<WebhookMessageStore['listWebhookMessages']>[0]>) =>
+        store
+          .listWebhookMessages({ endpointId, status: null, since: null, before: null, limit: 100, ...input })
+          .then((page) => page.map((message) => message.id));
+      expect(await list({ eventType: 'notification.attempt.updated' })).toEqual([bobUpdated, annUpdated]);
+      expect(await list({ notificationId: 'ntf_a' })).toEqual([annCompleted, annUpdated]);
+      expect(await list({ recipient: 'bob' })).toEqual([bobConnected, bobUpdated]);
+      expect(await list({ recipient: 'bob', eventType: 'browser.connected' })).toEqual([bobConnected]);
+      expect(await list({ recipient: 'ann', notificationId: 'ntf_b' })).toEqual([]);
+    });
+
     it('resends messages with their ids, in order, each with a new job; a pending one keeps its job', async () => {
       const store = getStore();
       const project = await seedProject(store);
@@ -375,13 +417,63 @@ export function webhookMessageConformance(getStore: GetStore<WebhookMessageRoles
         nextAttemptAt: null,
       });
       const replayed = await store.resendWebhookMessages({ endpointId, since: T0, now: T0 + 7000 });
+      // The pending one is replayed too: it keeps its job (due already), and takes no second.
       expect(replayed.map((message) => [message.id, message.status])).toEqual([
         [a.id, 'pending'],
         [b.id, 'pending'],
+        [c.id, 'pending'],
       ]);
       const replayJobs = (await store.listJobs({ projectId: project.id, kind: 'webhook', limit: 2 })).reverse();
       expect(replayJobs.map((job) => job.payload)).toEqual([{ messageId: a.id }, { messageId: b.id }]);
       expect(await store.resendWebhookMessages({ endpointId, since: T0 + 10_000, now: T0 + 7000 })).toEqual([]);
+    });
+
+    it('makes a retrying message due now when it is resent or replayed: its own job, no second one', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const endpointId = await createEndpoint(store, project.id);
+      const retrying = await testMessage(store, project.id, endpointId, T0);
+      const later = T0 + 15 * 60_000;
+      await store.recordWebhookAttempt({
+        attempt: attemptRecord(retrying.id, T0 + 10, 'failed'),
+        status: 'pending',
+        nextAttemptAt: later,
+      });
+      // The job runner's own retry of the job, as the handler's error asks for.
+      const [claimed] = await store.claimJobs({
+        kinds: ['webhook'],
+        limit: 1,
+        now: T0 + 5,
+        leaseMs: 60_000,
+        owner: 'r',
+      });
+      expect(claimed?.payload).toEqual({ messageId: retrying.id });
+      expect(await store.retryJob({ id: claimed!.id, owner: 'r', runAt: later, error: 'HTTP 500' })).toBe(true);
+      const jobsBefore = await store.listJobs({ projectId: project.id, kind: 'webhook', limit: 50 });
+
+      const [resent] = await store.resendWebhookMessages({ ids: [retrying.id], now: T0 + 1000 });
+      expect(resent).toMatchObject({ id: retrying.id, status: 'pending', attempts: 1, nextAttemptAt: T0 + 1000 });
+      const jobs = await store.listJobs({ projectId: project.id, kind: 'webhook', limit: 50 });
+      expect(jobs).toHaveLength(jobsBefore.length);
+      expect(jobs[0]).toMatchObject({ id: claimed!.id, status: 'pending', runAt: T0 + 1000 });
+      const [again] = await store.claimJobs({
+        kinds: ['webhook'],
+        limit: 1,
+        now: T0 + 1000,
+        leaseMs: 60_000,
+        owner: 'r',
+      });
+      expect(again).toMatchObject({ id: claimed!.id, attempts: 2 });
+      expect(await store.retryJob({ id: claimed!.id, owner: 'r', runAt: later, error: 'HTTP 500' })).toBe(true);
+
+      const replayed = await store.resendWebhookMessages({ endpointId, since: T0, now: T0 + 2000 });
+      expect(replayed).toEqual([
+        expect.objectContaining({ id: retrying.id, status: 'pending', nextAttemptAt: T0 + 1000 }),
+      ]);
+      expect((await store.listJobs({ projectId: project.id, kind: 'webhook', limit: 50 }))[0]).toMatchObject({
+        id: claimed!.id,
+        runAt: T0 + 2000,
+      });
     });
 
     it('disables an endpoint only while it has been failing since the time given; enabling clears it', async () => {

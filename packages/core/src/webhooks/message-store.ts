@@ -63,6 +63,12 @@ export interface ListWebhookMessagesInput {
   since: number | null;
   /** Only messages whose id sorts before this one (the previous page's last id). */
   before: string | null;
+  /** Only messages of this event type. */
+  eventType?: string | null;
+  /** Only messages about this notification (its events are ordered by its id). */
+  notificationId?: string | null;
+  /** Only messages whose event names this recipient (`data.recipient`). */
+  recipient?: string | null;
   limit: number;
 }
 

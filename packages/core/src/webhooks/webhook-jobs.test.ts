@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/harness.js';
+import { isoTime } from '../delivery/serialize.js';
 import {
   createJobRunner,
   createMemoryMailer,
@@ -24,6 +25,7 @@ import {
   webhookRetryDelay,
   webhooks,
 } from '../node/index.js';
+import { until } from '../testing/until.js';
 import { webhookJobs } from './delivery.js';
 
 /** The sender `webhooks()` makes, to the tests' receiver on 127.0.0.1 over http:. */
@@ -452,6 +454,51 @@ describe('webhook message admin', () => {
       type: 'webhook.test',
       data: { endpoint_id: created.id },
     });
+  });
+
+  it('resends a retrying message at once through the job runner’s own schedule, and replays it too', async () => {
+    const created = await endpoint(['browser.connected']);
+    // The endpoint's first answer asks for 15 minutes; the clock does not move in this test, so
+    // only a resend that makes the message due now can bring the next request.
+    receiver.script.push({ status: 500, headers: { 'retry-after': '900' } });
+    const runner = createJobRunner({ store: h.store, kinds: kinds(), clock: h.clock, logger: silentLogger });
+    runner.start();
+    try {
+      const message = await h.tidings.admin.sendTestWebhookEvent(created.id);
+      // The runner has put the job back for its retry (a resend while the request is in flight
+      // waits for its outcome: the message is being sent right then).
+      const retryScheduled = () =>
+        until(() => h.store.listJobs({ projectId: h.project.id, kind: 'webhook', status: 'pending', limit: 10 }), {
+          accept: (jobs) => jobs.some((job) => job.runAt === h.clock.now() + 900_000),
+          what: 'the job waiting 15 minutes for its retry',
+        });
+      await retryScheduled();
+      const retrying = await h.tidings.admin.getWebhookMessage(message.id);
+      expect(retrying).toMatchObject({ status: 'pending', next_attempt_at: isoTime(h.clock.now() + 900_000) });
+
+      const resent = await h.tidings.admin.resendWebhookMessage(message.id);
+      expect(Date.parse(resent.next_attempt_at!) - h.clock.now()).toBeLessThanOrEqual(1000);
+      const delivered = await until(() => h.tidings.admin.getWebhookMessage(message.id), {
+        accept: (found) => found.status === 'delivered',
+        what: 'the resent message, delivered by the runner',
+      });
+      expect(delivered.attempts.map((attempt) => attempt.status_code)).toEqual([500, 200]);
+
+      // Replay takes a retrying message too, instead of skipping it.
+      receiver.script.push({ status: 503, headers: { 'retry-after': '900' } });
+      const second = await h.tidings.admin.sendTestWebhookEvent(created.id);
+      await retryScheduled();
+      expect(await h.tidings.admin.replayWebhookMessages(created.id, { since: h.clock.now() - 1 })).toEqual({
+        count: 2,
+      });
+      const replayed = await until(() => h.tidings.admin.getWebhookMessage(second.id), {
+        accept: (found) => found.status === 'delivered',
+        what: 'the replayed retrying message, delivered',
+      });
+      expect(replayed.attempts.map((attempt) => attempt.status_code)).toEqual([503, 200]);
+    } finally {
+      await runner.stop();
+    }
   });
 
   it('answers NOT_FOUND for unknown ids and VALIDATION_FAILED for bad options', async () => {

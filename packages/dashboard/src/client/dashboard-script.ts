@@ -212,15 +212,19 @@ function restoreSentForm(): void {
   if (sent.page !== location.pathname + location.search) return;
   const form = [...document.querySelectorAll('form')].find((candidate) => candidate.action === sent.action);
   if (!form) return;
+  // Checkboxes and radios come back exactly as they were sent: those sent checked, the others
+  // not (whatever the page checked first); several boxes of one name (a webhook's events) each.
+  const sentValues = new Map<string, string[]>();
+  for (const [name, value] of sent.fields) sentValues.set(name, [...(sentValues.get(name) ?? []), value]);
+  for (const control of form.querySelectorAll<HTMLInputElement>('input[type="checkbox"], input[type="radio"]')) {
+    if (!control.name || SECRET_FIELD.test(control.name)) continue;
+    control.checked = (sentValues.get(control.name) ?? []).includes(control.value);
+  }
   for (const [name, value] of sent.fields) {
     const field = form.elements.namedItem(name);
-    if (field instanceof RadioNodeList) {
-      field.value = value;
-    } else if (field instanceof HTMLInputElement && (field.type === 'checkbox' || field.type === 'radio')) {
-      field.checked = true;
-    } else if (field && 'value' in field) {
-      (field as HTMLInputElement).value = value;
-    }
+    if (field instanceof RadioNodeList) continue;
+    if (field instanceof HTMLInputElement && (field.type === 'checkbox' || field.type === 'radio')) continue;
+    if (field && 'value' in field) (field as HTMLInputElement).value = value;
   }
   const notice = element('p', 'What you typed before signing in again is filled in: check it, then send it.');
   notice.className = 'notice info';
@@ -251,8 +255,22 @@ function setUpRefresh(): void {
   setInterval(() => void refresh(), every);
 }
 
+/**
+ * A command to copy (a request as curl): its button, hidden without JavaScript (the text can be
+ * selected by hand), copies the text of the element it names and says so in `#copy-status`.
+ */
+function setUpCopyCommands(): void {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-copy-command]')) {
+    const target = document.getElementById(button.dataset.copyCommand ?? '');
+    if (!target) continue;
+    button.hidden = false;
+    button.addEventListener('click', () => void copy(target, 'command'));
+  }
+}
+
 function start(): void {
   setUpReveal();
+  setUpCopyCommands();
   setUpLive();
   setUpRefresh();
   keepSentForms();

@@ -17,6 +17,8 @@ export interface EndpointHealth {
   last: WebhookMessageObject | null;
   /** The latest request was not taken: the message still retries, or was given up. */
   failing: boolean;
+  /** How the latest request ended when it was not taken (`HTTP 500`, `a timeout`), once read. */
+  lastOutcome?: string;
 }
 
 /** The health of an endpoint from its messages of the window (any order). */

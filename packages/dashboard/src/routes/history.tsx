@@ -4,14 +4,26 @@ import { utcDay } from '@tidings/core/store';
 import type { Hono } from 'hono';
 import { type DashboardEnv, type Deps, ownedProject, signedInOf } from '../context.js';
 import { lastMonthsRange, usageByMonth } from '../domain/monthly-usage.js';
+import { notificationTimeline, type TimelineWebhookMessage } from '../domain/timeline.js';
 import { MAX_RECIPIENT_LENGTH, tooLongMessage } from '../limits.js';
 import { pageOf } from '../paging.js';
 import { render } from '../render.js';
-import { AuditPage, type LogFilters, LogPage, NotificationPage } from '../views/log-pages.js';
+import {
+  AuditPage,
+  type LogFilters,
+  LogPage,
+  NotificationPage,
+  PATH_LABELS,
+  type RecipientFilterFacts,
+} from '../views/log-pages.js';
 import { MonthlyUsagePage, UsagePage, type UsageRangeState } from '../views/usage-page.js';
 import { firstSendRecipient } from './first-send.js';
 
 const PAGE_SIZE = 25;
+/** Requests about a notification its timeline reads at most (the newest). */
+const TIMELINE_REQUESTS = 100;
+/** Messages per webhook endpoint its timeline reads at most (the newest). */
+const TIMELINE_MESSAGES = 50;
 const USAGE_DAYS = 30;
 const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -87,7 +99,27 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
       ...(filters.mode ? { mode: filters.mode } : {}),
     });
     const { page, nextCursor } = pageOf(items, PAGE_SIZE);
-    return render(c, <LogPage project={project} items={page} filters={filters} nextCursor={nextCursor} />);
+    // A recipient filtered by: whether it has a page (a connect token was minted for it), and
+    // whether refused requests name it (a refused send makes no notification, only a request).
+    let about: RecipientFilterFacts | undefined;
+    if (filters.recipient) {
+      const known = await tidings.admin.getRecipient(project.id, filters.recipient).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof TidingsError && error.code === 'NOT_FOUND') return false;
+          throw error;
+        },
+      );
+      const refused = tidings.admin.settings.requestLog.enabled
+        ? (await tidings.admin.listRequests(project.id, { recipient: filters.recipient, status: '4xx', limit: 1 }))
+            .requests.length > 0
+        : false;
+      about = { known, refused };
+    }
+    return render(
+      c,
+      <LogPage project={project} items={page} filters={filters} nextCursor={nextCursor} recipientFacts={about} />,
+    );
   });
 
   app.get('/projects/:id/notifications/:notificationId', async (c) => {
@@ -100,11 +132,51 @@ export function registerHistoryRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     if (!detail) throw new TidingsError('NOT_FOUND', 'No such notification in this project');
     // The test panel links here with its tab's browser, which the attempts then call "this tab".
     const tab = c.req.query('tab') ?? '';
+    const root = `${options.basePath}/projects/${project.id}`;
+    // Its timeline: what the request log keeps of it, and its webhook messages with their requests.
+    const requests = tidings.admin.settings.requestLog.enabled
+      ? (await tidings.admin.listRequests(project.id, { search: id, limit: TIMELINE_REQUESTS })).requests
+      : [];
+    const webhookMessages: TimelineWebhookMessage[] = [];
+    const endpoints = await tidings.admin.listWebhookEndpoints(project.id);
+    for (const endpoint of endpoints) {
+      const messages = await tidings.admin.listWebhookMessages(endpoint.id, {
+        notificationId: id,
+        limit: TIMELINE_MESSAGES,
+      });
+      for (const listed of messages) {
+        const { attempts, waiting_behind: _waiting, ...message } = await tidings.admin.getWebhookMessage(listed.id);
+        webhookMessages.push({
+          message,
+          attempts,
+          endpointUrl: endpoint.url,
+          href: `${root}/webhooks/${endpoint.id}/messages/${listed.id}`,
+        });
+      }
+    }
+    const timeline = notificationTimeline({
+      detail,
+      requests,
+      webhookMessages,
+      root,
+      pathLabel: (attempt) => {
+        const path = detail.attempt_paths[attempt.id];
+        return path ? PATH_LABELS[path] : null;
+      },
+    });
+    const messageLinks = endpoints
+      .filter((endpoint) => webhookMessages.some((item) => item.href.includes(`/webhooks/${endpoint.id}/`)))
+      .map((endpoint) => ({
+        url: endpoint.url,
+        href: `${root}/webhooks/${endpoint.id}?${new URLSearchParams({ notification: id })}#messages`,
+      }));
     return render(
       c,
       <NotificationPage
         project={project}
         detail={detail}
+        timeline={timeline}
+        webhookLinks={messageLinks}
         dashboardRecipient={firstSendRecipient(signedInOf(c).account.account.id)}
         thisTab={isId('brw', tab) ? tab : null}
       />,

@@ -161,7 +161,9 @@ describe('one request’s page', () => {
     expect(field('status')).toContain('409');
     expect(field('status')).toContain('NO_CONNECTED_BROWSER');
     expect(field('idempotency-key')).toBe('<code>order-7</code>');
-    expect(field('recipient')).toBe('<code>user_7</code>');
+    expect(field('recipient')).toBe(
+      `<a href="/dashboard/projects/${projectId}/requests?recipient=user_7"><code>user_7</code></a>`,
+    );
     expect(field('key')).toBe(`<code>${live.slice(0, 12)}…</code>`);
     expect(html).toContain('&quot;recipient&quot;: &quot;user_7&quot;,\n  &quot;title&quot;: &quot;Shipped&quot;');
     expect(html).toContain('&quot;code&quot;: &quot;NO_CONNECTED_BROWSER&quot;');
@@ -187,5 +189,136 @@ describe('one request’s page', () => {
     const other = await createProject(browser);
     expect((await browser.get(`/dashboard/projects/${projectId}/requests/req_nope`)).status).toBe(404);
     expect((await browser.get(`/dashboard/projects/${other}/requests/${refused.requestId}`)).status).toBe(404);
+  });
+});
+
+describe('searching the log like a ledger', () => {
+  it('filters by error code, key, recipient and time range, combined and kept in the URL', async () => {
+    const { browser, projectId, live, test, refused, invalid, token, sent } = await projectWithRequests();
+    const page = async (query: string) =>
+      rowIds(await (await browser.get(`/dashboard/projects/${projectId}/requests?${query}`)).text());
+    expect(await page('code=NO_CONNECTED_BROWSER')).toEqual([refused.requestId]);
+    expect(await page(`key=${test.slice(0, 12)}`)).toEqual([invalid.requestId]);
+    expect(await page(`key=${live.slice(0, 12)}&status=2xx`)).toEqual([sent.requestId, token.requestId]);
+    expect(await page('recipient=user_8')).toEqual([sent.requestId, token.requestId]);
+    expect(await page('recipient=user_7&code=VALIDATION_FAILED')).toEqual([invalid.requestId]);
+    expect(await page('recipient=user_8&code=VALIDATION_FAILED')).toEqual([]);
+    const at = new Date(dashboard.clock.now()).toISOString().slice(0, 16);
+    const later = new Date(dashboard.clock.now() + 60_000).toISOString().slice(0, 16);
+    expect(await page(`from=${at}&to=${later}`)).toHaveLength(4);
+    expect(await page(`to=${at}`)).toEqual([]);
+    // The filters are in the form again, and in the link to older requests and the exports.
+    const html = await (
+      await browser.get(`/dashboard/projects/${projectId}/requests?recipient=user_8&code=NO_CONNECTED_BROWSER`)
+    ).text();
+    expect(html).toMatch(/<option value="NO_CONNECTED_BROWSER" selected="">/);
+    expect(html).toContain('value="user_8"');
+    expect(html).toContain(
+      `href="/dashboard/projects/${projectId}/requests/export?code=NO_CONNECTED_BROWSER&amp;recipient=user_8&amp;format=csv"`,
+    );
+  });
+
+  it('refuses a key, recipient or time of the wrong shape beside its field, with 400', async () => {
+    const { browser, projectId } = await projectWithRequests();
+    for (const [query, text] of [
+      ['key=sk_live_', 'first 12 characters'],
+      ['recipient=a%20b', 'no spaces'],
+      ['from=yesterday', 'such as 2026-01-10T12:00'],
+      ['from=2026-01-10T13:00&to=2026-01-10T12:00', 'The end must come after the start'],
+    ] as const) {
+      const response = await browser.get(`/dashboard/projects/${projectId}/requests?${query}`);
+      expect([query, response.status]).toEqual([query, 400]);
+      const html = await response.text();
+      expect(html).toContain(text);
+      expect(rowIds(html)).toEqual([]);
+    }
+  });
+
+  it('exports the filtered log as NDJSON and CSV, without a key or token', async () => {
+    const { browser, projectId, live, test, refused, invalid, token, sent } = await projectWithRequests();
+    const ndjson = await browser.get(`/dashboard/projects/${projectId}/requests/export?status=4xx&format=ndjson`);
+    expect(ndjson.status).toBe(200);
+    expect(ndjson.headers.get('Content-Type')).toContain('application/x-ndjson');
+    expect(ndjson.headers.get('Content-Disposition')).toMatch(/^attachment; filename="requests-proj_[^"]+\.ndjson"$/);
+    const lines = (await ndjson.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.id)).toEqual([invalid.requestId, refused.requestId]);
+    expect(lines[1]).toMatchObject({
+      object: 'request',
+      status: 409,
+      code: 'NO_CONNECTED_BROWSER',
+      recipient: 'user_7',
+    });
+
+    const csv = await browser.get(`/dashboard/projects/${projectId}/requests/export?format=csv`);
+    expect(csv.headers.get('Content-Type')).toContain('text/csv');
+    const text = await csv.text();
+    const rows = text.trim().split('\r\n');
+    expect(rows[0]).toBe(
+      'id,created_at,method,path,status,code,mode,key_prefix,idempotency_key,recipient,notification_ids,duration_ms,request_body,response_body',
+    );
+    expect(rows).toHaveLength(5);
+    expect(rows[4]).toContain(`${refused.requestId},`);
+    expect(rows[4]).toContain('"{""recipient"":""user_7"",""title"":""Shipped""}"');
+    for (const secret of [live, test, token.json.token as string]) expect(text).not.toContain(secret);
+    expect(text).toContain(sent.requestId);
+  });
+
+  it('offers a request as curl with the key as $TIDINGS_API_KEY, never a key', async () => {
+    const { browser, projectId, live, refused } = await projectWithRequests();
+    const html = await (await browser.get(`/dashboard/projects/${projectId}/requests/${refused.requestId}`)).text();
+    const curl = /<code id="request-curl" data-field="curl">(.*?)<\/code>/s.exec(html)?.[1] ?? '';
+    expect(curl).toContain(`curl -X POST &#39;${ORIGIN}/v1/notifications&#39;`);
+    expect(curl).toContain('-H &quot;Authorization: Bearer $TIDINGS_API_KEY&quot;');
+    expect(curl).toContain('-H &#39;Idempotency-Key: order-7&#39;');
+    expect(curl).toContain(
+      '--data-raw &#39;{&quot;recipient&quot;:&quot;user_7&quot;,&quot;title&quot;:&quot;Shipped&quot;}&#39;',
+    );
+    expect(html).not.toContain(live);
+    expect(html).toContain('data-copy-command="request-curl"');
+  });
+});
+
+describe('successful reads', () => {
+  it('are counted, one entry per key and flush, and the pages say so plainly', async () => {
+    const { browser, projectId, live, sent } = await projectWithRequests();
+    for (let i = 0; i < 3; i++) {
+      const read = await dashboard.app.request(`${ORIGIN}/v1/notifications/${sent.json.id}`, {
+        headers: { Authorization: `Bearer ${live}` },
+      });
+      expect(read.status).toBe(200);
+    }
+    const counted = await until(
+      async () => (await dashboard.tidings.admin.listRequests(projectId, { search: sent.json.id })).requests,
+      { accept: (requests) => requests.length === 2, what: 'the count of reads beside the send' },
+    );
+    const count = counted.find((request) => request.method === 'GET');
+    expect(count).toMatchObject({ path: '/v1/notifications/{id}', status: 200 });
+    const html = await (await browser.get(`/dashboard/projects/${projectId}/requests`)).text();
+    expect(html).toContain(`data-reads="3"`);
+    expect(html).toContain('3 reads counted');
+    const page = await (await browser.get(`/dashboard/projects/${projectId}/requests/${count!.id}`)).text();
+    expect(page).toContain('Reads counted');
+    expect(page).toContain('are counted, not kept one by one');
+    expect(page).toContain(`href="/dashboard/projects/${projectId}/notifications/${sent.json.id}"`);
+    expect(page).not.toContain('data-copy-command');
+  });
+});
+
+describe('a taken send', () => {
+  it('keeps no body in the log, and its page shows the payload its notification keeps, as curl too', async () => {
+    const { browser, projectId, sent } = await projectWithRequests();
+    const logged = await dashboard.tidings.admin.getRequest(projectId, sent.requestId);
+    expect(logged).toMatchObject({ status: 201, request_body: null, response_body: null, recipient: 'user_8' });
+    const html = await (await browser.get(`/dashboard/projects/${projectId}/requests/${sent.requestId}`)).text();
+    expect(html).toContain('data-field="sent-payload"');
+    expect(html).toContain('&quot;recipient&quot;: &quot;user_8&quot;');
+    expect(html).toContain('&quot;ttl&quot;: 86400');
+    const curl = /<code id="request-curl" data-field="curl">(.*?)<\/code>/s.exec(html)?.[1] ?? '';
+    expect(curl).toContain(
+      '--data-raw &#39;{&quot;recipient&quot;:&quot;user_8&quot;,&quot;title&quot;:&quot;Hello&quot;',
+    );
   });
 });

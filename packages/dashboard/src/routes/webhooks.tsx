@@ -17,9 +17,11 @@ import { CHECK_THE_FIELDS, refusalMessage } from '../refusals.js';
 import { render, seeOther } from '../render.js';
 import type { FormState } from '../views/auth-pages.js';
 import {
+  attemptOutcomeText,
   type MessageFilters,
   MessagePage,
   MessagesSection,
+  WEBHOOK_MESSAGE_EVENT_TYPES,
   WEBHOOK_MESSAGE_STATUSES,
 } from '../views/webhook-message-pages.js';
 import {
@@ -41,7 +43,7 @@ const NOTICES: Record<string, string> = {
   enabled: 'The endpoint is enabled: it receives the events of changes made from now on.',
   deleted: 'The endpoint is deleted. No event is sent to it any more.',
   tested: 'A test event is on its way to this endpoint: it shows below as soon as it is sent.',
-  resent: 'The message is sent again, with the same id, as soon as possible.',
+  resent: 'The message is sent again, with the same id, now: a message waiting for its next retry goes at once.',
 };
 
 function noticeOf(query: Record<string, string>): FormState {
@@ -52,7 +54,7 @@ function noticeOf(query: Record<string, string>): FormState {
     return {
       notice:
         count === 0
-          ? 'No delivered or failed message of this endpoint since then: nothing to replay.'
+          ? 'No message of this endpoint since then: nothing to replay.'
           : `${count} ${count === 1 ? 'message is' : 'messages are'} sent again, in order.`,
     };
   }
@@ -91,7 +93,16 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
   /** How the endpoint answered its newest messages of the last 24 hours. */
   async function healthOf(endpointId: string): Promise<EndpointHealth> {
     const since = options.clock.now() - HEALTH_WINDOW_MS;
-    return endpointHealth(await tidings.admin.listWebhookMessages(endpointId, { since, limit: HEALTH_MESSAGES }));
+    const health = endpointHealth(
+      await tidings.admin.listWebhookMessages(endpointId, { since, limit: HEALTH_MESSAGES }),
+    );
+    // How the latest request ended, in its own words (`HTTP 500`), read from that one message.
+    if (health.last !== null && health.last.status !== 'delivered') {
+      const latest = await tidings.admin.getWebhookMessage(health.last.id).catch(() => null);
+      const attempt = latest?.attempts.at(-1);
+      if (attempt) health.lastOutcome = attemptOutcomeText(attempt);
+    }
+    return health;
   }
 
   async function listPage(c: DashboardContext, state: FormState, status: ContentfulStatusCode = 200) {
@@ -170,16 +181,35 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
     const { project, endpoint } = await ownedEndpoint(c);
     const rawStatus = c.req.query('status') ?? '';
     const before = c.req.query('before') ?? '';
+    const rawType = c.req.query('event_type') ?? '';
+    const notification = (c.req.query('notification') ?? '').trim();
+    const recipient = (c.req.query('recipient') ?? '').trim();
     const filters: MessageFilters = {
       status: (WEBHOOK_MESSAGE_STATUSES as readonly string[]).includes(rawStatus)
         ? (rawStatus as MessageFilters['status'])
         : '',
+      eventType: (WEBHOOK_MESSAGE_EVENT_TYPES as readonly string[]).includes(rawType) ? rawType : '',
+      notification,
+      recipient,
     };
-    const items = await tidings.admin.listWebhookMessages(endpoint.id, {
-      ...(filters.status ? { status: filters.status } : {}),
-      ...(isId('msg', before) ? { before } : {}),
-      limit: MESSAGES_PAGE_SIZE + 1,
-    });
+    // A notification id or recipient of the wrong shape finds nothing: said beside its field.
+    const errors: MessageFilters['errors'] = {};
+    if (notification !== '' && !isId('ntf', notification)) errors.notification = 'A notification id starts with ntf_.';
+    if (recipient !== '' && !/^[A-Za-z0-9_\-.:@]{1,128}$/.test(recipient)) {
+      errors.recipient = 'A recipient is 1 to 128 of letters, digits and _ - . : @ (no spaces).';
+    }
+    filters.errors = errors;
+    const refused = Object.keys(errors).length > 0;
+    const items = refused
+      ? []
+      : await tidings.admin.listWebhookMessages(endpoint.id, {
+          ...(filters.status ? { status: filters.status } : {}),
+          ...(filters.eventType ? { eventType: filters.eventType } : {}),
+          ...(notification ? { notificationId: notification } : {}),
+          ...(recipient ? { recipient } : {}),
+          ...(isId('msg', before) ? { before } : {}),
+          limit: MESSAGES_PAGE_SIZE + 1,
+        });
     const { page: messages, nextCursor } = pageOf(items, MESSAGES_PAGE_SIZE);
     return render(
       c,
@@ -193,7 +223,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
           live={!isId('msg', before)}
         />
       </EndpointPage>,
-      status,
+      refused && status === 200 ? 400 : status,
     );
   }
 
@@ -328,7 +358,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
 
   app.get('/projects/:id/webhooks/:endpointId/messages/:messageId', async (c) => {
     const { project, endpoint, message } = await ownedMessage(c);
-    const { attempts, ...rest } = message;
+    const { attempts, waiting_behind, ...rest } = message;
     return render(
       c,
       <MessagePage
@@ -336,6 +366,7 @@ export function registerWebhookRoutes(app: Hono<DashboardEnv>, deps: Deps): void
         endpoint={endpoint}
         message={rest}
         attempts={attempts}
+        waitingBehind={waiting_behind}
         state={noticeOf(c.req.query())}
       />,
     );

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { AttemptObject, NotificationDetail, NotificationObject, ProjectObject } from '@tidings/core';
+import type { TimelineEntry } from '../domain/timeline.js';
 import { MAX_RECIPIENT_LENGTH } from '../limits.js';
 import type { AuditEventRecord } from '../store.js';
 import { Clip } from './clip.js';
@@ -19,6 +20,53 @@ export function attemptSummary(attempts: AttemptObject[]): string {
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   return [...counts].map(([label, n]) => `${n} ${label}`).join(', ') || 'no attempts';
+}
+
+/**
+ * What became of a send, in words a person reads first: the API's `completed` means only that
+ * every attempt is final, which a send whose only attempt failed is too. `kind` picks the badge.
+ */
+export function sendOutcome(notification: Pick<NotificationObject, 'mode' | 'status' | 'attempts'>): {
+  label: string;
+  kind: 'ok' | 'danger' | 'pending';
+  detail: string;
+} {
+  const { attempts } = notification;
+  if (notification.mode === 'test') {
+    return { label: 'accepted (test mode)', kind: 'ok', detail: 'test mode sends nothing to a browser' };
+  }
+  if (notification.status === 'pending') {
+    const final = attempts.filter((attempt) => attempt.final).length;
+    return { label: 'pending', kind: 'pending', detail: `${final} of ${attempts.length} attempts final` };
+  }
+  const delivered = attempts.filter((attempt) => attempt.status === 'delivered').length;
+  const others = attempts
+    .filter((attempt) => attempt.status !== 'delivered')
+    .map((attempt) => `${attempt.status}${attempt.reason ? ` (${attempt.reason})` : ''}`);
+  const rest = [...new Set(others)].join(', ');
+  if (delivered === attempts.length) return { label: 'delivered', kind: 'ok', detail: 'every attempt final' };
+  if (delivered === 0) return { label: 'not delivered', kind: 'danger', detail: `every attempt final: ${rest}` };
+  return {
+    label: `delivered to ${delivered} of ${attempts.length}`,
+    kind: 'ok',
+    detail: `every attempt final; the others ${rest}`,
+  };
+}
+
+/** A send's outcome as a badge, the API's status (`completed`, `pending`) beside it. */
+export function SendOutcome(props: { notification: Pick<NotificationObject, 'mode' | 'status' | 'attempts'> }) {
+  const outcome = sendOutcome(props.notification);
+  const badge = outcome.kind === 'danger' ? 'badge danger' : outcome.kind === 'ok' ? 'badge ok' : 'badge';
+  return (
+    <>
+      <span class={badge} data-outcome={outcome.label}>
+        {outcome.label}
+      </span>{' '}
+      <span class="muted">
+        ({props.notification.status}: {outcome.detail})
+      </span>
+    </>
+  );
 }
 
 /** The filter of a log by mode: `mode` is `live`, `test`, or '' for both. */
@@ -63,7 +111,9 @@ export function notificationRow(item: NotificationObject, root: string, withReci
       <td>
         <span class={`badge ${item.mode}`}>{item.mode}</span>
       </td>
-      <td>{item.status}</td>
+      <td data-status={item.status}>
+        <SendOutcome notification={item} />
+      </td>
       <td>{attemptSummary(item.attempts)}</td>
     </tr>
   );
@@ -75,12 +125,27 @@ export interface LogFilters {
   mode: '' | 'live' | 'test';
 }
 
+/** What the log of sends knows of the recipient it is filtered by. */
+export interface RecipientFilterFacts {
+  /** It has a page: a connect token was minted for it in this project. */
+  known: boolean;
+  /** Refused requests of the request log name it. */
+  refused: boolean;
+}
+
+/** The requests of the request log that name a recipient, refused ones included. */
+export function recipientRequestsHref(root: string, recipient: string): string {
+  return `${root}/requests?${new URLSearchParams({ recipient })}`;
+}
+
 /** The project's notifications, newest first, filtered and paged by cursor. */
 export function LogPage(props: {
   project: ProjectObject;
   items: NotificationObject[];
   filters: LogFilters;
   nextCursor: string | null;
+  /** Said of the recipient filtered by, when there is one. */
+  recipientFacts?: RecipientFilterFacts;
   /** Why the recipient typed is not one (too long, or a character a recipient cannot have): nothing is listed. */
   recipientError?: string;
 }) {
@@ -116,16 +181,29 @@ export function LogPage(props: {
           Filter
         </button>
       </form>
-      {filters.recipient ? (
-        <p>
-          <a href={recipientHref(root, filters.recipient)}>
-            The page of <code>{filters.recipient}</code>
-          </a>
-          : its browsers, how each connects, and its inbox.
-        </p>
+      {filters.recipient && props.recipientFacts ? (
+        <RecipientFilterLinks root={root} recipient={filters.recipient} facts={props.recipientFacts} />
       ) : null}
       {props.items.length === 0 ? (
-        <p class="empty">No notifications{filters.recipient || filters.mode ? ' match these filters' : ' yet'}.</p>
+        <p class="empty">
+          {filters.recipient ? (
+            <>
+              No notification was sent to <code>{filters.recipient}</code>
+              {filters.mode ? ` in ${filters.mode} mode` : ''}.{' '}
+              {props.recipientFacts?.refused ? (
+                <>
+                  A refused send makes no notification: the request log has{' '}
+                  <a href={recipientRequestsHref(root, filters.recipient)} data-link="refused-requests">
+                    refused requests for it
+                  </a>
+                  .
+                </>
+              ) : null}
+            </>
+          ) : (
+            `No notifications${filters.mode ? ' match these filters' : ' yet'}.`
+          )}
+        </p>
       ) : (
         <DataTable label="Notifications" columns={['Sent', 'Recipient', 'Title', 'Mode', 'Status', 'Attempts']}>
           {props.items.map((item) => notificationRow(item, root, true))}
@@ -139,6 +217,39 @@ export function LogPage(props: {
         </p>
       ) : null}
     </ProjectFrame>
+  );
+}
+
+/**
+ * Where to look next for a recipient: its page when it has one (else why it has none), and the
+ * requests that name it, refused ones included.
+ */
+function RecipientFilterLinks(props: { root: string; recipient: string; facts: RecipientFilterFacts }) {
+  const { root, recipient, facts } = props;
+  return (
+    <ul class="recipient-links" data-recipient-links>
+      <li>
+        {facts.known ? (
+          <>
+            <a href={recipientHref(root, recipient)}>
+              The page of <code>{recipient}</code>
+            </a>
+            : its browsers, how each connects, and its inbox.
+          </>
+        ) : (
+          <span data-recipient-unknown>
+            <code>{recipient}</code> has no page: no connect token was ever minted for it in this project, so no browser
+            of it can have connected.
+          </span>
+        )}
+      </li>
+      <li>
+        <a href={recipientRequestsHref(root, recipient)} data-link="recipient-requests">
+          Requests naming <code>{recipient}</code>
+        </a>
+        , refused ones included ({facts.refused ? 'some were refused' : 'none refused that the log still keeps'}).
+      </li>
+    </ul>
   );
 }
 
@@ -170,6 +281,10 @@ function payloadOf(notification: NotificationObject) {
 export function NotificationPage(props: {
   project: ProjectObject;
   detail: NotificationDetail;
+  /** Everything that happened to it, oldest first. */
+  timeline: TimelineEntry[];
+  /** Its webhook messages, per endpoint that has some. */
+  webhookLinks: { url: string; href: string }[];
   /** The dashboard's own recipient for the signed-in account: its browsers are the dashboard's tabs. */
   dashboardRecipient: string;
   /** The browser of the tab that opened this page from its test panel, labelled "this tab". */
@@ -204,12 +319,26 @@ export function NotificationPage(props: {
           </a>
         </dd>
         <dt>Status</dt>
-        <dd>{notification.status}</dd>
+        <dd data-field="status">
+          <SendOutcome notification={notification} />
+        </dd>
         <dt>Expires</dt>
         <dd>
           <Time at={notification.expires_at} />
         </dd>
       </dl>
+      <Timeline entries={props.timeline} />
+      {props.webhookLinks.length > 0 ? (
+        <ul class="webhook-links">
+          {props.webhookLinks.map((link) => (
+            <li>
+              <a href={link.href} data-link="webhook-messages">
+                Webhook messages to <code>{link.url}</code>
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <h3>Request</h3>
       <dl class="facts request">
         <dt>Mode</dt>
@@ -328,6 +457,38 @@ export function NotificationPage(props: {
         </DataTable>
       )}
     </ProjectFrame>
+  );
+}
+
+const CHANNEL_LABELS: Record<TimelineEntry['channel'], string> = {
+  api: 'API',
+  browser: 'browser',
+  push: 'Web Push',
+  webhook: 'webhook',
+  inbox: 'inbox',
+};
+
+/** What happened to the notification, oldest first, each entry linked to its own page. */
+function Timeline(props: { entries: TimelineEntry[] }) {
+  return (
+    <>
+      <h3 id="timeline-title">Timeline</h3>
+      <p class="muted">
+        Everything that happened to this notification, oldest first: its request, each attempt at each browser, its
+        receipts, Web Push, its webhook messages and each of their requests, its inbox item.
+      </p>
+      <ol class="timeline" aria-labelledby="timeline-title">
+        {props.entries.map((entry) => (
+          <li data-channel={entry.channel} data-tone={entry.tone}>
+            <Time at={entry.at} precise /> <span class="badge">{CHANNEL_LABELS[entry.channel]}</span>{' '}
+            <strong class={entry.tone === 'danger' ? 'timeline-what danger-text' : 'timeline-what'}>
+              {entry.what}
+            </strong>{' '}
+            {entry.href ? <a href={entry.href}>{entry.detail}</a> : <span class="muted">{entry.detail}</span>}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 

@@ -12,7 +12,7 @@ import { MAX_RECIPIENT_LENGTH } from '../limits.js';
 import { Clip } from './clip.js';
 import { DataTable } from './data-table.js';
 import { Field, Notice, Time, usePage } from './layout.js';
-import { notificationRow } from './log-pages.js';
+import { notificationRow, recipientRequestsHref } from './log-pages.js';
 import { ProjectFrame } from './project-frame.js';
 import { BrowserLink, browserHref, RecipientLink, recipientHref } from './recipient-links.js';
 
@@ -197,6 +197,12 @@ export function RecipientPage(props: {
           {detail.has_more_browsers ? ' among the newest listed' : ''}
         </dd>
       </dl>
+      <p>
+        <a href={recipientRequestsHref(root, detail.id)} data-link="recipient-requests">
+          Requests naming this recipient
+        </a>{' '}
+        <span class="muted">(sends, tokens, reads, refused ones included: a refused send makes no notification)</span>
+      </p>
       <h3>Browsers</h3>
       {detail.browsers.length === 0 ? (
         <p class="empty">No browser has connected as this recipient yet.</p>

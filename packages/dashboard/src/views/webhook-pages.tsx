@@ -164,7 +164,9 @@ function HealthLine(props: { health: EndpointHealth | undefined; compact?: boole
   return (
     <span class="muted health">
       {health.delivered} of {health.tried} delivered ({percent}%); latest request <Time at={last.last_attempt_at!} />:{' '}
-      {last.status === 'delivered' ? 'taken' : last.status === 'failed' ? 'given up' : 'refused, retrying'}
+      {last.status === 'delivered'
+        ? 'taken'
+        : `${health.lastOutcome ?? 'not taken'}, ${last.status === 'failed' ? 'given up' : 'retrying'}`}
     </span>
   );
 }
