@@ -66,7 +66,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
           databasePath(parsed, io.env),
           (admin, store) => command.run(admin, parsed, store, cliAuditContext(store, actor, io.env)),
           // As `tidings serve --webhooks-allow-http` does, for the endpoints it will send to.
-          { allowHttpWebhooks: io.env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1' },
+          {
+            allowHttpWebhooks:
+              parsed.values['webhooks-allow-http'] === true || io.env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1',
+          },
         ),
         json,
       );

@@ -37,6 +37,7 @@ import type { ListenAddress } from './listen-address.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 import { openDashboardStore, openStore, storeTarget } from './open-store.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
+import { registerSdkFiles } from './sdk-files.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -129,7 +130,8 @@ export function urlHost(host: string): string {
 }
 
 /**
- * The standalone app: `/healthz`, the API reference at `/docs`, the demo page with `demo`, the
+ * The standalone app: `/healthz`, the API reference at `/docs`, the browser SDK's files under
+ * `/sdk` (sdk-files.ts), the demo page with `demo`, the
  * dashboard, and Tidings under `/v1`. The dashboard takes its hub, limits, proxy trust and public
  * URL from `tidings`; `dashboard.store` is its own port on the same database.
  */
@@ -141,6 +143,7 @@ export function createServerApp(
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   registerApiReference(app, tidings);
+  registerSdkFiles(app);
   if (demo) registerDemoPage(app, { tidings, demo });
   if (dashboard && dashboard.options.enabled !== false) {
     const { options } = dashboard;
