@@ -136,6 +136,10 @@ export function notificationOperations(
     return { ids: rows.map((row) => row[0]), lastSeqs: rows.map((row) => row[1]) };
   };
   const insertNotification = db.prepare<NotificationValues>(INSERT_NOTIFICATION);
+  // The version the insert's trigger gave the recipient's inbox: the one its item was made at.
+  const selectInboxVersion = db
+    .prepare<[string, string], number>('SELECT version FROM inbox_counts WHERE project_id = ? AND recipient = ?')
+    .pluck();
   const insertAttempt = db.prepare<[string, string, string, number, number, number, number]>(INSERT_ATTEMPT);
   const selectIdempotency = db.prepare<[string, string], IdempotencyRow>(
     `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE project_id = ? AND key = ?`,
@@ -210,7 +214,11 @@ export function notificationOperations(
       return attempt;
     });
 
-    const created = { notification, attempts };
+    const inboxVersion =
+      notification.mode === 'live'
+        ? (selectInboxVersion.get(notification.projectId, notification.recipient) ?? null)
+        : null;
+    const created = { notification, attempts, inboxVersion };
     const response = input.render(created);
     if (idempotency !== null) {
       recordIdempotency.run(

@@ -154,7 +154,10 @@ export function handOnCreated(services: SendServices, created: NotificationWithA
   publishWithoutWaiting(
     services.hub,
     services.options.logger,
-    created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
+    created.attempts.map((attempt) => ({
+      type: 'deliver',
+      delivery: toDelivery(notification, attempt, created.inboxVersion ?? null),
+    })),
     'hub publish failed after a send was recorded',
     requestId,
   );

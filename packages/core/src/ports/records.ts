@@ -121,6 +121,12 @@ export interface AttemptRecord {
 export interface NotificationWithAttempts {
   notification: NotificationRecord;
   attempts: AttemptRecord[];
+  /**
+   * The version of the recipient's inbox its item was made at (docs/inbox.md#versions), as a
+   * live send's store returns it; absent when the store did not say (then the browsers read
+   * their lists again).
+   */
+  inboxVersion?: number | null;
 }
 
 /** Why a browser stopped being connected. */
@@ -185,6 +191,8 @@ export interface Delivery {
   data: Record<string, unknown> | null;
   createdAt: number;
   expiresAt: number;
+  /** The version of the recipient's inbox the item of this send was made at; null when unknown. */
+  inboxVersion: number | null;
 }
 
 /** The receipt kinds a browser posts to /v1/events. */
