@@ -218,7 +218,7 @@ export function notificationOperations(
       notification.mode === 'live'
         ? (selectInboxVersion.get(notification.projectId, notification.recipient) ?? null)
         : null;
-    const created = { notification, attempts, inboxVersion };
+    const created = { notification, attempts };
     const response = input.render(created);
     if (idempotency !== null) {
       recordIdempotency.run(
@@ -251,7 +251,7 @@ export function notificationOperations(
         });
       }
     }
-    return { kind: 'created', created, response };
+    return { kind: 'created', created, response, inboxVersion };
   };
 
   return {

@@ -44,7 +44,7 @@ export interface PreparedSend {
 
 /** What a send came to: recorded now, or the result stored under its idempotency key. */
 export type SendOutcome =
-  | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse }
+  | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse; inboxVersion?: number | null }
   | { kind: 'replay'; response: StoredResponse };
 
 /**
@@ -140,7 +140,9 @@ export async function recordSend(services: SendServices, request: SendRequest): 
   try {
     const { input } = prepared.prepared;
     const outcome = sendOutcome(services, input, await services.options.store.createNotification(input));
-    if (outcome.kind === 'created') handOnCreated(services, outcome.created, request.requestId);
+    if (outcome.kind === 'created') {
+      handOnCreated(services, outcome.created, request.requestId, outcome.inboxVersion ?? null);
+    }
     return outcome;
   } finally {
     releaseSend(services, prepared.prepared);
@@ -148,7 +150,12 @@ export async function recordSend(services: SendServices, request: SendRequest): 
 }
 
 /** Hands a committed live send's attempts to the hub, without waiting. */
-export function handOnCreated(services: SendServices, created: NotificationWithAttempts, requestId: string | null) {
+export function handOnCreated(
+  services: SendServices,
+  created: NotificationWithAttempts,
+  requestId: string | null,
+  inboxVersion: number | null = null,
+) {
   const { notification } = created;
   if (notification.mode !== 'live') return;
   publishWithoutWaiting(
@@ -156,7 +163,7 @@ export function handOnCreated(services: SendServices, created: NotificationWithA
     services.options.logger,
     created.attempts.map((attempt) => ({
       type: 'deliver',
-      delivery: toDelivery(notification, attempt, created.inboxVersion ?? null),
+      delivery: toDelivery(notification, attempt, inboxVersion),
     })),
     'hub publish failed after a send was recorded',
     requestId,

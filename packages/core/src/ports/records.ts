@@ -121,12 +121,6 @@ export interface AttemptRecord {
 export interface NotificationWithAttempts {
   notification: NotificationRecord;
   attempts: AttemptRecord[];
-  /**
-   * The version of the recipient's inbox its item was made at (docs/inbox.md#versions), as a
-   * live send's store returns it; absent when the store did not say (then the browsers read
-   * their lists again).
-   */
-  inboxVersion?: number | null;
 }
 
 /** Why a browser stopped being connected. */

@@ -24,7 +24,16 @@ export interface CreateNotificationInput {
 
 /** Outcome of {@link NotificationStore.createNotification}. */
 export type CreateNotificationResult =
-  | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse }
+  | {
+      kind: 'created';
+      created: NotificationWithAttempts;
+      response: StoredResponse;
+      /**
+       * The version of the recipient's inbox the send's item was made at (docs/inbox.md#versions);
+       * absent or null when the store does not say (the browsers then read their lists again).
+       */
+      inboxVersion?: number | null;
+    }
   | { kind: 'no-connected-browser' }
   /** An unexpired result under the idempotency key, same fingerprint: nothing was written. */
   | { kind: 'replay'; response: StoredResponse }
