@@ -140,7 +140,7 @@ const tidingsServe =
   (setup) =>
     startServer(label, bin, ['serve', '--db', setup.db, '--port', '0', '--config', setup.config, ...extra], options);
 
-/** Another build's `packages/cli/dist/bin.js`, measured beside this one's PostgreSQL sends in the same rounds. */
+/** Another build's `packages/cli/dist/bin.js`, measured beside this one's default and PostgreSQL servers in the same rounds. */
 const otherCli = process.env.BENCH_SEND_READ_OTHER_CLI;
 
 try {
@@ -175,6 +175,16 @@ try {
             return tidingsServe('tidings-serve-no-request-log', [], { cpuProf: true })({ ...setup, config });
           },
         },
+        // BENCH_SEND_READ_OTHER_CLI: the default server of another build, in the same rounds.
+        ...(otherCli
+          ? [
+              {
+                key: 'other-serve',
+                label: 'other build: tidings serve',
+                start: tidingsServe('other-serve', [], { bin: otherCli }),
+              },
+            ]
+          : []),
         // BENCH_SEMI_SPACE_MB: the default server with a smaller young generation.
         ...settings.semiSpaceMb.map((mb) => ({
           key: `semi-${mb}`,

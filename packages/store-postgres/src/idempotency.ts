@@ -20,7 +20,7 @@ export function idempotencyOutcome(
 
 /**
  * The read-only fast path of idempotency keys. A result is only ever written by the send that
- * produced it, in that send's transaction (see notifications.ts): what is read here committed.
+ * produced it, in that send's transaction (see send-statements.ts): what is read here committed.
  */
 export function idempotencyOperations(pool: Pool, sql: Sql): IdempotencyStore {
   const { t, statement } = sql;

@@ -1,44 +1,20 @@
 import type { AttemptRecord, NotificationRecord, UsageBreakdownDay, UsageDay } from '@tidings/core';
 import {
-  acceptedAttempt,
   type CreateNotificationInput,
   type CreateNotificationResult,
-  type IdempotencyInput,
   idTimeFloor,
   type NotificationStore,
   type UsageStore,
-  utcDay,
 } from '@tidings/core/store';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { ATTEMPTS_JSON, NOTIFICATION } from './columns.js';
-import { commitWith, type Ended, type Queryable, rollBack, run, type Sql, type Statement, transaction } from './db.js';
+import { commitWith, type Queryable, rollBack, run, type Sql, type Statement, transaction } from './db.js';
 import { createGroup } from './group.js';
-import { type IdempotencyRow, idempotencyOutcome } from './idempotency.js';
 import type { InsertJobs } from './jobs.js';
-import { batchOperations, CLAIMED, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
+import { batchOperations, MAX_GROUP, PARALLEL_GROUPS } from './send-batch.js';
+import { type RunStatement, type SendStatements, writeSend } from './send-statements.js';
 
 type NotificationOperations = NotificationStore & UsageStore;
-
-/** The statements of a send, which a send through an application's transaction runs as text too. */
-export interface SendStatements {
-  connectedBrowsers: Statement;
-  claimAndBrowsers: Statement;
-  record: Statement;
-  recordOne: Statement;
-  storeResult: Statement;
-}
-
-/** A row of the claim: a stored result under the key, or (id set) a connected browser. */
-interface ClaimRow extends Partial<IdempotencyRow> {
-  id: string | null;
-}
-
-/** An attempt the recording statement wrote, with the sequence number its browser gave it. */
-interface RecordedRow {
-  attempt_id: string;
-  browser_id: string;
-  seq: number;
-}
 
 /**
  * Notifications, their attempts, and the usage they count.
@@ -64,90 +40,11 @@ interface RecordedRow {
 export function notificationOperations(
   pool: Pool,
   sql: Sql,
+  statements: SendStatements,
   usageShards: number,
   insertJobs: InsertJobs,
-): NotificationOperations & { sendStatements: SendStatements } {
+): NotificationOperations {
   const { t, statement } = sql;
-  const connectedBrowsers = statement(
-    'send_browsers',
-    `SELECT id FROM ${t('browsers')} WHERE project_id = $1 AND recipient = $2 AND connected ORDER BY id`,
-  );
-  // An unexpired result is kept as it was (the upsert only locks it) and returned; an expired
-  // one, or none, becomes this send's claim.
-  const claimAndBrowsers = statement(
-    'send_claim',
-    `WITH claim AS (
-       INSERT INTO ${t('idempotency_keys')} AS k
-         (project_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-       VALUES ($1, $3, $4, ${CLAIMED}, '', $5, $6)
-       ON CONFLICT (project_id, key) DO UPDATE SET
-         fingerprint = CASE WHEN k.expires_at <= $5 THEN excluded.fingerprint ELSE k.fingerprint END,
-         response_status = CASE WHEN k.expires_at <= $5 THEN ${CLAIMED} ELSE k.response_status END,
-         response_body = CASE WHEN k.expires_at <= $5 THEN '' ELSE k.response_body END,
-         created_at = CASE WHEN k.expires_at <= $5 THEN excluded.created_at ELSE k.created_at END,
-         expires_at = CASE WHEN k.expires_at <= $5 THEN excluded.expires_at ELSE k.expires_at END
-       RETURNING fingerprint, response_status, response_body
-     )
-     SELECT NULL AS id, fingerprint, response_status, response_body FROM claim WHERE response_status <> ${CLAIMED}
-     UNION ALL
-     SELECT id, NULL, NULL, NULL FROM ${t('browsers')}
-      WHERE project_id = $1 AND recipient = $2 AND connected AND (SELECT response_status FROM claim) = ${CLAIMED}`,
-  );
-  // What a recording statement does once `planned` holds the attempts it may write (each with
-  // its browser's raised sequence): the notification, the attempts and the live usage, all or
-  // nothing, and the attempts in their order.
-  const recordPlanned = `notification AS (
-       INSERT INTO ${t('notifications')}
-         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
-          api_key_id, request_id, idempotency_key)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $18, $19, $20 WHERE EXISTS (SELECT 1 FROM raised)
-     ), attempt AS (
-       INSERT INTO ${t('attempts')}
-         (id, notification_id, position, browser_id, seq, status, final, accepted_at, expires_at)
-       SELECT attempt_id, $1, position, browser_id, seq, 'accepted', $3 = 'test', $12, $13 FROM planned
-     ), usage AS (
-       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
-       SELECT $2, $16, pg_backend_pid() % $17, 1, count(*) FROM planned HAVING count(*) > 0 AND $3 = 'live'
-       ON CONFLICT (project_id, day, shard) DO UPDATE SET
-         notifications = u.notifications + 1,
-         attempts = u.attempts + excluded.attempts
-     )
-     SELECT attempt_id, browser_id, seq FROM planned ORDER BY position`;
-  // Browsers are locked in the order of their ids, the same in every send, so sends to one
-  // recipient queue rather than deadlock. The row lock re-reads `connected` on the latest
-  // version: a browser disconnected since the read gets no attempt, and when none is left the
-  // statement writes nothing at all.
-  const record = statement(
-    'send_record',
-    `WITH target AS (
-       SELECT id FROM ${t('browsers')} WHERE id = ANY($14::text[]) AND connected ORDER BY id FOR NO KEY UPDATE
-     ), raised AS (
-       UPDATE ${t('browsers')} AS b SET last_seq = b.last_seq + 1 FROM target WHERE b.id = target.id
-       RETURNING b.id, b.last_seq AS seq
-     ), planned AS (
-       SELECT p.attempt_id, p.browser_id, p.position, raised.seq
-         FROM unnest($15::text[], $14::text[]) WITH ORDINALITY AS p(attempt_id, browser_id, position)
-         JOIN raised ON raised.id = p.browser_id
-     ), ${recordPlanned}`,
-    { planEachRun: true },
-  );
-  // The same for a recipient with one browser, the usual case: with no list among its
-  // parameters PostgreSQL keeps its plan, where the statement above is planned at every run
-  // (planning was more than half of its time on the server). The UPDATE takes the browser's row
-  // lock and re-reads `connected` on its latest version, as the lock above does.
-  const recordOne = statement(
-    'send_record_one',
-    `WITH raised AS (
-       UPDATE ${t('browsers')} SET last_seq = last_seq + 1 WHERE id = $14::text AND connected
-       RETURNING id, last_seq AS seq
-     ), planned AS (
-       SELECT $15::text AS attempt_id, id AS browser_id, 1::int8 AS position, seq FROM raised
-     ), ${recordPlanned}`,
-  );
-  const storeResult = statement(
-    'send_result',
-    `UPDATE ${t('idempotency_keys')} SET response_status = $3, response_body = $4 WHERE project_id = $1 AND key = $2`,
-  );
   const selectNotification = statement(
     'select_notification',
     `SELECT ${NOTIFICATION}, ${ATTEMPTS_JSON.replace('{attempts}', t('attempts'))} AS attempts
@@ -171,101 +68,35 @@ export function notificationOperations(
       GROUP BY 1, n.mode ORDER BY 1, n.mode`,
   );
 
-  /** Records the notification for these browsers; the attempts it wrote, in order (none: nothing written). */
-  async function recordSend(db: Queryable, input: CreateNotificationInput, browserIds: string[]) {
-    const { notification } = input;
-    const attemptIds = browserIds.map(() => input.newAttemptId());
-    const rows =
-      browserIds.length === 1
-        ? await run<RecordedRow>(db, recordOne, recordValues(notification, browserIds[0]!, attemptIds[0]!, usageShards))
-        : await run<RecordedRow>(db, record, recordValues(notification, browserIds, attemptIds, usageShards));
-    return rows.map((row) => acceptedAttempt(notification, row.attempt_id, row.browser_id, row.seq));
-  }
+  /** The statements of a send run on one connection: the pool's, or a transaction's client. */
+  const on =
+    (db: Queryable): RunStatement =>
+    <Row extends object>(statement: Statement, values: unknown[]) =>
+      run(db, statement, values) as Promise<unknown[]> as Promise<Row[]>;
 
-  async function sendWithoutKey(input: CreateNotificationInput): Promise<CreateNotificationResult> {
-    const { notification } = input;
-    const browsers = await run<{ id: string }>(pool, connectedBrowsers, [
-      notification.projectId,
-      notification.recipient,
-    ]);
-    const attempts =
-      browsers.length === 0
-        ? []
-        : await recordSend(
-            pool,
-            input,
-            browsers.map((browser) => browser.id),
-          );
-    if (attempts.length === 0) return { kind: 'no-connected-browser' };
-    const created = { notification, attempts };
-    return { kind: 'created', created, response: input.render(created) };
-  }
-
-  async function sendWithKey(
-    client: PoolClient,
-    input: CreateNotificationInput,
-    idempotency: IdempotencyInput,
-  ): Promise<CreateNotificationResult | Ended<CreateNotificationResult>> {
-    const { notification } = input;
-    const rows = await run<ClaimRow>(client, claimAndBrowsers, [
-      notification.projectId,
-      notification.recipient,
-      idempotency.key,
-      idempotency.fingerprint,
-      notification.createdAt,
-      idempotency.expiresAt,
-    ]);
-    const stored = rows.find((row) => row.id === null);
-    if (stored) {
-      const outcome = idempotencyOutcome(stored as IdempotencyRow, idempotency.fingerprint);
-      if (outcome.kind === 'mismatch') return rollBack(outcome);
-      return rollBack({ kind: 'replay', response: { status: outcome.status, body: outcome.body } });
+  // A send without a key or jobs needs no explicit transaction: its recording statement is
+  // atomic on its own. Any other is one transaction, whose result under the key and jobs go
+  // out with COMMIT; a replay, mismatch or refusal rolls back, so nothing stays behind, and a
+  // process that dies in between leaves nothing either (its transaction dies with its connection).
+  const sendAlone = async (input: CreateNotificationInput): Promise<CreateNotificationResult> => {
+    if (input.idempotency === null && !input.jobs) {
+      return (await writeSend(on(pool), statements, input, usageShards)).outcome;
     }
-    const browserIds = rows.map((row) => row.id!).sort();
-    const attempts = browserIds.length === 0 ? [] : await recordSend(client, input, browserIds);
-    if (attempts.length === 0) return rollBack({ kind: 'no-connected-browser' });
-    const created = { notification, attempts };
-    const response = input.render(created);
-    const stores = () =>
-      run(client, storeResult, [notification.projectId, idempotency.key, response.status, response.body]);
-    const jobs = input.jobs?.(created);
-    const enqueues = jobs ? () => insertJobs(client, jobs, notification.createdAt) : null;
-    return commitWith(client, [stores, enqueues], { kind: 'created', created, response });
-  }
-
-  /**
-   * A send without a key that enqueues jobs: the send's statements, then its jobs with COMMIT, in
-   * one transaction, so that the jobs commit exactly when the send does.
-   */
-  async function sendWithJobs(
-    client: PoolClient,
-    input: CreateNotificationInput,
-  ): Promise<CreateNotificationResult | Ended<CreateNotificationResult>> {
-    const { notification } = input;
-    const browsers = await run<{ id: string }>(client, connectedBrowsers, [
-      notification.projectId,
-      notification.recipient,
-    ]);
-    const browserIds = browsers.map((browser) => browser.id);
-    const attempts = browserIds.length === 0 ? [] : await recordSend(client, input, browserIds);
-    if (attempts.length === 0) return rollBack({ kind: 'no-connected-browser' });
-    const created = { notification, attempts };
-    const response = input.render(created);
-    const jobs = input.jobs!(created);
-    return commitWith(client, [() => insertJobs(client, jobs, notification.createdAt)], {
-      kind: 'created',
-      created,
-      response,
+    return transaction<CreateNotificationResult>(pool, async (client) => {
+      const written = await writeSend(on(client), statements, input, usageShards);
+      if (written.kind === 'refused') return rollBack(written.outcome);
+      const { storeResult, jobs } = written;
+      return commitWith(
+        client,
+        [
+          storeResult ? () => run(client, statements.storeResult, storeResult) : null,
+          jobs.length > 0 ? () => insertJobs(client, jobs, input.notification.createdAt) : null,
+        ],
+        written.outcome,
+      );
     });
-  }
-
-  const sendAlone = (input: CreateNotificationInput): Promise<CreateNotificationResult> => {
-    const { idempotency } = input;
-    if (idempotency === null && input.jobs) return transaction(pool, (client) => sendWithJobs(client, input));
-    if (idempotency === null) return sendWithoutKey(input);
-    return transaction(pool, (client) => sendWithKey(client, input, idempotency));
   };
-  const sendTogether = batchOperations(pool, sql, usageShards, insertJobs);
+  const sendTogether = batchOperations(pool, sql, statements.group, usageShards, insertJobs);
   const sends = createGroup<CreateNotificationInput, CreateNotificationResult>({
     async runGroup(inputs) {
       // Alone, a send takes its own prepared statements. While the group's recording statement
@@ -297,7 +128,6 @@ export function notificationOperations(
   });
 
   return {
-    sendStatements: { connectedBrowsers, claimAndBrowsers, record, recordOne, storeResult },
     createNotification: (input) => sends.run(input),
     async getNotification({ projectId, id }) {
       // One statement: the notification and its attempts from one snapshot.
@@ -322,35 +152,4 @@ export function notificationOperations(
       ]);
     },
   };
-}
-
-/** The recording statements' parameters: one browser and attempt id, or a list of each. */
-export function recordValues(
-  notification: NotificationRecord,
-  browserIds: string[] | string,
-  attemptIds: string[] | string,
-  usageShards: number,
-): unknown[] {
-  return [
-    notification.id,
-    notification.projectId,
-    notification.mode,
-    notification.recipient,
-    notification.title,
-    notification.body,
-    notification.url,
-    notification.icon,
-    notification.tag,
-    notification.data === null ? null : JSON.stringify(notification.data),
-    notification.ttl,
-    notification.createdAt,
-    notification.expiresAt,
-    browserIds,
-    attemptIds,
-    utcDay(notification.createdAt),
-    usageShards,
-    notification.apiKeyId,
-    notification.requestId,
-    notification.idempotencyKey,
-  ];
 }

@@ -17,6 +17,7 @@ import { pendingDeliveryOperations } from './pending-deliveries.js';
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { requestLogOperations } from './request-log.js';
+import { sendStatements } from './send-statements.js';
 import { transactionalSends } from './transactional-sends.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
 import { webhookMessageOperations } from './webhook-messages.js';
@@ -93,7 +94,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...webhookMessages
   } = webhookMessageOperations(pool, sql, insertJobs);
   const wakeups = createJobWakeups();
-  const { sendStatements, ...notifications } = notificationOperations(pool, sql, resolved.usageShards, insertJobs);
+  const sends = sendStatements(sql);
+  const notifications = notificationOperations(pool, sql, sends, resolved.usageShards, insertJobs);
   let closing: Promise<void> | null = null;
   // Commits are durable as they return (synchronous_commit on): no flush is composed around them.
   return assembleStore(
@@ -125,9 +127,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         pool,
         schema: resolved.schema,
         usageShards: resolved.usageShards,
-        statements: sendStatements,
+        statements: sends,
         insertJobsText,
-        idempotencyTable: sql.t('idempotency_keys'),
         wakeups,
       }),
       database: { dialect: 'postgres', pool, schema: resolved.schema },

@@ -8,13 +8,13 @@ import {
   type TidingsOptions,
 } from '@tidings/core';
 import { webPush } from '@tidings/core/node';
-import { quietPeriod, until } from '@tidings/core/testing';
+import { quietPeriod, transactionalSendConformance, until } from '@tidings/core/testing';
 import { readEvents } from '@tidings/test-support/sse-client.js';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from './db.js';
 import { createPostgresStore } from './postgres-store.js';
-import { appInstance, openBrowser } from './test-support/app-instances.js';
+import { type AppInstance, appInstance, openBrowser } from './test-support/app-instances.js';
 import { dropSchema, randomSchema, testDatabaseUrl } from './test-support/test-database.js';
 import { sendsChannel } from './transactional-sends.js';
 
@@ -110,73 +110,6 @@ describe('a send through the application’s node-postgres transaction', () => {
       { idempotencyKey: 'order-o-1' },
     );
     expect(again).toEqual({ notification: sent.notification, replayed: true } satisfies SendResult);
-  });
-
-  for (const [name, fail] of [
-    [
-      'a thrown error',
-      async () => {
-        throw new Error('payment failed');
-      },
-    ],
-    [
-      'a failed constraint after the send',
-      async (client: pg.PoolClient) => {
-        await client.query(`INSERT INTO ${appSchema}.orders (id, total) VALUES ('o-bad', -1)`);
-      },
-    ],
-  ] as const) {
-    it(`leaves no trace when the transaction rolls back on ${name}`, async () => {
-      const one = await instance();
-      const project = await one.tidings.project();
-      const target = await browser(one);
-      const before = await usage(project.id);
-      const key = `rolled-back-${keys++}`;
-      await expect(
-        inTransaction(async (client) => {
-          await one.tidings.notifications.send(
-            { recipient: target.recipient, title: 'Never' },
-            { transaction: client, idempotencyKey: key },
-          );
-          await fail(client);
-        }),
-      ).rejects.toThrow();
-      await quietPeriod(300, 'a delivery of a rolled-back send');
-      expect(target.titles()).toEqual([]);
-      expect(await usage(project.id)).toBe(before);
-      expect(await count('notifications', 'recipient = $1', [target.recipient])).toBe(0);
-      expect(await count('idempotency_keys', 'key = $1', [key])).toBe(0);
-      // The key is free: a send with it now creates.
-      const later = await one.tidings.notifications.send(
-        { recipient: target.recipient, title: 'Now' },
-        { idempotencyKey: key },
-      );
-      expect(later.replayed).toBe(false);
-      await target.stream.until(() => target.titles().includes('Now'));
-      expect(target.titles()).toEqual(['Now']);
-    });
-  }
-
-  it('leaves no trace after an explicit ROLLBACK', async () => {
-    const one = await instance();
-    const project = await one.tidings.project();
-    const target = await browser(one);
-    const before = await usage(project.id);
-    const client = await app.connect();
-    try {
-      await client.query('BEGIN');
-      await one.tidings.notifications.send(
-        { recipient: target.recipient, title: 'Never' },
-        { transaction: client, idempotencyKey: 'explicit' },
-      );
-      await client.query('ROLLBACK');
-    } finally {
-      client.release();
-    }
-    await quietPeriod(300, 'a delivery of a rolled-back send');
-    expect(target.titles()).toEqual([]);
-    expect(await usage(project.id)).toBe(before);
-    expect(await count('idempotency_keys', 'key = $1', ['explicit'])).toBe(0);
   });
 
   it('refuses as the route does, with typed errors, and writes nothing for a refusal', async () => {
@@ -383,4 +316,66 @@ describe('the push jobs of a send through the application’s transaction', () =
     await target.stream.until(() => target.titles().includes('Pushed'));
     expect(target.titles()).toEqual(['Pushed']);
   });
+});
+
+describe('the transactional-send cases every store passes', () => {
+  let kit: AppInstance;
+  let orders = 0;
+  beforeAll(async () => {
+    kit = await appInstance(schema, 'tx-kit');
+  });
+  afterAll(async () => {
+    await kit.close();
+  });
+  /** The application's ways of ending a transaction that holds a send without committing it. */
+  const rollbacks: Record<string, (client: pg.PoolClient) => Promise<void>> = {
+    'a thrown error': async () => {
+      throw new Error('payment failed');
+    },
+    'a failed constraint after the send': async (client) => {
+      await client.query(`INSERT INTO ${appSchema}.orders (id, total) VALUES ('o-bad', -1)`);
+    },
+  };
+  transactionalSendConformance(() => ({
+    tidings: kit.tidings,
+    browser: () => openBrowser(kit),
+    async commit(input, options = {}) {
+      const client = await app.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(`INSERT INTO ${appSchema}.orders (id, total) VALUES ($1, 1)`, [`kit-${orders++}`]);
+        const sent = await kit.tidings.notifications.send(input, { ...options, transaction: client }).then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        );
+        await client.query('COMMIT');
+        if ('error' in sent) throw sent.error;
+        return sent.result;
+      } finally {
+        client.release();
+      }
+    },
+    rollbacks: [...Object.keys(rollbacks), 'an explicit ROLLBACK'],
+    async rollBack(how, input, options) {
+      if (how === 'an explicit ROLLBACK') {
+        const client = await app.connect();
+        try {
+          await client.query('BEGIN');
+          await kit.tidings.notifications.send(input, { ...options, transaction: client });
+          await client.query('ROLLBACK');
+        } finally {
+          client.release();
+        }
+        return;
+      }
+      await expect(
+        inTransaction(async (client) => {
+          await kit.tidings.notifications.send(input, { ...options, transaction: client });
+          await rollbacks[how]!(client);
+        }),
+      ).rejects.toThrow();
+    },
+    usage,
+    keyRecords: (key) => count('idempotency_keys', 'key = $1', [key]),
+  }));
 });

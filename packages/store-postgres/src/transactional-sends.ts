@@ -1,17 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { AttemptRecord, PostgresTransaction } from '@tidings/core';
-import {
-  acceptedAttempt,
-  type CreateNotificationInput,
-  type CreateNotificationResult,
-  type JobWakeups,
-  type NewJob,
-  type PostgresTransactionalSends,
-} from '@tidings/core/store';
+import type { PostgresTransaction } from '@tidings/core';
+import type { CreateNotificationResult, JobWakeups, NewJob, PostgresTransactionalSends } from '@tidings/core/store';
 import pg from 'pg';
 import type { Statement } from './db.js';
-import { recordValues, type SendStatements } from './notifications.js';
-import { CLAIMED } from './send-batch.js';
+import { type RunStatement, type SendStatements, writeSend } from './send-statements.js';
 
 /** What a send through an application's transaction needs from the store. */
 export interface TransactionalSendDeps {
@@ -22,8 +14,6 @@ export interface TransactionalSendDeps {
   usageShards: number;
   statements: SendStatements;
   insertJobsText: (jobs: readonly NewJob[], now: number) => [string, unknown[]];
-  /** The idempotency table, qualified and quoted. */
-  idempotencyTable: string;
   wakeups: JobWakeups;
 }
 
@@ -68,8 +58,8 @@ async function rowsOf<Row>(transaction: PostgresTransaction, statement: Statemen
 }
 
 /**
- * Sends through an application's PostgreSQL transaction: the statements of a send of the store
- * (notifications.ts) on the application's connection (see {@link rowsOf}), then, in the same transaction,
+ * Sends through an application's PostgreSQL transaction: a send of the store (send-statements.ts)
+ * on the application's connection (see {@link rowsOf}), then, in the same transaction,
  * `synchronous_commit` on for it (its commit is durable before anyone hears of it, whatever the
  * application's connection is set to) and `pg_notify`, which PostgreSQL delivers to every
  * listening instance only once the transaction has committed, and never if it rolls back.
@@ -77,10 +67,6 @@ async function rowsOf<Row>(transaction: PostgresTransaction, statement: Statemen
 export function transactionalSends(deps: TransactionalSendDeps): PostgresTransactionalSends {
   const { statements, usageShards } = deps;
   const channel = sendsChannel(deps.schema);
-  const dropClaim: Statement = {
-    name: `${channel}_drop_claim`,
-    text: `DELETE FROM ${deps.idempotencyTable} WHERE project_id = $1 AND key = $2 AND response_status = ${CLAIMED}`,
-  };
   // pg_notify in FROM: its void is no column of the answer, which not every library reads (Prisma
   // refuses a void column). Every statement through an application's transaction answers only
   // columns of ordinary types.
@@ -89,90 +75,36 @@ export function transactionalSends(deps: TransactionalSendDeps): PostgresTransac
     text: "SELECT set_config('synchronous_commit', 'on', true) FROM pg_notify($1, $2)",
   };
 
-  async function record(transaction: PostgresTransaction, input: CreateNotificationInput, browserIds: string[]) {
-    const { notification } = input;
-    const attemptIds = browserIds.map(() => input.newAttemptId());
-    const rows =
-      browserIds.length === 1
-        ? await rowsOf<{ attempt_id: string; browser_id: string; seq: string | number }>(
-            transaction,
-            statements.recordOne,
-            recordValues(notification, browserIds[0]!, attemptIds[0]!, usageShards),
-          )
-        : await rowsOf<{ attempt_id: string; browser_id: string; seq: string | number }>(
-            transaction,
-            statements.record,
-            recordValues(notification, browserIds, attemptIds, usageShards),
-          );
-    return rows.map(
-      (row): AttemptRecord => acceptedAttempt(notification, row.attempt_id, row.browser_id, Number(row.seq)),
-    );
-  }
+  const runIn =
+    (transaction: PostgresTransaction): RunStatement =>
+    <Row extends object>(statement: Statement, values: unknown[]) =>
+      rowsOf<Row>(transaction, statement, values);
 
   return {
     dialect: 'postgres',
     async createNotification(transaction, input): Promise<CreateNotificationResult> {
       const { notification, idempotency } = input;
-      let browserIds: string[];
-      if (idempotency === null) {
-        const rows = await rowsOf<{ id: string }>(transaction, statements.connectedBrowsers, [
-          notification.projectId,
-          notification.recipient,
-        ]);
-        browserIds = rows.map((row) => row.id);
-      } else {
-        // The claim waits for another transaction holding the key, then finds its result or the key free.
-        const rows = await rowsOf<{
-          id: string | null;
-          fingerprint: string | null;
-          response_status: number | string | null;
-          response_body: string | null;
-        }>(transaction, statements.claimAndBrowsers, [
-          notification.projectId,
-          notification.recipient,
-          idempotency.key,
-          idempotency.fingerprint,
-          notification.createdAt,
-          idempotency.expiresAt,
-        ]);
-        const stored = rows.find((row) => row.id === null);
-        if (stored) {
-          // An unexpired result: the claim only locked it, and nothing else was written.
-          if (stored.fingerprint !== idempotency.fingerprint) return { kind: 'mismatch' };
-          return {
-            kind: 'replay',
-            response: { status: Number(stored.response_status), body: stored.response_body ?? '' },
-          };
-        }
-        browserIds = rows.map((row) => row.id!).sort();
-      }
-      const attempts = browserIds.length === 0 ? [] : await record(transaction, input, browserIds);
-      if (attempts.length === 0) {
+      const written = await writeSend(runIn(transaction), statements, input, usageShards);
+      if (written.kind === 'refused') {
         // The key stays free even if the application commits after this refusal.
-        if (idempotency !== null) await rowsOf(transaction, dropClaim, [notification.projectId, idempotency.key]);
-        return { kind: 'no-connected-browser' };
+        if (written.outcome.kind === 'no-connected-browser' && idempotency !== null) {
+          await rowsOf(transaction, statements.dropClaim, [notification.projectId, idempotency.key]);
+        }
+        return written.outcome;
       }
-      const created = { notification, attempts };
-      const response = input.render(created);
-      if (idempotency !== null) {
-        await rowsOf(transaction, statements.storeResult, [
-          notification.projectId,
-          idempotency.key,
-          response.status,
-          response.body,
-        ]);
-      }
-      const jobs = input.jobs ? input.jobs(created) : [];
+      const { storeResult, jobs } = written;
+      if (storeResult) await rowsOf(transaction, statements.storeResult, storeResult);
       if (jobs.length > 0) {
         const [text, values] = deps.insertJobsText(jobs, notification.createdAt);
         await rowsOf(transaction, { name: null, text }, values);
       }
+      const { attempts } = written.outcome.created;
       const browsers = notification.mode === 'live' ? attempts.map((attempt) => attempt.browserId) : [];
       const told: Signal = { b: browsers, j: [...new Set(jobs.map((job) => job.kind))] };
       let payload = JSON.stringify(told);
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) payload = JSON.stringify({ b: null, j: told.j });
       await rowsOf(transaction, signal, [channel, payload]);
-      return { kind: 'created', created, response };
+      return written.outcome;
     },
 
     async listen(onCommitted) {

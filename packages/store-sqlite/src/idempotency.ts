@@ -25,7 +25,7 @@ export function idempotencyOutcome(
 
 /**
  * Idempotency keys. A record exists only once a send succeeded: `createNotification` checks and
- * writes it in the send's own transaction (see notifications.ts), so a process that dies in the
+ * writes it in the send's own transaction (see send-statements.ts), so a process that dies in the
  * middle of a request leaves nothing that could hold the key.
  */
 export function idempotencyOperations(db: Database.Database): IdempotencyStore {

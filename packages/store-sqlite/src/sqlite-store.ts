@@ -16,7 +16,7 @@ import { deliveryOperations } from './deliveries.js';
 import { createGroupRead } from './group-read.js';
 import { idempotencyOperations } from './idempotency.js';
 import { inboxOperations } from './inbox.js';
-import { jobInserter, jobOperations } from './jobs.js';
+import { jobOperations } from './jobs.js';
 import { maintenanceOperations } from './maintenance.js';
 import { createNotificationCache } from './notification-cache.js';
 import { createSendGroupCommit, notificationOperations } from './notifications.js';
@@ -25,6 +25,7 @@ import { type ResolvedSqliteStoreOptions, resolveSqliteStoreOptions, type Sqlite
 import { projectAdminOperations } from './project-admin.js';
 import { pushOperations } from './push.js';
 import { type OpenRequestLog, openRequestLog } from './request-log-file.js';
+import { prepareSendStatements } from './send-statements.js';
 import { transactionalSends } from './transactional-sends.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { webhookEndpointOperations } from './webhook-endpoints.js';
@@ -88,10 +89,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const checkpointer = backgroundCheckpoints(db, resolved);
   const walSync = resolved.synchronous === 'full' ? flushOffTheLoop(db, resolved) : null;
   const flush = walSync ? () => walSync.sync() : () => Promise.resolve();
-  const groupCommit = createSendGroupCommit(db, walSync ? flush : undefined);
+  const sendStatements = prepareSendStatements(db);
+  const groupCommit = createSendGroupCommit(db, sendStatements, walSync ? flush : undefined);
   const groupRead = createGroupRead(db);
   const cache = createNotificationCache(db, resolved.notificationCacheSize);
-  const insertJobs = jobInserter(db);
+  const { insertJobs } = sendStatements;
   const insertMessages = webhookMessageInserter(db, insertJobs);
   const recordEvents = webhookEventRecorder(db, insertMessages);
   const wakeups = createJobWakeups();
@@ -105,7 +107,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       ...webhookEndpointOperations(db),
       ...webhookMessageOperations(db, insertMessages, insertJobs, groupCommit),
       ...idempotencyOperations(db),
-      ...notificationOperations(db, groupCommit, groupRead, cache, insertJobs),
+      ...notificationOperations(db, sendStatements, groupCommit, groupRead, cache),
       ...browserOperations(db, cache, recordEvents),
       ...deliveryOperations(db, groupCommit, cache, recordEvents),
       ...pushOperations(db, cache, recordEvents, groupCommit),

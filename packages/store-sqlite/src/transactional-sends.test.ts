@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings, silentLogger, type Tidings } from '@tidings/core';
-import { quietPeriod, until } from '@tidings/core/testing';
+import { quietPeriod, transactionalSendConformance, until } from '@tidings/core/testing';
 import { LOCAL_PUSH, localDeliveries, subscribeThenClose } from '@tidings/test-support/local-deliveries.js';
 import { startTestPushService, type TestPushService } from '@tidings/test-support/push-service.js';
 import { readEvents } from '@tidings/test-support/sse-client.js';
@@ -127,64 +127,6 @@ describe('a send through the application’s better-sqlite3 transaction', () => 
     );
   });
 
-  const rollbacks: [string, (key: string, recipient: string) => Promise<void>][] = [
-    [
-      'a thrown error',
-      async (key, recipient) => {
-        const prepared = await tidings.notifications.prepare({ recipient, title: 'Never' }, { idempotencyKey: key });
-        expect(() =>
-          app.transaction(() => {
-            tidings.notifications.sendSync(prepared, { transaction: app });
-            throw new Error('payment failed');
-          })(),
-        ).toThrow('payment failed');
-      },
-    ],
-    [
-      'a failed constraint after the send',
-      async (key, recipient) => {
-        const prepared = await tidings.notifications.prepare({ recipient, title: 'Never' }, { idempotencyKey: key });
-        expect(() =>
-          app.transaction(() => {
-            tidings.notifications.sendSync(prepared, { transaction: app });
-            app.prepare("INSERT INTO orders (id, total) VALUES ('bad', -1)").run();
-          })(),
-        ).toThrow(/CHECK constraint/);
-      },
-    ],
-    [
-      'an explicit ROLLBACK of a transaction begun by hand',
-      async (key, recipient) => {
-        const prepared = await tidings.notifications.prepare({ recipient, title: 'Never' }, { idempotencyKey: key });
-        app.exec('BEGIN');
-        tidings.notifications.sendSync(prepared, { transaction: app });
-        app.exec('ROLLBACK');
-      },
-    ],
-  ];
-  for (const [name, rollBack] of rollbacks) {
-    it(`leaves no trace after ${name}`, async () => {
-      const project = await tidings.project();
-      const target = await browser();
-      const before = usage(project.id);
-      const key = `sqlite-rolled-back-${recipients}`;
-      await rollBack(key, target.recipient);
-      await quietPeriod(LOCAL_PUSH.graceMs + 600, 'a delivery of a rolled-back send');
-      expect(target.titles()).toEqual([]);
-      expect(target.pushes()).toEqual([]);
-      expect(target.webhooks()).toEqual([]);
-      expect(usage(project.id)).toBe(before);
-      expect(keyRecords(key)).toBe(0);
-      const later = await tidings.notifications.send(
-        { recipient: target.recipient, title: 'Now' },
-        { idempotencyKey: key },
-      );
-      expect(later.replayed).toBe(false);
-      await target.stream.until(() => target.titles().length === 1);
-      expect(target.titles()).toEqual(['Now']);
-    });
-  }
-
   it('delivers a send committed by a transaction begun by hand', async () => {
     const target = await browser();
     const prepared = await tidings.notifications.prepare({ recipient: target.recipient, title: 'By hand' });
@@ -222,3 +164,61 @@ describe('a send through the application’s better-sqlite3 transaction', () => 
     ).rejects.toThrow(/prepare\(\) before it and sendSync\(\) inside it/);
   });
 });
+
+let orders = 0;
+/** The application's ways of ending a transaction that holds a send without committing it. */
+const rollbacks: Record<string, (prepared: Awaited<ReturnType<Tidings['notifications']['prepare']>>) => void> = {
+  'a thrown error': (prepared) => {
+    expect(() =>
+      app.transaction(() => {
+        tidings.notifications.sendSync(prepared, { transaction: app });
+        throw new Error('payment failed');
+      })(),
+    ).toThrow('payment failed');
+  },
+  'a failed constraint after the send': (prepared) => {
+    expect(() =>
+      app.transaction(() => {
+        tidings.notifications.sendSync(prepared, { transaction: app });
+        app.prepare("INSERT INTO orders (id, total) VALUES ('bad', -1)").run();
+      })(),
+    ).toThrow(/CHECK constraint/);
+  },
+  'an explicit ROLLBACK of a transaction begun by hand': (prepared) => {
+    app.exec('BEGIN');
+    tidings.notifications.sendSync(prepared, { transaction: app });
+    app.exec('ROLLBACK');
+  },
+};
+
+transactionalSendConformance(() => ({
+  tidings,
+  async browser() {
+    const target = await browser();
+    return {
+      recipient: target.recipient,
+      titles: target.titles,
+      elsewhere: () => [...target.pushes(), ...target.webhooks()],
+    };
+  },
+  async commit(input, options = {}) {
+    const prepared = await tidings.notifications.prepare(input, options);
+    const outcome = app.transaction(() => {
+      app.prepare('INSERT INTO orders (id, total) VALUES (?, 1)').run(`conformance-${orders++}`);
+      try {
+        return { sent: tidings.notifications.sendSync(prepared, { transaction: app }) };
+      } catch (error) {
+        return { error };
+      }
+    })();
+    if ('error' in outcome) throw outcome.error;
+    return outcome.sent;
+  },
+  rollbacks: Object.keys(rollbacks),
+  async rollBack(how, input, options) {
+    rollbacks[how]!(await tidings.notifications.prepare(input, options));
+  },
+  usage: async (projectId) => usage(projectId),
+  keyRecords: async (key) => keyRecords(key),
+  quietMs: LOCAL_PUSH.graceMs + 600,
+}));

@@ -2,6 +2,11 @@
 
 export { pushConformance } from '../push/conformance.js';
 export { requestLogConformance } from '../request-log/conformance.js';
+export {
+  type HarnessBrowser,
+  type TransactionalSendHarness,
+  transactionalSendConformance,
+} from '../transactions/conformance.js';
 export { webhookEndpointConformance } from '../webhooks/endpoint-conformance.js';
 export { webhookMessageConformance } from '../webhooks/message-conformance.js';
 // Each group of the store suite alone, typed by the roles it uses: for something that implements
