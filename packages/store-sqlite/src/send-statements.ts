@@ -155,7 +155,8 @@ export function writeSend(
     if (outcome.kind === 'replay') return { kind: 'replay', response: { status: outcome.status, body: outcome.body } };
   }
   const { ids, lastSeqs } = ledger.connected(notification.projectId, notification.recipient);
-  if (ids.length === 0) return { kind: 'no-connected-browser' };
+  // Kept for the inbox, a send to a recipient without a browser is recorded with no attempt.
+  if (ids.length === 0 && input.keepForInbox !== true) return { kind: 'no-connected-browser' };
 
   statements.notification.run(...notificationValues(notification));
   const inboxVersion =

@@ -94,6 +94,7 @@ export async function prepareSend(
       // Not memoized: what a send created is never handed out again as the same object.
       render: (created) => ({ status: 201, body: serializeNotification(created) }),
       ...(jobs === null ? {} : { jobs }),
+      ...(request.body.keep_for_inbox === true ? { keepForInbox: true } : {}),
     };
     return { kind: 'prepared', prepared: { input, inFlightKey } };
   } catch (error) {

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../ports/store.js';
 import { newId } from '../shared/ids.js';
-import { DAY_MS, type GetStore, seedBrowser, seedProject, send, sendCreated, T0 } from '../testing/fixtures.js';
+import {
+  DAY_MS,
+  type GetStore,
+  readBack,
+  seedBrowser,
+  seedProject,
+  send,
+  sendCreated,
+  T0,
+} from '../testing/fixtures.js';
 
 /** Sends `count` live notifications to a recipient, a millisecond apart; returns their ids, oldest first. */
 async function sendMany(store: Store, projectId: string, recipient: string, count: number, from = T0) {
@@ -251,6 +260,40 @@ export function inboxConformance(getStore: GetStore<Store>): void {
       const none = await mark('seen', { all: true }, T0 + 4);
       expect(none).toMatchObject({ anyChanged: false, previousVersion: all.counts.version });
       expect(none.counts.version).toBe(all.counts.version);
+    });
+
+    it('keeps a send for the inbox of a recipient with no browser when asked: no attempt, an item, usage, jobs', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const projectId = project.id;
+      expect((await send(store, { projectId, recipient: 'away', now: T0 })).kind).toBe('no-connected-browser');
+      const jobs = () => [{ kind: 'inbox-unread', key: `remind:${T0}`, projectId, runAt: T0 + 60_000, payload: {} }];
+      const kept = await send(store, { projectId, recipient: 'away', now: T0, keepForInbox: true, jobs });
+      if (kept.kind !== 'created') throw new Error(`expected created, got ${kept.kind}`);
+      expect(kept.created.attempts).toEqual([]);
+      const id = kept.created.notification.id;
+      expect((await readBack(store, projectId, id)).attempts).toEqual([]);
+      const page = await store.listInbox({
+        projectId,
+        recipient: 'away',
+        unread: false,
+        archived: false,
+        limit: 10,
+        startingAfter: null,
+      });
+      expect(page.items.map((item) => item.notificationId)).toEqual([id]);
+      expect(page.counts).toMatchObject({ total: 1, unread: 1, unseen: 1 });
+      const day = new Date(T0).toISOString().slice(0, 10);
+      expect(await store.getUsage({ projectId, fromDay: day, toDay: day })).toEqual([
+        { day, notifications: 1, attempts: 0 },
+      ]);
+      expect((await store.listJobs({ projectId, kind: 'inbox-unread', limit: 10 })).map((job) => job.key)).toEqual([
+        `remind:${T0}`,
+      ]);
+      // Test mode: kept (no attempt), and no item.
+      const asTest = await send(store, { projectId, recipient: 'away', now: T0 + 1, mode: 'test', keepForInbox: true });
+      expect(asTest.kind).toBe('created');
+      expect((await store.getInboxCounts({ projectId, recipient: 'away' })).total).toBe(1);
     });
 
     it('marks the items of a browser’s attempts, and no other browser’s', async () => {

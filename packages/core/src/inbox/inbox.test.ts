@@ -284,6 +284,46 @@ describe('the inbox through the API', () => {
     expect(unauthenticated.status).toBe(401);
   });
 
+  it('keeps a send for the inbox of a recipient with no browser when it asks, and refuses it with 409 when not', async () => {
+    const refused = await h.send({ recipient: 'away', title: 'not kept' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('NO_CONNECTED_BROWSER');
+    expect((await h.send({ recipient: 'away', title: 'x', keep_for_inbox: 'yes' })).status).toBe(400);
+
+    const kept = await h.send({
+      recipient: 'away',
+      title: 'Kept for you',
+      keep_for_inbox: true,
+      notify_unread_after: 600,
+    });
+    expect(kept.status).toBe(201);
+    const sent = await kept.json();
+    expect(sent).toMatchObject({ object: 'notification', mode: 'live', attempts: [], status: 'completed' });
+    const read = await (await h.request(`/v1/notifications/${sent.id}`, { key: h.liveKey })).json();
+    expect(read).toMatchObject({ id: sent.id, attempts: [] });
+    // It counts as a notification, and its reminder is recorded as for any send.
+    const day = new Date(h.clock.now()).toISOString().slice(0, 10);
+    expect(await h.store.getUsage({ projectId: h.project.id, fromDay: day, toDay: day })).toEqual([
+      { day, notifications: 1, attempts: 0 },
+    ]);
+    const jobs = await h.store.listJobs({ projectId: h.project.id, kind: 'inbox-unread', limit: 10 });
+    expect(jobs.map((job) => job.key)).toEqual([`inbox-unread:${sent.id}`]);
+    // A test key's send is kept too (201, no attempt), and makes no item.
+    const asTest = await h.send({ recipient: 'away', title: 'test', keep_for_inbox: true }, h.testKey);
+    expect(asTest.status).toBe(201);
+
+    // The first connect finds it, with the counts.
+    const browser = await h.connectBrowser('away');
+    const counts = await (await asBrowser(browser, '/counts')).json();
+    expect(counts).toMatchObject({ total: 1, unread: 1, unseen: 1 });
+    const page = await (await asBrowser(browser, '')).json();
+    expect(page.data).toMatchObject([{ id: sent.id, title: 'Kept for you', read_at: null }]);
+    // Still unread when it is due: reminded once.
+    const due = h.clock.now() + 600_000;
+    expect(await h.store.remindUnread({ notificationId: sent.id, afterSeconds: 600, now: due })).toBe(true);
+    expect(await h.store.remindUnread({ notificationId: sent.id, afterSeconds: 600, now: due })).toBe(false);
+  });
+
   it('takes notify_unread_after from a send, as a whole number of seconds', async () => {
     await h.connectBrowser('ada');
     expect((await h.send({ recipient: 'ada', title: 'x', notify_unread_after: 0 })).status).toBe(400);

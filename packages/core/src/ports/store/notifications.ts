@@ -20,6 +20,12 @@ export interface CreateNotificationInput {
    * replay, a mismatch or a refused send.
    */
   jobs?: JobsOf<NotificationWithAttempts>;
+  /**
+   * When the recipient has no connected browser: record the notification with no attempt (an
+   * item of the recipient's inbox, for a live send) instead of refusing it
+   * (docs/inbox.md#an-inbox-for-users-who-are-away).
+   */
+  keepForInbox?: boolean;
 }
 
 /** Outcome of {@link NotificationStore.createNotification}. */
