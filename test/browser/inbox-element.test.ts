@@ -47,6 +47,8 @@ const change = { seen: (item) => { item.seen_at ??= now(); }, read: (item) => { 
   unread: (item) => { item.read_at = null; }, archive: (item) => { item.archived_at = now(); item.seen_at ??= now(); },
   unarchive: (item) => { item.archived_at = null; } };
 window.__emit = (event) => { for (const listener of listeners) listener(event); };
+/** A new item made now: the version of the inbox it was made at. */
+window.__made = () => ++version;
 window.__inbox = {
   status: () => window.__status,
   subscribe(listener) { listeners.add(listener); return () => listeners.delete(listener); },
@@ -62,9 +64,9 @@ window.__inbox = {
     window.__calls.push(['mark', action, ids]);
     const chosen = ids === 'all' ? items.filter((item) => !item.archived_at) : items.filter((item) => ids.includes(item.id));
     chosen.forEach(change[action]);
-    version++;
+    const base = version++;
     const update = { object: 'inbox_update', action, all: ids === 'all', items: ids === 'all' ? [] : chosen.map((item) => ({ ...item })),
-      not_found: [], counts: counts() };
+      not_found: [], counts: counts(), base_version: base, cutoff_version: ids === 'all' ? base : null, marked_at: now() };
     window.__emit({ type: 'update', update });
     return update;
   },
@@ -88,6 +90,7 @@ declare global {
     __calls: unknown[][];
     __status: string;
     __emit(event: unknown): void;
+    __made(): number;
   }
 }
 
@@ -225,6 +228,7 @@ describe('<tidings-inbox>', () => {
           read_at: null,
           archived_at: null,
         },
+        version: window.__made(),
       }),
     );
     expect(await page.locator('tidings-inbox [part~=title]').first().textContent()).toBe('Just now');

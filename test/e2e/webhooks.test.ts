@@ -481,6 +481,25 @@ describe('tidings serve reminds of unread inbox items', { timeout: 90_000 }, () 
     expect(received.find(about(unread))!.data).toMatchObject({ recipient: 'ivy', unread_after_seconds: 2 });
   });
 
+  it('keeps a send for the inbox of a recipient with no browser, which finds it and is reminded once', async () => {
+    // The endpoint of the first test of this group: a project holds at most 10.
+    const refused = await api('/v1/notifications', { json: { recipient: 'kim', title: 'Not kept' } });
+    expect(refused.status).toBe(409);
+    const response = await api('/v1/notifications', {
+      json: { recipient: 'kim', title: 'Kept for you', keep_for_inbox: true, notify_unread_after: 2 },
+    });
+    expect(response.status).toBe(201);
+    const sent = (await response.json()) as { id: string; attempts: unknown[]; status: string };
+    expect(sent).toMatchObject({ attempts: [], status: 'completed' });
+    const counts = await api('/v1/recipients/kim/inbox/counts');
+    expect(await counts.json()).toMatchObject({ total: 1, unread: 1, unseen: 1 });
+    await receivedOf('unread', 1, about(sent.id));
+    await quietPeriod(4000, 'a second reminder');
+    const reminders = receiver.receivedBy('unread').filter(about(sent.id));
+    expect(reminders.map((message) => message.type)).toEqual(['notification.unread']);
+    expect(reminders[0]!.data).toMatchObject({ recipient: 'kim', unread_after_seconds: 2 });
+  });
+
   it('sends a reminder due across a kill -9 once, after the restart', async () => {
     // The endpoint of the test above: a project holds at most 10, and this file makes as many.
     await browser('jack');

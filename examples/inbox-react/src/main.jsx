@@ -12,9 +12,15 @@ async function getToken() {
   return response.text();
 }
 
+/**
+ * The signed-in user, as the server mints their tokens (server.js). With it, the tabs of a browser
+ * share one connection and are one browser of the recipient; without it every tab is one.
+ */
+const recipient = 'demo-user';
+
 // Tidings answers on this origin (embedded in the server), so the SDK's base URL is ours. Every
 // notification is also an inbox item, which the list shows: nothing more to do with it here.
-const connection = connect({ baseUrl: window.location.origin, getToken, onNotification: () => {} });
+const connection = connect({ baseUrl: window.location.origin, recipient, getToken, onNotification: () => {} });
 
 createRoot(document.getElementById('root')).render(
   <StrictMode>

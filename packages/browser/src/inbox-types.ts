@@ -40,7 +40,14 @@ export interface TidingsInboxUpdate {
   items: TidingsInboxItem[];
   /** The ids given that are not in the recipient's inbox. */
   not_found: string[];
+  /** The counts after the change; `counts.version` is the version the change made. */
   counts: TidingsInboxCounts;
+  /** The version of the inbox just before the change: changes apply in this order. */
+  base_version: number;
+  /** With `all`: the mark changed only items made at or before this version; null otherwise. */
+  cutoff_version: number | null;
+  /** When the mark was made (the time it set on the items it changed). */
+  marked_at: string;
 }
 
 /** One page of the inbox, newest first. */
@@ -49,6 +56,12 @@ export interface TidingsInboxPage {
   data: TidingsInboxItem[];
   has_more: boolean;
   counts: TidingsInboxCounts;
+}
+
+/** Which items a list shows: the unread ones only or all, the archived ones or the others. */
+export interface TidingsInboxFilter {
+  unread: boolean;
+  archived: boolean;
 }
 
 /** What {@link TidingsInbox.list} reads. */
@@ -71,7 +84,8 @@ export interface TidingsInboxListOptions {
  */
 export type TidingsInboxEvent =
   | { type: 'update'; update: TidingsInboxUpdate }
-  | { type: 'item'; item: TidingsInboxItem }
+  /** `version`: the version of the inbox the item was made at; null when not known. */
+  | { type: 'item'; item: TidingsInboxItem; version: number | null }
   | { type: 'counts'; counts: TidingsInboxCounts }
   | { type: 'status'; status: TidingsStatus };
 

@@ -145,12 +145,18 @@ export function createInbox(s: ConnectionState): InboxControl {
       if (update?.object !== 'inbox_update' || !update.counts) {
         return fromServer ? report(s, protocolError('Bad inbox event')) : undefined;
       }
-      emit({ type: 'update', update: { ...update, counts: later(update.counts) } });
+      // As the server made it: its counts' version places it among the changes (inbox-list.ts).
+      later(update.counts);
+      emit({ type: 'update', update });
       if (fromServer) s.election?.post({ inbox: update });
     },
     notified(notification) {
       if (!listeners.size) return;
-      emit({ type: 'item', item: itemOf(notification, s.inboxRecipient ?? s.recipient ?? '') });
+      emit({
+        type: 'item',
+        item: itemOf(notification, s.inboxRecipient ?? s.recipient ?? ''),
+        version: notification.inbox_version ?? null,
+      });
       void refreshCounts();
     },
     statusChanged(status) {

@@ -4,11 +4,24 @@
  */
 export { connect } from './connect.js';
 export { TidingsError, type TidingsErrorCode, type TidingsErrorInit } from './errors.js';
+export {
+  emptyInboxList,
+  type InboxList,
+  type InboxListRead,
+  isBehind,
+  matchesFilter,
+  receiveFirstPage,
+  receiveItem,
+  receiveNextPage,
+  receiveUpdate,
+  receiveVersion,
+} from './inbox-list.js';
 export type {
   TidingsInbox,
   TidingsInboxAction,
   TidingsInboxCounts,
   TidingsInboxEvent,
+  TidingsInboxFilter,
   TidingsInboxItem,
   TidingsInboxListOptions,
   TidingsInboxPage,

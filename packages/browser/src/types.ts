@@ -19,6 +19,11 @@ export interface TidingsNotification {
   data: Record<string, unknown> | null;
   created_at: string;
   expires_at: string;
+  /**
+   * The version of the recipient's inbox its item was made at; null when not known (a delivery
+   * sent again after a reconnect, a poll). Lists use it to apply changes in order.
+   */
+  inbox_version?: number | null;
 }
 
 /** The life of a connection: `connecting` → `open` ⇄ `reconnecting` → `closed`. */

@@ -126,6 +126,9 @@ export const inboxUpdate = (extra: Partial<TidingsInboxUpdate> = {}): TidingsInb
   items: [],
   not_found: [],
   counts: counts(0),
+  base_version: 0,
+  cutoff_version: null,
+  marked_at: '2026-01-01T00:00:00.000Z',
   ...extra,
 });
 

@@ -72,6 +72,12 @@ const MAX_AUDIT_LIMIT = 1000;
 
 const modes = ['live', 'test'] as const;
 
+/**
+ * The switch `tidings serve` takes for `http:` webhook endpoints, under the same name for the
+ * commands that create or change one (`$TIDINGS_WEBHOOKS_ALLOW_HTTP=1` stays its alias).
+ */
+export const allowHttpOption = { 'webhooks-allow-http': { type: 'boolean' } } as const;
+
 /** Every admin command, in the order the help lists them. */
 export const adminCommands: AdminCommand[] = [
   {
@@ -313,13 +319,14 @@ export const adminCommands: AdminCommand[] = [
   },
   {
     name: 'webhook create',
-    synopsis: '--project PROJECT_ID --url URL --events A,B [--description TEXT]',
+    synopsis: '--project PROJECT_ID --url URL --events A,B [--description TEXT] [--webhooks-allow-http]',
     summary: 'Create a webhook endpoint; its signing secret is printed this once only',
     options: {
       project: { type: 'string' },
       url: { type: 'string' },
       events: { type: 'string' },
       description: { type: 'string' },
+      ...allowHttpOption,
     },
     changes: true,
     async run(admin, parsed, _store, context) {
@@ -351,9 +358,14 @@ export const adminCommands: AdminCommand[] = [
   },
   {
     name: 'webhook update',
-    synopsis: 'ENDPOINT_ID [--url URL] [--events A,B] [--description TEXT]',
+    synopsis: 'ENDPOINT_ID [--url URL] [--events A,B] [--description TEXT] [--webhooks-allow-http]',
     summary: 'Change the URL, events or description of a webhook endpoint',
-    options: { url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } },
+    options: {
+      url: { type: 'string' },
+      events: { type: 'string' },
+      description: { type: 'string' },
+      ...allowHttpOption,
+    },
     changes: true,
     async run(admin, parsed, _store, context) {
       const [id] = expectPositionals(parsed, ['ENDPOINT_ID'], this.name);

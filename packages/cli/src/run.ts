@@ -75,7 +75,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
           (admin, store) => command.run(admin, parsed, store, cliAuditContext(store, actor, io.env)),
           // As `tidings serve --webhooks-allow-http` does, for the endpoints it will send to.
           {
-            allowHttpWebhooks: io.env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1',
+            allowHttpWebhooks:
+              parsed.values['webhooks-allow-http'] === true || io.env.TIDINGS_WEBHOOKS_ALLOW_HTTP === '1',
             secretKeys: (await loadSecretKeys(io.env)).keys,
           },
         ),

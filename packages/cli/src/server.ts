@@ -42,6 +42,7 @@ import type { ListenAddress } from './listen-address.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 import { openDashboardStore, openStore, storeTarget } from './open-store.js';
 import { openRedisPorts, type RedisPorts, type ServeRedisOptions } from './redis-ports.js';
+import { registerSdkFiles } from './sdk-files.js';
 import { type LoadedSecretKeys, OperatorRefusal, SECRET_KEY_SOURCES } from './secret-keys.js';
 
 /** Options of {@link startServer}. */
@@ -140,7 +141,8 @@ export function urlHost(host: string): string {
 }
 
 /**
- * The standalone app: `/healthz`, the API reference at `/docs`, the demo page with `demo`, the
+ * The standalone app: `/healthz`, the API reference at `/docs`, the browser SDK's files under
+ * `/sdk` (sdk-files.ts), the demo page with `demo`, the
  * dashboard, and Tidings under `/v1`. The dashboard takes its hub, limits, proxy trust and public
  * URL from `tidings`; `dashboard.store` is its own port on the same database.
  */
@@ -152,6 +154,7 @@ export function createServerApp(
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   registerApiReference(app, tidings);
+  registerSdkFiles(app);
   if (demo) registerDemoPage(app, { tidings, demo });
   if (dashboard && dashboard.options.enabled !== false) {
     const { options } = dashboard;

@@ -84,6 +84,37 @@ describe('tidings webhook', () => {
     expect(JSON.stringify(entries)).not.toContain('whsec_');
   }, 60_000);
 
+  it('accepts an http: URL with --webhooks-allow-http, the name serve takes, and with its environment alias', async () => {
+    const projectId = await project(await verifiedAccount('http-hooks@example.com'), 'Http hooks');
+    const create = [
+      'webhook',
+      'create',
+      '--project',
+      projectId,
+      '--url',
+      'http://hooks.example.com/in',
+      '--events',
+      '*',
+    ];
+    expect((await failingJson(create)).code).toBe('VALIDATION_FAILED');
+    const flagged = await tidingsJson<Endpoint>([
+      ...create,
+      '--webhooks-allow-http',
+      '--actor',
+      'dana',
+      '--db',
+      paths.db,
+    ]);
+    expect(flagged.url).toBe('http://hooks.example.com/in');
+    const update = ['webhook', 'update', flagged.id, '--url', 'http://hooks.example.com/other'];
+    expect((await failingJson(update)).code).toBe('VALIDATION_FAILED');
+    const aliased = await runTidings([...update, '--actor', 'dana', '--db', paths.db, '--json'], {
+      TIDINGS_WEBHOOKS_ALLOW_HTTP: '1',
+    });
+    expect(aliased.code).toBe(0);
+    expect((JSON.parse(aliased.stdout) as Endpoint).url).toBe('http://hooks.example.com/other');
+  }, 60_000);
+
   it('lists an endpoint’s messages, sends a test event, resends one and replays them, with audit entries', async () => {
     interface Message {
       id: string;

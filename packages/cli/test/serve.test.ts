@@ -1,7 +1,8 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   assertBuilt,
   createKeyWithCli,
@@ -14,6 +15,9 @@ import {
 } from '@tidings/test-support/cli-process.js';
 import { conformingFetch } from '@tidings/test-support/openapi-conformance.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+/** The built files of `@tidings/browser` that the server serves. */
+const browserDist = fileURLToPath(new URL('../../browser/dist/', import.meta.url));
 
 let dir: string;
 let remove: () => Promise<void>;
@@ -72,6 +76,25 @@ describe('tidings serve', () => {
     expect((await conformingFetch(`${server.url}/elsewhere`)).status).toBe(404);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+  });
+
+  it('serves the browser SDK, the inbox build and the service worker at /sdk, as @tidings/browser ships them', async () => {
+    const server = await serve(['--db', join(dir, 'sdk.db'), '--port', '0']);
+    for (const name of ['tidings.global.js', 'tidings-push.global.js', 'tidings-inbox.global.js', 'tidings-sw.js']) {
+      const response = await fetch(`${server.url}/sdk/${name}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      const shipped = await readFile(join(browserDist, name), 'utf8');
+      expect(await response.text()).toBe(shipped);
+      const etag = response.headers.get('etag');
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      const again = await fetch(`${server.url}/sdk/${name}`, { headers: { 'if-none-match': etag! } });
+      expect(again.status).toBe(304);
+    }
+    const worker = await fetch(`${server.url}/sdk/tidings-sw.js`);
+    expect(worker.headers.get('service-worker-allowed')).toBe('/');
+    expect((await fetch(`${server.url}/sdk/other.js`)).status).toBe(404);
   });
 
   it('refuses, on its next request, a key revoked and a project suspended by another process', async () => {

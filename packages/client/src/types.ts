@@ -103,6 +103,11 @@ export interface SendNotificationParams {
    * `notification.unread` webhook is sent (live mode).
    */
   notify_unread_after?: number | null;
+  /**
+   * True: when the recipient has no connected browser, the notification is kept for their inbox
+   * (201, no attempt) instead of refused with 409 NO_CONNECTED_BROWSER.
+   */
+  keep_for_inbox?: boolean | null;
 }
 
 /** The body of `connectTokens.create`. */

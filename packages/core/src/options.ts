@@ -29,6 +29,12 @@ export interface LimitsOptions {
   connectPerIp?: number;
   /** POST /v1/events and /v1/browsers/{id}/disconnect together per window, per client IP. @default 300 */
   eventsPerIp?: number;
+  /**
+   * Reads of inboxes with an API key (`GET /v1/recipients/{recipient}/inbox` and its counts) per
+   * window, per project: a scope of their own, so that a badge rendered on the server takes
+   * nothing from the sends. @default 1200
+   */
+  inboxReadsPerProject?: number;
 }
 
 /** Options of {@link createTidings}. */
@@ -171,6 +177,7 @@ export const defaultLimits: ResolvedLimits = {
   invalidKeyPerIp: 120,
   connectPerIp: 60,
   eventsPerIp: 300,
+  inboxReadsPerProject: 1200,
 };
 
 function positiveInteger(name: string, value: number): number {

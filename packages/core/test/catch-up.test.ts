@@ -184,6 +184,7 @@ describe('catching streams up from the store', () => {
           data: null,
           createdAt: Date.parse(sent.created_at),
           expiresAt: Date.parse(sent.expires_at),
+          inboxVersion: null,
         },
       },
     ]);

@@ -55,6 +55,8 @@ describe('GET /v1/connect/{token}', () => {
       data: { k: 1 },
       created_at: sent.created_at,
       expires_at: sent.expires_at,
+      // The recipient's first inbox change: its item (docs/inbox.md#versions).
+      inbox_version: 1,
     });
     await h.send({ recipient: 'streamer', title: 'Second' });
     expect((await stream.next('notification', 2)).id).toBe(`${data.browser_id}.2`);

@@ -1,15 +1,22 @@
-import type {
-  TidingsInbox,
-  TidingsInboxAction,
-  TidingsInboxCounts,
-  TidingsInboxEvent,
-  TidingsInboxItem,
-  TidingsInboxPage,
-  TidingsInboxUpdate,
-  TidingsStatus,
+import {
+  emptyInboxList,
+  type InboxList,
+  type InboxListRead,
+  isBehind,
+  receiveFirstPage,
+  receiveItem,
+  receiveNextPage,
+  receiveUpdate,
+  receiveVersion,
+  type TidingsInbox,
+  type TidingsInboxAction,
+  type TidingsInboxCounts,
+  type TidingsInboxEvent,
+  type TidingsInboxFilter,
+  type TidingsInboxItem,
+  type TidingsStatus,
 } from '@tidings/browser';
-import { countsOf, laterCounts } from './counts-store.js';
-import { appendPage, applyUpdate, changedIds, firstPage, type ListFilter, prependItem } from './items.js';
+import { laterCounts } from './counts-store.js';
 import { asError, createStore, type Store } from './store.js';
 
 /** Which items `useInbox` lists, and how many a page reads. */
@@ -61,12 +68,21 @@ export interface InboxStore extends Store<InboxState> {
   actions: InboxActions;
 }
 
-/** The recipient's inbox, one filtered list of it read a page at a time, kept current from its events. */
+/** How long a list waits for a change it was not told before it reads its first page again. */
+export const BEHIND_MS = 3000;
+
+/**
+ * The recipient's inbox, one filtered list of it read a page at a time, kept equal to the
+ * server's from its events: the changes apply in the order of the inbox's versions, whatever order
+ * they arrive in (`@tidings/browser`'s list model, docs/inbox.md#versions).
+ */
 export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}): InboxStore {
-  const filter: ListFilter = { unread: options.unread ?? false, archived: options.archived ?? false };
+  const filter: TidingsInboxFilter = { unread: options.unread ?? false, archived: options.archived ?? false };
   const limit = options.pageSize ?? 20;
-  let cursor: string | undefined; // the last id of the last page read
-  const versions = new Map<string, number>(); // item id → the counts version of the last update that changed it
+  let list: InboxList = emptyInboxList();
+  let readingFirst = false;
+  let firstQueued = false;
+  let behindTimer: ReturnType<typeof setTimeout> | null = null;
   const initial: InboxState = {
     items: [],
     counts: null,
@@ -76,35 +92,56 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
     status: inbox.status(),
   };
   const store = createStore(initial, () => {
+    list = emptyInboxList();
+    readingFirst = false;
+    firstQueued = false;
     const unsubscribe = inbox.subscribe(onEvent);
     // The status may have changed while no component showed the list.
     if (state().status !== inbox.status()) set({ status: inbox.status() });
     void readFirst();
-    return unsubscribe;
+    return () => {
+      unsubscribe();
+      if (behindTimer) clearTimeout(behindTimer);
+      behindTimer = null;
+    };
   });
   const { set, getState: state } = store;
 
   function onEvent(event: TidingsInboxEvent) {
-    const counts = countsOf(event);
-    if (event.type === 'item') set({ items: prependItem(state().items, event.item, filter) });
-    if (event.type === 'update') applyAnswer(event.update);
-    else if (counts) takeCounts(counts);
-    if (event.type !== 'status') return;
-    set({ status: event.status });
-    // Back online: what was sent or marked meanwhile is read with the first page again.
-    if (event.status === 'open' && !state().loading) void readFirst();
+    if (event.type === 'item') step(receiveItem(list, event.item, event.version, filter));
+    else if (event.type === 'update') {
+      step(receiveUpdate(list, event.update, filter));
+      takeCounts(event.update.counts);
+    } else if (event.type === 'counts') {
+      takeCounts(event.counts);
+      step({ list: receiveVersion(list, event.counts.version), read: null });
+    } else {
+      set({ status: event.status });
+      // Back online: what was sent or marked meanwhile is read with the first page again.
+      if (event.status === 'open' && list.version >= 0) void readFirst();
+    }
   }
 
   const takeCounts = (counts: TidingsInboxCounts) => set({ counts: laterCounts(state().counts, counts) });
 
-  /** An update, to the items that no later update changed already (updates may arrive out of order). */
-  function applyAnswer(update: TidingsInboxUpdate) {
-    const { version } = update.counts;
-    const isLater = (id: string) => (versions.get(id) ?? 0) <= version;
-    const items = applyUpdate(state().items, update, filter, state().hasMore, isLater);
-    for (const id of changedIds(update, state().items)) if (isLater(id)) versions.set(id, version);
-    set({ items });
-    takeCounts(update.counts);
+  /** Takes the list a step left, shows it, reads what it asks for, and watches that it is not left behind. */
+  function step(next: { list: InboxList; read: InboxListRead }) {
+    list = next.list;
+    if (state().items !== list.items || state().hasMore !== list.hasMore) {
+      set({ items: list.items, hasMore: list.hasMore });
+    }
+    if (next.read === 'first') void readFirst();
+    else if (next.read === 'next') void readNext();
+    if (!isBehind(list)) {
+      if (behindTimer) clearTimeout(behindTimer);
+      behindTimer = null;
+    } else if (!behindTimer) {
+      // A change it was not told (lost on the way): the first page again, after a while.
+      behindTimer = setTimeout(() => {
+        behindTimer = null;
+        if (isBehind(list)) void readFirst();
+      }, BEHIND_MS);
+    }
   }
 
   /**
@@ -121,29 +158,48 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
     }
   }
 
-  function readPage(startingAfter: string | undefined, use: (page: TidingsInboxPage) => void) {
+  /** Reads the first page: one read at a time, and one more after it for whatever asked meanwhile. */
+  async function readFirst(): Promise<void> {
+    if (readingFirst) {
+      firstQueued = true;
+      return;
+    }
+    readingFirst = true;
+    set({ loading: true });
+    const session = store.session();
+    await request(
+      () => inbox.list({ ...filter, limit }),
+      (page) => {
+        takeCounts(page.counts);
+        step(receiveFirstPage(list, page, filter));
+        set({ loading: false, error: null });
+      },
+      (error) => set({ loading: false, error }),
+    );
+    if (session !== store.session()) return;
+    readingFirst = false;
+    if (firstQueued) {
+      firstQueued = false;
+      await readFirst();
+    }
+  }
+
+  function readNext(): Promise<void> {
     set({ loading: true });
     return request(
-      () => inbox.list({ ...filter, limit, startingAfter }),
+      () => inbox.list({ ...filter, limit, startingAfter: list.items.at(-1)?.id }),
       (page) => {
-        cursor = page.data.at(-1)?.id ?? startingAfter;
-        use(page);
+        takeCounts(page.counts);
+        step(receiveNextPage(list, page, filter));
+        set({ loading: false, error: null });
       },
       (error) => set({ loading: false, error }),
     );
   }
 
-  const readFirst = () =>
-    readPage(undefined, (page) => {
-      set({ items: firstPage(state().items, page.data), hasMore: page.has_more, loading: false, error: null });
-      takeCounts(page.counts);
-    });
-
   const loadMore = async () => {
     if (state().loading || !state().hasMore) return;
-    await readPage(cursor, (page) => {
-      set({ items: appendPage(state().items, page.data), hasMore: page.has_more, loading: false, error: null });
-    });
+    await readNext();
   };
 
   const mark = (action: TidingsInboxAction, ids: readonly string[] | 'all') =>
@@ -152,7 +208,8 @@ export function createInboxStore(inbox: TidingsInbox, options: InboxOptions = {}
       : request(
           () => inbox.mark(action, ids),
           (update) => {
-            applyAnswer(update);
+            step(receiveUpdate(list, update, filter));
+            takeCounts(update.counts);
             set({ error: null });
           },
           (error) => set({ error }),

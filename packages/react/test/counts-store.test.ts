@@ -26,7 +26,7 @@ describe('the counts store', () => {
     const { fake, store } = started();
     fake.counts[0]!.resolve(counts(0));
     await settle();
-    fake.emit({ type: 'item', item: item(1) });
+    fake.emit({ type: 'item', item: item(1), version: 1 });
     expect(store.getState().unread).toBe(0);
     fake.emit({ type: 'counts', counts: counts(1) });
     expect(store.getState().unread).toBe(1);

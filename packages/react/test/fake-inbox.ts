@@ -103,13 +103,28 @@ export function page(data: TidingsInboxItem[], hasMore = false, pageCounts = cou
   return { object: 'list', data, has_more: hasMore, counts: pageCounts };
 }
 
+/** An update that made `updateCounts.version` from the version before it (unless `base` says otherwise). */
 export function update(
   action: TidingsInboxAction,
   items: TidingsInboxItem[],
   updateCounts: TidingsInboxCounts,
   all = false,
+  base = updateCounts.version - 1,
 ): TidingsInboxUpdate {
-  return { object: 'inbox_update', action, all, items, not_found: [], counts: updateCounts };
+  return {
+    object: 'inbox_update',
+    action,
+    all,
+    items,
+    not_found: [],
+    counts: updateCounts,
+    base_version: base,
+    cutoff_version: all ? base : null,
+    marked_at: MARKED_AT,
+  };
 }
+
+/** When the updates of all items were made. */
+export const MARKED_AT = '2026-11-29T12:30:00.000Z';
 
 export const READ_AT = '2026-11-29T12:00:00.000Z';

@@ -86,14 +86,14 @@ describe('useInbox', () => {
     expect(renderer.toJSON()).toBe('ntf_2, ntf_1');
     expect(inbox.hasMore).toBe(true);
 
-    await act(async () => fake.emit({ type: 'item', item: item(3) }));
+    await act(async () => fake.emit({ type: 'item', item: item(3), version: 2 }));
     expect(renderer.toJSON()).toBe('ntf_3, ntf_2, ntf_1');
 
     await act(async () => void inbox.markRead('ntf_2'));
-    fake.marks[0]!.resolve(update('read', [item(2, { read_at: READ_AT })], counts(2, 3)));
+    fake.marks[0]!.resolve(update('read', [item(2, { read_at: READ_AT })], counts(2, 3, 2, 3)));
     await settled();
     expect(renderer.toJSON()).toBe('ntf_3, ntf_2 read, ntf_1');
-    expect(inbox.counts).toEqual(counts(2, 3));
+    expect(inbox.counts).toEqual(counts(2, 3, 2, 3));
 
     await act(async () => renderer.unmount());
     expect(fake.listeners()).toBe(0);

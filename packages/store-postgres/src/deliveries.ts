@@ -26,7 +26,8 @@ export function deliveryOperations(pool: Pool, sql: Sql, recordEvents: RecordWeb
   const selectDeliveries = statement(
     'select_deliveries',
     `SELECT a.id AS "attemptId", a.browser_id AS "browserId", a.seq, n.id AS "notificationId", n.title, n.body,
-            n.url, n.icon, n.tag, n.data, n.created_at AS "createdAt", n.expires_at AS "expiresAt"
+            n.url, n.icon, n.tag, n.data, n.created_at AS "createdAt", n.expires_at AS "expiresAt",
+            NULL::bigint AS "inboxVersion"
        FROM ${t('attempts')} AS a JOIN ${t('notifications')} AS n ON n.id = a.notification_id
       WHERE a.browser_id = $1 AND NOT a.final AND a.expires_at > $2
       ORDER BY a.seq`,

@@ -193,6 +193,8 @@ export function inboxOperations(pool: Pool, sql: Sql, recordEvents: RecordWebhoo
           notFound,
           anyChanged: rows.length > 0,
           counts,
+          // The statement's trigger raises the version once for the whole mark (migration 13).
+          previousVersion: rows.length > 0 ? counts.version - 1 : counts.version,
           browserIds: connected.map((row) => row.id),
         };
       });

@@ -128,7 +128,8 @@ export function notificationOperations(
   });
 
   return {
-    createNotification: (input) => sends.run(input),
+    // A send kept for the inbox goes alone: the group's statements record attempts only.
+    createNotification: (input) => (input.keepForInbox === true ? sendAlone(input) : sends.run(input)),
     async getNotification({ projectId, id }) {
       // One statement: the notification and its attempts from one snapshot.
       const [found] = await run<NotificationRecord & { attempts: AttemptRecord[] }>(pool, selectNotification, [

@@ -24,7 +24,8 @@ export function pendingDeliveryOperations(pool: Pool, sql: Sql): PendingDelivery
     `SELECT d.* FROM (SELECT id, min(after) AS after FROM unnest($1::text[], $3::int8[]) AS b(id, after) GROUP BY id) AS b
        CROSS JOIN LATERAL (
          SELECT a.id AS "attemptId", a.browser_id AS "browserId", a.seq, n.id AS "notificationId", n.title,
-                n.body, n.url, n.icon, n.tag, n.data, n.created_at AS "createdAt", n.expires_at AS "expiresAt"
+                n.body, n.url, n.icon, n.tag, n.data, n.created_at AS "createdAt", n.expires_at AS "expiresAt",
+                NULL::bigint AS "inboxVersion"
            FROM ${t('attempts')} AS a JOIN ${t('notifications')} AS n ON n.id = a.notification_id
           WHERE a.browser_id = b.id AND a.seq > b.after AND NOT a.final AND a.expires_at > $2
           ORDER BY a.seq

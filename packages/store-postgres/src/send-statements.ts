@@ -32,6 +32,8 @@ export interface SendStatements {
   record: Statement;
   /** Records a notification for one browser. */
   recordOne: Statement;
+  /** Records a notification kept for the inbox of a recipient with no browser: no attempt. */
+  recordKept: Statement;
   /** The result under a claimed key. */
   storeResult: Statement;
   /** The claim of a send that recorded nothing, removed: the key stays free. */
@@ -124,6 +126,23 @@ export function sendStatements(sql: Sql): SendStatements {
      ), planned AS (
        SELECT $15::text AS attempt_id, id AS browser_id, 1::int8 AS position, seq FROM raised
      ), ${recordPlanned}`,
+  );
+  // A send kept for the inbox (docs/inbox.md#an-inbox-for-users-who-are-away): the notification
+  // (whose trigger makes the item) and the live usage, with no attempt. The parameters are those
+  // of the statements above, so that one list of values serves them all.
+  const recordKept = statement(
+    'send_record_kept',
+    `WITH notification AS (
+       INSERT INTO ${t('notifications')}
+         (id, project_id, mode, recipient, title, body, url, icon, tag, data, ttl, created_at, expires_at,
+          api_key_id, request_id, idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $18, $19, $20)
+     ), usage AS (
+       INSERT INTO ${t('usage_days')} AS u (project_id, day, shard, notifications, attempts)
+       SELECT $2, $16, pg_backend_pid() % $17, 1, 0 WHERE $3 = 'live'
+       ON CONFLICT (project_id, day, shard) DO UPDATE SET notifications = u.notifications + 1
+     )
+     SELECT $14::text AS browser_id, $15::text AS attempt_id WHERE false`,
   );
   const storeResult = statement(
     'send_result',
@@ -230,6 +249,7 @@ export function sendStatements(sql: Sql): SendStatements {
     claimAndBrowsers,
     record,
     recordOne,
+    recordKept,
     storeResult,
     dropClaim,
     group: { claimKeys, connectedBrowsers: groupBrowsers, record: groupRecord, recordAtOnce, settleKeys },
@@ -410,6 +430,10 @@ export async function writeSend(
     }
     browserIds = rows.map((row) => row.id!).sort();
   }
+  if (browserIds.length === 0 && input.keepForInbox === true) {
+    await runStatement(statements.recordKept, recordValues(notification, '', '', usageShards));
+    return created({ notification, attempts: [] });
+  }
   if (browserIds.length === 0) return refused({ kind: 'no-connected-browser' });
   const attemptIds = browserIds.map(() => input.newAttemptId());
   const rows =
@@ -427,13 +451,16 @@ export async function writeSend(
   const attempts = rows.map(
     (row): AttemptRecord => acceptedAttempt(notification, row.attempt_id, row.browser_id, Number(row.seq)),
   );
-  const created: NotificationWithAttempts = { notification, attempts };
-  const response = input.render(created);
-  return {
-    kind: 'created',
-    outcome: { kind: 'created', created, response },
-    storeResult:
-      idempotency === null ? null : [notification.projectId, idempotency.key, response.status, response.body],
-    jobs: input.jobs ? input.jobs(created) : [],
-  };
+  return created({ notification, attempts });
+
+  function created(recorded: NotificationWithAttempts): WrittenSend {
+    const response = input.render(recorded);
+    return {
+      kind: 'created',
+      outcome: { kind: 'created', created: recorded, response },
+      storeResult:
+        idempotency === null ? null : [notification.projectId, idempotency.key, response.status, response.body],
+      jobs: input.jobs ? input.jobs(recorded) : [],
+    };
+  }
 }

@@ -43,6 +43,8 @@ function deliveryFromRow(row: DeliveryRow): Delivery {
     data: parseData(row.data),
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+    // Sent again (a resume, a poll): the browser's list is read again anyway.
+    inboxVersion: null,
   };
 }
 

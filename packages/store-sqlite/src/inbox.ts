@@ -193,11 +193,14 @@ export function inboxOperations(db: Database.Database, recordEvents: RecordWebho
       kind === 'all' || rows.length === 0
         ? []
         : selectItems.all(JSON.stringify(rows.map((row) => row.notification_id))).map(itemFromRow);
+    const counts = countsOf(projectId, recipient);
     return {
       changed,
       notFound,
       anyChanged: rows.length > 0,
-      counts: countsOf(projectId, recipient),
+      counts,
+      // The triggers raise the version once for each item changed (migration 18).
+      previousVersion: counts.version - rows.length,
       browserIds: selectConnected.all(projectId, recipient),
     };
   });

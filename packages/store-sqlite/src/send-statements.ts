@@ -22,6 +22,8 @@ export interface SendStatements {
   connected: { all(projectId: string, recipient: string): [string, number][] };
   idempotency: { get(projectId: string, key: string): IdempotencyRow | undefined };
   notification: { run(...values: NotificationValues): unknown };
+  /** The version of a recipient's inbox (docs/inbox.md#versions). */
+  inboxVersion: { get(projectId: string, recipient: string): number | undefined };
   attempt: { run(...values: [string, string, string, number, number, number, number]): unknown };
   storeResult: { run(...values: [string, string, string, number, string, number, number]): unknown };
   lastSeq: { run(seq: number, browserId: string): unknown };
@@ -69,6 +71,10 @@ export function prepareSendStatements(db: Database.Database): SendStatements {
           api_key_id, request_id, idempotency_key)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    // The version the insert's trigger gave the recipient's inbox: the one its item was made at.
+    inboxVersion: db
+      .prepare<[string, string], number>('SELECT version FROM inbox_counts WHERE project_id = ? AND recipient = ?')
+      .pluck(),
     attempt: db.prepare<[string, string, string, number, number, number, number]>(
       `INSERT INTO attempts (id, notification_id, browser_id, seq, status, final, accepted_at, expires_at)
        VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?)`,
@@ -122,9 +128,14 @@ export function writeSend(
     if (outcome.kind === 'replay') return { kind: 'replay', response: { status: outcome.status, body: outcome.body } };
   }
   const { ids, lastSeqs } = ledger.connected(notification.projectId, notification.recipient);
-  if (ids.length === 0) return { kind: 'no-connected-browser' };
+  // Kept for the inbox, a send to a recipient without a browser is recorded with no attempt.
+  if (ids.length === 0 && input.keepForInbox !== true) return { kind: 'no-connected-browser' };
 
   statements.notification.run(...notificationValues(notification));
+  const inboxVersion =
+    notification.mode === 'live'
+      ? (statements.inboxVersion.get(notification.projectId, notification.recipient) ?? null)
+      : null;
   const attempts = ids.map((browserId, i): AttemptRecord => {
     const attempt = acceptedAttempt(notification, input.newAttemptId(), browserId, lastSeqs[i]! + 1);
     statements.attempt.run(
@@ -154,7 +165,7 @@ export function writeSend(
   const jobs = input.jobs ? input.jobs(created) : [];
   if (jobs.length > 0) statements.insertJobs(jobs, notification.createdAt);
   ledger.count(created, jobs);
-  return { kind: 'created', created, response };
+  return { kind: 'created', created, response, inboxVersion };
 }
 
 /**

@@ -1,10 +1,21 @@
+import {
+  emptyInboxList,
+  type InboxList,
+  type InboxListRead,
+  isBehind,
+  receiveFirstPage,
+  receiveItem,
+  receiveNextPage,
+  receiveUpdate,
+  receiveVersion,
+} from '../inbox-list.js';
 import type {
   TidingsInbox,
   TidingsInboxAction,
   TidingsInboxCounts,
   TidingsInboxEvent,
+  TidingsInboxFilter,
   TidingsInboxItem,
-  TidingsInboxUpdate,
 } from '../inbox-types.js';
 import { safeUrl } from '../system-notification.js';
 import type { TidingsStatus } from '../types.js';
@@ -28,12 +39,11 @@ const statusText: Record<TidingsStatus, string> = {
   closed: 'Offline',
 };
 
-/** The item as an action leaves it, for a mark of `all` (whose answer lists no items). */
-const afterAction = (item: TidingsInboxItem, action: TidingsInboxAction, at: string): TidingsInboxItem => ({
-  ...item,
-  seen_at: action === 'unread' ? item.seen_at : (item.seen_at ?? at),
-  read_at: action === 'unread' ? null : action === 'read' ? (item.read_at ?? at) : item.read_at,
-});
+/** The element lists the items that are not archived, read or not. */
+const FILTER: TidingsInboxFilter = { unread: false, archived: false };
+
+/** How long the list waits for a change it was not told before it reads its first page again. */
+const BEHIND_MS = 3000;
 
 const ignore = () => {};
 
@@ -49,13 +59,14 @@ export class TidingsInboxElement extends Base {
   private _source: TidingsInboxSource | null = null;
   private _inbox: TidingsInbox | null = null;
   private _unsubscribe: () => void = ignore;
-  private _items: TidingsInboxItem[] = [];
+  /** The list, kept in the order of the inbox's versions (inbox-list.ts). */
+  private _list: InboxList = emptyInboxList();
+  private _behind: ReturnType<typeof setTimeout> | undefined;
   private _rows = new Map<string, HTMLElement>();
   private _unread: number | null = null;
   /** The version of the counts shown: older ones (answers that crossed a newer event) change nothing. */
   private _version = Number.NEGATIVE_INFINITY;
   private _status: TidingsStatus = 'connecting';
-  private _hasMore = false;
   private _loading = false;
   private _shadow: ShadowRoot | null = null;
   private _observer: IntersectionObserver | null = null;
@@ -166,17 +177,50 @@ export class TidingsInboxElement extends Base {
     this._unsubscribe();
     this._unsubscribe = ignore;
     this._inbox = null;
-    this._items = [];
+    this._list = emptyInboxList();
+    clearTimeout(this._behind);
+    this._behind = undefined;
     this._unread = null;
     this._version = Number.NEGATIVE_INFINITY;
     if (this._shadow) this._renderBell();
   }
 
+  private get _items(): TidingsInboxItem[] {
+    return this._list.items;
+  }
+
+  /** Whether the list follows the events: once read, or while its first page is read. */
+  private get _tracking(): boolean {
+    return this._list.version >= 0 || this._loading;
+  }
+
   private _on(event: TidingsInboxEvent) {
-    if (event.type === 'update') this._apply(event.update);
-    else if (event.type === 'item') this._add(event.item);
-    else if (event.type === 'counts') this._setCounts(event.counts);
-    else this._setStatus(event.status);
+    if (event.type === 'status') return this._setStatus(event.status);
+    if (event.type === 'counts') this._setCounts(event.counts);
+    if (event.type === 'update') this._setCounts(event.update.counts);
+    if (!this._tracking) return;
+    if (event.type === 'update') this._step(receiveUpdate(this._list, event.update, FILTER));
+    else if (event.type === 'counts')
+      this._step({ list: receiveVersion(this._list, event.counts.version), read: null });
+    else {
+      this._step(receiveItem(this._list, event.item, event.version, FILTER));
+      this._markSeen([event.item]);
+    }
+  }
+
+  /** Takes the list a step left, reads what it asks for, and reads the first page again when left behind. */
+  private _step(next: { list: InboxList; read: InboxListRead }) {
+    this._list = next.list;
+    if (next.read) void this._loadPage(next.read === 'first', true);
+    if (!isBehind(this._list)) {
+      clearTimeout(this._behind);
+      this._behind = undefined;
+    } else
+      this._behind ??= setTimeout(() => {
+        this._behind = undefined;
+        if (isBehind(this._list)) void this._loadPage(true);
+      }, BEHIND_MS);
+    this._renderList();
   }
 
   private _setStatus(status: TidingsStatus) {
@@ -197,42 +241,10 @@ export class TidingsInboxElement extends Base {
     }
   }
 
-  private _apply(update: TidingsInboxUpdate) {
-    this._setCounts(update.counts);
-    if (update.all && update.action === 'archive') this._items = [];
-    else if (update.all && update.action === 'unarchive') {
-      if (this.open) void this._loadPage(true);
-    } else if (update.all) {
-      const at = new Date().toISOString();
-      this._items = this._items.map((item) => afterAction(item, update.action, at));
-    }
-    for (const item of update.items) this._put(item);
-    this._renderList();
-  }
-
-  /** An item as it is now: replaced, removed once archived, or inserted in its place when the list reaches it. */
-  private _put(item: TidingsInboxItem) {
-    const items = [...this._items];
-    const at = items.findIndex((other) => other.id === item.id);
-    const last = items[items.length - 1];
-    if (at >= 0) items.splice(at, 1, ...(item.archived_at ? [] : [item]));
-    else if (!item.archived_at && (!this._hasMore || !last || item.created_at >= last.created_at)) {
-      const index = items.findIndex((other) => other.created_at < item.created_at);
-      items.splice(index < 0 ? items.length : index, 0, item);
-    }
-    this._items = items;
-  }
-
-  private _add(item: TidingsInboxItem) {
-    if (this._items.some((other) => other.id === item.id)) return;
-    this._items = [item, ...this._items];
-    this._renderList();
-    this._markSeen([item]);
-  }
-
-  private async _loadPage(first: boolean) {
+  /** Reads the first page, or the next (`again`: the list asked for it, whatever is under way). */
+  private async _loadPage(first: boolean, again = false) {
     const inbox = this._inbox;
-    if (!inbox || (this._loading && !first) || (!first && !this._hasMore)) return;
+    if (!inbox || (this._loading && !first && !again) || (!first && !this._list.hasMore)) return;
     this._loading = true;
     this._renderList();
     const last = this._items[this._items.length - 1];
@@ -240,11 +252,8 @@ export class TidingsInboxElement extends Base {
       const limit = Math.min(Math.max(Number(this.getAttribute('page-size')) || 20, 1), 100);
       const page = await inbox.list({ limit, startingAfter: first ? undefined : last?.id });
       if (inbox !== this._inbox) return;
-      const kept = first ? [] : this._items;
-      const known = new Set(kept.map((item) => item.id));
-      this._items = [...kept, ...page.data.filter((item) => !known.has(item.id))];
-      this._hasMore = page.has_more;
       this._setCounts(page.counts);
+      this._step((first ? receiveFirstPage : receiveNextPage)(this._list, page, FILTER));
       this._markSeen(page.data);
     } catch {
       // Offline or refused: the status line says so, and the next opening tries again.
@@ -259,7 +268,7 @@ export class TidingsInboxElement extends Base {
   private _watchEnd() {
     const end = this._shadow!.querySelector('.sentinel')!;
     this._observer?.unobserve(end);
-    if (this._hasMore && this.open) this._observer?.observe(end);
+    if (this._list.hasMore && this.open) this._observer?.observe(end);
   }
 
   private _markSeen(items: TidingsInboxItem[]) {
@@ -269,7 +278,11 @@ export class TidingsInboxElement extends Base {
 
   private _mark(action: TidingsInboxAction, ids: string[] | 'all') {
     const inbox = this._inbox;
-    inbox?.mark(action, ids).then((update) => inbox === this._inbox && this._apply(update), ignore);
+    inbox?.mark(action, ids).then((update) => {
+      if (inbox !== this._inbox) return;
+      this._setCounts(update.counts);
+      this._step(receiveUpdate(this._list, update, FILTER));
+    }, ignore);
   }
 
   private _onListClick = (event: Event) => {

@@ -126,6 +126,13 @@ export const deliveryPayloadSchema = z.object({
   data: z.record(z.string(), z.unknown()).nullable(),
   created_at: time,
   expires_at: time,
+  inbox_version: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The version of the recipient’s inbox the notification’s item was made at (docs/inbox.md#versions); null when not known (a delivery sent again after a reconnect, a poll).',
+    ),
 });
 
 /** The answer to a poll (`POST /v1/connect/{token}` with the browser's credentials, 200). */
@@ -207,6 +214,20 @@ export const inboxUpdateObjectSchema = z.object({
   items: z.array(inboxItemObjectSchema).describe('The items it changed, as they are now; empty for `all`.'),
   not_found: z.array(z.string()).describe('The ids given that are not in the recipient’s inbox.'),
   counts: inboxCountsObjectSchema,
+  base_version: z
+    .number()
+    .int()
+    .describe(
+      'The version of the inbox just before this change; `counts.version` is the one after it. A list applies the changes in this order (docs/inbox.md#versions).',
+    ),
+  cutoff_version: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'With `all`: the mark changed only items made at or before this version of the inbox (an item of a send it crossed is not among them); null otherwise.',
+    ),
+  marked_at: time.describe('When the mark was made: the time it set on the items it changed.'),
 });
 
 const codes = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];

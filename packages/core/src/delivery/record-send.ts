@@ -44,7 +44,7 @@ export interface PreparedSend {
 
 /** What a send came to: recorded now, or the result stored under its idempotency key. */
 export type SendOutcome =
-  | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse }
+  | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse; inboxVersion?: number | null }
   | { kind: 'replay'; response: StoredResponse };
 
 /**
@@ -94,6 +94,7 @@ export async function prepareSend(
       // Not memoized: what a send created is never handed out again as the same object.
       render: (created) => ({ status: 201, body: serializeNotification(created) }),
       ...(jobs === null ? {} : { jobs }),
+      ...(request.body.keep_for_inbox === true ? { keepForInbox: true } : {}),
     };
     return { kind: 'prepared', prepared: { input, inFlightKey } };
   } catch (error) {
@@ -140,7 +141,9 @@ export async function recordSend(services: SendServices, request: SendRequest): 
   try {
     const { input } = prepared.prepared;
     const outcome = sendOutcome(services, input, await services.options.store.createNotification(input));
-    if (outcome.kind === 'created') handOnCreated(services, outcome.created, request.requestId);
+    if (outcome.kind === 'created') {
+      handOnCreated(services, outcome.created, request.requestId, outcome.inboxVersion ?? null);
+    }
     return outcome;
   } finally {
     releaseSend(services, prepared.prepared);
@@ -148,13 +151,21 @@ export async function recordSend(services: SendServices, request: SendRequest): 
 }
 
 /** Hands a committed live send's attempts to the hub, without waiting. */
-export function handOnCreated(services: SendServices, created: NotificationWithAttempts, requestId: string | null) {
+export function handOnCreated(
+  services: SendServices,
+  created: NotificationWithAttempts,
+  requestId: string | null,
+  inboxVersion: number | null = null,
+) {
   const { notification } = created;
   if (notification.mode !== 'live') return;
   publishWithoutWaiting(
     services.hub,
     services.options.logger,
-    created.attempts.map((attempt) => ({ type: 'deliver', delivery: toDelivery(notification, attempt) })),
+    created.attempts.map((attempt) => ({
+      type: 'deliver',
+      delivery: toDelivery(notification, attempt, inboxVersion),
+    })),
     'hub publish failed after a send was recorded',
     requestId,
   );

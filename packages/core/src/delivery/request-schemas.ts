@@ -77,6 +77,12 @@ export const notificationBodySchema = z.strictObject({
     .describe(
       'Seconds after which a `notification.unread` webhook is sent if the recipient has not read the notification in their inbox (live mode).',
     ),
+  keep_for_inbox: z
+    .boolean()
+    .nullish()
+    .describe(
+      'True: when the recipient has no connected browser, the notification is kept for their inbox (201, no attempt) instead of refused with 409 NO_CONNECTED_BROWSER.',
+    ),
 });
 
 /** A validated notification body. */

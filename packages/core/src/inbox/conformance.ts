@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../ports/store.js';
 import { newId } from '../shared/ids.js';
-import { DAY_MS, type GetStore, seedBrowser, seedProject, sendCreated, T0 } from '../testing/fixtures.js';
+import {
+  DAY_MS,
+  type GetStore,
+  readBack,
+  seedBrowser,
+  seedProject,
+  send,
+  sendCreated,
+  T0,
+} from '../testing/fixtures.js';
 
 /** Sends `count` live notifications to a recipient, a millisecond apart; returns their ids, oldest first. */
 async function sendMany(store: Store, projectId: string, recipient: string, count: number, from = T0) {
@@ -225,6 +234,66 @@ export function inboxConformance(getStore: GetStore<Store>): void {
         now: T0 + 20,
       });
       expect(unarchived.counts).toMatchObject({ total: 4, unread: 1, unseen: 0 });
+    });
+
+    it('says the version before each mark, and the version each live send made its item at', async () => {
+      const store = getStore();
+      const { project, recipient } = await readyRecipient(store);
+      const first = await send(store, { projectId: project.id, recipient, now: T0, title: 'a' });
+      const second = await send(store, { projectId: project.id, recipient, now: T0 + 1, title: 'b' });
+      if (first.kind !== 'created' || second.kind !== 'created') throw new Error('expected two sends');
+      const afterSends = await store.getInboxCounts({ projectId: project.id, recipient });
+      // A store that knows it says it: each item at a version of its own, in the order of the sends.
+      if (first.inboxVersion != null && second.inboxVersion != null) {
+        expect(first.inboxVersion).toBeLessThan(second.inboxVersion);
+        expect(second.inboxVersion).toBe(afterSends.version);
+      }
+      const mark = (action: 'read' | 'seen', target: { all: true } | { ids: string[] }, now: number) =>
+        store.markInbox({ projectId: project.id, recipient, action, target, now });
+      const one = await mark('read', { ids: [first.created.notification.id] }, T0 + 2);
+      expect(one.previousVersion).toBe(afterSends.version);
+      expect(one.counts.version).toBeGreaterThan(one.previousVersion);
+      const all = await mark('read', { all: true }, T0 + 3);
+      expect(all.previousVersion).toBe(one.counts.version);
+      expect(all.counts.version).toBeGreaterThan(all.previousVersion);
+      // Nothing left to change: no new version, and the one before is the one now.
+      const none = await mark('seen', { all: true }, T0 + 4);
+      expect(none).toMatchObject({ anyChanged: false, previousVersion: all.counts.version });
+      expect(none.counts.version).toBe(all.counts.version);
+    });
+
+    it('keeps a send for the inbox of a recipient with no browser when asked: no attempt, an item, usage, jobs', async () => {
+      const store = getStore();
+      const project = await seedProject(store);
+      const projectId = project.id;
+      expect((await send(store, { projectId, recipient: 'away', now: T0 })).kind).toBe('no-connected-browser');
+      const jobs = () => [{ kind: 'inbox-unread', key: `remind:${T0}`, projectId, runAt: T0 + 60_000, payload: {} }];
+      const kept = await send(store, { projectId, recipient: 'away', now: T0, keepForInbox: true, jobs });
+      if (kept.kind !== 'created') throw new Error(`expected created, got ${kept.kind}`);
+      expect(kept.created.attempts).toEqual([]);
+      const id = kept.created.notification.id;
+      expect((await readBack(store, projectId, id)).attempts).toEqual([]);
+      const page = await store.listInbox({
+        projectId,
+        recipient: 'away',
+        unread: false,
+        archived: false,
+        limit: 10,
+        startingAfter: null,
+      });
+      expect(page.items.map((item) => item.notificationId)).toEqual([id]);
+      expect(page.counts).toMatchObject({ total: 1, unread: 1, unseen: 1 });
+      const day = new Date(T0).toISOString().slice(0, 10);
+      expect(await store.getUsage({ projectId, fromDay: day, toDay: day })).toEqual([
+        { day, notifications: 1, attempts: 0 },
+      ]);
+      expect((await store.listJobs({ projectId, kind: 'inbox-unread', limit: 10 })).map((job) => job.key)).toEqual([
+        `remind:${T0}`,
+      ]);
+      // Test mode: kept (no attempt), and no item.
+      const asTest = await send(store, { projectId, recipient: 'away', now: T0 + 1, mode: 'test', keepForInbox: true });
+      expect(asTest.kind).toBe('created');
+      expect((await store.getInboxCounts({ projectId, recipient: 'away' })).total).toBe(1);
     });
 
     it('marks the items of a browser’s attempts, and no other browser’s', async () => {

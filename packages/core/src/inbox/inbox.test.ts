@@ -91,6 +91,32 @@ describe('the inbox through the browser endpoints', () => {
     for (const stream of [phone, laptop, stranger]) await stream.cancel();
   });
 
+  it('tells the version of every change: a new item the version it was made at, a mark its base, a mark of all its cut-off', async () => {
+    const stream = await openStream('ada');
+    const browser = await h.connectBrowser('ada');
+    const first = await sendTo('ada', 'first');
+    const made = JSON.parse((await stream.next('notification')).data);
+    expect(made).toMatchObject({ notification_id: first, inbox_version: 1 });
+    await sendTo('ada', 'second');
+    expect(JSON.parse((await stream.next('notification', 2)).data).inbox_version).toBe(2);
+
+    const markedAt = h.clock.now();
+    const one = await (await asBrowser(browser, '/mark', { action: 'read', ids: [first] })).json();
+    expect(one).toMatchObject({ base_version: 2, cutoff_version: null, counts: { version: 3 } });
+    expect(one.marked_at).toBe(new Date(markedAt).toISOString());
+    expect(JSON.parse((await stream.next('inbox')).data)).toEqual(one);
+
+    // A mark of all items raises the version once for each item it changed: here the second only.
+    const all = await (await asBrowser(browser, '/mark', { action: 'read', all: true })).json();
+    expect(all).toMatchObject({ all: true, base_version: 3, cutoff_version: 3, counts: { version: 4 } });
+    const seen = await (await asBrowser(browser, '/mark', { action: 'archive', all: true })).json();
+    expect(seen).toMatchObject({ base_version: 4, cutoff_version: 4, counts: { version: 6 } });
+    // Nothing changed: the version stays, and the base is it.
+    const none = await (await asBrowser(browser, '/mark', { action: 'read', all: true })).json();
+    expect(none).toMatchObject({ base_version: 6, counts: { version: 6 } });
+    await stream.cancel();
+  });
+
   it('marks all read, and tells nobody when nothing changed', async () => {
     const stream = await openStream('ada');
     const browser = await h.connectBrowser('ada');
@@ -201,6 +227,46 @@ describe('the inbox through the API', () => {
     await stream.cancel();
   });
 
+  it('counts the back end’s inbox reads on a scope of their own, never on the key, project or account', async () => {
+    await h.close();
+    h = await createHarness({ limits: { perKey: 2, inboxReadsPerProject: 4 }, extra: { heartbeatMs: 60_000 } });
+    await h.connectBrowser('ada');
+    for (let read = 0; read < 4; read++) {
+      const path = read % 2 === 0 ? '/v1/recipients/ada/inbox' : '/v1/recipients/ada/inbox/counts';
+      const response = await h.request(path, { key: h.liveKey });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('RateLimit-Policy')).toBe('"inbox-reads";q=4;w=60');
+    }
+    const over = await h.request('/v1/recipients/ada/inbox/counts', { key: h.liveKey });
+    expect(over.status).toBe(429);
+    expect((await over.json()).code).toBe('RATE_LIMITED');
+    expect(Number(over.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    // The key's two requests are still there for the sends.
+    expect((await h.send({ recipient: 'ada', title: 'one' })).status).toBe(201);
+    expect((await h.send({ recipient: 'ada', title: 'two' })).status).toBe(201);
+    expect((await h.send({ recipient: 'ada', title: 'three' })).status).toBe(429);
+  });
+
+  it('reads another project’s recipient as an empty inbox of this project’s own', async () => {
+    const other = await h.tidings.admin.createProject({ accountId: h.account.id, name: 'Other' });
+    await h.connectBrowser('ada', other.id);
+    const token = await h.tidings.createConnectToken({ projectId: other.id, recipient: 'ada' });
+    expect(token.recipient).toBe('ada');
+    const otherKey = (await h.tidings.admin.createKey({ projectId: other.id, mode: 'live' })).key!;
+    const id = ((await (await h.send({ recipient: 'ada', title: 'other project' }, otherKey)).json()) as { id: string })
+      .id;
+    const list = await (await h.request('/v1/recipients/ada/inbox', { key: h.liveKey })).json();
+    expect(list).toMatchObject({ data: [], has_more: false, counts: { total: 0, unread: 0, unseen: 0, version: 0 } });
+    const mark = await h.request('/v1/recipients/ada/inbox/mark', {
+      method: 'POST',
+      key: h.liveKey,
+      json: { action: 'read', ids: [id] },
+    });
+    expect(await mark.json()).toMatchObject({ items: [], not_found: [id] });
+    const own = await (await h.request('/v1/recipients/ada/inbox', { key: otherKey })).json();
+    expect(own.data.map((item: { id: string }) => item.id)).toEqual([id]);
+  });
+
   it('refuses a bad recipient, an unknown query parameter and a bad limit', async () => {
     for (const path of [
       '/v1/recipients/has%20space/inbox',
@@ -216,6 +282,46 @@ describe('the inbox through the API', () => {
     }
     const unauthenticated = await h.request('/v1/recipients/ada/inbox');
     expect(unauthenticated.status).toBe(401);
+  });
+
+  it('keeps a send for the inbox of a recipient with no browser when it asks, and refuses it with 409 when not', async () => {
+    const refused = await h.send({ recipient: 'away', title: 'not kept' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('NO_CONNECTED_BROWSER');
+    expect((await h.send({ recipient: 'away', title: 'x', keep_for_inbox: 'yes' })).status).toBe(400);
+
+    const kept = await h.send({
+      recipient: 'away',
+      title: 'Kept for you',
+      keep_for_inbox: true,
+      notify_unread_after: 600,
+    });
+    expect(kept.status).toBe(201);
+    const sent = await kept.json();
+    expect(sent).toMatchObject({ object: 'notification', mode: 'live', attempts: [], status: 'completed' });
+    const read = await (await h.request(`/v1/notifications/${sent.id}`, { key: h.liveKey })).json();
+    expect(read).toMatchObject({ id: sent.id, attempts: [] });
+    // It counts as a notification, and its reminder is recorded as for any send.
+    const day = new Date(h.clock.now()).toISOString().slice(0, 10);
+    expect(await h.store.getUsage({ projectId: h.project.id, fromDay: day, toDay: day })).toEqual([
+      { day, notifications: 1, attempts: 0 },
+    ]);
+    const jobs = await h.store.listJobs({ projectId: h.project.id, kind: 'inbox-unread', limit: 10 });
+    expect(jobs.map((job) => job.key)).toEqual([`inbox-unread:${sent.id}`]);
+    // A test key's send is kept too (201, no attempt), and makes no item.
+    const asTest = await h.send({ recipient: 'away', title: 'test', keep_for_inbox: true }, h.testKey);
+    expect(asTest.status).toBe(201);
+
+    // The first connect finds it, with the counts.
+    const browser = await h.connectBrowser('away');
+    const counts = await (await asBrowser(browser, '/counts')).json();
+    expect(counts).toMatchObject({ total: 1, unread: 1, unseen: 1 });
+    const page = await (await asBrowser(browser, '')).json();
+    expect(page.data).toMatchObject([{ id: sent.id, title: 'Kept for you', read_at: null }]);
+    // Still unread when it is due: reminded once.
+    const due = h.clock.now() + 600_000;
+    expect(await h.store.remindUnread({ notificationId: sent.id, afterSeconds: 600, now: due })).toBe(true);
+    expect(await h.store.remindUnread({ notificationId: sent.id, afterSeconds: 600, now: due })).toBe(false);
   });
 
   it('takes notify_unread_after from a send, as a whole number of seconds', async () => {

@@ -64,6 +64,8 @@ export function inboxUpdateObject(update: {
   changed: InboxItemRecord[];
   notFound: string[];
   counts: InboxCounts;
+  previousVersion: number;
+  now: number;
 }): InboxUpdateObject {
   return {
     object: 'inbox_update',
@@ -72,5 +74,9 @@ export function inboxUpdateObject(update: {
     items: update.changed.map(inboxItemObject),
     not_found: update.notFound,
     counts: inboxCountsObject(update.counts),
+    base_version: update.previousVersion,
+    // A mark of all items changed those that existed before it: the ones made up to its base.
+    cutoff_version: update.all ? update.previousVersion : null,
+    marked_at: isoTime(update.now),
   };
 }

@@ -131,7 +131,7 @@ function isTest(mode: KeyMode): boolean {
 
 /** GET /v1/recipients/{recipient}/inbox: a page of a recipient's inbox, for the back end. */
 export async function listRecipientInbox(ctx: RouteContext, services: RouteServices): Promise<Response> {
-  const { key, project } = await authenticate(ctx, services);
+  const { key, project } = await authenticate(ctx, services, 'inbox-reads');
   const recipient = recipientOf(ctx);
   const query = parseBody(inboxListQuerySchema, queryOf(ctx));
   const page = isTest(key.mode)
@@ -149,7 +149,7 @@ export async function listRecipientInbox(ctx: RouteContext, services: RouteServi
 
 /** GET /v1/recipients/{recipient}/inbox/counts. */
 export async function recipientInboxCounts(ctx: RouteContext, services: RouteServices): Promise<Response> {
-  const { key, project } = await authenticate(ctx, services);
+  const { key, project } = await authenticate(ctx, services, 'inbox-reads');
   const recipient = recipientOf(ctx);
   parseBody(inboxListQuerySchema.pick({}), queryOf(ctx));
   const counts = isTest(key.mode)
@@ -175,6 +175,8 @@ export async function markRecipientInbox(ctx: RouteContext, services: RouteServi
       changed: [],
       notFound: body.ids ?? [],
       counts: NO_COUNTS,
+      previousVersion: 0,
+      now: ctx.now,
     });
     return jsonReply(ctx, 200, JSON.stringify(update));
   }

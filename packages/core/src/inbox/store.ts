@@ -48,6 +48,11 @@ export interface MarkInboxResult {
   /** True when the mark changed anything. */
   anyChanged: boolean;
   counts: InboxCounts;
+  /**
+   * The version of the recipient's inbox just before the mark (`counts.version` when it changed
+   * nothing): a browser applies the changes it is told in the order of these versions.
+   */
+  previousVersion: number;
   /** The connected browsers of the recipient, to tell. */
   browserIds: string[];
 }

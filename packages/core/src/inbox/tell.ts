@@ -22,7 +22,7 @@ export async function markAndTell(
   requestId: string | null,
 ): Promise<InboxUpdateObject> {
   const result = await services.options.store.markInbox(input);
-  const update = inboxUpdateObject({ action: input.action, all: 'all' in input.target, ...result });
+  const update = inboxUpdateObject({ action: input.action, all: 'all' in input.target, now: input.now, ...result });
   if (result.anyChanged && result.browserIds.length > 0) {
     const json = JSON.stringify(update);
     publishWithoutWaiting(

@@ -31,6 +31,11 @@ export interface ApiKeyCheckInput {
   /** Step 1, done by the caller: the client IP already grouped for limits (IPv6 by /64). */
   clientIpKey: string;
   now: number;
+  /**
+   * What the request counts against: its key, project and account (`requests`, the default), or
+   * its project's scope of inbox reads (`inbox-reads`).
+   */
+  counts?: 'requests' | 'inbox-reads';
 }
 
 /** The outcome: an authenticated key with the headers every answer must carry, or a refusal. */
@@ -117,7 +122,8 @@ export async function runApiKeyChecks(deps: ApiKeyCheckDeps, input: ApiKeyCheckI
   const forbidden = browserGuard(key, input.origin); // 5
   if (forbidden) return { kind: 'refused', error: forbidden, found };
   // 6 and 7: the project's gate, the key's scope counted with its project's and account's.
-  const gate = await passProjectGate(deps, project, { kind: 'key', key }, input.now);
+  const scopes = input.counts === 'inbox-reads' ? { kind: 'inbox-reads' as const } : { kind: 'key' as const, key };
+  const gate = await passProjectGate(deps, project, scopes, input.now);
   if (gate.kind === 'refused') return { kind: 'refused', error: gate.error, found };
   if (lastUsedIsDue(key, input.now, deps.lastUsedIntervalMs)) {
     await deps.store.touchApiKey({ id: key.id, now: input.now, minIntervalMs: deps.lastUsedIntervalMs }); // 8

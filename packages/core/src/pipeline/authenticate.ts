@@ -15,18 +15,21 @@ async function readRefusedBody(ctx: RouteContext, maxBytes: number): Promise<voi
 
 /**
  * Runs the API-key checks for a route; a refusal is thrown, success sets the RateLimit headers.
+ * `counts` names the limit scopes the request counts against (inbox reads have their own).
  * A known key (revoked included) names the request's caller, for the request log.
  * The checks bring their own store (`apiKeyChecks`): a route's roles do not matter here.
  */
 export async function authenticate(
   ctx: RouteContext,
   services: Services<unknown>,
+  counts: 'requests' | 'inbox-reads' = 'requests',
 ): Promise<{ key: ApiKeyRecord; project: ProjectRecord }> {
   const outcome = await runApiKeyChecks(services.apiKeyChecks, {
     authorization: ctx.request.headers.get('authorization'),
     origin: ctx.request.headers.get('origin'),
     clientIpKey: ctx.clientIpKey,
     now: ctx.now,
+    counts,
   });
   const found = outcome.kind === 'refused' ? outcome.found : outcome;
   // Whose request this is, refused or not: the request log records it for that project.

@@ -26,7 +26,12 @@ export interface ProjectGateDeps {
  * API key); `project`, its project and its account (a send in process, which has no key); `none`,
  * nothing (a connect token minted in process by the application's own code).
  */
-export type GateScopes = { kind: 'key'; key: ApiKeyRecord } | { kind: 'project' } | { kind: 'none' };
+export type GateScopes =
+  | { kind: 'key'; key: ApiKeyRecord }
+  | { kind: 'project' }
+  | { kind: 'none' }
+  /** A read of an inbox with an API key: its project's inbox-read scope only (docs/api.md#limits). */
+  | { kind: 'inbox-reads' };
 
 /** Where the gate left a request: through, with the headers every answer must carry, or refused. */
 export type GateOutcome =
@@ -43,6 +48,11 @@ export function limitScopes(limits: ResolvedLimits, project: ProjectRecord, scop
   if (scopes.kind === 'none') return [];
   const { windowMs } = limits;
   const group = `account:${project.accountId}`;
+  if (scopes.kind === 'inbox-reads') {
+    return [
+      { name: 'inbox-reads', id: `inbox-reads:${project.id}`, group, limit: limits.inboxReadsPerProject, windowMs },
+    ];
+  }
   return [
     ...(scopes.kind === 'key'
       ? [{ name: 'key', id: `key:${scopes.key.id}`, group, limit: limits.perKey, windowMs }]

@@ -185,6 +185,8 @@ export interface Delivery {
   data: Record<string, unknown> | null;
   createdAt: number;
   expiresAt: number;
+  /** The version of the recipient's inbox the item of this send was made at; null when unknown. */
+  inboxVersion: number | null;
 }
 
 /** The receipt kinds a browser posts to /v1/events. */

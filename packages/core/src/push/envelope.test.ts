@@ -16,6 +16,7 @@ const delivery: Delivery = {
   data: { n: 1 },
   createdAt: Date.UTC(2026, 0, 1),
   expiresAt: Date.UTC(2026, 0, 2),
+  inboxVersion: 7,
 };
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
@@ -36,6 +37,7 @@ describe('pushEnvelope', () => {
         data: { n: 1 },
         created_at: '2026-01-01T00:00:00.000Z',
         expires_at: '2026-01-02T00:00:00.000Z',
+        inbox_version: 7,
       },
     });
   });

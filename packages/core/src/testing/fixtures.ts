@@ -88,6 +88,8 @@ export interface SendInput {
   apiKeyId?: string | null;
   /** The request id recorded with the notification. @default null */
   requestId?: string | null;
+  /** Kept for the inbox when the recipient has no connected browser. @default false */
+  keepForInbox?: boolean;
 }
 
 /** Calls `createNotification` as the pipeline would, with a fresh notification record. */
@@ -124,6 +126,7 @@ export function send(store: NotificationStore, input: SendInput): Promise<Create
           },
     render: renderForTest,
     ...(input.jobs ? { jobs: input.jobs } : {}),
+    ...(input.keepForInbox ? { keepForInbox: true } : {}),
   });
 }
 

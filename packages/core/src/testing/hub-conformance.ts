@@ -43,6 +43,7 @@ function delivery(seq: number, browserId = 'brw_01kdwpvng2drmz2g38hpg65t69'): De
     data: seq % 2 === 0 ? null : { nested: { list: [1, 'two', null, true] }, emoji: '🎉' },
     createdAt: Date.UTC(2026, 0, 1) + seq,
     expiresAt: Date.UTC(2026, 0, 2) + seq,
+    inboxVersion: seq,
   };
 }
 

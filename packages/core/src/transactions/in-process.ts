@@ -223,10 +223,11 @@ export function createNotificationsApi(deps: NotificationsApiDeps): Notification
       const sent = sendOutcome(services, input, transactional.createNotification(transaction, input));
       if (sent.kind === 'created') {
         const { created } = sent;
+        const inboxVersion = sent.inboxVersion ?? null;
         transactional
           .committed(transaction, created.notification.id)
           .then((committed) => {
-            if (committed) handOnCreated(services, created, null);
+            if (committed) handOnCreated(services, created, null, inboxVersion);
           })
           .catch((error: unknown) =>
             options.logger.error('a send through a SQLite transaction could not be checked', {

@@ -18,6 +18,7 @@ function delivery(seq: number): Delivery {
     data: null,
     createdAt: 0,
     expiresAt: 60_000,
+    inboxVersion: null,
   };
 }
 

@@ -4,7 +4,11 @@ import type { deliveryPayloadSchema } from '../object-schemas.js';
 import { isoTime, stringJson } from '../serialize.js';
 
 /** The delivery of one attempt, as a stream or a poll hands it to the browser. */
-export function toDelivery(notification: NotificationRecord, attempt: AttemptRecord): Delivery {
+export function toDelivery(
+  notification: NotificationRecord,
+  attempt: AttemptRecord,
+  inboxVersion: number | null = null,
+): Delivery {
   return {
     attemptId: attempt.id,
     browserId: attempt.browserId,
@@ -18,6 +22,7 @@ export function toDelivery(notification: NotificationRecord, attempt: AttemptRec
     data: notification.data,
     createdAt: notification.createdAt,
     expiresAt: notification.expiresAt,
+    inboxVersion,
   };
 }
 
@@ -37,6 +42,7 @@ export function deliveryPayload(delivery: Delivery): DeliveryPayload {
     data: delivery.data,
     created_at: isoTime(delivery.createdAt),
     expires_at: isoTime(delivery.expiresAt),
+    inbox_version: delivery.inboxVersion,
   };
 }
 
@@ -78,7 +84,8 @@ class SharedPart {
       `"notification_id":${JSON.stringify(d.notificationId)},` +
       `"title":${JSON.stringify(d.title)},"body":${stringJson(d.body)},"url":${stringJson(d.url)},` +
       `"icon":${stringJson(d.icon)},"tag":${stringJson(d.tag)},"data":${d.data === null ? 'null' : JSON.stringify(d.data)},` +
-      `"created_at":"${isoTime(d.createdAt)}","expires_at":"${isoTime(d.expiresAt)}"}`;
+      `"created_at":"${isoTime(d.createdAt)}","expires_at":"${isoTime(d.expiresAt)}",` +
+      `"inbox_version":${d.inboxVersion === null ? 'null' : String(d.inboxVersion)}}`;
   }
 
   /** The shared JSON and the end of the event, encoded when first asked for. */
@@ -99,7 +106,8 @@ class SharedPart {
       o.icon === d.icon &&
       o.tag === d.tag &&
       o.createdAt === d.createdAt &&
-      o.expiresAt === d.expiresAt
+      o.expiresAt === d.expiresAt &&
+      o.inboxVersion === d.inboxVersion
     );
   }
 }

@@ -20,11 +20,26 @@ export interface CreateNotificationInput {
    * replay, a mismatch or a refused send.
    */
   jobs?: JobsOf<NotificationWithAttempts>;
+  /**
+   * When the recipient has no connected browser: record the notification with no attempt (an
+   * item of the recipient's inbox, for a live send) instead of refusing it
+   * (docs/inbox.md#an-inbox-for-users-who-are-away).
+   */
+  keepForInbox?: boolean;
 }
 
 /** Outcome of {@link NotificationStore.createNotification}. */
 export type CreateNotificationResult =
-  | { kind: 'created'; created: NotificationWithAttempts; response: StoredResponse }
+  | {
+      kind: 'created';
+      created: NotificationWithAttempts;
+      response: StoredResponse;
+      /**
+       * The version of the recipient's inbox the send's item was made at (docs/inbox.md#versions);
+       * absent or null when the store does not say (the browsers then read their lists again).
+       */
+      inboxVersion?: number | null;
+    }
   | { kind: 'no-connected-browser' }
   /** An unexpired result under the idempotency key, same fingerprint: nothing was written. */
   | { kind: 'replay'; response: StoredResponse }
