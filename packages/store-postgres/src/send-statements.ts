@@ -430,11 +430,11 @@ export async function writeSend(
     }
     browserIds = rows.map((row) => row.id!).sort();
   }
-  if (browserIds.length === 0 && input.keepForInbox === true) {
+  const keep = async () => {
     await runStatement(statements.recordKept, recordValues(notification, '', '', usageShards));
     return created({ notification, attempts: [] });
-  }
-  if (browserIds.length === 0) return refused({ kind: 'no-connected-browser' });
+  };
+  if (browserIds.length === 0) return input.keepForInbox === true ? keep() : refused({ kind: 'no-connected-browser' });
   const attemptIds = browserIds.map(() => input.newAttemptId());
   const rows =
     browserIds.length === 1
@@ -447,7 +447,7 @@ export async function writeSend(
           recordValues(notification, browserIds, attemptIds, usageShards),
         );
   // None: every browser disconnected since the read, and the statement wrote nothing.
-  if (rows.length === 0) return refused({ kind: 'no-connected-browser' });
+  if (rows.length === 0) return input.keepForInbox === true ? keep() : refused({ kind: 'no-connected-browser' });
   const attempts = rows.map(
     (row): AttemptRecord => acceptedAttempt(notification, row.attempt_id, row.browser_id, Number(row.seq)),
   );
