@@ -3,6 +3,7 @@
 // does not depend on the rest.
 
 export { acceptedAttempt } from '../../../core/src/delivery/accepted-attempt.js';
+export { notificationColumnValues } from '../../../core/src/delivery/notification-columns.js';
 export { DEFAULT_INBOX_RETENTION_DAYS } from '../../../core/src/inbox/store.js';
 export {
   assembleStore,
