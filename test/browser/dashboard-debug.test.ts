@@ -5,7 +5,7 @@ import { until } from '@tidings/core/testing';
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFindings, seriousAxeViolations, submit, verifiedAccount } from './dashboard-harness.js';
+import { layoutFindings, seriousAxeViolations, signInWithCode, submit, verifiedAccount } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
@@ -30,15 +30,7 @@ let liveKey = '';
 let notificationId = '';
 let requestId = '';
 
-async function signIn(email: string): Promise<Page> {
-  const { code } = await tidingsJson<{ code: string }>(['account', 'sign-in-code', '--email', email, '--db', db]);
-  const page = await context.newPage();
-  await page.goto(`${server.url}/dashboard/login/code`);
-  await page.getByLabel('Email', { exact: true }).fill(email);
-  await page.getByLabel('Code').fill(code);
-  await submit(page, 'Sign in');
-  return page;
-}
+const signIn = (email: string): Promise<Page> => signInWithCode(context, server, db, email);
 
 /** Reads server-sent events off a stream until one of `type` arrives; its data. */
 async function nextEvent(reader: ReadableStreamDefaultReader<Uint8Array>, type: string, buffer: { text: string }) {

@@ -6,6 +6,25 @@ import { type ServeProcess, tidingsJson } from '@tidings/test-support/cli-proces
 import type { BrowserContext, Page, Response } from 'playwright-core';
 import { until } from './harness.js';
 
+/**
+ * A new page of `context` signed in as `email` with a one-time code that the CLI makes on the
+ * server's database (`tidings account sign-in-code`), as a person types it on the code page.
+ */
+export async function signInWithCode(
+  context: BrowserContext,
+  server: { url: string },
+  db: string,
+  email: string,
+): Promise<Page> {
+  const { code } = await tidingsJson<{ code: string }>(['account', 'sign-in-code', '--email', email, '--db', db]);
+  const page = await context.newPage();
+  await page.goto(`${server.url}/dashboard/login/code`);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Code').fill(code);
+  await submit(page, 'Sign in');
+  return page;
+}
+
 /** The newest code the development mailer printed on the server's stderr for `email`. */
 export async function mailedCode(server: ServeProcess, email: string, after = 0): Promise<string> {
   const pattern = new RegExp(`^\\[mail\\] to=${email.replace(/[.]/g, '\\.')} subject="[^"]*" code=(\\d{6})$`, 'gm');

@@ -5,7 +5,7 @@ import { until } from '@tidings/core/testing';
 import { assertBuilt, type ServeProcess, startServe, tempDir, tidingsJson } from '@tidings/test-support/cli-process.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFindings, submit, verifiedAccount } from './dashboard-harness.js';
+import { layoutFindings, signInWithCode, submit, verifiedAccount } from './dashboard-harness.js';
 import { launchChromium } from './harness.js';
 
 /**
@@ -26,22 +26,7 @@ const answers: number[] = [];
 let projectId = '';
 let liveKey = '';
 
-async function signIn(context: BrowserContext): Promise<Page> {
-  const { code } = await tidingsJson<{ code: string }>([
-    'account',
-    'sign-in-code',
-    '--email',
-    'ada@example.com',
-    '--db',
-    db,
-  ]);
-  const page = await context.newPage();
-  await page.goto(`${server.url}/dashboard/login/code`);
-  await page.getByLabel('Email', { exact: true }).fill('ada@example.com');
-  await page.getByLabel('Code').fill(code);
-  await submit(page, 'Sign in');
-  return page;
-}
+const signIn = (context: BrowserContext): Promise<Page> => signInWithCode(context, server, db, 'ada@example.com');
 
 async function api(path: string, body: unknown) {
   const response = await fetch(`${server.url}${path}`, {

@@ -216,7 +216,7 @@ describe('the dashboard in Chromium', () => {
     await checkAxe();
     await page.getByLabel('Recipient').fill('someone_else');
     await submit(page, 'Filter');
-    expect(await page.textContent('main')).toContain('No notifications match');
+    expect(await page.textContent('main')).toContain('No notification was sent to someone_else');
     await page.getByLabel('Recipient').fill('user_42');
     await submit(page, 'Filter');
     // (The row links its recipient too.)

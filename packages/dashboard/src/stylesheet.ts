@@ -140,7 +140,7 @@ input, select { max-width: 100%; }
    and on the page it links to. */
 th, td { overflow-wrap: normal; word-break: normal; }
 th { white-space: nowrap; }
-td code, td time, td .badge, td button, td .danger-link { white-space: nowrap; }
+td code, td .badge, td button, td .danger-link, .nowrap { white-space: nowrap; }
 .clip { display: block; max-width: 13rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .clip:focus-visible { white-space: normal; overflow-wrap: anywhere; }
 .clip code { white-space: inherit; }

@@ -92,7 +92,7 @@ describe('deleting a project', () => {
       const html = await gone.text();
       expect(html).toContain('<h1>This project was deleted</h1>');
       expect(html).toMatch(
-        /The project <strong>P1<\/strong> was deleted on <time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time> <span class="muted">\([^)]*\)<\/span> by ada@example\.com\./,
+        /The project <strong>P1<\/strong> was deleted on <time datetime="[^"]+"><span class="nowrap">\d{4}-\d\d-\d\d<\/span> <span class="nowrap">\d\d:\d\d:\d\d UTC<\/span><\/time> <span class="muted">\([^)]*\)<\/span> by ada@example\.com\./,
       );
       expect(html).toContain(`<code>${ids[0]}</code>`);
     }

@@ -80,7 +80,9 @@ describe('the Requests page', () => {
     const html = await response.text();
     expect(html).toContain(`<a href="/dashboard/projects/${projectId}/requests" aria-current="page">Requests</a>`);
     expect(rowIds(html)).toEqual([sent.requestId, token.requestId, invalid.requestId, refused.requestId]);
-    expect(html).toMatch(/<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC<\/time>/);
+    expect(html).toMatch(
+      /<time datetime="[^"]+"><span class="nowrap">\d{4}-\d\d-\d\d<\/span> <span class="nowrap">\d\d:\d\d:\d\d\.\d{3} UTC<\/span><\/time>/,
+    );
     const row = new RegExp(`<tr data-request-id="${refused.requestId}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
     expect(row).toContain('NO_CONNECTED_BROWSER');
     expect(row).toContain(`href="/dashboard/projects/${projectId}/requests/${refused.requestId}"`);

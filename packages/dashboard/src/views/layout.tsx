@@ -180,9 +180,20 @@ export function relativeTime(at: string | number, now: number): string {
  */
 export function Time(props: { at: string | number | null; precise?: boolean }) {
   if (props.at === null) return <span class="muted">never</span>;
+  // The day and the time of day each stay on one line; a narrow column may put them on two.
+  const text = formatTime(props.at, props.precise);
+  const cut = text.indexOf(' ');
   return (
     <>
-      <time datetime={new Date(props.at).toISOString()}>{formatTime(props.at, props.precise)}</time>{' '}
+      <time datetime={new Date(props.at).toISOString()}>
+        {cut < 0 ? (
+          text
+        ) : (
+          <>
+            <span class="nowrap">{text.slice(0, cut)}</span> <span class="nowrap">{text.slice(cut + 1)}</span>
+          </>
+        )}
+      </time>{' '}
       <span class="muted">({relativeTime(props.at, Date.now())})</span>
     </>
   );
